@@ -1,0 +1,60 @@
+/* common.c - helpers shared by the commands: opening the backend, errors. */
+#include "cmd.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+void cmd_error(const struct cmd_ctx *ctx, const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (cmd)
+		fprintf(ctx->err, "%s %s: ", ctx->prog, cmd);
+	else
+		fprintf(ctx->err, "%s: ", ctx->prog);
+	vfprintf(ctx->err, fmt, ap);
+	fputc('\n', ctx->err);
+	va_end(ap);
+}
+
+void cmd_print_sim_banner(const struct cmd_ctx *ctx, FILE *out)
+{
+	if (ctx->sys.simulated)
+		fprintf(out, "*** SIMULATED server '%s': not real hardware ***\n", ctx->sys.server_name);
+}
+
+int cmd_open_backend(struct cmd_ctx *ctx, struct gpu_backend *be)
+{
+	struct gpu_err err = { "" };
+	int rc;
+	if (ctx->sim) {
+		rc = gpu_backend_open(be, "sim", ctx->sim, &err);
+		if (rc != GPU_OK) {
+			cmd_error(ctx, NULL, "%s", err.msg);
+			return rc == GPU_EDATA ? EXIT_DATAERR : rc == GPU_EINVAL ? EXIT_USAGE : EXIT_NOINPUT;
+		}
+	} else {
+		rc = gpu_backend_open(be, "nvml", NULL, &err);
+		if (rc == GPU_OK && be->gpu_count == 0) {
+			gpu_backend_close(be);
+			rc = GPU_ENODEV;
+			snprintf(err.msg, sizeof(err.msg), "the NVIDIA driver reports no GPU");
+		}
+		if (rc != GPU_OK && ctx->or_sim) {
+			ctx->sim = ctx->or_sim;
+			return cmd_open_backend(ctx, be);
+		}
+		if (rc != GPU_OK) {
+			cmd_error(ctx, NULL, "%s (use --sim NAME to run on a simulated server)", err.msg);
+			return EXIT_UNAVAILABLE;
+		}
+	}
+	rc = be->ops->system_info(be, &ctx->sys, &err);
+	if (rc != GPU_OK) {
+		cmd_error(ctx, NULL, "cannot read system information: %s", err.msg);
+		gpu_backend_close(be);
+		return EXIT_UNAVAILABLE;
+	}
+	ctx->be = be;
+	return EXIT_OK;
+}

@@ -1,0 +1,133 @@
+/*
+ * main.c - gpuctl's entry point: global options, then one table that
+ * dispatches to src/cmd/<name>.c (the git pattern).
+ *
+ * Global options may stand before the command or among its arguments (up to
+ * a "--"): --sim NAME|FILE, --or-sim NAME, --data-dir DIR. They are taken out
+ * of argv before the command sees it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+
+#ifndef GPUCTL_VERSION
+#define GPUCTL_VERSION "0.0.0"
+#endif
+
+static const struct cmd_entry commands[] = {
+#define CMD(name, flags, summary) { #name, cmd_##name, flags, summary },
+#include "cmd/commands.h"
+#undef CMD
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: gpuctl [--sim NAME|FILE | --or-sim NAME] [--data-dir DIR] COMMAND [ARGS]\n"
+		"       gpuctl --version | --help | COMMAND --help\n\n"
+		"GPU server toolkit: inventory, monitoring, health, benchmarks, planning, job pool.\n\n"
+		"commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out,
+		"\nglobal options:\n"
+		"  --sim NAME|FILE   use a simulated server (shipped NAME, or a JSON file); output says SIMULATED\n"
+		"  --or-sim NAME     use the real GPUs if the driver finds any, else simulated server NAME\n"
+		"  --data-dir DIR    where the shipped data files are (default: built-in paths)\n"
+		"environment: GPUCTL_SIM, GPUCTL_DATA_DIR\n"
+		"exit codes: 0 ok, 1 warning, 2 failure, 64 usage, 65 bad data, 66 no input,\n"
+		"            69 unavailable (no driver/GPU), 70 internal, 74 I/O, 75 try again\n");
+}
+
+/* Removes global options from argv (up to "--"); returns the new argc, or -1 on error. */
+static int take_global_options(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	int w = 0;
+	for (int r = 0; r < argc; r++) {
+		const char *a = argv[r];
+		const char **slot = NULL;
+		const char *opts[] = { "--sim", "--or-sim", "--data-dir" };
+		const char **slots[] = { &ctx->sim, &ctx->or_sim, &ctx->data_dir };
+		if (strcmp(a, "--") == 0) {
+			while (r < argc)
+				argv[w++] = argv[r++];
+			break;
+		}
+		for (size_t k = 0; k < 3; k++) {
+			size_t n = strlen(opts[k]);
+			if (strncmp(a, opts[k], n) != 0)
+				continue;
+			if (a[n] == '=') {
+				*slots[k] = a + n + 1;
+				slot = slots[k];
+			} else if (a[n] == '\0') {
+				if (r + 1 >= argc) {
+					cmd_error(ctx, NULL, "option '%s' needs a value", opts[k]);
+					return -1;
+				}
+				*slots[k] = argv[++r];
+				slot = slots[k];
+			}
+			if (slot && !**slot) {
+				cmd_error(ctx, NULL, "option '%s' needs a value", opts[k]);
+				return -1;
+			}
+			break;
+		}
+		if (!slot)
+			argv[w++] = argv[r];
+	}
+	argv[w] = NULL;
+	return w;
+}
+
+int main(int argc, char **argv)
+{
+	struct cmd_ctx ctx = { .prog = "gpuctl", .out = stdout, .err = stderr };
+	ctx.sim = getenv("GPUCTL_SIM");
+	if (ctx.sim && !*ctx.sim)
+		ctx.sim = NULL;
+	ctx.data_dir = getenv("GPUCTL_DATA_DIR");
+
+	/* skip argv[0] */
+	int n = take_global_options(argc - 1, argv + 1, &ctx);
+	if (n < 0)
+		return EXIT_USAGE;
+	char **args = argv + 1;
+	if (n == 0) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(args[0], "--help") == 0 || strcmp(args[0], "-h") == 0 || strcmp(args[0], "help") == 0) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(args[0], "--version") == 0 || strcmp(args[0], "version") == 0) {
+		printf("gpuctl %s\n", GPUCTL_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		const struct cmd_entry *c = &commands[i];
+		if (strcmp(c->name, args[0]) != 0)
+			continue;
+		struct gpu_backend be = { 0 };
+		int wants_help = 0;
+		for (int k = 1; k < n && strcmp(args[k], "--") != 0; k++)
+			if (strcmp(args[k], "--help") == 0 || strcmp(args[k], "-h") == 0)
+				wants_help = 1;
+		if ((c->flags & CMD_NEED_BACKEND) && !wants_help) {
+			int rc = cmd_open_backend(&ctx, &be);
+			if (rc != EXIT_OK)
+				return rc;
+		}
+		int rc = c->fn(n, args, &ctx);
+		if (ctx.be)
+			gpu_backend_close(ctx.be);
+		if (fflush(stdout) != 0)
+			return EXIT_IOERR;
+		return rc;
+	}
+	cmd_error(&ctx, NULL, "'%s' is not a gpuctl command; see 'gpuctl --help'", args[0]);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,67 @@
+/*
+ * sampler.h - the one place that reads telemetry from a backend.
+ *
+ * One thread per GPU, each on its own schedule, writes into that GPU's slot of
+ * a snapshot; readers (top, dmon, the agent's /metrics, health, pool
+ * accounting) copy the latest snapshot under a short lock and never wait on a
+ * backend call. A GPU whose calls fail or hang is marked down (up = false)
+ * after its deadline and the others go on.
+ */
+#ifndef GPUCTL_SAMPLER_H
+#define GPUCTL_SAMPLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "../device/gpu.h"
+
+struct sampler_config {
+	uint64_t interval_ns;      /* default 1 s */
+	unsigned groups;           /* GPU_GRP_* bitmask; GPU_GRP_ALL by default */
+	uint64_t slow_group_every; /* sample the slow groups (PCIe throughput) every Nth tick; 0 = every tick */
+	uint64_t stale_after_ns;   /* a GPU whose last good sample is older is up = false (default 5 intervals) */
+	bool processes;            /* also list processes */
+	bool events;               /* also collect XID events (one extra thread) */
+};
+
+/* The latest view of one GPU. */
+struct gpu_view {
+	bool up;                   /* last sample succeeded and is fresh */
+	uint64_t last_ok_ns;       /* when the last good sample was taken */
+	uint64_t samples, errors;  /* counters since start */
+	char last_error[128];
+	struct gpu_static st;      /* read once at start (re-read after a GPU comes back) */
+	struct gpu_sample s;
+	unsigned nproc;
+	struct gpu_process procs[GPU_MAX_PROCS];
+	unsigned nmig;
+	struct gpu_mig mig[GPU_MAX_MIG];
+	/* XID events seen, per code, kept across sampler restarts of the GPU */
+	unsigned nxid;
+	struct { uint64_t code, count, last_ns; } xid[32];
+};
+
+struct snapshot {
+	uint64_t taken_ns;
+	struct gpu_system sys;
+	unsigned n;
+	struct gpu_view gpu[GPU_MAX_GPUS];
+	struct gpu_link link[GPU_MAX_GPUS][GPU_MAX_GPUS]; /* read once at start */
+};
+
+struct sampler;
+
+void sampler_config_default(struct sampler_config *cfg);
+/* Starts the threads. The backend must stay open until sampler_stop(). */
+int sampler_start(struct sampler **out, struct gpu_backend *be, const struct sampler_config *cfg, struct gpu_err *err);
+/* Copies the latest snapshot (cheap; never waits on the backend). */
+void sampler_read(struct sampler *s, struct snapshot *out);
+/* Copies one GPU's view only. */
+void sampler_read_gpu(struct sampler *s, unsigned gpu, struct gpu_view *out);
+/* Blocks until every GPU has been sampled at least once or timeout_ns passed. */
+bool sampler_wait_first(struct sampler *s, uint64_t timeout_ns);
+void sampler_stop(struct sampler *s);
+
+/* One synchronous sweep without threads (for one-shot commands: info, health). */
+int snapshot_take(struct gpu_backend *be, unsigned groups, struct snapshot *out, struct gpu_err *err);
+
+#endif
