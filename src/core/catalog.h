@@ -45,8 +45,12 @@ struct cat_gpu {
 	double l2_mb;
 	unsigned mig_n;
 	struct cat_mig_profile mig[CAT_MAX_MIG_PROFILES];
-	char source[256];       /* URL(s) / document of the figures */
-	char notes[256];        /* e.g. where an article disagrees */
+	char source[768];       /* URL(s) / document of the figures */
+	char notes[512];        /* e.g. where an article disagrees */
+	/* added after the first version (keep new fields at the end): */
+	unsigned mig_mem_slices_total; /* memory slices MIG divides into: 8, or 4 on A30; 0 without MIG */
+	unsigned n_aliases;
+	char aliases[4][64];    /* other names a driver may report for this model */
 };
 
 struct catalog {
@@ -65,5 +69,7 @@ void catalog_free(struct catalog *cat);
 const struct cat_gpu *catalog_find(const struct catalog *cat, const char *key);
 /* Best match for a driver-reported name and memory size ("NVIDIA H200", 143771 MiB). */
 const struct cat_gpu *catalog_match(const struct catalog *cat, const char *driver_name, uint64_t mem_bytes);
+/* A named MIG profile of a GPU ("1g.18gb"), or NULL. */
+const struct cat_mig_profile *catalog_mig_profile(const struct cat_gpu *g, const char *name);
 
 #endif
