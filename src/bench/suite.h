@@ -1,0 +1,93 @@
+/*
+ * suite.h - which benchmarks `gpuctl bench` runs and how: the plan (suites,
+ * GPUs, sizes, samples, --quick / --full), and the runner that calls the
+ * kernels module's entry points (kernels/gpuctl_kernels.h) and turns each
+ * answer into a bench_result (model.h).
+ *
+ * The runner never prints and never reads the clock or the environment: the
+ * command passes a clock, a telemetry recorder and a progress callback in
+ * (struct bench_hooks). Method (issue 4): device-event timing by the module,
+ * warm-up, at least GK_MIN_SAMPLES samples, every result verified before its
+ * time counts (a failed check is a FAILED result, never a figure).
+ */
+#ifndef GPUCTL_BENCH_SUITE_H
+#define GPUCTL_BENCH_SUITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../kernels_host/kmod.h"
+#include "model.h"
+
+enum bench_suite {
+	BENCH_COPY = 1u << 0,      /* host<->device */
+	BENCH_MEMORY = 1u << 1,    /* device memory bandwidth and latency */
+	BENCH_COMPUTE = 1u << 2,   /* FMA peak, cuBLAS/cuBLASLt GEMM per precision */
+	BENCH_GEMM = 1u << 3,      /* naive / tiled / register-blocked FP32 GEMM vs cuBLAS */
+	BENCH_P2P = 1u << 4,       /* GPU pairs: bandwidth and latency, NVLink vs host-staged */
+	BENCH_NCCL = 1u << 5,      /* collectives over all selected GPUs */
+	BENCH_APPS = 1u << 6,      /* SpMV, Lennard-Jones, BVH ray traversal vs the CPU */
+	BENCH_SUSTAINED = 1u << 7, /* minutes of GEMM load with telemetry each second */
+	BENCH_HOST = 1u << 8,      /* host memory copy bandwidth (the CPU side of claim C6) */
+	BENCH_ALL_SUITES = 0x1ffu
+};
+#define BENCH_NSUITES 9
+
+/* The suites run when none is named: everything but `sustained` (minutes). */
+#define BENCH_DEFAULT_SUITES (BENCH_ALL_SUITES & ~BENCH_SUSTAINED)
+
+const char *bench_suite_name(unsigned bit);            /* "copy" ... */
+/* "copy,memory" or "all" into a mask. Returns 0, or -1 naming the bad name. */
+int bench_suites_parse(const char *spec, unsigned *mask, char *err, size_t errlen);
+
+#define BENCH_MAX_SIZES 16
+
+struct bench_plan {
+	unsigned suites;             /* enum bench_suite bits */
+	bool full;                   /* --full: size and shape sweeps; else --quick */
+	unsigned ngpus;              /* GPUs selected, in order */
+	int gpu[GK_MAX_DEVS];        /* their NVML indexes (what results and telemetry name) */
+	int cuda[GK_MAX_DEVS];       /* the same GPUs' CUDA ordinals */
+	int nvlinks[GK_MAX_DEVS][GK_MAX_DEVS]; /* links between selected GPUs i, j; -1 unknown */
+	int iters;                   /* timed samples; 0 = 10 (quick) / 20 (full) */
+	int warmup;                  /* 0 = the module's default */
+	unsigned nsizes;             /* --size: overrides every size sweep; 0 = defaults */
+	uint64_t sizes[BENCH_MAX_SIZES];
+	double sustained_s;          /* per GPU; 0 = 60 s */
+	double test_timeout_s;       /* per call; 0 = 120 s */
+	int cpu_threads;             /* host threads for CPU references (>= 1) */
+	uint64_t seed;
+};
+
+void bench_plan_default(struct bench_plan *p);
+/* Parses "4K,1M,1G" (powers of 1024; bytes without suffix) into the plan. */
+int bench_sizes_parse(struct bench_plan *p, const char *spec, char *err, size_t errlen);
+
+struct bench_hooks {
+	void *arg;
+	/* CLOCK_MONOTONIC in ns (deadlines, host timing). Required. */
+	uint64_t (*now_ns)(void *arg);
+	/* Telemetry around one test on GPUs gpus[0..n) (NVML indexes); end fills r->tel
+	 * and r->gflops_per_watt. Either may be NULL (no telemetry). */
+	void (*tel_begin)(void *arg, const int *gpus, unsigned n);
+	void (*tel_end)(void *arg, struct bench_result *r);
+	/* Sustained suite: a telemetry reading of one GPU now (clock MHz, power W,
+	 * temperature C; NAN where unknown). May be NULL. */
+	void (*tel_now)(void *arg, int gpu, double *sm_mhz, double *power_w, double *temp_c);
+	/* Seconds on a monotonic clock, for the CPU references of the apps suite
+	 * (kernels_host/cpu_ref.h). NULL: the CPU side is not timed (no speed-up). */
+	double (*cpu_now_s)(void);
+	/* Called after each result is complete (progress line). May be NULL. */
+	void (*done)(void *arg, const struct bench_result *r);
+};
+
+/*
+ * Runs the plan's suites with the module api, appending results to run.
+ * Returns 0 when every suite ran (results may still be FAILED/SKIPPED), or -1
+ * with a message when nothing could run (bad plan, out of memory).
+ */
+int bench_run_plan(const struct gk_api *api, const struct bench_plan *plan, const struct bench_hooks *hooks,
+		   struct bench_run *run, char *err, size_t errlen);
+
+#endif
