@@ -61,6 +61,14 @@ void sampler_read_gpu(struct sampler *s, unsigned gpu, struct gpu_view *out);
 bool sampler_wait_first(struct sampler *s, uint64_t timeout_ns);
 void sampler_stop(struct sampler *s);
 
+/* Where an XID was seen. Per code, the published count is the largest of the
+ * sources' counts, so one event reported by both NVML and the kernel log counts once. */
+enum xid_source { XID_SRC_EVENTS = 0, XID_SRC_KERNEL_LOG = 1, XID_SRC_COUNT };
+/* Counts an XID on a GPU (the agent's kernel-log reader calls this). Thread-safe. */
+void sampler_note_xid(struct sampler *s, unsigned gpu, uint64_t code, uint64_t when_ns, enum xid_source src);
+/* Number of GPUs the sampler watches. */
+unsigned sampler_gpu_count(const struct sampler *s);
+
 /* One synchronous sweep without threads (for one-shot commands: info, health). */
 int snapshot_take(struct gpu_backend *be, unsigned groups, struct snapshot *out, struct gpu_err *err);
 

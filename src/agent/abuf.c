@@ -1,0 +1,126 @@
+/* abuf.c - growable byte buffer (see abuf.h). */
+#include "abuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void abuf_init(struct abuf *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+void abuf_free(struct abuf *b)
+{
+	free(b->p);
+	abuf_init(b);
+}
+
+void abuf_reset(struct abuf *b)
+{
+	b->len = 0;
+	b->oom = false;
+	if (b->p)
+		b->p[0] = '\0';
+}
+
+bool abuf_reserve(struct abuf *b, size_t extra)
+{
+	if (b->oom)
+		return false;
+	if (b->len + extra + 1 <= b->cap)
+		return true;
+	size_t cap = b->cap ? b->cap : 4096;
+	while (cap < b->len + extra + 1) {
+		if (cap > SIZE_MAX / 2) {
+			b->oom = true;
+			return false;
+		}
+		cap *= 2;
+	}
+	char *p = realloc(b->p, cap);
+	if (!p) {
+		b->oom = true;
+		return false;
+	}
+	b->p = p;
+	b->cap = cap;
+	return true;
+}
+
+void abuf_put(struct abuf *b, const char *s, size_t n)
+{
+	if (!abuf_reserve(b, n))
+		return;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+void abuf_puts(struct abuf *b, const char *s)
+{
+	abuf_put(b, s, strlen(s));
+}
+
+void abuf_putc(struct abuf *b, char c)
+{
+	abuf_put(b, &c, 1);
+}
+
+void abuf_printf(struct abuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char tmp[256];
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->oom = true;
+		return;
+	}
+	if ((size_t)n < sizeof(tmp)) {
+		abuf_put(b, tmp, (size_t)n);
+		return;
+	}
+	if (!abuf_reserve(b, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void abuf_put_u64(struct abuf *b, uint64_t v)
+{
+	char tmp[24];
+	int i = (int)sizeof(tmp);
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	abuf_put(b, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
+void abuf_put_scaled(struct abuf *b, uint64_t v, unsigned decimals)
+{
+	if (decimals > 18)
+		decimals = 18;
+	uint64_t div = 1;
+	for (unsigned i = 0; i < decimals; i++)
+		div *= 10;
+	abuf_put_u64(b, v / div);
+	uint64_t frac = v % div;
+	if (!frac)
+		return;
+	char tmp[20];
+	unsigned n = decimals;
+	for (unsigned i = n; i > 0; i--) {
+		tmp[i - 1] = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	while (n > 0 && tmp[n - 1] == '0')
+		n--;
+	abuf_putc(b, '.');
+	abuf_put(b, tmp, n);
+}

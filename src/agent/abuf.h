@@ -1,0 +1,29 @@
+/* abuf.h - a growable byte buffer the agent renders into (exposition text,
+ * JSON). An allocation failure sets oom and later appends do nothing, so a
+ * renderer checks once at the end. */
+#ifndef GPUCTL_ABUF_H
+#define GPUCTL_ABUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct abuf {
+	char *p;       /* NUL-terminated while not oom */
+	size_t len, cap;
+	bool oom;
+};
+
+void abuf_init(struct abuf *b);
+void abuf_free(struct abuf *b);
+void abuf_reset(struct abuf *b); /* len = 0, keeps the memory */
+bool abuf_reserve(struct abuf *b, size_t extra);
+void abuf_put(struct abuf *b, const char *s, size_t n);
+void abuf_puts(struct abuf *b, const char *s);
+void abuf_putc(struct abuf *b, char c);
+void abuf_printf(struct abuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void abuf_put_u64(struct abuf *b, uint64_t v);
+/* v / 10^decimals printed exactly, trailing zeros dropped: (350123, 3) -> "350.123". */
+void abuf_put_scaled(struct abuf *b, uint64_t v, unsigned decimals);
+
+#endif

@@ -1,0 +1,47 @@
+/*
+ * agent.h - the monitoring daemon's runtime: the sampler, a render thread
+ * that turns each tick's snapshot into ready-made responses (Prometheus
+ * text, OpenMetrics, JSON), the kernel-log XID reader, and the HTTP server
+ * (http.c). A scrape takes a reference on the latest rendered buffer and
+ * sends it: it never waits on the sampler or a backend call.
+ * Nothing here prints; src/cmd/agent.c reports what agent_status() says.
+ */
+#ifndef GPUCTL_AGENT_H
+#define GPUCTL_AGENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../device/gpu.h"
+#include "abuf.h"
+#include "agent_config.h"
+
+struct agent;
+
+struct agent_env {
+	const char *version;       /* gpuctl's version */
+	const char *data_dir_env;  /* $GPUCTL_DATA_DIR (health rules), may be NULL */
+};
+
+struct agent_status {
+	unsigned port;             /* the bound port (useful with port 0) */
+	int kernel_log;            /* -1 off, 0 unreadable, 1 reading */
+	char kernel_log_error[256];
+	bool health_rules;         /* the health rules loaded */
+	char health_error[256];
+	uint64_t renders, scrapes;
+};
+
+/* Starts sampling and serving. The backend must stay open until agent_stop(). */
+int agent_start(struct agent **out, struct gpu_backend *be, const struct agent_config *cfg,
+		const struct agent_env *env, char *err, size_t errlen);
+void agent_get_status(struct agent *a, struct agent_status *st);
+void agent_stop(struct agent *a);
+
+/* One exposition without the HTTP server (gpuctl agent --once): samples every
+ * GPU once through the sampler, renders, stops. */
+int agent_render_once(struct gpu_backend *be, const struct agent_config *cfg, const struct agent_env *env,
+		      bool openmetrics, struct abuf *out, char *err, size_t errlen);
+
+#endif

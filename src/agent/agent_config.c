@@ -1,0 +1,258 @@
+/* agent_config.c - the agent's configuration file and flags (see agent_config.h). */
+#include "agent_config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LINE 1024
+
+void agent_config_default(struct agent_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->listen_host, sizeof(c->listen_host), "127.0.0.1");
+	c->port = AGENT_DEFAULT_PORT;
+	c->interval_ns = 1000000000ull;
+	c->slow_group_every = 1;
+	c->groups = MG_ALL;
+	snprintf(c->kernel_log, sizeof(c->kernel_log), "/dev/kmsg");
+	c->max_connections = 256;
+	c->per_ip_connections = 0;
+	c->connection_timeout_s = 10;
+	c->threads = 2;
+}
+
+int agent_parse_duration(const char *s, uint64_t min_ns, uint64_t max_ns, uint64_t *out, char *err, size_t errlen)
+{
+	char *end = NULL;
+	errno = 0;
+	if (!*s || !(isdigit((unsigned char)*s) || *s == '.'))
+		goto bad;
+	double v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		goto bad;
+	double mul;
+	if (!*end || strcmp(end, "s") == 0)
+		mul = 1e9;
+	else if (strcmp(end, "ms") == 0)
+		mul = 1e6;
+	else if (strcmp(end, "m") == 0)
+		mul = 60e9;
+	else
+		goto bad;
+	double ns = v * mul;
+	if (ns < (double)min_ns || ns > (double)max_ns) {
+		snprintf(err, errlen, "duration '%.40s' out of range (%.3g s to %.3g s)", s, (double)min_ns / 1e9,
+			 (double)max_ns / 1e9);
+		return -1;
+	}
+	*out = (uint64_t)ns;
+	return 0;
+bad:
+	snprintf(err, errlen, "bad duration '%.40s' (use e.g. 1s, 500ms, 2m)", s);
+	return -1;
+}
+
+static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+	if (!*s || !isdigit((unsigned char)*s))
+		return -1;
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+int agent_parse_listen(const char *s, char *host, size_t hostlen, unsigned *port, char *err, size_t errlen)
+{
+	const char *colon = NULL;
+	size_t hlen;
+	unsigned p = AGENT_DEFAULT_PORT;
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+		if (!close || (close[1] && close[1] != ':'))
+			goto bad;
+		hlen = (size_t)(close - s - 1);
+		if (close[1] == ':' && parse_uint(close + 2, 1, 65535, &p))
+			goto badport;
+		if (hlen == 0 || hlen >= hostlen)
+			goto bad;
+		memcpy(host, s + 1, hlen);
+		host[hlen] = '\0';
+		*port = p;
+		return 0;
+	}
+	colon = strrchr(s, ':');
+	if (colon && strchr(s, ':') != colon)
+		goto bad; /* a bare IPv6 address needs brackets */
+	if (!colon) {
+		bool digits = *s != '\0';
+		for (const char *c = s; *c; c++)
+			digits &= isdigit((unsigned char)*c) != 0;
+		if (digits) {
+			if (parse_uint(s, 1, 65535, &p))
+				goto badport;
+			host[0] = '\0';
+			*port = p;
+			return 0;
+		}
+		hlen = strlen(s);
+	} else {
+		if (parse_uint(colon + 1, 1, 65535, &p))
+			goto badport;
+		hlen = (size_t)(colon - s);
+	}
+	if (hlen >= hostlen)
+		goto bad;
+	if (hlen == 1 && s[0] == '*')
+		hlen = 0; /* every address */
+	for (size_t i = 0; i < hlen; i++)
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '.' || s[i] == '-'))
+			goto bad;
+	memcpy(host, s, hlen);
+	host[hlen] = '\0';
+	*port = p;
+	return 0;
+badport:
+	snprintf(err, errlen, "bad port in '%.80s' (1 to 65535)", s);
+	return -1;
+bad:
+	snprintf(err, errlen, "bad listen address '%.80s' (use ADDR:PORT, [IPV6]:PORT or :PORT)", s);
+	return -1;
+}
+
+static int copy_value(char *dst, size_t dstlen, const char *key, const char *value, char *err, size_t errlen)
+{
+	size_t n = strlen(value);
+	if (n >= dstlen) {
+		snprintf(err, errlen, "value of '%.64s' is too long (at most %zu bytes)", key, dstlen - 1);
+		return -1;
+	}
+	memcpy(dst, value, n + 1);
+	return 0;
+}
+
+int agent_config_set(struct agent_config *c, const char *key, const char *value, char *err, size_t errlen)
+{
+	if (strcmp(key, "listen") == 0)
+		return agent_parse_listen(value, c->listen_host, sizeof(c->listen_host), &c->port, err, errlen);
+	if (strcmp(key, "interval") == 0)
+		return agent_parse_duration(value, 10000000ull, 3600000000000ull, &c->interval_ns, err, errlen);
+	if (strcmp(key, "stale_after") == 0)
+		return agent_parse_duration(value, 10000000ull, 86400000000000ull, &c->stale_after_ns, err, errlen);
+	if (strcmp(key, "metrics") == 0)
+		return metrics_groups_parse(value, &c->groups, err, errlen);
+	if (strcmp(key, "hostname") == 0)
+		return copy_value(c->hostname, sizeof(c->hostname), key, value, err, errlen);
+	if (strcmp(key, "kernel_log") == 0) {
+		if (strcmp(value, "off") == 0) {
+			c->kernel_log[0] = '\0';
+			return 0;
+		}
+		return copy_value(c->kernel_log, sizeof(c->kernel_log), key, value, err, errlen);
+	}
+	struct { const char *name; unsigned *dst; unsigned lo, hi; } nums[] = {
+		{ "slow_group_every", &c->slow_group_every, 1, 3600 },
+		{ "max_connections", &c->max_connections, 1, 65536 },
+		{ "per_ip_connections", &c->per_ip_connections, 0, 65536 },
+		{ "connection_timeout", &c->connection_timeout_s, 1, 3600 },
+		{ "threads", &c->threads, 1, 64 },
+	};
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		if (strcmp(key, nums[i].name) != 0)
+			continue;
+		if (parse_uint(value, nums[i].lo, nums[i].hi, nums[i].dst)) {
+			snprintf(err, errlen, "bad value '%.40s' for '%s' (a whole number from %u to %u)", value, key,
+				 nums[i].lo, nums[i].hi);
+			return -1;
+		}
+		return 0;
+	}
+	if (strncmp(key, "label.", 6) == 0) {
+		const char *name = key + 6;
+		if (!metrics_label_name_ok(name) || strlen(name) >= sizeof(c->labels[0].key)) {
+			snprintf(err, errlen, "bad label name '%.64s' (letters, digits, _; not one gpuctl sets)", name);
+			return -1;
+		}
+		struct metric_label *l = NULL;
+		for (unsigned i = 0; i < c->nlabels; i++)
+			if (strcmp(c->labels[i].key, name) == 0)
+				l = &c->labels[i];
+		if (!l) {
+			if (c->nlabels >= METRICS_MAX_LABELS) {
+				snprintf(err, errlen, "more than %u labels", METRICS_MAX_LABELS);
+				return -1;
+			}
+			l = &c->labels[c->nlabels++];
+			snprintf(l->key, sizeof(l->key), "%s", name);
+		}
+		return copy_value(l->value, sizeof(l->value), key, value, err, errlen);
+	}
+	snprintf(err, errlen, "unknown setting '%.64s'", key);
+	return -1;
+}
+
+static void trim(char **s, char **e)
+{
+	while (*s < *e && isspace((unsigned char)**s))
+		(*s)++;
+	while (*e > *s && isspace((unsigned char)(*e)[-1]))
+		(*e)--;
+}
+
+int agent_config_parse(struct agent_config *c, const char *text, size_t len, const char *origin, char *err,
+		       size_t errlen)
+{
+	size_t pos = 0;
+	unsigned lineno = 0;
+	char line[MAX_LINE + 1], msg[256];
+	while (pos < len) {
+		lineno++;
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
+		if (n > MAX_LINE) {
+			snprintf(err, errlen, "%.200s:%u: line longer than %u bytes", origin, lineno, MAX_LINE);
+			return -1;
+		}
+		memcpy(line, text + pos, n);
+		line[n] = '\0';
+		pos += n + (nl ? 1 : 0);
+		if (strlen(line) != n) {
+			snprintf(err, errlen, "%.200s:%u: NUL byte in line", origin, lineno);
+			return -1;
+		}
+		char *s = line, *e = line + n;
+		trim(&s, &e);
+		if (s == e || *s == '#')
+			continue;
+		char *eq = memchr(s, '=', (size_t)(e - s));
+		if (!eq) {
+			snprintf(err, errlen, "%.200s:%u: expected 'key = value'", origin, lineno);
+			return -1;
+		}
+		char *ks = s, *ke = eq, *vs = eq + 1, *ve = e;
+		trim(&ks, &ke);
+		trim(&vs, &ve);
+		*ke = '\0';
+		*ve = '\0';
+		if (ks == ke) {
+			snprintf(err, errlen, "%.200s:%u: missing key before '='", origin, lineno);
+			return -1;
+		}
+		/* a value may be quoted to keep spaces at its ends */
+		if (ve - vs >= 2 && *vs == '"' && ve[-1] == '"') {
+			vs++;
+			ve[-1] = '\0';
+		}
+		if (agent_config_set(c, ks, vs, msg, sizeof(msg))) {
+			snprintf(err, errlen, "%.200s:%u: %s", origin, lineno, msg);
+			return -1;
+		}
+	}
+	return 0;
+}

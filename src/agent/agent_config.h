@@ -1,0 +1,44 @@
+/*
+ * agent_config.h - the agent's settings: defaults, the `key = value`
+ * configuration file (docs/agent.md), and the command-line flags that
+ * override it. Pure: parses text, no I/O.
+ */
+#ifndef GPUCTL_AGENT_CONFIG_H
+#define GPUCTL_AGENT_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "metrics.h"
+
+#define AGENT_DEFAULT_PORT 9477u
+
+struct agent_config {
+	char listen_host[64];          /* "" = every address; "127.0.0.1", "::1" */
+	unsigned port;
+	uint64_t interval_ns;          /* sampling and rendering interval */
+	uint64_t stale_after_ns;       /* 0: five intervals */
+	unsigned slow_group_every;     /* PCIe throughput every Nth tick (0/1 = every tick) */
+	unsigned groups;               /* MG_* */
+	char hostname[96];             /* "" = what the backend reports */
+	unsigned nlabels;
+	struct metric_label labels[METRICS_MAX_LABELS];
+	char kernel_log[256];          /* "/dev/kmsg" by default; "" = off */
+	unsigned max_connections;      /* concurrent HTTP connections */
+	unsigned per_ip_connections;   /* 0 = no per-address limit */
+	unsigned connection_timeout_s; /* idle/slow connection closed after this */
+	unsigned threads;              /* HTTP worker threads */
+};
+
+void agent_config_default(struct agent_config *c);
+/* Sets one key (file keys and flags share these names). Returns 0, or -1 with a message. */
+int agent_config_set(struct agent_config *c, const char *key, const char *value, char *err, size_t errlen);
+/* Parses a whole file's text; messages name origin and line ("agent.conf:3: ..."). */
+int agent_config_parse(struct agent_config *c, const char *text, size_t len, const char *origin, char *err,
+		       size_t errlen);
+/* "ADDR:PORT", "[v6]:PORT", ":PORT", "PORT" or "ADDR" (default port). */
+int agent_parse_listen(const char *s, char *host, size_t hostlen, unsigned *port, char *err, size_t errlen);
+/* "1", "1s", "500ms", "2.5s", "1m" -> ns; bounded to [min_ns, max_ns]. */
+int agent_parse_duration(const char *s, uint64_t min_ns, uint64_t max_ns, uint64_t *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,296 @@
+/* api.c - the agent's JSON documents (see api.h and docs/agent.md). */
+#include "api.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+
+void api_doc_init(struct api_doc *d)
+{
+	memset(d, 0, sizeof(*d));
+}
+
+void api_doc_free(struct api_doc *d)
+{
+	abuf_free(&d->head);
+	abuf_free(&d->tail);
+	for (unsigned i = 0; i < GPU_MAX_GPUS; i++)
+		abuf_free(&d->item[i]);
+	d->n = 0;
+}
+
+static void reset(struct api_doc *d)
+{
+	abuf_reset(&d->head);
+	abuf_reset(&d->tail);
+	for (unsigned i = 0; i < GPU_MAX_GPUS; i++)
+		abuf_reset(&d->item[i]);
+	d->n = 0;
+}
+
+int api_doc_join(const struct api_doc *d, uint64_t mask, bool pretty, struct abuf *out)
+{
+	struct abuf tmp;
+	abuf_init(&tmp);
+	struct abuf *dst = pretty ? &tmp : out;
+	abuf_put(dst, d->head.p, d->head.len);
+	bool first = true;
+	for (unsigned i = 0; i < d->n && i < 64; i++) {
+		if (!(mask & (1ull << i)))
+			continue;
+		if (!first)
+			abuf_putc(dst, ',');
+		first = false;
+		abuf_put(dst, d->item[i].p, d->item[i].len);
+	}
+	abuf_put(dst, d->tail.p, d->tail.len);
+	if (pretty && !tmp.oom) {
+		json_error_t jerr;
+		json_t *root = json_loadb(tmp.p, tmp.len, 0, &jerr);
+		char *s = root ? json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+		if (s) {
+			abuf_puts(out, s);
+			free(s);
+		} else {
+			out->oom = true;
+		}
+		json_decref(root);
+	}
+	if (!out->oom)
+		abuf_putc(out, '\n');
+	bool oom = out->oom || tmp.oom;
+	abuf_free(&tmp);
+	return oom ? -1 : 0;
+}
+
+/* Appends a compact dump of o to b and drops o. */
+static void dump_into(struct abuf *b, json_t *o)
+{
+	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	if (s) {
+		abuf_puts(b, s);
+		free(s);
+	} else {
+		b->oom = true;
+	}
+	json_decref(o);
+}
+
+/* Present: number (divided by div when div > 1); unsupported: left out; error or unread: null. */
+static void put_u64v(json_t *o, const char *key, u64v v, double div)
+{
+	if (v.st == VAL_UNSUPPORTED)
+		return;
+	if (v.st != VAL_OK)
+		json_object_set_new(o, key, json_null());
+	else if (div > 1)
+		json_object_set_new(o, key, json_real((double)v.v / div));
+	else
+		json_object_set_new(o, key, json_integer((json_int_t)v.v));
+}
+
+static void put_strv(json_t *o, const char *key, const strv *v)
+{
+	if (v->st == VAL_UNSUPPORTED)
+		return;
+	json_object_set_new(o, key, v->st == VAL_OK ? json_string(v->s) : json_null());
+}
+
+static const char *host_of(const struct snapshot *snap, const char *hostname)
+{
+	if (hostname)
+		return hostname;
+	return VAL_HAS(snap->sys.hostname) ? snap->sys.hostname.s : snap->sys.server_name;
+}
+
+static void head_common(json_t *root, const struct snapshot *snap, const char *hostname)
+{
+	json_object_set_new(root, "simulated", json_boolean(snap->sys.simulated));
+	if (snap->sys.simulated)
+		json_object_set_new(root, "server", json_string(snap->sys.server_name));
+	json_object_set_new(root, "hostname", json_string(host_of(snap, hostname)));
+	json_object_set_new(root, "backend", json_string(snap->sys.backend));
+	json_object_set_new(root, "taken", json_real((double)snap->taken_ns / 1e9));
+	put_strv(root, "driver_version", &snap->sys.driver_version);
+	put_strv(root, "cuda_driver_version", &snap->sys.cuda_driver_version);
+}
+
+/* Writes the document's head: the common fields, then `"<key>":[`. */
+static void write_head(struct abuf *b, json_t *root, const char *key)
+{
+	struct abuf tmp;
+	abuf_init(&tmp);
+	dump_into(&tmp, root);
+	/* the compact dump ends with '}': reopen it for the array */
+	if (!tmp.oom && tmp.len >= 2) {
+		abuf_put(b, tmp.p, tmp.len - 1);
+		abuf_printf(b, "%s\"%s\":[", tmp.len > 2 ? "," : "", key);
+	} else {
+		b->oom = true;
+	}
+	abuf_free(&tmp);
+}
+
+static json_t *gpu_object(const struct snapshot *snap, unsigned i)
+{
+	const struct gpu_view *v = &snap->gpu[i];
+	const struct gpu_sample *s = &v->s;
+	json_t *g = json_object();
+	json_object_set_new(g, "index", json_integer(i));
+	put_strv(g, "uuid", &v->st.uuid);
+	put_strv(g, "name", &v->st.name);
+	put_strv(g, "pci_bus_id", &v->st.pci_bus_id);
+	json_object_set_new(g, "up", json_boolean(v->up));
+	json_object_set_new(g, "last_error", v->up || !v->last_error[0] ? json_null() : json_string(v->last_error));
+	if (v->last_ok_ns)
+		json_object_set_new(g, "sample_age_seconds",
+				    json_real(snap->taken_ns > v->last_ok_ns ? (double)(snap->taken_ns - v->last_ok_ns) / 1e9 : 0));
+	json_object_set_new(g, "samples", json_integer((json_int_t)v->samples));
+	json_object_set_new(g, "errors", json_integer((json_int_t)v->errors));
+	if (v->up) {
+		put_u64v(g, "utilization_gpu_percent", s->util_gpu_pct, 1);
+		put_u64v(g, "utilization_memory_percent", s->util_mem_pct, 1);
+		put_u64v(g, "memory_used_bytes", s->mem_used_bytes, 1);
+		put_u64v(g, "memory_free_bytes", s->mem_free_bytes, 1);
+		put_u64v(g, "memory_total_bytes", s->mem_total_bytes, 1);
+		put_u64v(g, "temperature_celsius", s->temp_c, 1);
+		put_u64v(g, "memory_temperature_celsius", s->temp_mem_c, 1);
+		put_u64v(g, "fan_percent", s->fan_pct, 1);
+		put_u64v(g, "power_watts", s->power_mw, 1000);
+		put_u64v(g, "power_limit_watts", s->power_limit_mw, 1000);
+		put_u64v(g, "energy_joules", s->energy_mj, 1000);
+		put_u64v(g, "sm_clock_mhz", s->sm_clock_mhz, 1);
+		put_u64v(g, "memory_clock_mhz", s->mem_clock_mhz, 1);
+		put_u64v(g, "pstate", s->pstate, 1);
+		put_u64v(g, "clock_event_reasons", s->clock_event_reasons, 1);
+		put_u64v(g, "ecc_volatile_uncorrected", s->ecc_vol_uncorrected, 1);
+		put_u64v(g, "ecc_volatile_corrected", s->ecc_vol_corrected, 1);
+		put_u64v(g, "ecc_aggregate_uncorrected", s->ecc_agg_uncorrected, 1);
+		put_u64v(g, "ecc_aggregate_corrected", s->ecc_agg_corrected, 1);
+		put_u64v(g, "remapped_rows_uncorrected", s->remap_uncorrected, 1);
+		put_u64v(g, "remap_pending", s->remap_pending, 1);
+		put_u64v(g, "pcie_link_generation", s->pcie_gen, 1);
+		put_u64v(g, "pcie_link_width", s->pcie_width, 1);
+		put_u64v(g, "pcie_replays", s->pcie_replays, 1);
+		if (s->nvlink_n) {
+			unsigned up = 0;
+			for (unsigned l = 0; l < s->nvlink_n && l < GPU_MAX_NVLINKS; l++)
+				up += VAL_HAS(s->nvlink[l].active) && s->nvlink[l].active.v;
+			json_object_set_new(g, "nvlink_links", json_integer(s->nvlink_n));
+			json_object_set_new(g, "nvlink_links_up", json_integer(up));
+		}
+		json_t *procs = json_array();
+		for (unsigned k = 0; k < v->nproc && k < GPU_MAX_PROCS; k++) {
+			const struct gpu_process *p = &v->procs[k];
+			json_t *po = json_object();
+			json_object_set_new(po, "pid", json_integer(p->pid));
+			json_object_set_new(po, "user", json_string(p->user));
+			json_object_set_new(po, "comm", json_string(p->name));
+			put_u64v(po, "memory_used_bytes", p->used_mem_bytes, 1);
+			json_array_append_new(procs, po);
+		}
+		json_object_set_new(g, "processes", procs);
+		if (v->nmig) {
+			json_t *migs = json_array();
+			for (unsigned k = 0; k < v->nmig && k < GPU_MAX_MIG; k++) {
+				const struct gpu_mig *m = &v->mig[k];
+				json_t *mo = json_object();
+				json_object_set_new(mo, "gpu_instance", json_integer(m->gi_id));
+				json_object_set_new(mo, "compute_instance", json_integer(m->ci_id));
+				json_object_set_new(mo, "profile", json_string(m->profile));
+				json_object_set_new(mo, "uuid", json_string(m->uuid));
+				put_u64v(mo, "memory_used_bytes", m->mem_used_bytes, 1);
+				put_u64v(mo, "memory_total_bytes", m->mem_total_bytes, 1);
+				json_array_append_new(migs, mo);
+			}
+			json_object_set_new(g, "mig", migs);
+		}
+	}
+	json_t *xids = json_array();
+	for (unsigned k = 0; k < v->nxid && k < 32; k++) {
+		json_t *xo = json_object();
+		json_object_set_new(xo, "xid", json_integer((json_int_t)v->xid[k].code));
+		json_object_set_new(xo, "count", json_integer((json_int_t)v->xid[k].count));
+		json_object_set_new(xo, "last_seen", json_real((double)v->xid[k].last_ns / 1e9));
+		json_array_append_new(xids, xo);
+	}
+	json_object_set_new(g, "xid", xids);
+	return g;
+}
+
+int api_render_gpus(struct api_doc *d, const struct snapshot *snap, const char *hostname)
+{
+	reset(d);
+	json_t *root = json_object();
+	head_common(root, snap, hostname);
+	write_head(&d->head, root, "gpus");
+	bool oom = d->head.oom;
+	for (unsigned i = 0; i < snap->n && i < GPU_MAX_GPUS; i++) {
+		dump_into(&d->item[i], gpu_object(snap, i));
+		oom |= d->item[i].oom;
+	}
+	d->n = snap->n;
+	abuf_puts(&d->tail, "]}");
+	return oom || d->tail.oom ? -1 : 0;
+}
+
+static json_t *entity_object(const struct health_entity *e, enum health_verdict verdict, enum health_action action)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "verdict", json_string(health_verdict_name(verdict)));
+	json_object_set_new(o, "action", json_string(health_action_name(action)));
+	json_t *f = json_array();
+	for (unsigned k = 0; k < e->nfind && k < HEALTH_MAX_FINDINGS; k++) {
+		const struct health_finding *h = &e->find[k];
+		json_t *fo = json_object();
+		json_object_set_new(fo, "rule", json_string(h->rule_id));
+		json_object_set_new(fo, "subsystem", json_string(health_subsys_name(h->subsys)));
+		json_object_set_new(fo, "verdict", json_string(health_verdict_name(h->verdict)));
+		json_object_set_new(fo, "action", json_string(health_action_name(h->action)));
+		json_object_set_new(fo, "reason", json_string(h->reason));
+		json_object_set_new(fo, "evidence", json_string(h->evidence));
+		if (h->hint[0])
+			json_object_set_new(fo, "hint", json_string(h->hint));
+		json_array_append_new(f, fo);
+	}
+	json_object_set_new(o, "findings", f);
+	return o;
+}
+
+int api_render_health(struct api_doc *d, const struct snapshot *snap, const struct health_report *rep,
+		      const char *hostname)
+{
+	reset(d);
+	json_t *root = json_object();
+	head_common(root, snap, hostname);
+	json_object_set_new(root, "rules", json_boolean(rep != NULL));
+	if (rep) {
+		json_object_set_new(root, "verdict", json_string(health_verdict_name(rep->verdict)));
+		json_object_set_new(root, "action", json_string(health_action_name(rep->action)));
+		json_object_set_new(root, "system", entity_object(&rep->system, rep->system.verdict, rep->system.action));
+	}
+	write_head(&d->head, root, "gpus");
+	bool oom = d->head.oom;
+	for (unsigned i = 0; i < snap->n && i < GPU_MAX_GPUS; i++) {
+		const struct gpu_view *v = &snap->gpu[i];
+		json_t *g;
+		if (rep && i < rep->n) {
+			g = entity_object(&rep->gpu[i], health_gpu_verdict(rep, i), health_gpu_action(rep, i));
+		} else {
+			g = json_object();
+			json_object_set_new(g, "verdict", json_string(v->up ? "PASS" : "FAIL"));
+		}
+		json_object_set_new(g, "index", json_integer(i));
+		put_strv(g, "uuid", &v->st.uuid);
+		json_object_set_new(g, "up", json_boolean(v->up));
+		if (!v->up && v->last_error[0])
+			json_object_set_new(g, "last_error", json_string(v->last_error));
+		dump_into(&d->item[i], g);
+		oom |= d->item[i].oom;
+	}
+	d->n = snap->n;
+	abuf_puts(&d->tail, "]}");
+	return oom || d->tail.oom ? -1 : 0;
+}

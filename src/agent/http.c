@@ -1,0 +1,244 @@
+/*
+ * http.c - the agent's HTTP server on libmicrohttpd.
+ *
+ * The raw request target is parsed once, in MHD's URI callback, by the pure
+ * http_req_parse() (fuzzed). Every answer is either a reference to the
+ * current published buffer (/metrics: no copy, released when MHD is done) or
+ * a small join of pre-rendered JSON pieces; nothing here calls the backend.
+ * Limits: connection count, per-address count, idle/slow timeout, and a
+ * per-connection memory pool that bounds header size (MHD answers 431/414).
+ */
+#include "agent_internal.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+#include "httpreq.h"
+
+#define CONN_MEMORY_LIMIT (16u * 1024u)
+
+static const char CT_PROM[] = "text/plain; version=0.0.4; charset=utf-8";
+static const char CT_OM[] = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+static const char CT_JSON[] = "application/json";
+static const char CT_TEXT[] = "text/plain; charset=utf-8";
+
+static const char INDEX_TEXT[] =
+	"gpuctl agent\n"
+	"  /metrics         Prometheus text 0.0.4 (OpenMetrics 1.0 when Accept asks for it)\n"
+	"  /api/v1/gpus     every GPU's latest sample as JSON (?gpu=0,3 &pretty=1)\n"
+	"  /api/v1/health   health verdicts as JSON (?gpu=... &pretty=1)\n"
+	"  /healthz         200 while the agent renders fresh data\n";
+
+struct ref_ctx {
+	struct agent *a;
+	struct published *p;
+};
+
+static void release_ref(void *cls)
+{
+	struct ref_ctx *r = cls;
+	agent_release(r->a, r->p);
+	free(r);
+}
+
+static enum MHD_Result send_response(struct MHD_Connection *c, unsigned status, struct MHD_Response *resp,
+				     const char *content_type)
+{
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	enum MHD_Result rc = MHD_queue_response(c, status, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}
+
+static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, const char *fmt, const char *arg)
+{
+	char body[256];
+	snprintf(body, sizeof(body), fmt, arg);
+	struct MHD_Response *resp = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_COPY);
+	if (resp && status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	return send_response(c, status, resp, CT_TEXT);
+}
+
+static enum MHD_Result send_published(struct agent *a, struct MHD_Connection *c, struct published *p,
+				      const struct abuf *body, const char *content_type)
+{
+	struct ref_ctx *r = malloc(sizeof(*r));
+	if (!r) {
+		agent_release(a, p);
+		return MHD_NO;
+	}
+	r->a = a;
+	r->p = p;
+	struct MHD_Response *resp =
+		MHD_create_response_from_buffer_with_free_callback_cls(body->len, body->p, release_ref, r);
+	if (!resp) {
+		release_ref(r);
+		return MHD_NO;
+	}
+	return send_response(c, MHD_HTTP_OK, resp, content_type);
+}
+
+static enum MHD_Result send_json(struct MHD_Connection *c, const struct api_doc *d, const struct http_req *req)
+{
+	struct abuf b;
+	abuf_init(&b);
+	if (api_doc_join(d, req->gpu_mask, req->pretty, &b)) {
+		abuf_free(&b);
+		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "gpuctl agent: %s\n", "out of memory");
+	}
+	struct MHD_Response *resp = MHD_create_response_from_buffer(b.len, b.p, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		abuf_free(&b);
+		return MHD_NO;
+	}
+	return send_response(c, MHD_HTTP_OK, resp, CT_JSON);
+}
+
+/* Called with the raw target before MHD splits it: our parser sees exactly what came in. */
+static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	(void)cls;
+	(void)c;
+	struct http_req *req = malloc(sizeof(*req));
+	if (req)
+		http_req_parse(uri, strlen(uri), req);
+	return req;
+}
+
+static void request_done(void *cls, struct MHD_Connection *c, void **req_cls, enum MHD_RequestTerminationCode toe)
+{
+	(void)cls;
+	(void)c;
+	(void)toe;
+	free(*req_cls);
+	*req_cls = NULL;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+			      const char *version, const char *upload_data, size_t *upload_data_size, void **req_cls)
+{
+	struct agent *a = cls;
+	struct http_req *req = *req_cls;
+	(void)url;
+	(void)version;
+	(void)upload_data;
+	if (!req)
+		return MHD_NO;
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+		return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "gpuctl agent: method %.16s not allowed (use GET)\n", method);
+	const char *clen = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	if (*upload_data_size > 0 || (clen && strcmp(clen, "0") != 0) ||
+	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+		return send_text(c, MHD_HTTP_CONTENT_TOO_LARGE, "gpuctl agent: %s\n", "a GET request has no body");
+	if (req->status != 200)
+		return send_text(c, (unsigned)req->status, "gpuctl agent: %s\n", req->error);
+
+	if (req->route == ROUTE_INDEX) {
+		struct MHD_Response *resp =
+			MHD_create_response_from_buffer(sizeof(INDEX_TEXT) - 1, (void *)INDEX_TEXT, MHD_RESPMEM_PERSISTENT);
+		return send_response(c, MHD_HTTP_OK, resp, CT_TEXT);
+	}
+	struct published *p = agent_acquire(a);
+	if (!p)
+		return send_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "gpuctl agent: %s\n", "no data yet");
+	enum MHD_Result rc;
+	switch (req->route) {
+	case ROUTE_METRICS: {
+		const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+		bool om = http_accept_openmetrics(accept);
+		return send_published(a, c, p, om ? &p->om : &p->prom, om ? CT_OM : CT_PROM);
+	}
+	case ROUTE_GPUS:
+		rc = send_json(c, &p->gpus, req);
+		break;
+	case ROUTE_HEALTH:
+		rc = send_json(c, &p->health, req);
+		break;
+	case ROUTE_HEALTHZ: {
+		/* live while the render thread keeps publishing */
+		uint64_t age = agent_mono_ns() - p->mono_ns;
+		bool fresh = age < 3 * a->cfg.interval_ns + 1000000000ull;
+		rc = send_text(c, fresh ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, "%s\n", fresh ? "ok" : "stale");
+		break;
+	}
+	default:
+		rc = send_text(c, MHD_HTTP_NOT_FOUND, "gpuctl agent: %s\n", "no such endpoint");
+		break;
+	}
+	agent_release(a, p);
+	return rc;
+}
+
+static void quiet_logger(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls;
+	(void)fmt;
+	(void)ap;
+}
+
+int agent_http_start(struct agent *a, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof(ss));
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	const char *host = a->cfg.listen_host;
+	if (!host[0]) {
+		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+		in->sin_family = AF_INET;
+		in->sin_addr.s_addr = htonl(INADDR_ANY);
+		in->sin_port = htons((uint16_t)a->cfg.port);
+	} else {
+		struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res = NULL;
+		char port[8];
+		snprintf(port, sizeof(port), "%u", a->cfg.port);
+		int gai = getaddrinfo(host, port, &hints, &res);
+		if (gai != 0 || !res) {
+			snprintf(err, errlen, "cannot resolve listen address '%s': %s", host, gai_strerror(gai));
+			return -1;
+		}
+		memcpy(&ss, res->ai_addr, res->ai_addrlen);
+		freeaddrinfo(res);
+		if (ss.ss_family == AF_INET6)
+			flags |= MHD_USE_IPv6;
+	}
+	unsigned threads = a->cfg.threads ? a->cfg.threads : 1;
+	a->httpd = MHD_start_daemon(flags, (uint16_t)a->cfg.port, NULL, NULL, handle, a,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		MHD_OPTION_URI_LOG_CALLBACK, uri_log, NULL,
+		MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)a->cfg.max_connections,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)a->cfg.per_ip_connections,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)a->cfg.connection_timeout_s,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_LIMIT,
+		MHD_OPTION_THREAD_POOL_SIZE, threads,
+		MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
+		MHD_OPTION_EXTERNAL_LOGGER, quiet_logger, NULL,
+		MHD_OPTION_END);
+	if (!a->httpd) {
+		snprintf(err, errlen, "cannot listen on %s%s%s:%u (address in use or not permitted?)",
+			 ss.ss_family == AF_INET6 ? "[" : "", host[0] ? host : "*", ss.ss_family == AF_INET6 ? "]" : "",
+			 a->cfg.port);
+		return -1;
+	}
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(a->httpd, MHD_DAEMON_INFO_BIND_PORT);
+	a->port = info ? info->port : a->cfg.port;
+	return 0;
+}
+
+void agent_http_stop(struct agent *a)
+{
+	if (a->httpd) {
+		MHD_stop_daemon(a->httpd);
+		a->httpd = NULL;
+	}
+}

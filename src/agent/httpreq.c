@@ -1,0 +1,209 @@
+/* httpreq.c - request target and Accept parsing for the agent (see httpreq.h). */
+#include "httpreq.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static void fail(struct http_req *r, int status, const char *msg)
+{
+	r->status = status;
+	snprintf(r->error, sizeof(r->error), "%s", msg);
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Percent-decodes [s, s+n) into out (NUL-terminated); '+' is a space in queries. -1 if malformed. */
+static int decode(const char *s, size_t n, char *out, size_t outlen, bool query)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (c == '%') {
+			if (i + 2 >= n)
+				return -1;
+			int hi = hexval(s[i + 1]), lo = hexval(s[i + 2]);
+			if (hi < 0 || lo < 0)
+				return -1;
+			c = (char)(hi * 16 + lo);
+			i += 2;
+		} else if (c == '+' && query) {
+			c = ' ';
+		}
+		if (c == '\0' || (unsigned char)c < 0x20 || c == 0x7f)
+			return -1;
+		if (w + 1 >= outlen)
+			return -1;
+		out[w++] = c;
+	}
+	out[w] = '\0';
+	return 0;
+}
+
+/* "0,3,5-7" -> bits. -1 on anything else. */
+static int parse_gpu_list(const char *s, uint64_t *mask)
+{
+	uint64_t m = 0;
+	const char *p = s;
+	if (!*p)
+		return -1;
+	while (*p) {
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		char *end;
+		unsigned long a = strtoul(p, &end, 10), b = a;
+		if (end - p > 2)
+			return -1;
+		p = end;
+		if (*p == '-') {
+			p++;
+			if (!isdigit((unsigned char)*p))
+				return -1;
+			b = strtoul(p, &end, 10);
+			if (end - p > 2)
+				return -1;
+			p = end;
+		}
+		if (a > 63 || b > 63 || b < a)
+			return -1;
+		for (unsigned long i = a; i <= b; i++)
+			m |= 1ull << i;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -1;
+	}
+	*mask = m;
+	return 0;
+}
+
+static const struct { const char *path; enum agent_route route; } routes[] = {
+	{ "/", ROUTE_INDEX },
+	{ "/metrics", ROUTE_METRICS },
+	{ "/api/v1/gpus", ROUTE_GPUS },
+	{ "/api/v1/health", ROUTE_HEALTH },
+	{ "/healthz", ROUTE_HEALTHZ },
+};
+
+void http_req_parse(const char *target, size_t len, struct http_req *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->gpu_mask = ~0ull;
+	out->status = 200;
+	if (len > HTTPREQ_MAX_TARGET) {
+		fail(out, 414, "request target too long");
+		return;
+	}
+	if (len == 0 || target[0] != '/') {
+		fail(out, 400, "request target must start with '/'");
+		return;
+	}
+	size_t plen = len;
+	const char *q = memchr(target, '?', len);
+	if (q)
+		plen = (size_t)(q - target);
+	const char *hash = memchr(target, '#', len);
+	if (hash) {
+		fail(out, 400, "fragment in request target");
+		return;
+	}
+	char path[HTTPREQ_MAX_TARGET + 1];
+	if (decode(target, plen, path, sizeof(path), false)) {
+		fail(out, 400, "malformed percent-encoding in path");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+		if (strcmp(path, routes[i].path) == 0)
+			out->route = routes[i].route;
+	if (out->route == ROUTE_NONE) {
+		fail(out, 404, "no such endpoint (try /metrics, /api/v1/gpus, /api/v1/health, /healthz)");
+		return;
+	}
+	if (!q)
+		return;
+	const char *p = q + 1, *end = target + len;
+	while (p < end) {
+		const char *amp = memchr(p, '&', (size_t)(end - p));
+		const char *pe = amp ? amp : end;
+		if (pe == p) {
+			p = pe + 1;
+			continue;
+		}
+		const char *eq = memchr(p, '=', (size_t)(pe - p));
+		char key[64], value[HTTPREQ_MAX_TARGET + 1];
+		const char *ke = eq ? eq : pe;
+		if (decode(p, (size_t)(ke - p), key, sizeof(key), true) ||
+		    decode(eq ? eq + 1 : pe, eq ? (size_t)(pe - eq - 1) : 0, value, sizeof(value), true)) {
+			fail(out, 400, "malformed query parameter");
+			return;
+		}
+		bool json = out->route == ROUTE_GPUS || out->route == ROUTE_HEALTH;
+		if (json && strcmp(key, "gpu") == 0) {
+			if (parse_gpu_list(value, &out->gpu_mask)) {
+				fail(out, 400, "bad gpu list (use e.g. gpu=0,3,5-7)");
+				return;
+			}
+		} else if (json && strcmp(key, "pretty") == 0) {
+			if (strcmp(value, "1") && strcmp(value, "0") && strcmp(value, "true") && strcmp(value, "false") && *value) {
+				fail(out, 400, "bad value for pretty (use 1 or 0)");
+				return;
+			}
+			out->pretty = !*value || strcmp(value, "1") == 0 || strcmp(value, "true") == 0;
+		} else {
+			char msg[128];
+			snprintf(msg, sizeof(msg), "unknown query parameter '%.40s'", key);
+			fail(out, 400, msg);
+			return;
+		}
+		p = pe + 1;
+	}
+}
+
+bool http_accept_openmetrics(const char *accept)
+{
+	static const char om[] = "application/openmetrics-text";
+	if (!accept)
+		return false;
+	const char *p = accept;
+	while (*p) {
+		/* one media range: type/subtype *( ; param ) */
+		size_t n = strcspn(p, ",");
+		const char *s = p, *e = p + n;
+		while (s < e && (*s == ' ' || *s == '\t'))
+			s++;
+		size_t tlen = strcspn(s, ";,");
+		if (s + tlen > e)
+			tlen = (size_t)(e - s);
+		while (tlen > 0 && (s[tlen - 1] == ' ' || s[tlen - 1] == '\t'))
+			tlen--;
+		if (tlen == sizeof(om) - 1 && strncasecmp(s, om, tlen) == 0) {
+			bool zero = false;
+			for (const char *k = s + tlen; k + 2 < e; k++) {
+				if (*k == ';') {
+					const char *v = k + 1;
+					while (v < e && *v == ' ')
+						v++;
+					if (v + 2 < e && (v[0] == 'q' || v[0] == 'Q') && v[1] == '=') {
+						double qv = strtod(v + 2, NULL);
+						zero = qv <= 0.0;
+					}
+				}
+			}
+			if (!zero)
+				return true;
+		}
+		p = *e ? e + 1 : e;
+	}
+	return false;
+}

@@ -1,0 +1,662 @@
+/*
+ * metrics.c - renders a snapshot as Prometheus text 0.0.4 or OpenMetrics 1.0.
+ *
+ * Families are written one after the other, each with its samples for every
+ * GPU, so a family's samples are contiguous as both formats require. HELP and
+ * TYPE are written before a family's first sample; a family with no sample
+ * (unsupported everywhere) is left out entirely. Values are printed exactly
+ * from the integer fields (milliwatts -> watts with three decimals), never
+ * through floating point.
+ */
+#include "metrics.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+enum metric_id {
+	M_AGENT_INFO, M_AGENT_GPUS, M_AGENT_KLOG, M_AGENT_RENDER,
+	M_UP, M_SAMPLE_AGE, M_SAMPLE_DURATION, M_SAMPLES, M_SAMPLE_ERRORS, M_INFO,
+	M_UTIL, M_MEM_UTIL, M_MEM_USED, M_MEM_FREE, M_MEM_TOTAL,
+	M_TEMP, M_MEM_TEMP, M_TEMP_SLOWDOWN, M_TEMP_SHUTDOWN, M_FAN,
+	M_POWER, M_POWER_LIMIT, M_POWER_DEFAULT_LIMIT, M_ENERGY,
+	M_SM_CLOCK, M_MEM_CLOCK, M_SM_CLOCK_MAX, M_MEM_CLOCK_MAX, M_PSTATE,
+	M_CLK_EVT_ACTIVE, M_CLK_EVT_SECONDS,
+	M_ECC_MODE, M_ECC_ERRORS, M_ECC_VOLATILE, M_ECC_AGGREGATE,
+	M_RETIRED_PAGES, M_RETIRED_PENDING, M_REMAPPED_ROWS, M_REMAP_PENDING, M_REMAP_FAILURE,
+	M_PCIE_GEN, M_PCIE_WIDTH, M_PCIE_GEN_MAX, M_PCIE_WIDTH_MAX, M_PCIE_TX, M_PCIE_RX, M_PCIE_REPLAYS,
+	M_NVLINK_UP, M_NVLINK_ERRORS, M_NVLINK_TX, M_NVLINK_RX,
+	M_XID, M_XID_LAST,
+	M_PROC_MEM,
+	M_MIG_MEM_USED, M_MIG_MEM_TOTAL, M_MIG_SM,
+	M_HEALTH,
+	M_COUNT
+};
+
+#define G(name, grp, lab, help) { name, METRIC_GAUGE, grp, lab, help }
+#define C(name, grp, lab, help) { name, METRIC_COUNTER, grp, lab, help }
+
+const struct metric_desc metric_table[M_COUNT] = {
+	[M_AGENT_INFO] = G("gpuctl_agent_info", 0, "version, backend, simulated, server",
+			   "The agent and the backend it reads (value 1); simulated=\"true\" on a simulated server."),
+	[M_AGENT_GPUS] = G("gpuctl_agent_gpus", 0, "", "Number of GPUs the agent watches."),
+	[M_AGENT_KLOG] = G("gpuctl_agent_kernel_log_readable", 0, "",
+			   "1 if the kernel log (/dev/kmsg) is readable for XID lines, 0 if not."),
+	[M_AGENT_RENDER] = G("gpuctl_agent_render_seconds", 0, "",
+			     "Time the agent took to render the previous exposition."),
+	[M_UP] = G("gpuctl_gpu_up", 0, "", "1 if the GPU's last sample succeeded and is fresh, 0 if it is lost, failing or stale."),
+	[M_SAMPLE_AGE] = G("gpuctl_gpu_sample_age_seconds", 0, "", "Age of the GPU's last good sample when the exposition was rendered."),
+	[M_SAMPLE_DURATION] = G("gpuctl_gpu_sample_duration_seconds", 0, "", "Time the backend calls of the last good sample took."),
+	[M_SAMPLES] = C("gpuctl_gpu_samples_total", 0, "", "Successful samples of the GPU since the agent started."),
+	[M_SAMPLE_ERRORS] = C("gpuctl_gpu_sample_errors_total", 0, "", "Failed samples of the GPU since the agent started."),
+	[M_INFO] = G("gpuctl_gpu_info", 0, "driver_version, vbios_version, serial, architecture, compute_capability",
+		     "Static facts about the GPU (value 1)."),
+	[M_UTIL] = G("gpuctl_gpu_utilization_ratio", MG_BASIC, "", "Fraction of the last sample period a kernel was running (0-1)."),
+	[M_MEM_UTIL] = G("gpuctl_gpu_memory_utilization_ratio", MG_BASIC, "", "Fraction of the last sample period device memory was read or written (0-1)."),
+	[M_MEM_USED] = G("gpuctl_gpu_memory_used_bytes", MG_BASIC, "", "Device memory in use."),
+	[M_MEM_FREE] = G("gpuctl_gpu_memory_free_bytes", MG_BASIC, "", "Device memory free."),
+	[M_MEM_TOTAL] = G("gpuctl_gpu_memory_total_bytes", MG_BASIC, "", "Device memory in total, as the driver reports it."),
+	[M_TEMP] = G("gpuctl_gpu_temperature_celsius", MG_BASIC, "", "GPU core temperature."),
+	[M_MEM_TEMP] = G("gpuctl_gpu_memory_temperature_celsius", MG_BASIC, "", "Device memory (HBM) temperature."),
+	[M_TEMP_SLOWDOWN] = G("gpuctl_gpu_slowdown_temperature_celsius", MG_BASIC, "", "Temperature at which the GPU slows its clocks."),
+	[M_TEMP_SHUTDOWN] = G("gpuctl_gpu_shutdown_temperature_celsius", MG_BASIC, "", "Temperature at which the GPU shuts down."),
+	[M_FAN] = G("gpuctl_gpu_fan_speed_ratio", MG_BASIC, "", "Fan speed as a fraction of its maximum (0-1)."),
+	[M_POWER] = G("gpuctl_gpu_power_watts", MG_BASIC, "", "Power draw."),
+	[M_POWER_LIMIT] = G("gpuctl_gpu_power_limit_watts", MG_BASIC, "", "Power limit in force."),
+	[M_POWER_DEFAULT_LIMIT] = G("gpuctl_gpu_power_default_limit_watts", MG_BASIC, "", "Default power limit of the board."),
+	[M_ENERGY] = C("gpuctl_gpu_energy_joules_total", MG_BASIC, "", "Energy consumed since the driver was loaded."),
+	[M_SM_CLOCK] = G("gpuctl_gpu_sm_clock_hertz", MG_BASIC, "", "SM clock."),
+	[M_MEM_CLOCK] = G("gpuctl_gpu_memory_clock_hertz", MG_BASIC, "", "Memory clock."),
+	[M_SM_CLOCK_MAX] = G("gpuctl_gpu_sm_clock_max_hertz", MG_BASIC, "", "Highest SM clock the GPU supports."),
+	[M_MEM_CLOCK_MAX] = G("gpuctl_gpu_memory_clock_max_hertz", MG_BASIC, "", "Highest memory clock the GPU supports."),
+	[M_PSTATE] = G("gpuctl_gpu_performance_state", MG_BASIC, "", "Performance state (0 = P0, fastest, to 15)."),
+	[M_CLK_EVT_ACTIVE] = G("gpuctl_gpu_clock_event_active", MG_BASIC, "reason",
+			       "1 if this clock-event (throttle) reason is active now, 0 if not."),
+	[M_CLK_EVT_SECONDS] = C("gpuctl_gpu_clock_event_seconds_total", MG_THROTTLE, "reason",
+				"Time the clocks were held down for this reason, since the driver was loaded."),
+	[M_ECC_MODE] = G("gpuctl_gpu_ecc_enabled", MG_ECC, "", "1 if ECC is enabled, 0 if disabled."),
+	[M_ECC_ERRORS] = C("gpuctl_gpu_ecc_errors_total", MG_ECC, "type, location",
+			   "ECC errors over the GPU's life, by memory location (sram, dram)."),
+	[M_ECC_VOLATILE] = C("gpuctl_gpu_ecc_volatile_errors_total", MG_ECC, "type",
+			     "ECC errors in all locations since the driver was loaded."),
+	[M_ECC_AGGREGATE] = C("gpuctl_gpu_ecc_aggregate_errors_total", MG_ECC, "type",
+			      "ECC errors in all locations over the GPU's life."),
+	[M_RETIRED_PAGES] = G("gpuctl_gpu_retired_pages", MG_ECC, "cause", "Memory pages retired, by cause (sbe, dbe)."),
+	[M_RETIRED_PENDING] = G("gpuctl_gpu_retired_pages_pending", MG_ECC, "", "1 if a page retirement waits for the next driver reload."),
+	[M_REMAPPED_ROWS] = G("gpuctl_gpu_remapped_rows", MG_ECC, "type", "Memory rows remapped, by the error type that caused it."),
+	[M_REMAP_PENDING] = G("gpuctl_gpu_row_remap_pending", MG_ECC, "", "1 if a row remap waits for a GPU reset."),
+	[M_REMAP_FAILURE] = G("gpuctl_gpu_row_remap_failure", MG_ECC, "", "1 if a row remap failed (the GPU needs service)."),
+	[M_PCIE_GEN] = G("gpuctl_gpu_pcie_link_generation", MG_PCIE, "", "Current PCIe link generation."),
+	[M_PCIE_WIDTH] = G("gpuctl_gpu_pcie_link_width", MG_PCIE, "", "Current PCIe link width (lanes)."),
+	[M_PCIE_GEN_MAX] = G("gpuctl_gpu_pcie_link_generation_max", MG_PCIE, "", "Highest PCIe generation the GPU supports."),
+	[M_PCIE_WIDTH_MAX] = G("gpuctl_gpu_pcie_link_width_max", MG_PCIE, "", "Widest PCIe link the GPU supports (lanes)."),
+	[M_PCIE_TX] = G("gpuctl_gpu_pcie_transmit_bytes_per_second", MG_PCIE, "", "PCIe transmit throughput over the driver's last sampling window."),
+	[M_PCIE_RX] = G("gpuctl_gpu_pcie_receive_bytes_per_second", MG_PCIE, "", "PCIe receive throughput over the driver's last sampling window."),
+	[M_PCIE_REPLAYS] = C("gpuctl_gpu_pcie_replays_total", MG_PCIE, "", "PCIe replay events (link retransmissions)."),
+	[M_NVLINK_UP] = G("gpuctl_gpu_nvlink_up", MG_NVLINK, "link", "1 if the NVLink is active, 0 if it is down."),
+	[M_NVLINK_ERRORS] = C("gpuctl_gpu_nvlink_errors_total", MG_NVLINK, "link, type",
+			      "NVLink errors, by type (crc_flit, crc_data, replay, recovery)."),
+	[M_NVLINK_TX] = C("gpuctl_gpu_nvlink_transmit_bytes_total", MG_NVLINK, "link", "Bytes sent over the NVLink."),
+	[M_NVLINK_RX] = C("gpuctl_gpu_nvlink_receive_bytes_total", MG_NVLINK, "link", "Bytes received over the NVLink."),
+	[M_XID] = C("gpuctl_gpu_xid_errors_total", MG_XID, "xid", "XID errors reported by the driver, by XID code, since the agent started."),
+	[M_XID_LAST] = G("gpuctl_gpu_xid_last_seen_timestamp_seconds", MG_XID, "xid", "When an XID of this code was last seen (Unix time)."),
+	[M_PROC_MEM] = G("gpuctl_gpu_process_memory_used_bytes", MG_PROCESSES, "pid, user, comm",
+			 "Device memory used by a process."),
+	[M_MIG_MEM_USED] = G("gpuctl_gpu_mig_memory_used_bytes", MG_MIG, "gpu_instance, compute_instance, profile, mig_uuid",
+			     "Device memory in use on a MIG instance."),
+	[M_MIG_MEM_TOTAL] = G("gpuctl_gpu_mig_memory_total_bytes", MG_MIG, "gpu_instance, compute_instance, profile, mig_uuid",
+			      "Device memory of a MIG instance."),
+	[M_MIG_SM] = G("gpuctl_gpu_mig_sm_count", MG_MIG, "gpu_instance, compute_instance, profile, mig_uuid",
+		       "Streaming multiprocessors of a MIG instance."),
+	[M_HEALTH] = G("gpuctl_gpu_health_status", MG_HEALTH, "", "Health verdict of the GPU: 0 healthy, 1 warning, 2 failure."),
+};
+
+const size_t metric_table_n = M_COUNT;
+
+static const char *const group_names[] = { "basic", "ecc", "pcie", "nvlink", "throttle", "processes", "mig", "xid", "health" };
+
+const char *metrics_group_name(unsigned index)
+{
+	return index < sizeof(group_names) / sizeof(group_names[0]) ? group_names[index] : NULL;
+}
+
+void metrics_opts_default(struct metrics_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->groups = MG_ALL;
+	o->kernel_log = -1;
+}
+
+int metrics_groups_parse(const char *list, unsigned *out, char *err, size_t errlen)
+{
+	unsigned bits = 0;
+	const char *p = list;
+	while (*p) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		size_t n = strcspn(p, ", ");
+		if (!n)
+			break;
+		unsigned bit = 0;
+		if (n == 3 && strncmp(p, "all", 3) == 0)
+			bit = MG_ALL;
+		const char *name;
+		for (unsigned i = 0; !bit && (name = metrics_group_name(i)) != NULL; i++)
+			if (strlen(name) == n && strncmp(p, name, n) == 0)
+				bit = 1u << i;
+		if (!bit) {
+			snprintf(err, errlen, "unknown metric group '%.*s' (known: all, basic, ecc, pcie, nvlink, throttle, processes, mig, xid, health)",
+				 (int)(n > 64 ? 64 : n), p);
+			return -1;
+		}
+		bits |= bit;
+		p += n;
+	}
+	if (!bits) {
+		snprintf(err, errlen, "no metric group named");
+		return -1;
+	}
+	*out = bits;
+	return 0;
+}
+
+bool metrics_label_name_ok(const char *name)
+{
+	static const char *const reserved[] = { "gpu", "uuid", "pci_bus_id", "model", "hostname", "reason", "type",
+		"location", "cause", "link", "xid", "pid", "user", "comm", "gpu_instance", "compute_instance", "profile",
+		"mig_uuid", "version", "backend", "simulated", "server", "driver_version", "vbios_version", "serial",
+		"architecture", "compute_capability", "le", "quantile" };
+	if (!name[0] || (name[0] == '_' && name[1] == '_'))
+		return false;
+	for (const char *c = name; *c; c++) {
+		bool alpha = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || *c == '_';
+		if (!alpha && !(c != name && *c >= '0' && *c <= '9'))
+			return false;
+	}
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+		if (strcmp(name, reserved[i]) == 0)
+			return false;
+	return true;
+}
+
+/* ---- rendering ---------------------------------------------------------- */
+
+#define NO_GPU ((unsigned)-1)
+
+struct render {
+	struct abuf *b;
+	const struct snapshot *snap;
+	const struct metrics_opts *o;
+	int cur;                         /* family whose header was written last */
+	struct abuf lab;                 /* per-GPU label strings, back to back */
+	size_t off[GPU_MAX_GPUS + 2];    /* lab offsets: GPU i at [off[i], off[i+1]); the host-only set last */
+};
+
+static void put_escaped(struct abuf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			abuf_put(b, "\\\\", 2);
+		else if (*s == '"')
+			abuf_put(b, "\\\"", 2);
+		else if (*s == '\n')
+			abuf_put(b, "\\n", 2);
+		else
+			abuf_putc(b, *s);
+	}
+}
+
+static void label(struct abuf *b, bool first, const char *key, const char *value)
+{
+	if (!first)
+		abuf_putc(b, ',');
+	abuf_puts(b, key);
+	abuf_put(b, "=\"", 2);
+	put_escaped(b, value);
+	abuf_putc(b, '"');
+}
+
+static const char *hostname_of(const struct render *r)
+{
+	if (r->o->hostname)
+		return r->o->hostname;
+	return VAL_HAS(r->snap->sys.hostname) ? r->snap->sys.hostname.s : r->snap->sys.server_name;
+}
+
+static void build_labels(struct render *r)
+{
+	const struct snapshot *sn = r->snap;
+	char idx[16];
+	for (unsigned i = 0; i < sn->n; i++) {
+		const struct gpu_static *st = &sn->gpu[i].st;
+		r->off[i] = r->lab.len;
+		snprintf(idx, sizeof(idx), "%u", i);
+		label(&r->lab, true, "gpu", idx);
+		label(&r->lab, false, "uuid", VAL_HAS(st->uuid) ? st->uuid.s : "");
+		label(&r->lab, false, "pci_bus_id", VAL_HAS(st->pci_bus_id) ? st->pci_bus_id.s : "");
+		label(&r->lab, false, "model", VAL_HAS(st->name) ? st->name.s : "");
+		label(&r->lab, false, "hostname", hostname_of(r));
+		for (unsigned k = 0; k < r->o->nlabels; k++)
+			label(&r->lab, false, r->o->labels[k].key, r->o->labels[k].value);
+	}
+	r->off[sn->n] = r->lab.len;
+	label(&r->lab, true, "hostname", hostname_of(r));
+	for (unsigned k = 0; k < r->o->nlabels; k++)
+		label(&r->lab, false, r->o->labels[k].key, r->o->labels[k].value);
+	r->off[sn->n + 1] = r->lab.len;
+}
+
+/* The family name: in OpenMetrics a counter's family drops the _total of its samples. */
+static size_t family_len(const struct render *r, const struct metric_desc *d)
+{
+	size_t n = strlen(d->name);
+	if (r->o->openmetrics && d->type == METRIC_COUNTER && n > 6 && strcmp(d->name + n - 6, "_total") == 0)
+		n -= 6;
+	return n;
+}
+
+static bool wanted(const struct render *r, enum metric_id id)
+{
+	unsigned g = metric_table[id].group;
+	return g == 0 || (r->o->groups & g);
+}
+
+static void head(struct render *r, enum metric_id id)
+{
+	if (r->cur == (int)id)
+		return;
+	r->cur = (int)id;
+	const struct metric_desc *d = &metric_table[id];
+	size_t n = family_len(r, d);
+	abuf_puts(r->b, "# HELP ");
+	abuf_put(r->b, d->name, n);
+	abuf_putc(r->b, ' ');
+	abuf_puts(r->b, d->help);
+	abuf_puts(r->b, "\n# TYPE ");
+	abuf_put(r->b, d->name, n);
+	abuf_puts(r->b, d->type == METRIC_COUNTER ? " counter\n" : " gauge\n");
+}
+
+/* Writes `name{<gpu labels>` ; the caller adds labels with more() and ends with val(). */
+static void open_sample(struct render *r, enum metric_id id, unsigned gpu)
+{
+	head(r, id);
+	abuf_puts(r->b, metric_table[id].name);
+	abuf_putc(r->b, '{');
+	unsigned k = gpu == NO_GPU ? r->snap->n : gpu;
+	abuf_put(r->b, r->lab.p + r->off[k], r->off[k + 1] - r->off[k]);
+}
+
+static void more(struct render *r, const char *key, const char *value)
+{
+	label(r->b, false, key, value);
+}
+
+static void val(struct render *r, uint64_t v, unsigned decimals)
+{
+	abuf_put(r->b, "} ", 2);
+	abuf_put_scaled(r->b, v, decimals);
+	abuf_putc(r->b, '\n');
+}
+
+/* ---- table-driven families: one u64v field each, with up to two fixed labels ---- */
+
+struct field_metric {
+	enum metric_id id;
+	bool from_static;  /* field of gpu_static rather than gpu_sample */
+	size_t off;
+	uint64_t mul;      /* value = field * mul / 10^dec */
+	unsigned dec;
+	const char *k1, *v1, *k2, *v2;
+};
+
+#define S(id, field, mul, dec) { id, false, offsetof(struct gpu_sample, field), mul, dec, NULL, NULL, NULL, NULL }
+#define ST(id, field, mul, dec) { id, true, offsetof(struct gpu_static, field), mul, dec, NULL, NULL, NULL, NULL }
+#define SL(id, field, mul, dec, k1, v1, k2, v2) { id, false, offsetof(struct gpu_sample, field), mul, dec, k1, v1, k2, v2 }
+
+/* Rows of one family stand together; families appear in output in this order. */
+static const struct field_metric field_metrics[] = {
+	S(M_UTIL, util_gpu_pct, 1, 2),
+	S(M_MEM_UTIL, util_mem_pct, 1, 2),
+	S(M_MEM_USED, mem_used_bytes, 1, 0),
+	S(M_MEM_FREE, mem_free_bytes, 1, 0),
+	S(M_MEM_TOTAL, mem_total_bytes, 1, 0),
+	S(M_TEMP, temp_c, 1, 0),
+	S(M_MEM_TEMP, temp_mem_c, 1, 0),
+	S(M_TEMP_SLOWDOWN, temp_slowdown_c, 1, 0),
+	S(M_TEMP_SHUTDOWN, temp_shutdown_c, 1, 0),
+	S(M_FAN, fan_pct, 1, 2),
+	S(M_POWER, power_mw, 1, 3),
+	S(M_POWER_LIMIT, power_limit_mw, 1, 3),
+	ST(M_POWER_DEFAULT_LIMIT, power_default_limit_mw, 1, 3),
+	S(M_ENERGY, energy_mj, 1, 3),
+	S(M_SM_CLOCK, sm_clock_mhz, 1000000, 0),
+	S(M_MEM_CLOCK, mem_clock_mhz, 1000000, 0),
+	ST(M_SM_CLOCK_MAX, max_sm_clock_mhz, 1000000, 0),
+	ST(M_MEM_CLOCK_MAX, max_mem_clock_mhz, 1000000, 0),
+	S(M_PSTATE, pstate, 1, 0),
+	SL(M_CLK_EVT_SECONDS, viol_power_ns, 1, 9, "reason", "power", NULL, NULL),
+	SL(M_CLK_EVT_SECONDS, viol_thermal_ns, 1, 9, "reason", "thermal", NULL, NULL),
+	SL(M_CLK_EVT_SECONDS, viol_sync_boost_ns, 1, 9, "reason", "sync_boost", NULL, NULL),
+	SL(M_CLK_EVT_SECONDS, viol_board_limit_ns, 1, 9, "reason", "board_limit", NULL, NULL),
+	SL(M_CLK_EVT_SECONDS, viol_low_util_ns, 1, 9, "reason", "low_utilization", NULL, NULL),
+	SL(M_CLK_EVT_SECONDS, viol_reliability_ns, 1, 9, "reason", "reliability", NULL, NULL),
+	ST(M_ECC_MODE, ecc_mode, 1, 0),
+	SL(M_ECC_ERRORS, ecc_sram_uncorrected, 1, 0, "type", "uncorrected", "location", "sram"),
+	SL(M_ECC_ERRORS, ecc_dram_uncorrected, 1, 0, "type", "uncorrected", "location", "dram"),
+	SL(M_ECC_VOLATILE, ecc_vol_corrected, 1, 0, "type", "corrected", NULL, NULL),
+	SL(M_ECC_VOLATILE, ecc_vol_uncorrected, 1, 0, "type", "uncorrected", NULL, NULL),
+	SL(M_ECC_AGGREGATE, ecc_agg_corrected, 1, 0, "type", "corrected", NULL, NULL),
+	SL(M_ECC_AGGREGATE, ecc_agg_uncorrected, 1, 0, "type", "uncorrected", NULL, NULL),
+	SL(M_RETIRED_PAGES, retired_pages_sbe, 1, 0, "cause", "sbe", NULL, NULL),
+	SL(M_RETIRED_PAGES, retired_pages_dbe, 1, 0, "cause", "dbe", NULL, NULL),
+	S(M_RETIRED_PENDING, retired_pages_pending, 1, 0),
+	SL(M_REMAPPED_ROWS, remap_corrected, 1, 0, "type", "corrected", NULL, NULL),
+	SL(M_REMAPPED_ROWS, remap_uncorrected, 1, 0, "type", "uncorrected", NULL, NULL),
+	S(M_REMAP_PENDING, remap_pending, 1, 0),
+	S(M_REMAP_FAILURE, remap_failure, 1, 0),
+	S(M_PCIE_GEN, pcie_gen, 1, 0),
+	S(M_PCIE_WIDTH, pcie_width, 1, 0),
+	ST(M_PCIE_GEN_MAX, pcie_gen_max, 1, 0),
+	ST(M_PCIE_WIDTH_MAX, pcie_width_max, 1, 0),
+	S(M_PCIE_TX, pcie_tx_kbps, 1024, 0),
+	S(M_PCIE_RX, pcie_rx_kbps, 1024, 0),
+	S(M_PCIE_REPLAYS, pcie_replays, 1, 0),
+};
+
+static const u64v *field_of(const struct gpu_view *v, const struct field_metric *f)
+{
+	const char *base = f->from_static ? (const char *)&v->st : (const char *)&v->s;
+	return (const u64v *)(const void *)(base + f->off);
+}
+
+static void render_fields(struct render *r, size_t from, size_t to)
+{
+	const struct snapshot *sn = r->snap;
+	for (unsigned i = 0; i < sn->n; i++) {
+		const struct gpu_view *v = &sn->gpu[i];
+		if (!v->up)
+			continue;
+		for (size_t k = from; k < to; k++) {
+			const struct field_metric *f = &field_metrics[k];
+			const u64v *x = field_of(v, f);
+			if (!VAL_HAS(*x))
+				continue;
+			open_sample(r, f->id, i);
+			if (f->k1)
+				more(r, f->k1, f->v1);
+			if (f->k2)
+				more(r, f->k2, f->v2);
+			val(r, x->v * f->mul, f->dec);
+		}
+	}
+}
+
+/* Renders the table rows of families [first, last] (in table order). */
+static void render_field_range(struct render *r, enum metric_id first, enum metric_id last)
+{
+	size_t n = sizeof(field_metrics) / sizeof(field_metrics[0]);
+	size_t k = 0;
+	while (k < n) {
+		size_t end = k + 1;
+		while (end < n && field_metrics[end].id == field_metrics[k].id)
+			end++;
+		enum metric_id id = field_metrics[k].id;
+		if (id >= first && id <= last && wanted(r, id))
+			render_fields(r, k, end);
+		k = end;
+	}
+}
+
+/* ---- families with their own shape ---------------------------------------- */
+
+static void render_agent(struct render *r)
+{
+	const struct gpu_system *sys = &r->snap->sys;
+	open_sample(r, M_AGENT_INFO, NO_GPU);
+	more(r, "version", r->o->version ? r->o->version : "");
+	more(r, "backend", sys->backend);
+	more(r, "simulated", sys->simulated ? "true" : "false");
+	more(r, "server", sys->server_name);
+	val(r, 1, 0);
+	open_sample(r, M_AGENT_GPUS, NO_GPU);
+	val(r, r->snap->n, 0);
+	if (r->o->kernel_log >= 0) {
+		open_sample(r, M_AGENT_KLOG, NO_GPU);
+		val(r, (uint64_t)r->o->kernel_log, 0);
+	}
+	if (r->o->last_render_ns) {
+		open_sample(r, M_AGENT_RENDER, NO_GPU);
+		val(r, r->o->last_render_ns, 9);
+	}
+}
+
+static void render_bookkeeping(struct render *r)
+{
+	const struct snapshot *sn = r->snap;
+	for (unsigned i = 0; i < sn->n; i++) {
+		open_sample(r, M_UP, i);
+		val(r, sn->gpu[i].up ? 1 : 0, 0);
+	}
+	for (unsigned i = 0; i < sn->n; i++) {
+		const struct gpu_view *v = &sn->gpu[i];
+		if (!v->last_ok_ns)
+			continue;
+		open_sample(r, M_SAMPLE_AGE, i);
+		val(r, sn->taken_ns > v->last_ok_ns ? sn->taken_ns - v->last_ok_ns : 0, 9);
+	}
+	for (unsigned i = 0; i < sn->n; i++) {
+		if (!sn->gpu[i].up)
+			continue;
+		open_sample(r, M_SAMPLE_DURATION, i);
+		val(r, sn->gpu[i].s.duration_ns, 9);
+	}
+	for (unsigned i = 0; i < sn->n; i++) {
+		open_sample(r, M_SAMPLES, i);
+		val(r, sn->gpu[i].samples, 0);
+	}
+	for (unsigned i = 0; i < sn->n; i++) {
+		open_sample(r, M_SAMPLE_ERRORS, i);
+		val(r, sn->gpu[i].errors, 0);
+	}
+	for (unsigned i = 0; i < sn->n; i++) {
+		const struct gpu_static *st = &sn->gpu[i].st;
+		if (!VAL_HAS(st->uuid))
+			continue; /* static facts never read (GPU lost from the start) */
+		char cc[32] = "";
+		if (VAL_HAS(st->cc_major) && VAL_HAS(st->cc_minor))
+			snprintf(cc, sizeof(cc), "%llu.%llu", (unsigned long long)st->cc_major.v,
+				 (unsigned long long)st->cc_minor.v);
+		open_sample(r, M_INFO, i);
+		more(r, "driver_version", VAL_HAS(sn->sys.driver_version) ? sn->sys.driver_version.s : "");
+		more(r, "vbios_version", VAL_HAS(st->vbios_version) ? st->vbios_version.s : "");
+		more(r, "serial", VAL_HAS(st->serial) ? st->serial.s : "");
+		more(r, "architecture", VAL_HAS(st->architecture) ? st->architecture.s : "");
+		more(r, "compute_capability", cc);
+		val(r, 1, 0);
+	}
+}
+
+static const struct { uint64_t bit; const char *name; } clock_reasons[] = {
+	{ CLK_EVT_GPU_IDLE, "gpu_idle" },
+	{ CLK_EVT_APP_CLOCKS, "applications_clocks" },
+	{ CLK_EVT_SW_POWER_CAP, "sw_power_cap" },
+	{ CLK_EVT_HW_SLOWDOWN, "hw_slowdown" },
+	{ CLK_EVT_SYNC_BOOST, "sync_boost" },
+	{ CLK_EVT_SW_THERMAL, "sw_thermal" },
+	{ CLK_EVT_HW_THERMAL, "hw_thermal" },
+	{ CLK_EVT_HW_POWER_BRAKE, "hw_power_brake" },
+	{ CLK_EVT_DISPLAY_CLOCKS, "display_clocks" },
+};
+
+static void render_clock_events(struct render *r)
+{
+	if (!wanted(r, M_CLK_EVT_ACTIVE))
+		return;
+	for (unsigned i = 0; i < r->snap->n; i++) {
+		const struct gpu_view *v = &r->snap->gpu[i];
+		if (!v->up || !VAL_HAS(v->s.clock_event_reasons))
+			continue;
+		for (size_t k = 0; k < sizeof(clock_reasons) / sizeof(clock_reasons[0]); k++) {
+			open_sample(r, M_CLK_EVT_ACTIVE, i);
+			more(r, "reason", clock_reasons[k].name);
+			val(r, (v->s.clock_event_reasons.v & clock_reasons[k].bit) ? 1 : 0, 0);
+		}
+	}
+}
+
+static void render_nvlink(struct render *r)
+{
+	static const struct { enum metric_id id; size_t off; const char *type; } link_fields[] = {
+		{ M_NVLINK_ERRORS, offsetof(struct gpu_nvlink, crc_flit_errors), "crc_flit" },
+		{ M_NVLINK_ERRORS, offsetof(struct gpu_nvlink, crc_data_errors), "crc_data" },
+		{ M_NVLINK_ERRORS, offsetof(struct gpu_nvlink, replay_errors), "replay" },
+		{ M_NVLINK_ERRORS, offsetof(struct gpu_nvlink, recovery_errors), "recovery" },
+		{ M_NVLINK_TX, offsetof(struct gpu_nvlink, tx_bytes), NULL },
+		{ M_NVLINK_RX, offsetof(struct gpu_nvlink, rx_bytes), NULL },
+		{ M_NVLINK_UP, offsetof(struct gpu_nvlink, active), NULL },
+	};
+	if (!wanted(r, M_NVLINK_UP))
+		return;
+	/* families in order: up, errors, tx, rx */
+	const enum metric_id order[] = { M_NVLINK_UP, M_NVLINK_ERRORS, M_NVLINK_TX, M_NVLINK_RX };
+	char link[16];
+	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++) {
+		for (unsigned i = 0; i < r->snap->n; i++) {
+			const struct gpu_view *v = &r->snap->gpu[i];
+			if (!v->up)
+				continue;
+			unsigned nl = v->s.nvlink_n < GPU_MAX_NVLINKS ? v->s.nvlink_n : GPU_MAX_NVLINKS;
+			for (unsigned l = 0; l < nl; l++) {
+				snprintf(link, sizeof(link), "%u", l);
+				for (size_t f = 0; f < sizeof(link_fields) / sizeof(link_fields[0]); f++) {
+					if (link_fields[f].id != order[o])
+						continue;
+					const u64v *x = (const u64v *)(const void *)((const char *)&v->s.nvlink[l] + link_fields[f].off);
+					if (!VAL_HAS(*x))
+						continue;
+					open_sample(r, order[o], i);
+					more(r, "link", link);
+					if (link_fields[f].type)
+						more(r, "type", link_fields[f].type);
+					val(r, x->v, 0);
+				}
+			}
+		}
+	}
+}
+
+static void render_xid(struct render *r)
+{
+	if (!wanted(r, M_XID))
+		return;
+	char code[24];
+	for (int pass = 0; pass < 2; pass++) {
+		for (unsigned i = 0; i < r->snap->n; i++) {
+			const struct gpu_view *v = &r->snap->gpu[i];
+			for (unsigned k = 0; k < v->nxid && k < 32; k++) {
+				snprintf(code, sizeof(code), "%llu", (unsigned long long)v->xid[k].code);
+				if (pass == 0) {
+					open_sample(r, M_XID, i);
+					more(r, "xid", code);
+					val(r, v->xid[k].count, 0);
+				} else if (v->xid[k].last_ns) {
+					open_sample(r, M_XID_LAST, i);
+					more(r, "xid", code);
+					val(r, v->xid[k].last_ns, 9);
+				}
+			}
+		}
+	}
+}
+
+static void render_processes(struct render *r)
+{
+	if (!wanted(r, M_PROC_MEM))
+		return;
+	char pid[16];
+	for (unsigned i = 0; i < r->snap->n; i++) {
+		const struct gpu_view *v = &r->snap->gpu[i];
+		if (!v->up)
+			continue;
+		for (unsigned k = 0; k < v->nproc && k < GPU_MAX_PROCS; k++) {
+			const struct gpu_process *p = &v->procs[k];
+			if (!VAL_HAS(p->used_mem_bytes))
+				continue;
+			snprintf(pid, sizeof(pid), "%u", p->pid);
+			open_sample(r, M_PROC_MEM, i);
+			more(r, "pid", pid);
+			more(r, "user", p->user);
+			more(r, "comm", p->name);
+			val(r, p->used_mem_bytes.v, 0);
+		}
+	}
+}
+
+static void render_mig(struct render *r)
+{
+	if (!wanted(r, M_MIG_MEM_USED))
+		return;
+	const enum metric_id ids[] = { M_MIG_MEM_USED, M_MIG_MEM_TOTAL, M_MIG_SM };
+	char gi[16], ci[16];
+	for (size_t f = 0; f < 3; f++) {
+		for (unsigned i = 0; i < r->snap->n; i++) {
+			const struct gpu_view *v = &r->snap->gpu[i];
+			if (!v->up)
+				continue;
+			for (unsigned k = 0; k < v->nmig && k < GPU_MAX_MIG; k++) {
+				const struct gpu_mig *m = &v->mig[k];
+				const u64v *x = f == 0 ? &m->mem_used_bytes : f == 1 ? &m->mem_total_bytes : &m->sm_count;
+				if (!VAL_HAS(*x))
+					continue;
+				snprintf(gi, sizeof(gi), "%u", m->gi_id);
+				snprintf(ci, sizeof(ci), "%u", m->ci_id);
+				open_sample(r, ids[f], i);
+				more(r, "gpu_instance", gi);
+				more(r, "compute_instance", ci);
+				more(r, "profile", m->profile);
+				more(r, "mig_uuid", m->uuid);
+				val(r, x->v, 0);
+			}
+		}
+	}
+}
+
+static void render_health(struct render *r)
+{
+	if (!wanted(r, M_HEALTH) || !r->o->health)
+		return;
+	for (unsigned i = 0; i < r->snap->n; i++) {
+		const struct metrics_health *h = &r->o->health[i];
+		if (!h->valid || h->status < 0)
+			continue;
+		open_sample(r, M_HEALTH, i);
+		val(r, (uint64_t)h->status, 0);
+	}
+}
+
+int metrics_render(struct abuf *out, const struct snapshot *snap, const struct metrics_opts *o)
+{
+	struct render r = { .b = out, .snap = snap, .o = o, .cur = -1 };
+	abuf_init(&r.lab);
+	if (snap->n > GPU_MAX_GPUS)
+		return -1;
+	build_labels(&r);
+	if (!o->openmetrics && snap->sys.simulated)
+		abuf_printf(out, "# SIMULATED server '%s': not real hardware\n", snap->sys.server_name);
+	render_agent(&r);
+	render_bookkeeping(&r);
+	render_field_range(&r, M_UTIL, M_PSTATE);
+	render_clock_events(&r);
+	render_field_range(&r, M_CLK_EVT_SECONDS, M_PCIE_REPLAYS);
+	render_nvlink(&r);
+	render_xid(&r);
+	render_processes(&r);
+	render_mig(&r);
+	render_health(&r);
+	if (o->openmetrics)
+		abuf_puts(out, "# EOF\n");
+	bool oom = r.lab.oom || out->oom;
+	abuf_free(&r.lab);
+	return oom ? -1 : 0;
+}

@@ -1,0 +1,81 @@
+/*
+ * metrics.h - the Prometheus / OpenMetrics exposition of a snapshot.
+ *
+ * metrics_render() is a pure function of a snapshot and options: no clock
+ * (the snapshot's taken_ns is "now"), no I/O. Every metric it can emit is a
+ * row of metric_table[] (docs/metrics.md lists the same rows; a unit test
+ * checks both ways). Values that are unsupported or unread are absent, never
+ * 0; a GPU that is down exposes only gpuctl_gpu_up 0 and its bookkeeping.
+ */
+#ifndef GPUCTL_METRICS_H
+#define GPUCTL_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../sampler/sampler.h"
+#include "abuf.h"
+
+/* Metric groups (config `metrics = ...`). The first five are the sampler's GPU_GRP_* bits. */
+#define MG_BASIC     GPU_GRP_BASIC
+#define MG_ECC       GPU_GRP_ECC
+#define MG_PCIE      GPU_GRP_PCIE
+#define MG_NVLINK    GPU_GRP_NVLINK
+#define MG_THROTTLE  GPU_GRP_VIOL
+#define MG_PROCESSES 0x20u
+#define MG_MIG       0x40u
+#define MG_XID       0x80u
+#define MG_HEALTH    0x100u
+#define MG_ALL       0x1ffu
+
+enum metric_type { METRIC_GAUGE, METRIC_COUNTER };
+
+struct metric_desc {
+	const char *name;   /* as exposed in the Prometheus text format; counters end in _total */
+	enum metric_type type;
+	unsigned group;     /* MG_* bit, 0 = always */
+	const char *labels; /* labels beyond the per-GPU ones, for the docs ("" if none) */
+	const char *help;
+};
+
+extern const struct metric_desc metric_table[];
+extern const size_t metric_table_n;
+
+#define METRICS_MAX_LABELS 16
+struct metric_label {
+	char key[64];
+	char value[128];
+};
+
+/* One health verdict per GPU for gpuctl_gpu_health_status (filled by the agent). */
+struct metrics_health {
+	bool valid;
+	int status;          /* 0 healthy, 1 warning, 2 failure */
+};
+
+struct metrics_opts {
+	unsigned groups;              /* MG_* */
+	bool openmetrics;             /* OpenMetrics 1.0 text (counters' family names lose _total, # EOF) */
+	const char *hostname;         /* NULL: the snapshot's */
+	unsigned nlabels;             /* extra labels on every series */
+	struct metric_label labels[METRICS_MAX_LABELS];
+	const char *version;          /* gpuctl's version, for gpuctl_agent_info */
+	int kernel_log;               /* -1 not read, 0 unreadable, 1 readable */
+	uint64_t last_render_ns;      /* how long the previous render took */
+	const struct metrics_health *health; /* snapshot.n entries, or NULL */
+};
+
+void metrics_opts_default(struct metrics_opts *o);
+
+/* Renders the exposition of snap into out (appends). Returns 0, or -1 when out of memory. */
+int metrics_render(struct abuf *out, const struct snapshot *snap, const struct metrics_opts *o);
+
+/* "basic,ecc,pcie" or "all" -> MG_* bits. Returns 0, or -1 with a one-line message. */
+int metrics_groups_parse(const char *list, unsigned *out, char *err, size_t errlen);
+/* The names of the groups, in bit order ("basic", "ecc", ...); NULL past the end. */
+const char *metrics_group_name(unsigned index);
+/* [a-zA-Z_][a-zA-Z0-9_]*, not starting with __, not one the agent sets itself. */
+bool metrics_label_name_ok(const char *name);
+
+#endif

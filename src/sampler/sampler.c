@@ -1,0 +1,564 @@
+/*
+ * sampler.c - one thread per GPU, each on its own schedule, publishing into
+ * that GPU's slot of the snapshot under a short per-GPU lock.
+ *
+ * A GPU thread never holds its slot's lock across a backend call: it samples
+ * into its own heap buffers, then copies the result in. Readers lock one slot
+ * at a time for a memcpy, so a hung or slow backend call delays nobody but
+ * its own GPU. Whether a GPU is "up" is decided at read time: the last
+ * attempt succeeded and its sample is younger than stale_after_ns.
+ *
+ * XID counts live apart from the sample (struct slot.xid), fed by the events
+ * thread (backend poll_events) and by sampler_note_xid() (the agent's kernel
+ * log reader); they survive a GPU going away and coming back.
+ */
+#include "sampler.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define XID_MAX 32
+#define THREAD_STACK_BYTES (512u * 1024u)
+#define EVENT_POLL_MS 250u
+#define EVENT_BATCH 64u
+
+struct xid_count {
+	uint64_t code;
+	uint64_t count[XID_SRC_COUNT]; /* per source; the published count is the largest */
+	uint64_t last_ns;
+};
+
+struct slot {
+	pthread_mutex_t mu;
+	struct gpu_view view;        /* view.up here: the last attempt succeeded */
+	bool attempted;              /* a first attempt has finished */
+	uint64_t call_started_ns;    /* backend clock; 0 when not inside a backend call */
+	unsigned nxid;
+	struct xid_count xid[XID_MAX];
+	pthread_t thread;
+	bool thread_started;
+	struct sampler *owner;
+	unsigned index;
+};
+
+struct sampler {
+	struct gpu_backend *be;
+	struct sampler_config cfg;
+	struct gpu_system sys;
+	unsigned n;
+	struct slot *slots;
+	/* topology, filled once in the background (NVML's common-ancestor call is slow) */
+	pthread_mutex_t link_mu;
+	struct gpu_link (*link)[GPU_MAX_GPUS];
+	pthread_t link_thread, ev_thread;
+	bool link_started, ev_started;
+	/* stop and first-sample signalling (CLOCK_MONOTONIC condition) */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool stopping;
+	unsigned first_done;
+};
+
+void sampler_config_default(struct sampler_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->interval_ns = 1000000000ull;
+	cfg->groups = GPU_GRP_ALL;
+	cfg->slow_group_every = 0;
+	cfg->stale_after_ns = 0; /* 0: five intervals */
+	cfg->processes = true;
+	cfg->events = true;
+}
+
+static uint64_t stale_limit(const struct sampler *s)
+{
+	return s->cfg.stale_after_ns ? s->cfg.stale_after_ns : 5 * s->cfg.interval_ns;
+}
+
+static void mono_now(struct timespec *ts)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+}
+
+static void ts_add_ns(struct timespec *ts, uint64_t ns)
+{
+	uint64_t t = (uint64_t)ts->tv_nsec + ns % 1000000000ull;
+	ts->tv_sec += (time_t)(ns / 1000000000ull + t / 1000000000ull);
+	ts->tv_nsec = (long)(t % 1000000000ull);
+}
+
+static int ts_cmp(const struct timespec *a, const struct timespec *b)
+{
+	if (a->tv_sec != b->tv_sec)
+		return a->tv_sec < b->tv_sec ? -1 : 1;
+	return a->tv_nsec < b->tv_nsec ? -1 : a->tv_nsec > b->tv_nsec;
+}
+
+/* Sleeps until the monotonic deadline or until sampler_stop(); true if stopping. */
+static bool wait_until(struct sampler *s, const struct timespec *deadline)
+{
+	pthread_mutex_lock(&s->mu);
+	while (!s->stopping) {
+		if (pthread_cond_timedwait(&s->cv, &s->mu, deadline) != 0)
+			break;
+	}
+	bool stop = s->stopping;
+	pthread_mutex_unlock(&s->mu);
+	return stop;
+}
+
+static bool is_stopping(struct sampler *s)
+{
+	pthread_mutex_lock(&s->mu);
+	bool stop = s->stopping;
+	pthread_mutex_unlock(&s->mu);
+	return stop;
+}
+
+/* Heap buffers a GPU thread samples into, so the slot lock is held only for copies. */
+struct gpu_work {
+	struct gpu_static st;
+	struct gpu_sample smp;
+	struct gpu_process procs[GPU_MAX_PROCS];
+	struct gpu_mig mig[GPU_MAX_MIG];
+};
+
+static void set_in_call(struct slot *sl, uint64_t now)
+{
+	pthread_mutex_lock(&sl->mu);
+	sl->call_started_ns = now ? now : 1;
+	pthread_mutex_unlock(&sl->mu);
+}
+
+/* One sampling attempt of one GPU; returns true when the static info must be re-read next time. */
+static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, uint64_t tick)
+{
+	struct sampler *s = sl->owner;
+	struct gpu_backend *be = s->be;
+	struct gpu_err err = { "" };
+	unsigned nproc = 0, nmig = 0;
+	int rc = GPU_OK;
+
+	set_in_call(sl, gpu_backend_now_ns(be));
+	if (need_static) {
+		memset(&w->st, 0, sizeof(w->st));
+		rc = be->ops->static_info(be, sl->index, &w->st, &err);
+	}
+	unsigned groups = s->cfg.groups;
+	bool skip_slow = s->cfg.slow_group_every > 1 && tick % s->cfg.slow_group_every != 0;
+	if (skip_slow)
+		groups &= ~GPU_GRP_PCIE;
+	if (rc == GPU_OK) {
+		memset(&w->smp, 0, sizeof(w->smp));
+		rc = be->ops->sample(be, sl->index, groups, &w->smp, &err);
+		if (rc == GPU_OK && w->smp.lost) {
+			rc = GPU_ENODEV;
+			gpu_err_set(&err, "GPU %u is lost (it does not answer)", sl->index);
+		}
+	}
+	if (rc == GPU_OK && s->cfg.processes && be->ops->processes) {
+		struct gpu_err perr;
+		if (be->ops->processes(be, sl->index, w->procs, GPU_MAX_PROCS, &nproc, &perr) != GPU_OK)
+			nproc = 0; /* a process list that cannot be read is not a sampling failure */
+		if (nproc > GPU_MAX_PROCS)
+			nproc = GPU_MAX_PROCS;
+	}
+	bool mig_on = need_static ? (VAL_HAS(w->st.mig_mode) && w->st.mig_mode.v == 1) : false;
+	pthread_mutex_lock(&sl->mu);
+	if (!need_static)
+		mig_on = VAL_HAS(sl->view.st.mig_mode) && sl->view.st.mig_mode.v == 1;
+	pthread_mutex_unlock(&sl->mu);
+	if (rc == GPU_OK && mig_on && be->ops->mig_instances) {
+		struct gpu_err merr;
+		if (be->ops->mig_instances(be, sl->index, w->mig, GPU_MAX_MIG, &nmig, &merr) != GPU_OK)
+			nmig = 0;
+		if (nmig > GPU_MAX_MIG)
+			nmig = GPU_MAX_MIG;
+	}
+	uint64_t now = gpu_backend_now_ns(be);
+
+	pthread_mutex_lock(&sl->mu);
+	struct gpu_view *v = &sl->view;
+	sl->call_started_ns = 0;
+	if (rc == GPU_OK) {
+		if (need_static)
+			v->st = w->st;
+		if (skip_slow) {
+			/* keep the slow group's last values rather than publishing them as unread */
+			w->smp.pcie_gen = v->s.pcie_gen;
+			w->smp.pcie_width = v->s.pcie_width;
+			w->smp.pcie_tx_kbps = v->s.pcie_tx_kbps;
+			w->smp.pcie_rx_kbps = v->s.pcie_rx_kbps;
+			w->smp.pcie_replays = v->s.pcie_replays;
+		}
+		if (!w->smp.timestamp_ns)
+			w->smp.timestamp_ns = now;
+		v->s = w->smp;
+		v->up = true;
+		v->last_ok_ns = w->smp.timestamp_ns;
+		v->samples++;
+		v->last_error[0] = '\0';
+		v->nproc = nproc;
+		memcpy(v->procs, w->procs, nproc * sizeof(w->procs[0]));
+		v->nmig = nmig;
+		memcpy(v->mig, w->mig, nmig * sizeof(w->mig[0]));
+		need_static = false;
+	} else {
+		v->up = false;
+		v->errors++;
+		v->s.lost = rc == GPU_ENODEV;
+		const char *msg = err.msg[0] ? err.msg : "backend call failed";
+		size_t len = strnlen(msg, sizeof(v->last_error) - 1);
+		memcpy(v->last_error, msg, len);
+		v->last_error[len] = '\0';
+		v->nproc = 0;
+		v->nmig = 0;
+		/* a GPU that fell off the bus may come back as a different board: re-read */
+		if (rc == GPU_ENODEV)
+			need_static = true;
+	}
+	bool first = !sl->attempted;
+	sl->attempted = true;
+	pthread_mutex_unlock(&sl->mu);
+
+	if (first) {
+		pthread_mutex_lock(&s->mu);
+		s->first_done++;
+		pthread_cond_broadcast(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+	}
+	return need_static;
+}
+
+static void *gpu_thread(void *arg)
+{
+	struct slot *sl = arg;
+	struct sampler *s = sl->owner;
+	struct gpu_work *w = malloc(sizeof(*w));
+	if (!w) {
+		pthread_mutex_lock(&sl->mu);
+		snprintf(sl->view.last_error, sizeof(sl->view.last_error), "out of memory");
+		pthread_mutex_unlock(&sl->mu);
+		return NULL;
+	}
+	bool need_static = true;
+	uint64_t tick = 0;
+	struct timespec next;
+	mono_now(&next);
+	while (!is_stopping(s)) {
+		need_static = sample_once(sl, w, need_static, tick++);
+		/* next tick on this GPU's own schedule; ticks missed by a slow call are skipped */
+		struct timespec now;
+		mono_now(&now);
+		ts_add_ns(&next, s->cfg.interval_ns);
+		while (ts_cmp(&next, &now) <= 0)
+			ts_add_ns(&next, s->cfg.interval_ns);
+		if (wait_until(s, &next))
+			break;
+	}
+	free(w);
+	return NULL;
+}
+
+static struct xid_count *xid_entry(struct slot *sl, uint64_t code)
+{
+	for (unsigned i = 0; i < sl->nxid; i++)
+		if (sl->xid[i].code == code)
+			return &sl->xid[i];
+	if (sl->nxid < XID_MAX) {
+		struct xid_count *x = &sl->xid[sl->nxid++];
+		memset(x, 0, sizeof(*x));
+		x->code = code;
+		return x;
+	}
+	/* table full: the least recently seen code gives up its place */
+	struct xid_count *old = &sl->xid[0];
+	for (unsigned i = 1; i < sl->nxid; i++)
+		if (sl->xid[i].last_ns < old->last_ns)
+			old = &sl->xid[i];
+	memset(old, 0, sizeof(*old));
+	old->code = code;
+	return old;
+}
+
+void sampler_note_xid(struct sampler *s, unsigned gpu, uint64_t code, uint64_t when_ns, enum xid_source src)
+{
+	if (!s || gpu >= s->n || (unsigned)src >= XID_SRC_COUNT)
+		return;
+	struct slot *sl = &s->slots[gpu];
+	pthread_mutex_lock(&sl->mu);
+	struct xid_count *x = xid_entry(sl, code);
+	x->count[src]++;
+	if (when_ns > x->last_ns)
+		x->last_ns = when_ns;
+	pthread_mutex_unlock(&sl->mu);
+}
+
+static void *event_thread(void *arg)
+{
+	struct sampler *s = arg;
+	struct gpu_event *ev = calloc(EVENT_BATCH, sizeof(*ev));
+	if (!ev)
+		return NULL;
+	while (!is_stopping(s)) {
+		struct gpu_err err = { "" };
+		unsigned n = 0;
+		int rc = s->be->ops->poll_events(s->be, EVENT_POLL_MS, ev, EVENT_BATCH, &n, &err);
+		if (rc == GPU_EUNSUPPORTED || rc == GPU_ENODRIVER)
+			break;
+		if (rc != GPU_OK) {
+			struct timespec next;
+			mono_now(&next);
+			ts_add_ns(&next, s->cfg.interval_ns);
+			if (wait_until(s, &next))
+				break;
+			continue;
+		}
+		for (unsigned i = 0; i < n && i < EVENT_BATCH; i++) {
+			if (ev[i].kind != EVT_XID)
+				continue;
+			uint64_t when = ev[i].timestamp_ns ? ev[i].timestamp_ns : gpu_backend_now_ns(s->be);
+			sampler_note_xid(s, ev[i].gpu, ev[i].xid, when, XID_SRC_EVENTS);
+		}
+	}
+	free(ev);
+	return NULL;
+}
+
+static void *link_thread(void *arg)
+{
+	struct sampler *s = arg;
+	for (unsigned a = 0; a < s->n; a++) {
+		for (unsigned b = a; b < s->n; b++) {
+			if (is_stopping(s))
+				return NULL;
+			struct gpu_link l = { .kind = LINK_UNKNOWN, .pcie = LINK_UNKNOWN };
+			struct gpu_err err;
+			if (a == b)
+				l.kind = l.pcie = LINK_SELF;
+			else if (s->be->ops->link(s->be, a, b, &l, &err) != GPU_OK)
+				l = (struct gpu_link){ .kind = LINK_UNKNOWN, .pcie = LINK_UNKNOWN };
+			pthread_mutex_lock(&s->link_mu);
+			s->link[a][b] = l;
+			s->link[b][a] = l;
+			pthread_mutex_unlock(&s->link_mu);
+		}
+	}
+	return NULL;
+}
+
+static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, THREAD_STACK_BYTES);
+	int rc = pthread_create(t, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return rc;
+}
+
+static void sampler_free(struct sampler *s)
+{
+	if (!s)
+		return;
+	if (s->slots)
+		for (unsigned i = 0; i < s->n; i++)
+			pthread_mutex_destroy(&s->slots[i].mu);
+	free(s->slots);
+	free(s->link);
+	pthread_mutex_destroy(&s->link_mu);
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	free(s);
+}
+
+int sampler_start(struct sampler **out, struct gpu_backend *be, const struct sampler_config *cfg, struct gpu_err *err)
+{
+	*out = NULL;
+	if (!be || !be->ops || !be->ops->sample || !be->ops->static_info) {
+		gpu_err_set(err, "no backend to sample");
+		return GPU_EINVAL;
+	}
+	if (be->gpu_count > GPU_MAX_GPUS) {
+		gpu_err_set(err, "%u GPUs, more than the %u gpuctl handles", be->gpu_count, GPU_MAX_GPUS);
+		return GPU_EINVAL;
+	}
+	struct sampler *s = calloc(1, sizeof(*s));
+	if (!s) {
+		gpu_err_set(err, "out of memory");
+		return GPU_ENOMEM;
+	}
+	s->be = be;
+	if (cfg)
+		s->cfg = *cfg;
+	else
+		sampler_config_default(&s->cfg);
+	if (s->cfg.interval_ns == 0)
+		s->cfg.interval_ns = 1000000000ull;
+	s->n = be->gpu_count;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_mutex_init(&s->link_mu, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->cv, &ca);
+	pthread_condattr_destroy(&ca);
+
+	s->slots = calloc(s->n ? s->n : 1, sizeof(*s->slots));
+	s->link = calloc(GPU_MAX_GPUS, sizeof(*s->link));
+	if (!s->slots || !s->link) {
+		sampler_free(s);
+		gpu_err_set(err, "out of memory");
+		return GPU_ENOMEM;
+	}
+	for (unsigned a = 0; a < GPU_MAX_GPUS; a++)
+		for (unsigned b = 0; b < GPU_MAX_GPUS; b++)
+			s->link[a][b] = (struct gpu_link){ .kind = LINK_UNKNOWN, .pcie = LINK_UNKNOWN };
+	if (be->ops->system_info) {
+		struct gpu_err serr;
+		if (be->ops->system_info(be, &s->sys, &serr) != GPU_OK)
+			memset(&s->sys, 0, sizeof(s->sys));
+	}
+	s->sys.gpu_count = s->n;
+	for (unsigned i = 0; i < s->n; i++) {
+		struct slot *sl = &s->slots[i];
+		pthread_mutex_init(&sl->mu, NULL);
+		sl->owner = s;
+		sl->index = i;
+		sl->view.st.index = i;
+		snprintf(sl->view.last_error, sizeof(sl->view.last_error), "not sampled yet");
+	}
+	for (unsigned i = 0; i < s->n; i++) {
+		if (start_thread(&s->slots[i].thread, gpu_thread, &s->slots[i]) != 0) {
+			gpu_err_set(err, "cannot start the sampler thread of GPU %u", i);
+			sampler_stop(s);
+			return GPU_ENOMEM;
+		}
+		s->slots[i].thread_started = true;
+	}
+	if (s->cfg.events && be->ops->poll_events && start_thread(&s->ev_thread, event_thread, s) == 0)
+		s->ev_started = true;
+	if (be->ops->link && s->n > 0 && start_thread(&s->link_thread, link_thread, s) == 0)
+		s->link_started = true;
+	*out = s;
+	return GPU_OK;
+}
+
+/* Copies a slot into out and decides up/stale at time now. Caller holds no lock. */
+static void read_slot(struct sampler *s, struct slot *sl, uint64_t now, struct gpu_view *out)
+{
+	pthread_mutex_lock(&sl->mu);
+	*out = sl->view;
+	uint64_t in_call = sl->call_started_ns;
+	out->nxid = 0;
+	for (unsigned i = 0; i < sl->nxid && i < sizeof(out->xid) / sizeof(out->xid[0]); i++) {
+		const struct xid_count *x = &sl->xid[i];
+		uint64_t c = 0;
+		for (unsigned k = 0; k < XID_SRC_COUNT; k++)
+			if (x->count[k] > c)
+				c = x->count[k];
+		out->xid[out->nxid].code = x->code;
+		out->xid[out->nxid].count = c;
+		out->xid[out->nxid].last_ns = x->last_ns;
+		out->nxid++;
+	}
+	pthread_mutex_unlock(&sl->mu);
+
+	uint64_t limit = stale_limit(s);
+	if (out->up && now > out->last_ok_ns && now - out->last_ok_ns > limit) {
+		out->up = false;
+		double age = (double)(now - out->last_ok_ns) / 1e9;
+		if (in_call && now > in_call)
+			snprintf(out->last_error, sizeof(out->last_error),
+				 "stale: a backend call has not returned for %.1f s", (double)(now - in_call) / 1e9);
+		else
+			snprintf(out->last_error, sizeof(out->last_error), "stale: no sample for %.1f s", age);
+	} else if (!out->up && !out->samples && !out->errors && in_call && now > in_call &&
+		   now - in_call > limit) {
+		snprintf(out->last_error, sizeof(out->last_error),
+			 "no sample yet: a backend call has not returned for %.1f s", (double)(now - in_call) / 1e9);
+	}
+}
+
+void sampler_read(struct sampler *s, struct snapshot *out)
+{
+	uint64_t now = gpu_backend_now_ns(s->be);
+	out->taken_ns = now;
+	out->sys = s->sys;
+	out->n = s->n;
+	for (unsigned i = 0; i < s->n; i++)
+		read_slot(s, &s->slots[i], now, &out->gpu[i]);
+	pthread_mutex_lock(&s->link_mu);
+	memcpy(out->link, s->link, sizeof(out->link));
+	pthread_mutex_unlock(&s->link_mu);
+}
+
+void sampler_read_gpu(struct sampler *s, unsigned gpu, struct gpu_view *out)
+{
+	if (gpu >= s->n) {
+		memset(out, 0, sizeof(*out));
+		snprintf(out->last_error, sizeof(out->last_error), "no GPU %u", gpu);
+		return;
+	}
+	read_slot(s, &s->slots[gpu], gpu_backend_now_ns(s->be), out);
+}
+
+unsigned sampler_gpu_count(const struct sampler *s)
+{
+	return s ? s->n : 0;
+}
+
+bool sampler_wait_first(struct sampler *s, uint64_t timeout_ns)
+{
+	struct timespec deadline;
+	mono_now(&deadline);
+	ts_add_ns(&deadline, timeout_ns);
+	pthread_mutex_lock(&s->mu);
+	while (s->first_done < s->n && !s->stopping) {
+		if (pthread_cond_timedwait(&s->cv, &s->mu, &deadline) != 0)
+			break;
+	}
+	bool all = s->first_done >= s->n;
+	pthread_mutex_unlock(&s->mu);
+	return all;
+}
+
+/* Joins a thread, but gives up on one stuck in a backend call that never returns. */
+static bool join_bounded(pthread_t t, uint64_t timeout_ns)
+{
+	struct timespec deadline;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	ts_add_ns(&deadline, timeout_ns);
+	if (pthread_timedjoin_np(t, NULL, &deadline) == 0)
+		return true;
+	pthread_detach(t);
+	return false;
+}
+
+void sampler_stop(struct sampler *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->stopping = true;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	/* a backend call in flight gets a few seconds to return */
+	uint64_t grace = 5000000000ull;
+	bool all_joined = true;
+	for (unsigned i = 0; i < s->n; i++)
+		if (s->slots[i].thread_started)
+			all_joined &= join_bounded(s->slots[i].thread, grace);
+	if (s->ev_started)
+		all_joined &= join_bounded(s->ev_thread, grace);
+	if (s->link_started)
+		all_joined &= join_bounded(s->link_thread, grace);
+	/* A thread still inside a hung backend call owns its slot: leave the memory
+	 * to it rather than free it under its feet (the process is about to end). */
+	if (all_joined)
+		sampler_free(s);
+}

@@ -1,0 +1,426 @@
+/* test_metrics.c - the Prometheus/OpenMetrics exposition: a pure function of
+ * a snapshot. Checks exact values, absent unsupported values, down GPUs,
+ * escaping, HELP/TYPE for every family, contiguous families, OpenMetrics
+ * framing, and that docs/metrics.md lists every metric the code can emit. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/metrics.h"
+#include "core/data_path.h"
+
+#define OK(field, value) VAL_SET(field, value)
+
+static void set_str(strv *f, const char *s)
+{
+	snprintf(f->s, sizeof(f->s), "%s", s);
+	f->st = VAL_OK;
+}
+
+/* Every field the renderer reads, present. */
+static void fill_gpu(struct gpu_view *v, unsigned i)
+{
+	memset(v, 0, sizeof(*v));
+	char buf[64];
+	v->up = true;
+	v->last_ok_ns = 1000000000000ull - 250000000ull; /* 0.25 s before taken_ns */
+	v->samples = 42;
+	v->errors = 1;
+	struct gpu_static *st = &v->st;
+	st->index = i;
+	set_str(&st->name, "NVIDIA H200");
+	snprintf(buf, sizeof(buf), "GPU-%08u-aaaa", i);
+	set_str(&st->uuid, buf);
+	snprintf(buf, sizeof(buf), "00000000:%02X:00.0", 0x18 + i);
+	set_str(&st->pci_bus_id, buf);
+	set_str(&st->serial, "1650000000001");
+	set_str(&st->vbios_version, "96.00.99.00.01");
+	set_str(&st->architecture, "Hopper");
+	OK(st->cc_major, 9);
+	OK(st->cc_minor, 0);
+	OK(st->power_default_limit_mw, 700000);
+	OK(st->max_sm_clock_mhz, 1980);
+	OK(st->max_mem_clock_mhz, 2619);
+	OK(st->ecc_mode, 1);
+	OK(st->pcie_gen_max, 5);
+	OK(st->pcie_width_max, 16);
+	struct gpu_sample *s = &v->s;
+	s->timestamp_ns = v->last_ok_ns;
+	s->duration_ns = 31000000;
+	OK(s->util_gpu_pct, 87);
+	OK(s->util_mem_pct, 40);
+	OK(s->mem_used_bytes, 1000);
+	OK(s->mem_free_bytes, 2000);
+	OK(s->mem_total_bytes, 3000);
+	OK(s->temp_c, 55);
+	OK(s->temp_mem_c, 60);
+	OK(s->temp_slowdown_c, 87);
+	OK(s->temp_shutdown_c, 92);
+	OK(s->fan_pct, 30);
+	OK(s->power_mw, 350123);
+	OK(s->power_limit_mw, 700000);
+	OK(s->energy_mj, 123456789);
+	OK(s->sm_clock_mhz, 1980);
+	OK(s->mem_clock_mhz, 2619);
+	OK(s->pstate, 0);
+	OK(s->clock_event_reasons, CLK_EVT_SW_POWER_CAP);
+	OK(s->viol_power_ns, 1500000000);
+	OK(s->viol_thermal_ns, 0);
+	OK(s->viol_sync_boost_ns, 0);
+	OK(s->viol_board_limit_ns, 0);
+	OK(s->viol_low_util_ns, 0);
+	OK(s->viol_reliability_ns, 0);
+	OK(s->ecc_vol_corrected, 3);
+	OK(s->ecc_vol_uncorrected, 0);
+	OK(s->ecc_agg_corrected, 5);
+	OK(s->ecc_agg_uncorrected, 1);
+	OK(s->ecc_sram_uncorrected, 0);
+	OK(s->ecc_dram_uncorrected, 1);
+	OK(s->retired_pages_sbe, 0);
+	OK(s->retired_pages_dbe, 0);
+	OK(s->retired_pages_pending, 0);
+	OK(s->remap_corrected, 0);
+	OK(s->remap_uncorrected, 1);
+	OK(s->remap_pending, 0);
+	OK(s->remap_failure, 0);
+	OK(s->pcie_gen, 5);
+	OK(s->pcie_width, 16);
+	OK(s->pcie_tx_kbps, 1000);
+	OK(s->pcie_rx_kbps, 2000);
+	OK(s->pcie_replays, 0);
+	s->nvlink_n = 2;
+	for (unsigned l = 0; l < 2; l++) {
+		struct gpu_nvlink *n = &s->nvlink[l];
+		OK(n->active, l == 0 ? 1 : 0);
+		OK(n->crc_flit_errors, 7);
+		OK(n->crc_data_errors, 0);
+		OK(n->replay_errors, 0);
+		OK(n->recovery_errors, 0);
+		OK(n->tx_bytes, 1 << 20);
+		OK(n->rx_bytes, 1 << 21);
+	}
+	v->nproc = 1;
+	v->procs[0] = (struct gpu_process){ .pid = 4242, .uid = 1000, .name = "python3", .user = "alice", .type = 'C', .mig_gi = -1 };
+	OK(v->procs[0].used_mem_bytes, 8589934592ull);
+	v->nmig = 1;
+	v->mig[0] = (struct gpu_mig){ .gi_id = 1, .ci_id = 0, .profile = "1g.18gb", .uuid = "MIG-abc" };
+	OK(v->mig[0].mem_total_bytes, 19000000000ull);
+	OK(v->mig[0].mem_used_bytes, 1000);
+	OK(v->mig[0].sm_count, 16);
+	v->nxid = 1;
+	v->xid[0].code = 79;
+	v->xid[0].count = 2;
+	v->xid[0].last_ns = 999000000000ull;
+}
+
+static struct snapshot *full_snapshot(unsigned n)
+{
+	struct snapshot *sn = calloc(1, sizeof(*sn));
+	sn->taken_ns = 1000000000000ull;
+	sn->sys.simulated = true;
+	snprintf(sn->sys.backend, sizeof(sn->sys.backend), "sim");
+	snprintf(sn->sys.server_name, sizeof(sn->sys.server_name), "h200x8");
+	set_str(&sn->sys.hostname, "node1");
+	set_str(&sn->sys.driver_version, "580.159.04");
+	sn->n = n;
+	for (unsigned i = 0; i < n; i++)
+		fill_gpu(&sn->gpu[i], i);
+	return sn;
+}
+
+static char *render(const struct snapshot *sn, const struct metrics_opts *o)
+{
+	struct abuf b;
+	abuf_init(&b);
+	assert_int_equal(metrics_render(&b, sn, o), 0);
+	return b.p;
+}
+
+static struct metrics_health health2[2] = { { true, 0 }, { true, 2 } };
+
+static void full_opts(struct metrics_opts *o)
+{
+	metrics_opts_default(o);
+	o->version = "0.1.0";
+	o->kernel_log = 1;
+	o->last_render_ns = 1200000;
+	o->health = health2;
+}
+
+static const char L0[] = "gpu=\"0\",uuid=\"GPU-00000000-aaaa\",pci_bus_id=\"00000000:18:00.0\",model=\"NVIDIA H200\",hostname=\"node1\"";
+
+static void test_exact_values(void **state)
+{
+	(void)state;
+	struct snapshot *sn = full_snapshot(2);
+	struct metrics_opts o;
+	full_opts(&o);
+	char *t = render(sn, &o);
+	char want[512];
+	const struct { const char *name, *extra, *value; } cases[] = {
+		{ "gpuctl_gpu_power_watts", "", "350.123" },
+		{ "gpuctl_gpu_power_limit_watts", "", "700" },
+		{ "gpuctl_gpu_energy_joules_total", "", "123456.789" },
+		{ "gpuctl_gpu_utilization_ratio", "", "0.87" },
+		{ "gpuctl_gpu_memory_used_bytes", "", "1000" },
+		{ "gpuctl_gpu_sm_clock_hertz", "", "1980000000" },
+		{ "gpuctl_gpu_sample_age_seconds", "", "0.25" },
+		{ "gpuctl_gpu_sample_duration_seconds", "", "0.031" },
+		{ "gpuctl_gpu_pcie_transmit_bytes_per_second", "", "1024000" },
+		{ "gpuctl_gpu_clock_event_seconds_total", ",reason=\"power\"", "1.5" },
+		{ "gpuctl_gpu_clock_event_active", ",reason=\"sw_power_cap\"", "1" },
+		{ "gpuctl_gpu_clock_event_active", ",reason=\"hw_thermal\"", "0" },
+		{ "gpuctl_gpu_ecc_errors_total", ",type=\"uncorrected\",location=\"dram\"", "1" },
+		{ "gpuctl_gpu_nvlink_up", ",link=\"1\"", "0" },
+		{ "gpuctl_gpu_nvlink_errors_total", ",link=\"0\",type=\"crc_flit\"", "7" },
+		{ "gpuctl_gpu_xid_errors_total", ",xid=\"79\"", "2" },
+		{ "gpuctl_gpu_xid_last_seen_timestamp_seconds", ",xid=\"79\"", "999" },
+		{ "gpuctl_gpu_process_memory_used_bytes", ",pid=\"4242\",user=\"alice\",comm=\"python3\"", "8589934592" },
+		{ "gpuctl_gpu_mig_memory_total_bytes", ",gpu_instance=\"1\",compute_instance=\"0\",profile=\"1g.18gb\",mig_uuid=\"MIG-abc\"", "19000000000" },
+		{ "gpuctl_gpu_health_status", "", "0" },
+		{ "gpuctl_gpu_up", "", "1" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(want, sizeof(want), "\n%s{%s%s} %s\n", cases[i].name, L0, cases[i].extra, cases[i].value);
+		if (!strstr(t, want))
+			fail_msg("missing line: %s", want + 1);
+	}
+	assert_non_null(strstr(t, "gpuctl_agent_info{hostname=\"node1\",version=\"0.1.0\",backend=\"sim\",simulated=\"true\",server=\"h200x8\"} 1\n"));
+	assert_non_null(strstr(t, "# SIMULATED server 'h200x8'"));
+	/* GPU 1 has health status 2 */
+	assert_non_null(strstr(t, "gpuctl_gpu_health_status{gpu=\"1\","));
+	free(t);
+	free(sn);
+}
+
+static void test_unsupported_is_absent(void **state)
+{
+	(void)state;
+	struct snapshot *sn = full_snapshot(2);
+	VAL_MARK(sn->gpu[1].s.power_mw, VAL_UNSUPPORTED);
+	VAL_MARK(sn->gpu[1].s.fan_pct, VAL_ERROR);
+	VAL_MARK(sn->gpu[0].s.fan_pct, VAL_UNSUPPORTED);
+	struct metrics_opts o;
+	full_opts(&o);
+	char *t = render(sn, &o);
+	assert_non_null(strstr(t, "gpuctl_gpu_power_watts{gpu=\"0\""));
+	assert_null(strstr(t, "gpuctl_gpu_power_watts{gpu=\"1\""));
+	/* no GPU has a fan value: the whole family, HELP and TYPE included, is gone */
+	assert_null(strstr(t, "gpuctl_gpu_fan_speed_ratio"));
+	free(t);
+	free(sn);
+}
+
+static void test_down_gpu(void **state)
+{
+	(void)state;
+	struct snapshot *sn = full_snapshot(2);
+	sn->gpu[1].up = false;
+	snprintf(sn->gpu[1].last_error, sizeof(sn->gpu[1].last_error), "GPU 1 is lost");
+	struct metrics_opts o;
+	full_opts(&o);
+	char *t = render(sn, &o);
+	assert_non_null(strstr(t, "gpuctl_gpu_up{gpu=\"1\","));
+	assert_non_null(strstr(t, "gpuctl_gpu_up{gpu=\"0\","));
+	char *up1 = strstr(t, "gpuctl_gpu_up{gpu=\"1\",");
+	assert_non_null(strstr(up1, "} 0\n"));
+	assert_true(strstr(up1, "} 0\n") < strchr(up1, '\n') + 1);
+	/* no stale telemetry for the down GPU, but its XID counts and bookkeeping stay */
+	assert_null(strstr(t, "gpuctl_gpu_memory_used_bytes{gpu=\"1\""));
+	assert_null(strstr(t, "gpuctl_gpu_power_watts{gpu=\"1\""));
+	assert_null(strstr(t, "gpuctl_gpu_process_memory_used_bytes{gpu=\"1\""));
+	assert_non_null(strstr(t, "gpuctl_gpu_xid_errors_total{gpu=\"1\""));
+	assert_non_null(strstr(t, "gpuctl_gpu_sample_age_seconds{gpu=\"1\""));
+	assert_non_null(strstr(t, "gpuctl_gpu_sample_errors_total{gpu=\"1\""));
+	free(t);
+	free(sn);
+}
+
+static void test_escaping_and_extra_labels(void **state)
+{
+	(void)state;
+	struct snapshot *sn = full_snapshot(1);
+	set_str(&sn->gpu[0].st.name, "odd \"name\"\\x\ny");
+	struct metrics_opts o;
+	full_opts(&o);
+	o.nlabels = 1;
+	snprintf(o.labels[0].key, sizeof(o.labels[0].key), "rack");
+	snprintf(o.labels[0].value, sizeof(o.labels[0].value), "r\"1");
+	o.hostname = "override";
+	char *t = render(sn, &o);
+	assert_non_null(strstr(t, "model=\"odd \\\"name\\\"\\\\x\\ny\",hostname=\"override\",rack=\"r\\\"1\"}"));
+	assert_non_null(strstr(t, "gpuctl_agent_gpus{hostname=\"override\",rack=\"r\\\"1\"} 1\n"));
+	free(t);
+	free(sn);
+}
+
+/* Every sample's family was declared by HELP and TYPE just before its run of
+ * samples, and no family appears in two runs. Returns the families seen. */
+static unsigned check_structure(const char *t, bool om, char names[][96], unsigned max)
+{
+	unsigned n = 0;
+	char fam[96] = "";
+	bool have_help = false;
+	const char *p = t;
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		assert_non_null(e);
+		size_t len = (size_t)(e - p);
+		char line[2048];
+		assert_true(len < sizeof(line));
+		memcpy(line, p, len);
+		line[len] = '\0';
+		p = e + 1;
+		if (strncmp(line, "# HELP ", 7) == 0) {
+			sscanf(line + 7, "%95s", fam);
+			for (unsigned i = 0; i < n; i++)
+				if (strcmp(names[i], fam) == 0)
+					fail_msg("family %s appears twice", fam);
+			assert_true(n < max);
+			snprintf(names[n++], 96, "%s", fam);
+			have_help = true;
+			continue;
+		}
+		if (strncmp(line, "# TYPE ", 7) == 0) {
+			char name[96], type[32];
+			assert_int_equal(sscanf(line + 7, "%95s %31s", name, type), 2);
+			assert_true(have_help);
+			assert_string_equal(name, fam);
+			assert_true(strcmp(type, "gauge") == 0 || strcmp(type, "counter") == 0);
+			continue;
+		}
+		if (line[0] == '#') {
+			if (om)
+				assert_string_equal(line, "# EOF");
+			continue;
+		}
+		char sample[96];
+		assert_int_equal(sscanf(line, "%95[^{ ]", sample), 1);
+		size_t fl = strlen(fam);
+		if (strncmp(sample, fam, fl) != 0 || (sample[fl] && strcmp(sample + fl, "_total") != 0))
+			fail_msg("sample %s outside its family (%s)", sample, fam);
+		const char *v = strrchr(line, ' ');
+		assert_non_null(v);
+		char *end;
+		strtod(v + 1, &end);
+		assert_true(*end == '\0');
+	}
+	return n;
+}
+
+static void test_structure_both_formats(void **state)
+{
+	(void)state;
+	static char names[256][96];
+	struct snapshot *sn = full_snapshot(2);
+	struct metrics_opts o;
+	full_opts(&o);
+	char *t = render(sn, &o);
+	unsigned n = check_structure(t, false, names, 256);
+	/* a fully populated snapshot makes every metric of the table appear */
+	assert_int_equal(n, metric_table_n);
+	for (size_t i = 0; i < metric_table_n; i++) {
+		char help[160];
+		snprintf(help, sizeof(help), "# HELP %s ", metric_table[i].name);
+		if (!strstr(t, help))
+			fail_msg("metric %s not emitted", metric_table[i].name);
+	}
+	free(t);
+	o.openmetrics = true;
+	t = render(sn, &o);
+	n = check_structure(t, true, names, 256);
+	assert_int_equal(n, metric_table_n);
+	size_t len = strlen(t);
+	assert_true(len > 6 && strcmp(t + len - 6, "# EOF\n") == 0);
+	assert_non_null(strstr(t, "# TYPE gpuctl_gpu_energy_joules counter\n"));
+	assert_non_null(strstr(t, "\ngpuctl_gpu_energy_joules_total{"));
+	assert_null(strstr(t, "# SIMULATED"));
+	assert_non_null(strstr(t, "simulated=\"true\""));
+	free(t);
+	free(sn);
+}
+
+static void test_groups(void **state)
+{
+	(void)state;
+	unsigned g = 0;
+	char err[256];
+	assert_int_equal(metrics_groups_parse("basic, xid", &g, err, sizeof(err)), 0);
+	assert_int_equal(g, MG_BASIC | MG_XID);
+	assert_int_equal(metrics_groups_parse("all", &g, err, sizeof(err)), 0);
+	assert_int_equal(g, MG_ALL);
+	assert_int_equal(metrics_groups_parse("basic,bogus", &g, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "unknown metric group 'bogus'"));
+	assert_int_equal(metrics_groups_parse(" , ", &g, err, sizeof(err)), -1);
+
+	struct snapshot *sn = full_snapshot(1);
+	struct metrics_opts o;
+	full_opts(&o);
+	o.groups = MG_BASIC;
+	char *t = render(sn, &o);
+	assert_non_null(strstr(t, "gpuctl_gpu_power_watts{"));
+	assert_non_null(strstr(t, "gpuctl_gpu_up{"));
+	assert_null(strstr(t, "ecc"));
+	assert_null(strstr(t, "nvlink"));
+	assert_null(strstr(t, "xid"));
+	assert_null(strstr(t, "process"));
+	assert_null(strstr(t, "clock_event_seconds"));
+	free(t);
+	free(sn);
+
+	assert_true(metrics_label_name_ok("datacenter"));
+	assert_false(metrics_label_name_ok("gpu"));
+	assert_false(metrics_label_name_ok("__x"));
+	assert_false(metrics_label_name_ok("9a"));
+	assert_false(metrics_label_name_ok("a-b"));
+}
+
+/* docs/metrics.md lists every metric in the table, and names nothing else. */
+static void test_docs_list_every_metric(void **state)
+{
+	(void)state;
+	const char *dir = getenv("GPUCTL_TEST_DIR");
+	assert_non_null(dir);
+	char path[1024], err[256];
+	snprintf(path, sizeof(path), "%s/../docs/metrics.md", dir);
+	size_t len = 0;
+	char *doc = read_whole_file(path, 1 << 20, &len, err, sizeof(err));
+	if (!doc)
+		fail_msg("cannot read %s: %s", path, err);
+	for (size_t i = 0; i < metric_table_n; i++) {
+		char cell[160];
+		snprintf(cell, sizeof(cell), "| `%s` |", metric_table[i].name);
+		if (!strstr(doc, cell))
+			fail_msg("docs/metrics.md has no row for %s", metric_table[i].name);
+	}
+	/* every `gpuctl_...` row in the doc is a real metric */
+	for (const char *p = strstr(doc, "| `gpuctl_"); p; p = strstr(p + 1, "| `gpuctl_")) {
+		char name[128];
+		assert_int_equal(sscanf(p + 3, "%127[a-z0-9_]", name), 1);
+		bool found = false;
+		for (size_t i = 0; i < metric_table_n && !found; i++)
+			found = strcmp(metric_table[i].name, name) == 0;
+		if (!found)
+			fail_msg("docs/metrics.md lists %s, which the code does not emit", name);
+	}
+	free(doc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exact_values),
+		cmocka_unit_test(test_unsupported_is_absent),
+		cmocka_unit_test(test_down_gpu),
+		cmocka_unit_test(test_escaping_and_extra_labels),
+		cmocka_unit_test(test_structure_both_formats),
+		cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_docs_list_every_metric),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
