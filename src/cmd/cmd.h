@@ -28,6 +28,16 @@ void cmd_error(const struct cmd_ctx *ctx, const char *cmd, const char *fmt, ...)
 /* The banner every human-readable output of a simulated server starts with. */
 void cmd_print_sim_banner(const struct cmd_ctx *ctx, FILE *out);
 
+/* common_gpus.c: what commands that read every GPU share. */
+struct snapshot;
+/* Takes a heap-allocated snapshot of the metric groups asked for (GPU_GRP_*);
+ * on failure prints "gpuctl CMD: ..." and returns NULL with *rc the exit code. */
+struct snapshot *cmd_take_snapshot(struct cmd_ctx *ctx, const char *cmd, unsigned groups, int *rc);
+/* Resolves -i/--id SPEC (NULL: every GPU) against a snapshot's GPUs into a
+ * bitmap; on a bad spec prints the one-line error and returns EXIT_USAGE. */
+int cmd_select_gpus(const struct cmd_ctx *ctx, const char *cmd, const struct snapshot *snap,
+		    const char *spec, uint64_t *mask);
+
 #define CMD_NEED_BACKEND 0x1u /* main opens the backend before calling */
 
 typedef int (*cmd_fn)(int argc, char **argv, struct cmd_ctx *ctx);

@@ -1,8 +1,553 @@
-/* info.c - placeholder until the command lands (being written now). */
+/*
+ * info.c - `gpuctl info`: what is in the box. A table of every GPU, -q for
+ * everything known of each (grouped like nvidia-smi -q), --json for scripts
+ * (docs/json.md), -i to pick GPUs. One snapshot (snapshot_take) feeds all.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmd.h"
+#include "../core/gpu_select.h"
+#include "../core/json_util.h"
+#include "../core/table.h"
+#include "../sampler/sampler.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: gpuctl info [-q | --json] [-i SPEC]\n\n"
+		"List the GPUs and what is known of each.\n\n"
+		"  -q, --detail     everything known of each GPU, grouped like nvidia-smi -q\n"
+		"      --json       machine-readable output (stable; see docs/json.md)\n"
+		"  -i, --id SPEC    only these GPUs: indexes, ranges, UUIDs or bus ids,\n"
+		"                   comma-separated (\"0-3,6\", \"GPU-8f3e12ab\", \"18:00.0\")\n"
+		"  -h, --help       this help\n\n"
+		"A value the GPU or driver does not provide reads \"not supported\" (n/s in the\n"
+		"table); one that failed to read, \"error\" (ERR).\n"
+		"exit codes: 0 ok, 64 usage, 65 bad simulation file, 66 no simulation file,\n"
+		"            69 no driver or no GPU, 74 output error (docs/exit-codes.md)\n");
+}
+
+struct info_opts {
+	bool detail, json;
+	const char *id;
+};
+
+/* Returns -1 to go on, or the exit code to return now. */
+static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct info_opts *o)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(ctx->out);
+			return EXIT_OK;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--detail")) {
+			o->detail = true;
+		} else if (!strcmp(a, "--json")) {
+			o->json = true;
+		} else if (!strcmp(a, "-i") || !strcmp(a, "--id")) {
+			if (i + 1 >= argc) {
+				cmd_error(ctx, "info", "option '%s' needs a value", a);
+				return EXIT_USAGE;
+			}
+			o->id = argv[++i];
+		} else if (!strncmp(a, "--id=", 5)) {
+			o->id = a + 5;
+		} else if (!strncmp(a, "-i", 2)) {
+			o->id = a + 2;
+		} else if (a[0] == '-') {
+			cmd_error(ctx, "info", "unknown option '%s'; see 'gpuctl info --help'", a);
+			return EXIT_USAGE;
+		} else {
+			cmd_error(ctx, "info", "unexpected argument '%s'; see 'gpuctl info --help'", a);
+			return EXIT_USAGE;
+		}
+	}
+	if (o->detail && o->json) {
+		cmd_error(ctx, "info", "-q and --json cannot be used together");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* ---- formatting values: a number with its unit, or why there is none ---- */
+
+static const char *why(enum val_status st, bool compact)
+{
+	switch (st) {
+	case VAL_UNSUPPORTED: return compact ? "n/s" : "not supported";
+	case VAL_ERROR: return compact ? "ERR" : "error";
+	default: return compact ? "-" : "not read";
+	}
+}
+
+static const char *fmt_u(char *b, size_t n, u64v v, const char *unit, bool compact)
+{
+	if (!VAL_HAS(v))
+		return why(v.st, compact);
+	snprintf(b, n, "%" PRIu64 "%s%s", v.v, unit[0] ? " " : "", unit);
+	return b;
+}
+
+static const char *fmt_mib(char *b, size_t n, u64v v, bool compact)
+{
+	if (!VAL_HAS(v))
+		return why(v.st, compact);
+	snprintf(b, n, "%" PRIu64 " MiB", v.v >> 20);
+	return b;
+}
+
+static const char *fmt_w(char *b, size_t n, u64v mw, bool compact)
+{
+	if (!VAL_HAS(mw))
+		return why(mw.st, compact);
+	snprintf(b, n, compact ? "%.0f W" : "%.2f W", (double)mw.v / 1000.0);
+	return b;
+}
+
+static const char *fmt_onoff(u64v v, bool compact)
+{
+	if (!VAL_HAS(v))
+		return why(v.st, compact);
+	if (compact)
+		return v.v ? "On" : "Off";
+	return v.v ? "Enabled" : "Disabled";
+}
+
+static const char *fmt_width(char *b, size_t n, u64v lanes)
+{
+	if (!VAL_HAS(lanes))
+		return why(lanes.st, false);
+	snprintf(b, n, "x%" PRIu64, lanes.v);
+	return b;
+}
+
+static const char *fmt_str(const strv *v)
+{
+	return VAL_HAS(*v) ? v->s : why(v->st, false);
+}
+
+/* ---- the header every human output starts with ---- */
+
+static void print_header(struct cmd_ctx *ctx, const struct snapshot *snap)
+{
+	const struct gpu_system *s = &snap->sys;
+	FILE *out = ctx->out;
+	cmd_print_sim_banner(ctx, out);
+	fprintf(out, "host %s  driver %s  CUDA %s  NVML %s  %u GPU%s", fmt_str(&s->hostname),
+		fmt_str(&s->driver_version), fmt_str(&s->cuda_driver_version), fmt_str(&s->nvml_version),
+		snap->n, snap->n == 1 ? "" : "s");
+	if (VAL_HAS(s->fabric_manager_running))
+		fprintf(out, "  fabric manager %s", s->fabric_manager_running.v ? "running" : "NOT running");
+	fputs("\n\n", out);
+}
+
+/* ---- the table ---- */
+
+static void print_table(struct cmd_ctx *ctx, const struct snapshot *snap, uint64_t mask)
+{
+	static const char *const hdr[] = { "GPU", "Name", "Bus-Id", "Memory used / total", "Util",
+					   "Temp", "Power / limit", "Pers", "ECC", "MIG", "SM clock", "Mem clock" };
+	enum { NCOL = sizeof(hdr) / sizeof(hdr[0]) };
+	struct table *t = table_new(NCOL);
+	for (unsigned c = 0; c < NCOL; c++)
+		table_col(t, c, hdr[c], c == 1 || c == 2 ? TABLE_LEFT : TABLE_RIGHT);
+	bool any_missing = false;
+	for (unsigned i = 0; i < snap->n; i++) {
+		if (!gpu_select_has(mask, i))
+			continue;
+		const struct gpu_view *v = &snap->gpu[i];
+		const struct gpu_sample *s = &v->s;
+		char a[48], b[48];
+		table_row(t);
+		table_cellf(t, "%u", i);
+		table_cell(t, VAL_HAS(v->st.name) ? v->st.name.s : why(v->st.name.st, true));
+		table_cell(t, VAL_HAS(v->st.pci_bus_id) ? v->st.pci_bus_id.s : why(v->st.pci_bus_id.st, true));
+		if (VAL_HAS(s->mem_used_bytes) && VAL_HAS(s->mem_total_bytes))
+			table_cellf(t, "%" PRIu64 " / %" PRIu64 " MiB", s->mem_used_bytes.v >> 20, s->mem_total_bytes.v >> 20);
+		else
+			table_cell(t, fmt_mib(a, sizeof(a), VAL_HAS(s->mem_used_bytes) ? s->mem_total_bytes : s->mem_used_bytes, true));
+		table_cell(t, fmt_u(a, sizeof(a), s->util_gpu_pct, "%", true));
+		table_cell(t, fmt_u(a, sizeof(a), s->temp_c, "C", true));
+		table_cellf(t, "%s / %s", fmt_w(a, sizeof(a), s->power_mw, true), fmt_w(b, sizeof(b), s->power_limit_mw, true));
+		table_cell(t, fmt_onoff(v->st.persistence_mode, true));
+		table_cell(t, fmt_onoff(v->st.ecc_mode, true));
+		table_cell(t, fmt_onoff(v->st.mig_mode, true));
+		table_cell(t, fmt_u(a, sizeof(a), s->sm_clock_mhz, "MHz", true));
+		table_cell(t, fmt_u(a, sizeof(a), s->mem_clock_mhz, "MHz", true));
+		u64v shown[] = { s->mem_used_bytes, s->util_gpu_pct, s->temp_c, s->power_mw, s->power_limit_mw,
+				 v->st.persistence_mode, v->st.ecc_mode, v->st.mig_mode, s->sm_clock_mhz, s->mem_clock_mhz };
+		for (size_t k = 0; k < sizeof(shown) / sizeof(shown[0]); k++)
+			any_missing |= !VAL_HAS(shown[k]);
+	}
+	table_print(t, ctx->out);
+	table_free(t);
+	if (any_missing)
+		fputs("(n/s: not supported by this GPU or driver; ERR: failed to read)\n", ctx->out);
+}
+
+static void print_processes(struct cmd_ctx *ctx, const struct snapshot *snap, uint64_t mask)
+{
+	unsigned total = 0;
+	for (unsigned i = 0; i < snap->n; i++)
+		if (gpu_select_has(mask, i))
+			total += snap->gpu[i].nproc;
+	fputs("\nProcesses:", ctx->out);
+	if (total == 0) {
+		fputs(" none\n", ctx->out);
+		return;
+	}
+	fputc('\n', ctx->out);
+	struct table *t = table_new(6);
+	const char *hdr[6] = { "GPU", "PID", "Type", "User", "Name", "GPU memory" };
+	for (unsigned c = 0; c < 6; c++)
+		table_col(t, c, hdr[c], c == 0 || c == 1 || c == 5 ? TABLE_RIGHT : TABLE_LEFT);
+	for (unsigned i = 0; i < snap->n; i++) {
+		if (!gpu_select_has(mask, i))
+			continue;
+		for (unsigned k = 0; k < snap->gpu[i].nproc; k++) {
+			const struct gpu_process *p = &snap->gpu[i].procs[k];
+			char a[48];
+			table_row(t);
+			if (p->mig_gi >= 0)
+				table_cellf(t, "%u/%d", i, p->mig_gi);
+			else
+				table_cellf(t, "%u", i);
+			table_cellf(t, "%u", p->pid);
+			table_cellf(t, "%c", p->type ? p->type : '?');
+			table_cell(t, p->user[0] ? p->user : "?");
+			table_cell(t, p->name[0] ? p->name : "?");
+			table_cell(t, fmt_mib(a, sizeof(a), p->used_mem_bytes, true));
+		}
+	}
+	table_print(t, ctx->out);
+	table_free(t);
+}
+
+static void print_mig(struct cmd_ctx *ctx, const struct snapshot *snap, uint64_t mask)
+{
+	struct table *t = NULL;
+	for (unsigned i = 0; i < snap->n; i++) {
+		if (!gpu_select_has(mask, i))
+			continue;
+		for (unsigned k = 0; k < snap->gpu[i].nmig; k++) {
+			const struct gpu_mig *m = &snap->gpu[i].mig[k];
+			char a[48];
+			if (!t) {
+				const char *hdr[7] = { "GPU", "GI", "CI", "Profile", "Memory used / total", "SMs", "UUID" };
+				t = table_new(7);
+				for (unsigned c = 0; c < 7; c++)
+					table_col(t, c, hdr[c], c == 3 || c == 6 ? TABLE_LEFT : TABLE_RIGHT);
+			}
+			table_row(t);
+			table_cellf(t, "%u", i);
+			table_cellf(t, "%u", m->gi_id);
+			table_cellf(t, "%u", m->ci_id);
+			table_cell(t, m->profile);
+			if (VAL_HAS(m->mem_used_bytes) && VAL_HAS(m->mem_total_bytes))
+				table_cellf(t, "%" PRIu64 " / %" PRIu64 " MiB", m->mem_used_bytes.v >> 20,
+					    m->mem_total_bytes.v >> 20);
+			else
+				table_cell(t, fmt_mib(a, sizeof(a), m->mem_total_bytes, true));
+			table_cell(t, fmt_u(a, sizeof(a), m->sm_count, "", true));
+			table_cell(t, m->uuid[0] ? m->uuid : "?");
+		}
+	}
+	if (!t)
+		return;
+	fputs("\nMIG devices:\n", ctx->out);
+	table_print(t, ctx->out);
+	table_free(t);
+}
+
+static void print_errors(struct cmd_ctx *ctx, const struct snapshot *snap, uint64_t mask)
+{
+	for (unsigned i = 0; i < snap->n; i++) {
+		const struct gpu_view *v = &snap->gpu[i];
+		if (!gpu_select_has(mask, i) || (v->up && !v->last_error[0]))
+			continue;
+		fprintf(ctx->out, "GPU %u %s: %s\n", i, v->up ? "partly read" : "DOWN",
+			v->last_error[0] ? v->last_error : "no answer");
+	}
+}
+
+/* ---- -q: everything known of each GPU ---- */
+
+static void kv(FILE *out, const char *label, const char *value)
+{
+	fprintf(out, "        %-30s: %s\n", label, value);
+}
+
+static void kvu(FILE *out, const char *label, u64v v, const char *unit)
+{
+	char b[64];
+	kv(out, label, fmt_u(b, sizeof(b), v, unit, false));
+}
+
+static void kv_ns_as_s(FILE *out, const char *label, u64v ns)
+{
+	char b[64];
+	if (VAL_HAS(ns))
+		snprintf(b, sizeof(b), "%.3f s", (double)ns.v / 1e9);
+	kv(out, label, VAL_HAS(ns) ? b : why(ns.st, false));
+}
+
+static void kv_mode(FILE *out, const char *label, u64v cur, u64v pending)
+{
+	char b[96];
+	if (VAL_HAS(cur) && VAL_HAS(pending) && cur.v != pending.v)
+		snprintf(b, sizeof(b), "%s (pending: %s)", fmt_onoff(cur, false), fmt_onoff(pending, false));
+	else
+		snprintf(b, sizeof(b), "%s", fmt_onoff(cur, false));
+	kv(out, label, b);
+}
+
+static void section(FILE *out, const char *name)
+{
+	fprintf(out, "    %s\n", name);
+}
+
+static void detail_static(FILE *out, const struct gpu_static *st)
+{
+	char b[128];
+	section(out, "Product");
+	kv(out, "Name", fmt_str(&st->name));
+	kv(out, "Catalog Model", fmt_str(&st->catalog_model));
+	kv(out, "Architecture", fmt_str(&st->architecture));
+	if (VAL_HAS(st->cc_major) && VAL_HAS(st->cc_minor))
+		snprintf(b, sizeof(b), "%" PRIu64 ".%" PRIu64, st->cc_major.v, st->cc_minor.v);
+	kv(out, "Compute Capability", VAL_HAS(st->cc_major) && VAL_HAS(st->cc_minor) ? b : why(st->cc_major.st, false));
+	kvu(out, "SMs", st->sm_count, "");
+	kvu(out, "CUDA Cores", st->cuda_cores, "");
+	kv(out, "UUID", fmt_str(&st->uuid));
+	kv(out, "Serial Number", fmt_str(&st->serial));
+	kv(out, "VBIOS Version", fmt_str(&st->vbios_version));
+	kv(out, "Board Part Number", fmt_str(&st->board_part_number));
+	section(out, "Modes");
+	kv(out, "Persistence Mode", fmt_onoff(st->persistence_mode, false));
+	kv(out, "Compute Mode", VAL_HAS(st->compute_mode) ? gpu_compute_mode_name(st->compute_mode.v)
+							 : why(st->compute_mode.st, false));
+	kv_mode(out, "ECC Mode", st->ecc_mode, st->ecc_mode_pending);
+	kv_mode(out, "MIG Mode", st->mig_mode, st->mig_mode_pending);
+	section(out, "Affinity");
+	if (VAL_HAS(st->numa_node) && st->numa_node.v < 0)
+		snprintf(b, sizeof(b), "none (no NUMA)");
+	else if (VAL_HAS(st->numa_node))
+		snprintf(b, sizeof(b), "%" PRId64, st->numa_node.v);
+	else
+		snprintf(b, sizeof(b), "%s", why(st->numa_node.st, false));
+	kv(out, "NUMA Node", b);
+	kv(out, "CPU Affinity", fmt_str(&st->cpu_affinity));
+}
+
+static void detail_sample(FILE *out, const struct gpu_static *st, const struct gpu_sample *s)
+{
+	char b[128], c[64];
+	section(out, "Memory");
+	kv(out, "Total", fmt_mib(b, sizeof(b), VAL_HAS(s->mem_total_bytes) ? s->mem_total_bytes : st->mem_total_bytes, false));
+	kv(out, "Used", fmt_mib(b, sizeof(b), s->mem_used_bytes, false));
+	kv(out, "Free", fmt_mib(b, sizeof(b), s->mem_free_bytes, false));
+	kvu(out, "Bus Width", st->mem_bus_width_bits, "bits");
+	section(out, "Utilization");
+	kvu(out, "GPU", s->util_gpu_pct, "%");
+	kvu(out, "Memory", s->util_mem_pct, "%");
+	section(out, "Temperature");
+	kvu(out, "GPU Current Temp", s->temp_c, "C");
+	kvu(out, "Memory Current Temp", s->temp_mem_c, "C");
+	kvu(out, "GPU Slowdown Temp", s->temp_slowdown_c, "C");
+	kvu(out, "GPU Shutdown Temp", s->temp_shutdown_c, "C");
+	kvu(out, "Fan Speed", s->fan_pct, "%");
+	section(out, "Power");
+	kv(out, "Power Draw", fmt_w(b, sizeof(b), s->power_mw, false));
+	kv(out, "Current Power Limit", fmt_w(b, sizeof(b), s->power_limit_mw, false));
+	kv(out, "Requested Power Limit", fmt_w(b, sizeof(b), st->power_limit_mw, false));
+	kv(out, "Default Power Limit", fmt_w(b, sizeof(b), st->power_default_limit_mw, false));
+	kv(out, "Max Power Limit", fmt_w(b, sizeof(b), st->power_max_limit_mw, false));
+	if (VAL_HAS(s->energy_mj))
+		snprintf(b, sizeof(b), "%.3f J", (double)s->energy_mj.v / 1000.0);
+	kv(out, "Energy Since Driver Load", VAL_HAS(s->energy_mj) ? b : why(s->energy_mj.st, false));
+	section(out, "Clocks");
+	kvu(out, "SM", s->sm_clock_mhz, "MHz");
+	kvu(out, "Memory", s->mem_clock_mhz, "MHz");
+	kvu(out, "Max SM", st->max_sm_clock_mhz, "MHz");
+	kvu(out, "Max Memory", st->max_mem_clock_mhz, "MHz");
+	if (VAL_HAS(s->pstate))
+		snprintf(b, sizeof(b), "P%" PRIu64, s->pstate.v);
+	kv(out, "Performance State", VAL_HAS(s->pstate) ? b : why(s->pstate.st, false));
+	if (VAL_HAS(s->clock_event_reasons))
+		clk_evt_describe(s->clock_event_reasons.v, b, sizeof(b));
+	kv(out, "Clocks Event Reasons", VAL_HAS(s->clock_event_reasons) ? b : why(s->clock_event_reasons.st, false));
+	section(out, "Clocks Event Time (since driver load)");
+	kv_ns_as_s(out, "Power Cap", s->viol_power_ns);
+	kv_ns_as_s(out, "Thermal", s->viol_thermal_ns);
+	kv_ns_as_s(out, "Sync Boost", s->viol_sync_boost_ns);
+	kv_ns_as_s(out, "Board Limit", s->viol_board_limit_ns);
+	kv_ns_as_s(out, "Low Utilization", s->viol_low_util_ns);
+	kv_ns_as_s(out, "Reliability", s->viol_reliability_ns);
+	section(out, "ECC Errors");
+	kvu(out, "Volatile Corrected", s->ecc_vol_corrected, "");
+	kvu(out, "Volatile Uncorrected", s->ecc_vol_uncorrected, "");
+	kvu(out, "Aggregate Corrected", s->ecc_agg_corrected, "");
+	kvu(out, "Aggregate Uncorrected", s->ecc_agg_uncorrected, "");
+	kvu(out, "Aggregate Uncorrected SRAM", s->ecc_sram_uncorrected, "");
+	kvu(out, "Aggregate Uncorrected DRAM", s->ecc_dram_uncorrected, "");
+	section(out, "Retired Pages");
+	kvu(out, "Single Bit ECC", s->retired_pages_sbe, "pages");
+	kvu(out, "Double Bit ECC", s->retired_pages_dbe, "pages");
+	kv(out, "Pending Page Blacklist", VAL_HAS(s->retired_pages_pending) ? (s->retired_pages_pending.v ? "Yes" : "No")
+									 : why(s->retired_pages_pending.st, false));
+	section(out, "Remapped Rows");
+	kvu(out, "Correctable Error", s->remap_corrected, "rows");
+	kvu(out, "Uncorrectable Error", s->remap_uncorrected, "rows");
+	kv(out, "Pending", VAL_HAS(s->remap_pending) ? (s->remap_pending.v ? "Yes" : "No") : why(s->remap_pending.st, false));
+	kv(out, "Remapping Failure Occurred", VAL_HAS(s->remap_failure) ? (s->remap_failure.v ? "Yes" : "No")
+									 : why(s->remap_failure.st, false));
+	section(out, "PCIe");
+	kvu(out, "Generation Current", s->pcie_gen, "");
+	kvu(out, "Generation Max", st->pcie_gen_max, "");
+	kv(out, "Link Width Current", fmt_width(b, sizeof(b), s->pcie_width));
+	kv(out, "Link Width Max", fmt_width(c, sizeof(c), st->pcie_width_max));
+	kvu(out, "Tx Throughput", s->pcie_tx_kbps, "KiB/s");
+	kvu(out, "Rx Throughput", s->pcie_rx_kbps, "KiB/s");
+	kvu(out, "Replays", s->pcie_replays, "");
+}
+
+static void detail_nvlink(FILE *out, const struct gpu_static *st, const struct gpu_sample *s)
+{
+	char b[160], v[16];
+	section(out, "NVLink");
+	if (!VAL_HAS(st->nvlink_count)) {
+		kv(out, "Links", why(st->nvlink_count.st, false));
+		return;
+	}
+	unsigned active = 0;
+	for (unsigned l = 0; l < s->nvlink_n; l++)
+		active += VAL_HAS(s->nvlink[l].active) && s->nvlink[l].active.v;
+	if (s->nvlink_n)
+		snprintf(b, sizeof(b), "%" PRIu64 " (%u active)", st->nvlink_count.v, active);
+	else
+		snprintf(b, sizeof(b), "%" PRIu64, st->nvlink_count.v);
+	kv(out, "Links", b);
+	for (unsigned l = 0; l < s->nvlink_n; l++) {
+		const struct gpu_nvlink *k = &s->nvlink[l];
+		char lab[32], e[4][24];
+		snprintf(lab, sizeof(lab), "Link %u", l);
+		snprintf(v, sizeof(v), "v%" PRIu64, k->version.v);
+		snprintf(b, sizeof(b), "%s, %s, remote %s, errors CRC flit %s, CRC data %s, replay %s, recovery %s",
+			 VAL_HAS(k->active) ? (k->active.v ? "Active" : "DOWN") : why(k->active.st, false),
+			 VAL_HAS(k->version) ? v : "version n/s", fmt_str(&k->remote_pci_bus_id),
+			 fmt_u(e[0], sizeof(e[0]), k->crc_flit_errors, "", true),
+			 fmt_u(e[1], sizeof(e[1]), k->crc_data_errors, "", true),
+			 fmt_u(e[2], sizeof(e[2]), k->replay_errors, "", true),
+			 fmt_u(e[3], sizeof(e[3]), k->recovery_errors, "", true));
+		kv(out, lab, b);
+	}
+}
+
+static void print_detail(struct cmd_ctx *ctx, const struct snapshot *snap, uint64_t mask)
+{
+	FILE *out = ctx->out;
+	char b[160];
+	for (unsigned i = 0; i < snap->n; i++) {
+		if (!gpu_select_has(mask, i))
+			continue;
+		const struct gpu_view *v = &snap->gpu[i];
+		fprintf(out, "GPU %u  %s\n", i, fmt_str(&v->st.pci_bus_id));
+		if (!v->up)
+			fprintf(out, "    DOWN: %s\n", v->last_error[0] ? v->last_error : "no answer");
+		else if (v->last_error[0])
+			fprintf(out, "    partly read: %s\n", v->last_error);
+		detail_static(out, &v->st);
+		detail_sample(out, &v->st, &v->s);
+		detail_nvlink(out, &v->st, &v->s);
+		section(out, "Processes");
+		if (v->nproc == 0)
+			kv(out, "Running", "none");
+		for (unsigned k = 0; k < v->nproc; k++) {
+			const struct gpu_process *p = &v->procs[k];
+			char lab[32], mem[48];
+			snprintf(lab, sizeof(lab), "PID %u", p->pid);
+			snprintf(b, sizeof(b), "%c %s, user %s, %s", p->type ? p->type : '?', p->name[0] ? p->name : "?",
+				 p->user[0] ? p->user : "?", fmt_mib(mem, sizeof(mem), p->used_mem_bytes, false));
+			kv(out, lab, b);
+		}
+		if (v->nmig) {
+			section(out, "MIG Devices");
+			for (unsigned k = 0; k < v->nmig; k++) {
+				const struct gpu_mig *m = &v->mig[k];
+				char lab[32], mem[48], sm[32];
+				snprintf(lab, sizeof(lab), "GI %u / CI %u", m->gi_id, m->ci_id);
+				snprintf(b, sizeof(b), "%s, %s, %s SMs, %s", m->profile,
+					 fmt_mib(mem, sizeof(mem), m->mem_total_bytes, false),
+					 fmt_u(sm, sizeof(sm), m->sm_count, "", false), m->uuid);
+				kv(out, lab, b);
+			}
+		}
+		fputc('\n', out);
+	}
+}
+
+/* ---- --json ---- */
+
+static int print_json(struct cmd_ctx *ctx, const struct snapshot *snap, uint64_t mask)
+{
+	json_t *doc = json_object();
+	json_object_set_new(doc, "simulated", json_boolean(snap->sys.simulated));
+	json_object_set_new(doc, "system", json_gpu_system(&snap->sys));
+	json_t *gpus = json_array();
+	for (unsigned i = 0; i < snap->n; i++) {
+		if (!gpu_select_has(mask, i))
+			continue;
+		const struct gpu_view *v = &snap->gpu[i];
+		json_t *g = json_gpu_static(&v->st);
+		json_object_set_new(g, "up", json_boolean(v->up));
+		json_object_set_new(g, "error", v->last_error[0] ? json_string(v->last_error) : json_null());
+		json_object_set_new(g, "sample", json_gpu_sample(&v->s));
+		json_t *procs = json_array();
+		for (unsigned k = 0; k < v->nproc; k++)
+			json_array_append_new(procs, json_gpu_process(&v->procs[k]));
+		json_object_set_new(g, "processes", procs);
+		json_t *migs = json_array();
+		for (unsigned k = 0; k < v->nmig; k++)
+			json_array_append_new(migs, json_gpu_mig(&v->mig[k]));
+		json_object_set_new(g, "mig_instances", migs);
+		json_array_append_new(gpus, g);
+	}
+	json_object_set_new(doc, "gpus", gpus);
+	int rc = json_write(doc, ctx->out);
+	json_decref(doc);
+	return rc == 0 ? EXIT_OK : EXIT_IOERR;
+}
+
 int cmd_info(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	(void)argc; (void)argv;
-	cmd_error(ctx, "info", "not built yet");
-	return EXIT_SOFTWARE;
+	struct info_opts o = { 0 };
+	int rc = parse_args(argc, argv, ctx, &o);
+	if (rc >= 0)
+		return rc;
+	/* the table needs the basic group only; -q and --json show everything */
+	unsigned groups = o.detail || o.json ? GPU_GRP_ALL : GPU_GRP_BASIC;
+	struct snapshot *snap = cmd_take_snapshot(ctx, "info", groups, &rc);
+	if (!snap)
+		return rc;
+	uint64_t mask = 0;
+	rc = cmd_select_gpus(ctx, "info", snap, o.id, &mask);
+	if (rc == EXIT_OK) {
+		if (o.json) {
+			rc = print_json(ctx, snap, mask);
+		} else {
+			print_header(ctx, snap);
+			if (o.detail) {
+				print_detail(ctx, snap, mask);
+			} else {
+				print_table(ctx, snap, mask);
+				print_mig(ctx, snap, mask);
+				print_processes(ctx, snap, mask);
+				print_errors(ctx, snap, mask);
+			}
+		}
+	}
+	free(snap);
+	return rc;
 }

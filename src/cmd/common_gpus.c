@@ -1,0 +1,48 @@
+/* common_gpus.c - for commands that read every GPU once (info, topo, ...):
+ * a heap snapshot and the -i/--id selection. See cmd.h. */
+#include <stdlib.h>
+
+#include "cmd.h"
+#include "../core/gpu_select.h"
+#include "../sampler/sampler.h"
+
+struct snapshot *cmd_take_snapshot(struct cmd_ctx *ctx, const char *cmd, unsigned groups, int *rc)
+{
+	struct gpu_err err = { "" };
+	struct snapshot *snap = malloc(sizeof(*snap)); /* ~1 MB: not on the stack */
+	if (!snap) {
+		cmd_error(ctx, cmd, "out of memory");
+		*rc = EXIT_SOFTWARE;
+		return NULL;
+	}
+	int r = snapshot_take(ctx->be, groups, snap, &err);
+	if (r != GPU_OK) {
+		cmd_error(ctx, cmd, "%s", err.msg);
+		free(snap);
+		*rc = r == GPU_ENODRIVER || r == GPU_ENODEV ? EXIT_UNAVAILABLE : EXIT_SOFTWARE;
+		return NULL;
+	}
+	*rc = EXIT_OK;
+	return snap;
+}
+
+int cmd_select_gpus(const struct cmd_ctx *ctx, const char *cmd, const struct snapshot *snap,
+		    const char *spec, uint64_t *mask)
+{
+	struct gpu_ident ids[GPU_MAX_GPUS];
+	char msg[160];
+	if (!spec) {
+		*mask = gpu_select_all(snap->n);
+		return EXIT_OK;
+	}
+	for (unsigned i = 0; i < snap->n; i++) {
+		const struct gpu_static *st = &snap->gpu[i].st;
+		ids[i].uuid = VAL_HAS(st->uuid) ? st->uuid.s : NULL;
+		ids[i].bus_id = VAL_HAS(st->pci_bus_id) ? st->pci_bus_id.s : NULL;
+	}
+	if (gpu_select_parse(spec, ids, snap->n, mask, msg, sizeof(msg)) != 0) {
+		cmd_error(ctx, cmd, "%s", msg);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}

@@ -1,0 +1,46 @@
+/*
+ * gpu_select.h - which GPUs a command's `-i/--id SPEC` names. Pure.
+ *
+ * SPEC is a comma-separated list of items; each item is
+ *   an index          "3"
+ *   a range           "0-3" (inclusive)
+ *   a UUID            "GPU-5a1f..." (case-insensitive; a unique prefix of at
+ *                     least 8 characters after "GPU-" is enough)
+ *   a PCI bus id      "00000000:18:00.0", "0000:18:00.0" or "18:00.0"
+ * e.g. "0-3,6", "GPU-8f3e12ab,7", "18:00.0,2a:00.0".
+ * The result is a bitmap over GPU indexes (bit i = GPU i).
+ */
+#ifndef GPUCTL_GPU_SELECT_H
+#define GPUCTL_GPU_SELECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What identifies one GPU: its index, UUID and bus id (NULL when unknown). */
+struct gpu_ident {
+	const char *uuid;
+	const char *bus_id;
+};
+
+/* Parses SPEC against n GPUs (n <= 64; ids[i] describes GPU i, ids may be
+ * NULL when only indexes are to be accepted). Returns 0 with *mask set, or
+ * -1 with a one-line message in err ("unknown GPU 'x'"). */
+int gpu_select_parse(const char *spec, const struct gpu_ident *ids, unsigned n,
+		     uint64_t *mask, char *err, size_t errlen);
+
+/* All n GPUs. */
+uint64_t gpu_select_all(unsigned n);
+
+static inline int gpu_select_has(uint64_t mask, unsigned i)
+{
+	return i < 64 && (mask >> i & 1u);
+}
+
+/* A PCI address; gpu_busid_parse accepts "DDDDDDDD:BB:DD.F", "DDDD:BB:DD.F"
+ * and "BB:DD.F" (domain 0), hex digits in either case. Returns 0 or -1. */
+struct pci_addr {
+	unsigned domain, bus, device, function;
+};
+int gpu_busid_parse(const char *s, struct pci_addr *out);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * json_util.h - gpu.h's values and objects as JSON (jansson), the one shape
+ * every --json output and the agent's API share (documented in docs/json.md).
+ *
+ * A value that is present is written under its key with its natural type.
+ * A value that is not ("not supported", "error", or "not read" when its
+ * metric group was skipped) is left out and named instead in the object's
+ * "unavailable" member: {"fan_pct": "not supported"}. So a key's type never
+ * changes and nothing is ever a silent 0.
+ */
+#ifndef GPUCTL_JSON_UTIL_H
+#define GPUCTL_JSON_UTIL_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "../device/gpu.h"
+
+/* "not supported", "error", "not read" (VAL_UNKNOWN); NULL for VAL_OK. */
+const char *json_val_reason(enum val_status st);
+
+/* Put one value into obj under key (or its reason under obj.unavailable.key). */
+void json_put_u64v(json_t *obj, const char *key, u64v v);
+void json_put_i64v(json_t *obj, const char *key, i64v v);
+void json_put_strv(json_t *obj, const char *key, const strv *v);
+void json_put_boolv(json_t *obj, const char *key, u64v v); /* 1/0 -> true/false */
+/* A plain integer (clamped to INT64_MAX: jansson's integers are signed). */
+json_t *json_u64(uint64_t v);
+
+/* Clock-event (throttle) reasons: one entry per CLK_EVT_* bit. */
+struct clk_evt_name {
+	uint64_t bit;
+	const char *key;   /* "sw_power_cap" (JSON) */
+	const char *label; /* "SW Power Cap" (as nvidia-smi -q names it) */
+};
+extern const struct clk_evt_name clk_evt_names[];
+extern const unsigned clk_evt_count;
+/* "Idle, SW Power Cap" or "none"; bits no name covers as "0x...". */
+void clk_evt_describe(uint64_t bits, char *out, size_t outlen);
+
+/* "Default", "Exclusive_Process", ... (nvidia-smi's spelling); "unknown" otherwise. */
+const char *gpu_compute_mode_name(uint64_t mode);
+/* A topology cell as nvidia-smi topo -m prints it: "X", "NV18", "PIX", "SYS". */
+void gpu_link_label(const struct gpu_link *l, char *out, size_t outlen);
+
+/* Whole objects (new references). */
+json_t *json_gpu_system(const struct gpu_system *sys);
+json_t *json_gpu_static(const struct gpu_static *st);
+json_t *json_gpu_sample(const struct gpu_sample *s);
+json_t *json_gpu_process(const struct gpu_process *p);
+json_t *json_gpu_mig(const struct gpu_mig *m);
+json_t *json_gpu_link(unsigned a, unsigned b, const struct gpu_link *l);
+
+/* Writes doc indented by 2, keys in insertion order, and a newline. 0 or -1. */
+int json_write(const json_t *doc, FILE *out);
+
+#endif

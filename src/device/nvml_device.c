@@ -1,0 +1,488 @@
+/*
+ * nvml_device.c - per-GPU reads of the nvml backend: static facts, samples
+ * (by metric group), running processes and MIG instances. Each NVML answer
+ * becomes a value, "not supported" (NVML_ERROR_NOT_SUPPORTED or a function
+ * this driver lacks) or an error; NVML_ERROR_GPU_IS_LOST marks the GPU lost.
+ */
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "nvml_priv.h"
+
+/* What one read gathered: whether the GPU answered at all. */
+struct rd {
+	bool lost;
+	nvmlReturn_t first_error;
+	const char *first_what;
+};
+
+static void note(struct rd *rd, nvmlReturn_t r, const char *what)
+{
+	if (r == NVML_ERROR_GPU_IS_LOST)
+		rd->lost = true;
+	if (r != NVML_SUCCESS && r != NVML_ERROR_NOT_SUPPORTED && r != NVML_ERROR_FUNCTION_NOT_FOUND &&
+	    rd->first_error == NVML_SUCCESS) {
+		rd->first_error = r;
+		rd->first_what = what;
+	}
+}
+
+static void put_u64(struct rd *rd, u64v *f, nvmlReturn_t r, uint64_t v, const char *what)
+{
+	note(rd, r, what);
+	if (r == NVML_SUCCESS)
+		VAL_SET(*f, v);
+	else
+		f->st = nvml_val_status(r);
+}
+
+static void put_str(struct rd *rd, strv *f, nvmlReturn_t r, const char *s, const char *what)
+{
+	note(rd, r, what);
+	if (r == NVML_SUCCESS) {
+		snprintf(f->s, sizeof(f->s), "%s", s);
+		f->st = VAL_OK;
+	} else {
+		f->st = nvml_val_status(r);
+	}
+}
+
+/* One unsigned int out of an NVML getter. */
+#define GET_U32(field, fn, what, ...)                                                    \
+	do {                                                                             \
+		unsigned int v_ = 0;                                                     \
+		put_u64(rd, &(field), NVML_CALL(api, fn, __VA_ARGS__, &v_), v_, what);   \
+	} while (0)
+#define GET_U64(field, fn, what, ...)                                                    \
+	do {                                                                             \
+		unsigned long long v_ = 0;                                               \
+		put_u64(rd, &(field), NVML_CALL(api, fn, __VA_ARGS__, &v_), v_, what);   \
+	} while (0)
+#define GET_STR(field, fn, what, h, bufsize)                                             \
+	do {                                                                             \
+		char b_[bufsize] = "";                                                   \
+		put_str(rd, &(field), NVML_CALL(api, fn, h, b_, sizeof(b_)), b_, what);  \
+	} while (0)
+
+/* Checks the index and the handle; on failure fills err and returns a GPU_E* code. */
+static int gpu_handle(struct gpu_backend *be, unsigned gpu, nvmlDevice_t *h, struct gpu_err *err)
+{
+	struct nvml_priv *p = nvml_priv_of(be);
+	if (gpu >= p->n) {
+		gpu_err_set(err, "no GPU %u (the driver reports %u)", gpu, p->n);
+		return GPU_ENODEV;
+	}
+	if (!p->gpu[gpu].h) {
+		nvml_call_error(p, err, gpu, "cannot get its handle", p->gpu[gpu].handle_rc);
+		return nvml_errcode(p->gpu[gpu].handle_rc);
+	}
+	*h = p->gpu[gpu].h;
+	return GPU_OK;
+}
+
+static int finish(struct nvml_priv *p, unsigned gpu, struct rd *rd, struct gpu_err *err)
+{
+	if (rd->lost) {
+		nvml_call_error(p, err, gpu, "NVML: GPU is lost", NVML_ERROR_GPU_IS_LOST);
+		return GPU_ENODEV;
+	}
+	return GPU_OK;
+}
+
+static void match_catalog(struct nvml_priv *p, struct gpu_static *out)
+{
+	if (!VAL_HAS(out->name) || !VAL_HAS(out->mem_total_bytes)) {
+		out->catalog_model.st = VAL_ERROR;
+		return;
+	}
+	pthread_mutex_lock(&p->lock);
+	if (!p->cat_tried) {
+		char msg[256];
+		p->cat_tried = true;
+		p->cat_ok = catalog_load_default(&p->cat, msg, sizeof(msg)) == 0;
+	}
+	const struct cat_gpu *c = p->cat_ok ? catalog_match(&p->cat, out->name.s, out->mem_total_bytes.v) : NULL;
+	if (!p->cat_ok)
+		out->catalog_model.st = VAL_ERROR;
+	else if (!c)
+		out->catalog_model.st = VAL_UNSUPPORTED; /* a GPU the catalog does not list */
+	else {
+		snprintf(out->catalog_model.s, sizeof(out->catalog_model.s), "%s", c->key);
+		out->catalog_model.st = VAL_OK;
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
+int nvml_static_info(struct gpu_backend *be, unsigned gpu, struct gpu_static *out, struct gpu_err *err)
+{
+	struct nvml_priv *p = nvml_priv_of(be);
+	struct nvml_api *api = &p->api;
+	struct rd rdv = { 0 }, *rd = &rdv;
+	nvmlDevice_t h;
+	memset(out, 0, sizeof(*out));
+	out->index = gpu;
+	int rc = gpu_handle(be, gpu, &h, err);
+	if (rc != GPU_OK)
+		return rc;
+
+	GET_STR(out->name, DeviceGetName, "name", h, NVML_NAME_BUF);
+	GET_STR(out->uuid, DeviceGetUUID, "UUID", h, NVML_UUID_BUF);
+	if (p->gpu[gpu].busid[0])
+		put_str(rd, &out->pci_bus_id, NVML_SUCCESS, p->gpu[gpu].busid, "PCI info");
+	else
+		out->pci_bus_id.st = VAL_ERROR;
+	GET_STR(out->serial, DeviceGetSerial, "serial", h, NVML_SERIAL_BUF);
+	GET_STR(out->vbios_version, DeviceGetVbiosVersion, "VBIOS", h, NVML_VBIOS_BUF);
+	GET_STR(out->board_part_number, DeviceGetBoardPartNumber, "part number", h, NVML_PART_BUF);
+
+	unsigned int arch = 0;
+	nvmlReturn_t r = NVML_CALL(api, DeviceGetArchitecture, h, &arch);
+	const char *an = nvml_arch_name(arch);
+	char unknown_arch[32];
+	snprintf(unknown_arch, sizeof(unknown_arch), "unknown (%u)", arch);
+	put_str(rd, &out->architecture, r, an ? an : unknown_arch, "architecture");
+
+	int ccmaj = 0, ccmin = 0;
+	r = NVML_CALL(api, DeviceGetCudaComputeCapability, h, &ccmaj, &ccmin);
+	put_u64(rd, &out->cc_major, r, (uint64_t)ccmaj, "compute capability");
+	put_u64(rd, &out->cc_minor, r, (uint64_t)ccmin, "compute capability");
+	GET_U32(out->cuda_cores, DeviceGetNumGpuCores, "CUDA cores", h);
+	/* NVML has no SM count for a whole GPU: cores / cores per SM of its architecture. */
+	unsigned per_sm = VAL_HAS(out->cc_major) ? nvml_cores_per_sm(ccmaj, ccmin) : 0;
+	if (VAL_HAS(out->cuda_cores) && per_sm)
+		VAL_SET(out->sm_count, out->cuda_cores.v / per_sm);
+	else
+		out->sm_count.st = VAL_HAS(out->cuda_cores) ? VAL_UNSUPPORTED : out->cuda_cores.st;
+
+	nvmlMemory_t mem;
+	memset(&mem, 0, sizeof(mem));
+	put_u64(rd, &out->mem_total_bytes, NVML_CALL(api, DeviceGetMemoryInfo, h, &mem), mem.total, "memory");
+	GET_U32(out->mem_bus_width_bits, DeviceGetMemoryBusWidth, "bus width", h);
+	GET_U32(out->max_sm_clock_mhz, DeviceGetMaxClockInfo, "max clocks", h, NVML_CLOCK_SM);
+	GET_U32(out->max_mem_clock_mhz, DeviceGetMaxClockInfo, "max clocks", h, NVML_CLOCK_MEM);
+	GET_U32(out->power_limit_mw, DeviceGetPowerManagementLimit, "power limit", h);
+	GET_U32(out->power_default_limit_mw, DeviceGetPowerManagementDefaultLimit, "power limit", h);
+	unsigned int pmin = 0, pmax = 0;
+	r = NVML_CALL(api, DeviceGetPowerManagementLimitConstraints, h, &pmin, &pmax);
+	put_u64(rd, &out->power_max_limit_mw, r, pmax, "power limit");
+
+	int mode = 0, pending = 0;
+	r = NVML_CALL(api, DeviceGetPersistenceMode, h, &mode);
+	put_u64(rd, &out->persistence_mode, r, mode ? 1 : 0, "persistence mode");
+	r = NVML_CALL(api, DeviceGetComputeMode, h, &mode);
+	put_u64(rd, &out->compute_mode, r, (uint64_t)mode, "compute mode");
+	r = NVML_CALL(api, DeviceGetEccMode, h, &mode, &pending);
+	put_u64(rd, &out->ecc_mode, r, mode ? 1 : 0, "ECC mode");
+	put_u64(rd, &out->ecc_mode_pending, r, pending ? 1 : 0, "ECC mode");
+	unsigned int mig = 0, migp = 0;
+	r = NVML_CALL(api, DeviceGetMigMode, h, &mig, &migp);
+	put_u64(rd, &out->mig_mode, r, mig ? 1 : 0, "MIG mode");
+	put_u64(rd, &out->mig_mode_pending, r, migp ? 1 : 0, "MIG mode");
+
+	/* what the device supports; older drivers only know the device+host maximum */
+	if (api->DeviceGetGpuMaxPcieLinkGeneration)
+		GET_U32(out->pcie_gen_max, DeviceGetGpuMaxPcieLinkGeneration, "PCIe", h);
+	else
+		GET_U32(out->pcie_gen_max, DeviceGetMaxPcieLinkGeneration, "PCIe", h);
+	GET_U32(out->pcie_width_max, DeviceGetMaxPcieLinkWidth, "PCIe", h);
+
+	nvml_links_ensure(p, gpu);
+	if (api->DeviceGetNvLinkState)
+		VAL_SET(out->nvlink_count, p->gpu[gpu].nlinks);
+	else
+		out->nvlink_count.st = VAL_UNSUPPORTED;
+	nvml_affinity(p, gpu, out);
+	match_catalog(p, out);
+	return finish(p, gpu, rd, err);
+}
+
+static void sample_basic(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, struct gpu_sample *s, struct rd *rd)
+{
+	struct nvml_api *api = &p->api;
+	struct nvml_gpu *g = &p->gpu[gpu];
+	nvmlUtilization_t u = { 0, 0 };
+	nvmlReturn_t r = NVML_CALL(api, DeviceGetUtilizationRates, h, &u);
+	put_u64(rd, &s->util_gpu_pct, r, u.gpu, "utilization");
+	put_u64(rd, &s->util_mem_pct, r, u.memory, "utilization");
+	nvmlMemory_t mem = { 0, 0, 0 };
+	r = NVML_CALL(api, DeviceGetMemoryInfo, h, &mem);
+	put_u64(rd, &s->mem_used_bytes, r, mem.used, "memory");
+	put_u64(rd, &s->mem_free_bytes, r, mem.free, "memory");
+	put_u64(rd, &s->mem_total_bytes, r, mem.total, "memory");
+	if (rd->lost)
+		return; /* every other call would say the same */
+	GET_U32(s->temp_c, DeviceGetTemperature, "temperature", h, NVML_TEMPERATURE_GPU);
+	nvmlFieldValue_t fv;
+	memset(&fv, 0, sizeof(fv));
+	fv.fieldId = NVML_FI_DEV_MEMORY_TEMP;
+	r = NVML_CALL(api, DeviceGetFieldValues, h, 1, &fv);
+	if (r == NVML_SUCCESS)
+		r = fv.nvmlReturn;
+	uint64_t v = 0;
+	if (r == NVML_SUCCESS && !nvml_field_value_u64(&fv, &v))
+		r = NVML_ERROR_NOT_SUPPORTED;
+	put_u64(rd, &s->temp_mem_c, r, v, "memory temperature");
+	if (!g->thresholds_read) {
+		struct rd ignore = { 0 };
+		unsigned int t = 0;
+		put_u64(&ignore, &g->temp_slowdown_c, NVML_CALL(api, DeviceGetTemperatureThreshold, h,
+			NVML_TEMP_THRESHOLD_SLOWDOWN, &t), t, "thresholds");
+		put_u64(&ignore, &g->temp_shutdown_c, NVML_CALL(api, DeviceGetTemperatureThreshold, h,
+			NVML_TEMP_THRESHOLD_SHUTDOWN, &t), t, "thresholds");
+		g->thresholds_read = !ignore.lost;
+	}
+	s->temp_slowdown_c = g->temp_slowdown_c;
+	s->temp_shutdown_c = g->temp_shutdown_c;
+	GET_U32(s->fan_pct, DeviceGetFanSpeed, "fan", h);
+	GET_U32(s->power_mw, DeviceGetPowerUsage, "power", h);
+	GET_U32(s->power_limit_mw, DeviceGetEnforcedPowerLimit, "power limit", h);
+	GET_U64(s->energy_mj, DeviceGetTotalEnergyConsumption, "energy", h);
+	GET_U32(s->sm_clock_mhz, DeviceGetClockInfo, "clocks", h, NVML_CLOCK_SM);
+	GET_U32(s->mem_clock_mhz, DeviceGetClockInfo, "clocks", h, NVML_CLOCK_MEM);
+	int ps = 32;
+	r = NVML_CALL(api, DeviceGetPerformanceState, h, &ps);
+	if (r == NVML_SUCCESS && (ps < 0 || ps > 15))
+		r = NVML_ERROR_NOT_SUPPORTED; /* NVML_PSTATE_UNKNOWN */
+	put_u64(rd, &s->pstate, r, (uint64_t)ps, "P-state");
+	GET_U64(s->clock_event_reasons, DeviceGetCurrentClocksEventReasons, "clock events", h);
+}
+
+static void sample_ecc(struct nvml_priv *p, nvmlDevice_t h, struct gpu_sample *s, struct rd *rd)
+{
+	struct nvml_api *api = &p->api;
+	GET_U64(s->ecc_vol_corrected, DeviceGetTotalEccErrors, "ECC", h, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC);
+	GET_U64(s->ecc_vol_uncorrected, DeviceGetTotalEccErrors, "ECC", h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC);
+	GET_U64(s->ecc_agg_corrected, DeviceGetTotalEccErrors, "ECC", h, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC);
+	GET_U64(s->ecc_agg_uncorrected, DeviceGetTotalEccErrors, "ECC", h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC);
+	GET_U64(s->ecc_sram_uncorrected, DeviceGetMemoryErrorCounter, "ECC", h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+		NVML_AGGREGATE_ECC, NVML_MEMORY_LOCATION_SRAM);
+	GET_U64(s->ecc_dram_uncorrected, DeviceGetMemoryErrorCounter, "ECC", h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+		NVML_AGGREGATE_ECC, NVML_MEMORY_LOCATION_DRAM);
+	/* Page retirement (before Ampere) and row remapping (Ampere on): a GPU has one of them. */
+	const int causes[2] = { NVML_PAGE_RETIREMENT_CAUSE_SBE, NVML_PAGE_RETIREMENT_CAUSE_DBE };
+	u64v *dst[2] = { &s->retired_pages_sbe, &s->retired_pages_dbe };
+	for (int i = 0; i < 2; i++) {
+		unsigned int count = 0;
+		nvmlReturn_t r = NVML_CALL(api, DeviceGetRetiredPages, h, causes[i], &count, NULL);
+		if (r == NVML_ERROR_INSUFFICIENT_SIZE)
+			r = NVML_SUCCESS; /* count holds how many there are */
+		put_u64(rd, dst[i], r, count, "retired pages");
+	}
+	int pend = 0;
+	nvmlReturn_t r = NVML_CALL(api, DeviceGetRetiredPagesPendingStatus, h, &pend);
+	put_u64(rd, &s->retired_pages_pending, r, pend ? 1 : 0, "retired pages");
+	unsigned int corr = 0, unc = 0, ispend = 0, fail = 0;
+	r = NVML_CALL(api, DeviceGetRemappedRows, h, &corr, &unc, &ispend, &fail);
+	put_u64(rd, &s->remap_corrected, r, corr, "remapped rows");
+	put_u64(rd, &s->remap_uncorrected, r, unc, "remapped rows");
+	put_u64(rd, &s->remap_pending, r, ispend ? 1 : 0, "remapped rows");
+	put_u64(rd, &s->remap_failure, r, fail ? 1 : 0, "remapped rows");
+}
+
+static void sample_pcie(struct nvml_priv *p, nvmlDevice_t h, struct gpu_sample *s, struct rd *rd)
+{
+	struct nvml_api *api = &p->api;
+	GET_U32(s->pcie_gen, DeviceGetCurrPcieLinkGeneration, "PCIe", h);
+	GET_U32(s->pcie_width, DeviceGetCurrPcieLinkWidth, "PCIe", h);
+	GET_U32(s->pcie_replays, DeviceGetPcieReplayCounter, "PCIe replays", h);
+	/* each of these samples the link for 20 ms */
+	GET_U32(s->pcie_tx_kbps, DeviceGetPcieThroughput, "PCIe throughput", h, NVML_PCIE_UTIL_TX_BYTES);
+	GET_U32(s->pcie_rx_kbps, DeviceGetPcieThroughput, "PCIe throughput", h, NVML_PCIE_UTIL_RX_BYTES);
+}
+
+static void sample_nvlink(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, struct gpu_sample *s, struct rd *rd)
+{
+	struct nvml_api *api = &p->api;
+	struct nvml_gpu *g = &p->gpu[gpu];
+	nvml_links_ensure(p, gpu);
+	s->nvlink_n = g->nlinks;
+	for (unsigned l = 0; l < g->nlinks; l++) {
+		struct gpu_nvlink *k = &s->nvlink[l];
+		int state = 0;
+		nvmlReturn_t r = NVML_CALL(api, DeviceGetNvLinkState, h, l, &state);
+		put_u64(rd, &k->active, r, state ? 1 : 0, "NVLink state");
+		k->version = g->link_version[l];
+		if (g->links[l].remote_busid[0]) {
+			snprintf(k->remote_pci_bus_id.s, sizeof(k->remote_pci_bus_id.s), "%s", g->links[l].remote_busid);
+			k->remote_pci_bus_id.st = VAL_OK;
+		} else {
+			k->remote_pci_bus_id.st = VAL_UNSUPPORTED;
+		}
+		GET_U64(k->replay_errors, DeviceGetNvLinkErrorCounter, "NVLink errors", h, l, NVML_NVLINK_ERROR_DL_REPLAY);
+		GET_U64(k->recovery_errors, DeviceGetNvLinkErrorCounter, "NVLink errors", h, l, NVML_NVLINK_ERROR_DL_RECOVERY);
+		GET_U64(k->crc_flit_errors, DeviceGetNvLinkErrorCounter, "NVLink errors", h, l, NVML_NVLINK_ERROR_DL_CRC_FLIT);
+		GET_U64(k->crc_data_errors, DeviceGetNvLinkErrorCounter, "NVLink errors", h, l, NVML_NVLINK_ERROR_DL_CRC_DATA);
+		/* NVML's per-link byte counters (nvmlDeviceGetNvLinkUtilizationCounter) are
+		 * deprecated and answer "not supported" on Hopper. */
+		k->tx_bytes.st = VAL_UNSUPPORTED;
+		k->rx_bytes.st = VAL_UNSUPPORTED;
+		if (rd->lost)
+			return;
+	}
+}
+
+static void sample_viol(struct nvml_priv *p, nvmlDevice_t h, struct gpu_sample *s, struct rd *rd)
+{
+	struct nvml_api *api = &p->api;
+	const int policy[6] = { NVML_PERF_POLICY_POWER, NVML_PERF_POLICY_THERMAL, NVML_PERF_POLICY_SYNC_BOOST,
+				NVML_PERF_POLICY_BOARD_LIMIT, NVML_PERF_POLICY_LOW_UTILIZATION, NVML_PERF_POLICY_RELIABILITY };
+	u64v *dst[6] = { &s->viol_power_ns, &s->viol_thermal_ns, &s->viol_sync_boost_ns,
+			 &s->viol_board_limit_ns, &s->viol_low_util_ns, &s->viol_reliability_ns };
+	for (int i = 0; i < 6; i++) {
+		nvmlViolationTime_t vt = { 0, 0 };
+		put_u64(rd, dst[i], NVML_CALL(api, DeviceGetViolationStatus, h, policy[i], &vt), vt.violationTime,
+			"violation status");
+	}
+}
+
+int nvml_sample(struct gpu_backend *be, unsigned gpu, unsigned groups, struct gpu_sample *out, struct gpu_err *err)
+{
+	struct nvml_priv *p = nvml_priv_of(be);
+	struct rd rd = { 0 };
+	nvmlDevice_t h;
+	memset(out, 0, sizeof(*out));
+	out->timestamp_ns = gpu_backend_now_ns(be);
+	int rc = gpu_handle(be, gpu, &h, err);
+	if (rc != GPU_OK) {
+		out->lost = rc == GPU_ENODEV;
+		return rc;
+	}
+	if (groups & GPU_GRP_BASIC)
+		sample_basic(p, gpu, h, out, &rd);
+	if ((groups & GPU_GRP_ECC) && !rd.lost)
+		sample_ecc(p, h, out, &rd);
+	if ((groups & GPU_GRP_PCIE) && !rd.lost)
+		sample_pcie(p, h, out, &rd);
+	if ((groups & GPU_GRP_NVLINK) && !rd.lost)
+		sample_nvlink(p, gpu, h, out, &rd);
+	if ((groups & GPU_GRP_VIOL) && !rd.lost)
+		sample_viol(p, h, out, &rd);
+	out->lost = rd.lost;
+	out->duration_ns = gpu_backend_now_ns(be) - out->timestamp_ns;
+	return finish(p, gpu, &rd, err);
+}
+
+/* Name and owner of a process from /proc (absent in another PID namespace). */
+static void describe_process(struct gpu_process *gp)
+{
+	char path[64];
+	gp->uid = (uint32_t)-1;
+	snprintf(path, sizeof(path), "/proc/%u/comm", gp->pid);
+	FILE *f = fopen(path, "r");
+	if (f) {
+		if (fgets(gp->name, sizeof(gp->name), f))
+			gp->name[strcspn(gp->name, "\n")] = '\0';
+		fclose(f);
+	}
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%u", gp->pid);
+	if (stat(path, &st) == 0) {
+		gp->uid = st.st_uid;
+		struct passwd pw, *res = NULL;
+		char buf[1024];
+		if (getpwuid_r(st.st_uid, &pw, buf, sizeof(buf), &res) == 0 && res)
+			snprintf(gp->user, sizeof(gp->user), "%s", res->pw_name);
+	}
+}
+
+int nvml_processes(struct gpu_backend *be, unsigned gpu, struct gpu_process *out, unsigned max, unsigned *n,
+		   struct gpu_err *err)
+{
+	struct nvml_priv *p = nvml_priv_of(be);
+	struct nvml_api *api = &p->api;
+	nvmlDevice_t h;
+	*n = 0;
+	int rc = gpu_handle(be, gpu, &h, err);
+	if (rc != GPU_OK)
+		return rc;
+	nvmlProcessInfo_t info[GPU_MAX_PROCS];
+	const char types[2] = { 'C', 'G' };
+	for (int t = 0; t < 2; t++) {
+		unsigned int count = GPU_MAX_PROCS;
+		memset(info, 0, sizeof(info));
+		nvmlReturn_t r = t == 0 ? NVML_CALL(api, DeviceGetComputeRunningProcesses, h, &count, info)
+				        : NVML_CALL(api, DeviceGetGraphicsRunningProcesses, h, &count, info);
+		if (r == NVML_ERROR_INSUFFICIENT_SIZE)
+			count = GPU_MAX_PROCS; /* more than we keep: the first ones were filled */
+		else if (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND)
+			continue;
+		else if (r != NVML_SUCCESS) {
+			nvml_call_error(p, err, gpu, "cannot list processes", r);
+			return nvml_errcode(r);
+		}
+		for (unsigned i = 0; i < count && i < GPU_MAX_PROCS && *n < max; i++) {
+			struct gpu_process *gp = &out[*n];
+			memset(gp, 0, sizeof(*gp));
+			gp->pid = info[i].pid;
+			gp->type = types[t];
+			/* NVML says "not available" with all ones (NVML_VALUE_NOT_AVAILABLE) */
+			if (info[i].usedGpuMemory == ~0ULL)
+				gp->used_mem_bytes.st = VAL_UNSUPPORTED;
+			else
+				VAL_SET(gp->used_mem_bytes, info[i].usedGpuMemory);
+			gp->mig_gi = info[i].gpuInstanceId == 0xFFFFFFFFu ? -1 : (int)info[i].gpuInstanceId;
+			describe_process(gp);
+			(*n)++;
+		}
+	}
+	return GPU_OK;
+}
+
+int nvml_mig_instances(struct gpu_backend *be, unsigned gpu, struct gpu_mig *out, unsigned max, unsigned *n,
+		       struct gpu_err *err)
+{
+	struct nvml_priv *p = nvml_priv_of(be);
+	struct nvml_api *api = &p->api;
+	nvmlDevice_t h;
+	*n = 0;
+	int rc = gpu_handle(be, gpu, &h, err);
+	if (rc != GPU_OK)
+		return rc;
+	unsigned int cur = 0, pend = 0, count = 0;
+	nvmlReturn_t r = NVML_CALL(api, DeviceGetMigMode, h, &cur, &pend);
+	if (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND || (r == NVML_SUCCESS && !cur))
+		return GPU_OK; /* no MIG: no instances */
+	if (r == NVML_SUCCESS)
+		r = NVML_CALL(api, DeviceGetMaxMigDeviceCount, h, &count);
+	if (r != NVML_SUCCESS) {
+		nvml_call_error(p, err, gpu, "cannot read MIG devices", r);
+		return nvml_errcode(r);
+	}
+	for (unsigned i = 0; i < count && *n < max; i++) {
+		nvmlDevice_t m;
+		r = NVML_CALL(api, DeviceGetMigDeviceHandleByIndex, h, i, &m);
+		if (r == NVML_ERROR_NOT_FOUND || r == NVML_ERROR_INVALID_ARGUMENT)
+			continue; /* an empty slot */
+		if (r != NVML_SUCCESS) {
+			nvml_call_error(p, err, gpu, "cannot read MIG device", r);
+			return nvml_errcode(r);
+		}
+		struct gpu_mig *g = &out[*n];
+		struct rd rdv = { 0 }, *rd = &rdv;
+		memset(g, 0, sizeof(*g));
+		unsigned int id = 0;
+		if (NVML_CALL(api, DeviceGetGpuInstanceId, m, &id) == NVML_SUCCESS)
+			g->gi_id = id;
+		if (NVML_CALL(api, DeviceGetComputeInstanceId, m, &id) == NVML_SUCCESS)
+			g->ci_id = id;
+		char name[NVML_NAME_BUF] = "";
+		if (NVML_CALL(api, DeviceGetName, m, name, sizeof(name)) != NVML_SUCCESS ||
+		    nvml_mig_profile_from_name(name, g->profile, sizeof(g->profile)) != 0)
+			snprintf(g->profile, sizeof(g->profile), "unknown");
+		if (NVML_CALL(api, DeviceGetUUID, m, g->uuid, sizeof(g->uuid)) != NVML_SUCCESS)
+			g->uuid[0] = '\0';
+		nvmlMemory_t mem = { 0, 0, 0 };
+		r = NVML_CALL(api, DeviceGetMemoryInfo, m, &mem);
+		put_u64(rd, &g->mem_total_bytes, r, mem.total, "MIG memory");
+		put_u64(rd, &g->mem_used_bytes, r, mem.used, "MIG memory");
+		nvmlDeviceAttributes_t at;
+		memset(&at, 0, sizeof(at));
+		r = NVML_CALL(api, DeviceGetAttributes, m, &at);
+		put_u64(rd, &g->sm_count, r, at.multiprocessorCount, "MIG attributes");
+		(*n)++;
+	}
+	return GPU_OK;
+}

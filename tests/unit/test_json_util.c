@@ -1,0 +1,156 @@
+/* test_json_util.c - gpu.h values as JSON: present values typed, the others
+ * named under "unavailable", never a silent 0. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/json_util.h"
+
+static void test_values(void **state)
+{
+	(void)state;
+	json_t *o = json_object();
+	u64v ok = { 42, VAL_OK }, uns = { 7, VAL_UNSUPPORTED }, bad = { 9, VAL_ERROR }, unread = { 0, VAL_UNKNOWN };
+	u64v zero = { 0, VAL_OK };
+	json_put_u64v(o, "a", ok);
+	json_put_u64v(o, "b", uns);
+	json_put_u64v(o, "c", bad);
+	json_put_u64v(o, "d", unread);
+	json_put_u64v(o, "z", zero);
+	json_put_boolv(o, "on", ok);
+	json_put_boolv(o, "off", zero);
+	strv s = { "NVIDIA H200", VAL_OK }, s2 = { "junk", VAL_ERROR };
+	json_put_strv(o, "name", &s);
+	json_put_strv(o, "serial", &s2);
+	i64v numa = { -1, VAL_OK };
+	json_put_i64v(o, "numa", numa);
+
+	assert_int_equal(json_integer_value(json_object_get(o, "a")), 42);
+	assert_true(json_is_integer(json_object_get(o, "z")));
+	assert_int_equal(json_integer_value(json_object_get(o, "z")), 0);
+	assert_null(json_object_get(o, "b"));
+	assert_null(json_object_get(o, "c"));
+	assert_null(json_object_get(o, "serial"));
+	assert_true(json_is_true(json_object_get(o, "on")));
+	assert_true(json_is_false(json_object_get(o, "off")));
+	assert_string_equal(json_string_value(json_object_get(o, "name")), "NVIDIA H200");
+	assert_int_equal(json_integer_value(json_object_get(o, "numa")), -1);
+	json_t *u = json_object_get(o, "unavailable");
+	assert_non_null(u);
+	assert_string_equal(json_string_value(json_object_get(u, "b")), "not supported");
+	assert_string_equal(json_string_value(json_object_get(u, "c")), "error");
+	assert_string_equal(json_string_value(json_object_get(u, "d")), "not read");
+	assert_string_equal(json_string_value(json_object_get(u, "serial")), "error");
+	assert_int_equal(json_object_size(u), 4);
+	json_decref(o);
+
+	/* jansson integers are signed: huge counters clamp instead of wrapping */
+	json_t *big = json_u64(UINT64_MAX);
+	assert_true(json_integer_value(big) == INT64_MAX);
+	json_decref(big);
+}
+
+static void test_clock_events(void **state)
+{
+	(void)state;
+	char b[128];
+	clk_evt_describe(0, b, sizeof(b));
+	assert_string_equal(b, "none");
+	clk_evt_describe(CLK_EVT_GPU_IDLE | CLK_EVT_SW_POWER_CAP, b, sizeof(b));
+	assert_string_equal(b, "Idle, SW Power Cap");
+	clk_evt_describe(CLK_EVT_HW_THERMAL | 0x1000, b, sizeof(b));
+	assert_string_equal(b, "HW Thermal Slowdown, 0x1000");
+	/* every gpu.h bit has a name, and the bits are NVML's */
+	uint64_t all = 0;
+	for (unsigned i = 0; i < clk_evt_count; i++)
+		all |= clk_evt_names[i].bit;
+	assert_true(all == 0x1ff);
+
+	struct gpu_sample s;
+	memset(&s, 0, sizeof(s));
+	VAL_SET(s.clock_event_reasons, CLK_EVT_HW_SLOWDOWN | CLK_EVT_SW_THERMAL);
+	json_t *o = json_gpu_sample(&s);
+	json_t *a = json_object_get(o, "clock_event_reasons");
+	assert_int_equal(json_array_size(a), 2);
+	assert_string_equal(json_string_value(json_array_get(a, 0)), "hw_slowdown");
+	assert_string_equal(json_string_value(json_array_get(a, 1)), "sw_thermal_slowdown");
+	/* a sample whose groups were skipped says so for each metric */
+	json_t *u = json_object_get(o, "unavailable");
+	assert_string_equal(json_string_value(json_object_get(u, "power_mw")), "not read");
+	json_decref(o);
+}
+
+static void test_objects(void **state)
+{
+	(void)state;
+	struct gpu_static st;
+	memset(&st, 0, sizeof(st));
+	st.index = 3;
+	VAL_SET(st.cc_major, 9);
+	VAL_SET(st.cc_minor, 0);
+	VAL_SET(st.compute_mode, COMPUTE_EXCLUSIVE_PROCESS);
+	st.numa_node.st = VAL_UNSUPPORTED;
+	json_t *o = json_gpu_static(&st);
+	assert_int_equal(json_integer_value(json_object_get(o, "index")), 3);
+	assert_string_equal(json_string_value(json_object_get(o, "compute_capability")), "9.0");
+	assert_string_equal(json_string_value(json_object_get(o, "compute_mode")), "Exclusive_Process");
+	json_t *u = json_object_get(o, "unavailable");
+	assert_string_equal(json_string_value(json_object_get(u, "numa_node")), "not supported");
+	json_decref(o);
+
+	struct gpu_link l = { .kind = LINK_NVLINK, .nvlinks = 18, .pcie = LINK_PHB, .p2p_supported = true };
+	char label[16];
+	gpu_link_label(&l, label, sizeof(label));
+	assert_string_equal(label, "NV18");
+	o = json_gpu_link(0, 1, &l);
+	assert_string_equal(json_string_value(json_object_get(o, "label")), "NV18");
+	assert_string_equal(json_string_value(json_object_get(o, "pcie")), "PHB");
+	json_decref(o);
+	l = (struct gpu_link){ .kind = LINK_SELF };
+	gpu_link_label(&l, label, sizeof(label));
+	assert_string_equal(label, "X");
+	l = (struct gpu_link){ .kind = LINK_NODE, .pcie = LINK_NODE };
+	gpu_link_label(&l, label, sizeof(label));
+	assert_string_equal(label, "NODE");
+
+	struct gpu_process p = { .pid = 42, .uid = (uint32_t)-1, .name = "python", .type = 'C', .mig_gi = -1 };
+	VAL_SET(p.used_mem_bytes, 1 << 20);
+	o = json_gpu_process(&p);
+	assert_true(json_is_null(json_object_get(o, "uid")));
+	assert_string_equal(json_string_value(json_object_get(o, "type")), "C");
+	assert_int_equal(json_integer_value(json_object_get(o, "used_mem_bytes")), 1 << 20);
+	json_decref(o);
+	assert_string_equal(gpu_compute_mode_name(7), "unknown");
+}
+
+static void test_write(void **state)
+{
+	(void)state;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	json_t *o = json_object();
+	json_object_set_new(o, "zeta", json_integer(1));
+	json_object_set_new(o, "alpha", json_integer(2));
+	assert_int_equal(json_write(o, f), 0);
+	fclose(f);
+	/* insertion order kept, two-space indent, newline at the end */
+	assert_string_equal(buf, "{\n  \"zeta\": 1,\n  \"alpha\": 2\n}\n");
+	json_decref(o);
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_clock_events),
+		cmocka_unit_test(test_objects),
+		cmocka_unit_test(test_write),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
