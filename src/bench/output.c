@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../core/json_util.h"
 #include "../core/table.h"
 #include "../device/gpu.h"
 
@@ -56,28 +57,8 @@ void bench_fmt_work(const struct bench_result *r, char *out, size_t outlen)
 
 void bench_fmt_reasons(uint64_t bits, char *out, size_t outlen)
 {
-	static const struct { uint64_t bit; const char *name; } names[] = {
-		{ CLK_EVT_APP_CLOCKS, "app_clocks" }, { CLK_EVT_SW_POWER_CAP, "sw_power_cap" },
-		{ CLK_EVT_HW_SLOWDOWN, "hw_slowdown" }, { CLK_EVT_SYNC_BOOST, "sync_boost" },
-		{ CLK_EVT_SW_THERMAL, "sw_thermal" }, { CLK_EVT_HW_THERMAL, "hw_thermal" },
-		{ CLK_EVT_HW_POWER_BRAKE, "hw_power_brake" }, { CLK_EVT_DISPLAY_CLOCKS, "display_clocks" },
-	};
-	size_t used = 0;
-	out[0] = '\0';
-	bits &= ~CLK_EVT_GPU_IDLE;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!(bits & names[i].bit))
-			continue;
-		int w = snprintf(out + used, outlen - used, "%s%s", used ? "," : "", names[i].name);
-		if (w < 0 || (size_t)w >= outlen - used)
-			break;
-		used += (size_t)w;
-		bits &= ~names[i].bit;
-	}
-	if (bits && used + 1 < outlen)
-		snprintf(out + used, outlen - used, "%s0x%llx", used ? "," : "", (unsigned long long)bits);
-	if (!out[0])
-		snprintf(out, outlen, "none");
+	/* idle is not a slowdown of a running test */
+	clk_evt_describe(bits & ~CLK_EVT_GPU_IDLE, out, outlen);
 }
 
 void bench_fmt_label(const struct bench_result *r, char *out, size_t outlen)

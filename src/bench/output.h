@@ -18,7 +18,7 @@ void bench_fmt_size(uint64_t bytes, char *out, size_t outlen);
 void bench_fmt_num(double v, char *out, size_t outlen);
 /* Work counted per sample: "8.59 GB" or "1.10 TFLOP" or "" when none. */
 void bench_fmt_work(const struct bench_result *r, char *out, size_t outlen);
-/* Clock-event reason bits as names ("sw_power_cap,hw_slowdown"); "none" for 0. */
+/* Clock-event reasons as nvidia-smi names them ("SW Power Cap, HW Slowdown"), idle left out; "none". */
 void bench_fmt_reasons(uint64_t bits, char *out, size_t outlen);
 /* What a result measured, in one short label: "memory copy 4 GiB", "compute cublas bf16 8192^3". */
 void bench_fmt_label(const struct bench_result *r, char *out, size_t outlen);

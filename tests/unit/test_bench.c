@@ -375,8 +375,8 @@ static void test_text_output(void **state)
 	assert_non_null(strstr(s, "failed: verification failed"));
 	assert_non_null(strstr(s, "skipped: one GPU: no peer"));
 	assert_non_null(strstr(s, "1755-1980 MHz"));
-	assert_non_null(strstr(s, "sw_power_cap"));
-	assert_null(strstr(s, "gpu_idle"));
+	assert_non_null(strstr(s, "SW Power Cap"));
+	assert_null(strstr(s, "Idle"));
 	assert_non_null(strstr(s, "4 results: 1 ok, 1 under threshold, 1 failed, 1 skipped (42.5 s)"));
 	free(s);
 	bench_run_free(&run);
@@ -419,7 +419,9 @@ static void test_formats(void **state)
 	bench_fmt_reasons(0, b, sizeof(b));
 	assert_string_equal(b, "none");
 	bench_fmt_reasons(CLK_EVT_HW_THERMAL | CLK_EVT_SW_POWER_CAP | 0x100000, b, sizeof(b));
-	assert_string_equal(b, "sw_power_cap,hw_thermal,0x100000");
+	assert_string_equal(b, "SW Power Cap, HW Thermal Slowdown, 0x100000");
+	bench_fmt_reasons(CLK_EVT_GPU_IDLE, b, sizeof(b));
+	assert_string_equal(b, "none");
 }
 
 int main(void)
