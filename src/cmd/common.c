@@ -28,7 +28,14 @@ int cmd_open_backend(struct cmd_ctx *ctx, struct gpu_backend *be)
 	struct gpu_err err = { "" };
 	int rc;
 	if (ctx->sim) {
-		rc = gpu_backend_open(be, "sim", ctx->sim, &err);
+		/* the sim backend reads no environment: hand it the data directory
+		 * (data_dir= goes last: it takes the rest of the string) */
+		char sim_arg[4096];
+		if (ctx->data_dir && *ctx->data_dir)
+			snprintf(sim_arg, sizeof(sim_arg), "%s,data_dir=%s", ctx->sim, ctx->data_dir);
+		else
+			snprintf(sim_arg, sizeof(sim_arg), "%s", ctx->sim);
+		rc = gpu_backend_open(be, "sim", sim_arg, &err);
 		if (rc != GPU_OK) {
 			cmd_error(ctx, NULL, "%s", err.msg);
 			return rc == GPU_EDATA ? EXIT_DATAERR : rc == GPU_EINVAL ? EXIT_USAGE : EXIT_NOINPUT;
