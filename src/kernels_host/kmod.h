@@ -8,6 +8,9 @@
  *   2. env_override (the caller reads GPUCTL_KERNELS and passes it in)
  *   3. <GPUCTL_BUILD_DIR>/kernels/gpuctl_kernels.so   (running from the build tree)
  *   4. <GPUCTL_LIBEXEC_DIR>/gpuctl_kernels.so         (installed)
+ * The module links the CUDA runtime statically, which finds the driver only at
+ * its first call; kmod_open checks that libcuda.so.1 can be loaded first so a
+ * machine without a driver gets a clear message at once.
  * Errors are one line, e.g.
  *   "gpuctl was built without CUDA (no kernels module; rebuild with -DGPUCTL_WITH_CUDA=ON)"
  *   "cannot load '/x/gpuctl_kernels.so': libcuda.so.1 not found (no NVIDIA driver)"
@@ -41,6 +44,7 @@ struct kmod_search {
 	const char *build_dir;     /* NULL: GPUCTL_BUILD_DIR */
 	const char *libexec_dir;   /* NULL: GPUCTL_LIBEXEC_DIR */
 	int built_with_cuda;       /* -1: as compiled (GPUCTL_WITH_CUDA_MODULE), 0/1 forced (tests) */
+	const char *driver_lib;    /* NULL: "libcuda.so.1"; checked before the module is loaded */
 };
 
 /* Load the module. Returns KMOD_OK or a KMOD_E* code with a one-line message in err. */

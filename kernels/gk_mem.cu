@@ -1,0 +1,278 @@
+/*
+ * gk_mem.cu - device memory bandwidth (read, write, copy, triad with 16-byte
+ * accesses, 4 independent accesses in flight per thread) and latency (a single
+ * thread chasing a random cycle of pointers). Also the copy kernel and the
+ * pointer chase that gk_copy.cu reuses for SM copies and P2P latency.
+ */
+#include "gk_common.cuh"
+#include "gk_entries.cuh"
+
+#define UNROLL 4
+#define MEM_BLOCK 256
+
+/* Cheap per-word pattern (one 32-bit multiply) so write kernels stay memory-bound. */
+__device__ __forceinline__ uint32_t cheap_word(uint32_t seed, size_t i)
+{
+	return ((uint32_t)i * 2654435761u + seed) | 1u;
+}
+
+__global__ void k_copy16(uint4 *__restrict__ dst, const uint4 *__restrict__ src, size_t n)
+{
+	size_t stride = (size_t)gridDim.x * blockDim.x;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += UNROLL * stride) {
+		uint4 v[UNROLL];
+#pragma unroll
+		for (int u = 0; u < UNROLL; u++)
+			if (i + u * stride < n) v[u] = __ldcs(src + i + u * stride);
+#pragma unroll
+		for (int u = 0; u < UNROLL; u++)
+			if (i + u * stride < n) __stcs(dst + i + u * stride, v[u]);
+	}
+}
+
+__global__ void k_read16(const uint4 *__restrict__ src, size_t n, unsigned *out)
+{
+	size_t stride = (size_t)gridDim.x * blockDim.x;
+	uint32_t acc = 0;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += UNROLL * stride) {
+		uint4 v[UNROLL];
+#pragma unroll
+		for (int u = 0; u < UNROLL; u++) {
+			v[u] = make_uint4(0, 0, 0, 0);
+			if (i + u * stride < n) v[u] = __ldcs(src + i + u * stride);
+		}
+#pragma unroll
+		for (int u = 0; u < UNROLL; u++) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+	}
+	atomicXor(out, acc);
+}
+
+__global__ void k_xor_ref(const uint32_t *p, size_t n, unsigned *out)
+{
+	uint32_t acc = 0;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+		acc ^= p[i];
+	atomicXor(out, acc);
+}
+
+__global__ void k_write16(uint4 *__restrict__ dst, size_t n, uint32_t seed)
+{
+	size_t stride = (size_t)gridDim.x * blockDim.x;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += UNROLL * stride) {
+#pragma unroll
+		for (int u = 0; u < UNROLL; u++) {
+			size_t j = i + u * stride;
+			if (j < n)
+				__stcs(dst + j, make_uint4(cheap_word(seed, 4 * j), cheap_word(seed, 4 * j + 1),
+							   cheap_word(seed, 4 * j + 2), cheap_word(seed, 4 * j + 3)));
+		}
+	}
+}
+
+__global__ void k_check_cheap(const uint32_t *p, size_t n, uint32_t seed, unsigned long long *bad)
+{
+	unsigned long long b = 0;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+		b += p[i] != cheap_word(seed, i);
+	if (b) atomicAdd(bad, b);
+}
+
+__global__ void k_triad16(float4 *__restrict__ a, const float4 *__restrict__ b, const float4 *__restrict__ c,
+			  float s, size_t n)
+{
+	size_t stride = (size_t)gridDim.x * blockDim.x;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += UNROLL * stride) {
+		float4 x[UNROLL], y[UNROLL];
+#pragma unroll
+		for (int u = 0; u < UNROLL; u++)
+			if (i + u * stride < n) { x[u] = __ldcs(b + i + u * stride); y[u] = __ldcs(c + i + u * stride); }
+#pragma unroll
+		for (int u = 0; u < UNROLL; u++)
+			if (i + u * stride < n)
+				__stcs(a + i + u * stride,
+				       make_float4(__fmaf_rn(s, y[u].x, x[u].x), __fmaf_rn(s, y[u].y, x[u].y),
+						   __fmaf_rn(s, y[u].z, x[u].z), __fmaf_rn(s, y[u].w, x[u].w)));
+	}
+}
+
+__global__ void k_triad_check(const float *a, const float *b, const float *c, float s, size_t n,
+			      unsigned long long *bad)
+{
+	unsigned long long k = 0;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+		k += a[i] != __fmaf_rn(s, c[i], b[i]);
+	if (k) atomicAdd(bad, k);
+}
+
+/* Pointer chase: one thread, each load's address depends on the previous one. */
+__global__ void k_chase(const uint64_t *chain, uint64_t steps, uint64_t *sink)
+{
+	uint64_t j = 0;
+	for (uint64_t s = 0; s < steps; s++) j = __ldcg(chain + j);
+	*sink = j;
+}
+
+int gk_launch_copy16(struct gk_result *r, void *dst, const void *src, size_t bytes, int dev, cudaStream_t s)
+{
+	if (bytes % 16) return gk_fail(r, GK_EARG, "copy size %zu is not a multiple of 16 bytes", bytes);
+	size_t n = bytes / 16;
+	k_copy16<<<gk_grid(n, MEM_BLOCK, gk_sm_count(dev) * 8), MEM_BLOCK, 0, s>>>((uint4 *)dst, (const uint4 *)src, n);
+	CKL();
+	return GK_OK;
+}
+
+/* Build a random single cycle over nelem slots spaced stride bytes apart in
+ * chain (device memory on any GPU), then time `steps` dependent loads from
+ * device `dev`. Returns ns per load in *ns. */
+int gk_chase_latency(struct gk_result *r, struct gk_track *t, const struct gk_common *c, int dev,
+		     uint64_t *chain, size_t bytes, size_t stride, double *ns)
+{
+	if (stride < 8 || stride % 8) stride = 128;
+	size_t nelem = bytes / stride;
+	if (nelem < 2) return gk_fail(r, GK_EARG, "latency working set %zu bytes is too small", bytes);
+	size_t words = bytes / 8, step = stride / 8;
+	uint64_t *h = NULL, *perm = NULL;
+	CKR(gk_hmalloc(t, r, (void **)&h, words * 8));
+	CKR(gk_hmalloc(t, r, (void **)&perm, nelem * 8));
+	uint64_t st = gk_seed(c);
+	for (size_t i = 0; i < nelem; i++) perm[i] = i;
+	for (size_t i = nelem - 1; i > 0; i--) { /* Fisher-Yates */
+		st += 0x9e3779b97f4a7c15ull;
+		size_t k = gk_hash32(st) % (i + 1);
+		uint64_t x = perm[i]; perm[i] = perm[k]; perm[k] = x;
+	}
+	memset(h, 0, words * 8);
+	for (size_t i = 0; i < nelem; i++) h[perm[i] * step] = perm[(i + 1) % nelem] * step;
+	CK(cudaMemcpy(chain, h, words * 8, cudaMemcpyHostToDevice));
+	CK(cudaSetDevice(dev));
+	uint64_t *sink = NULL;
+	CKR(gk_dmalloc(t, r, (void **)&sink, 8));
+	cudaStream_t s; cudaEvent_t e0, e1;
+	CKR(gk_stream(t, r, &s));
+	CKR(gk_event(t, r, &e0));
+	CKR(gk_event(t, r, &e1));
+	uint64_t steps = nelem * 2 > 200000 ? 200000 : nelem * 2;
+	k_chase<<<1, 1, 0, s>>>(chain, nelem, sink); /* warm: touch every slot once (TLB) */
+	CKL();
+	r->nsamples = 0;
+	int n = gk_samples(c);
+	for (int i = 0; i < n; i++) {
+		CK(cudaEventRecord(e0, s));
+		k_chase<<<1, 1, 0, s>>>(chain, steps, sink);
+		CKL();
+		CK(cudaEventRecord(e1, s));
+		CKR(gk_wait_event(r, e1, c->deadline_ns));
+		float ms;
+		CK(cudaEventElapsedTime(&ms, e0, e1));
+		r->samples_ms[r->nsamples++] = ms;
+	}
+	/* verify: after `steps` hops from slot 0 the chain must stand where the host says */
+	uint64_t got = 0, want = 0;
+	CK(cudaMemcpy(&got, sink, 8, cudaMemcpyDeviceToHost));
+	for (uint64_t k = 0; k < steps; k++) want = h[want];
+	r->verify.checked = 1;
+	r->verify.mismatches = got != want;
+	r->verify.verified = got == want;
+	*ns = gk_median(r->samples_ms, r->nsamples) * 1e6 / (double)steps;
+	gk_aux(r, "latency_ns", *ns, "ns");
+	gk_aux(r, "working_set", (double)bytes, "B");
+	if (got != want) return gk_fail(r, GK_EVERIFY, "pointer chase ended at %llu, expected %llu",
+					(unsigned long long)got, (unsigned long long)want);
+	return GK_OK;
+}
+
+struct mem_ctx { int op, dev; void *a, *b, *c; size_t n16; uint32_t seed; unsigned *xor_out; };
+
+static int mem_body(void *vctx, cudaStream_t s, struct gk_result *r)
+{
+	struct mem_ctx *m = (struct mem_ctx *)vctx;
+	int g = gk_grid(m->n16, MEM_BLOCK, gk_sm_count(m->dev) * 8);
+	switch (m->op) {
+	case GK_MEM_READ: k_read16<<<g, MEM_BLOCK, 0, s>>>((const uint4 *)m->a, m->n16, m->xor_out); break;
+	case GK_MEM_WRITE: k_write16<<<g, MEM_BLOCK, 0, s>>>((uint4 *)m->a, m->n16, m->seed); break;
+	case GK_MEM_COPY: k_copy16<<<g, MEM_BLOCK, 0, s>>>((uint4 *)m->b, (const uint4 *)m->a, m->n16); break;
+	case GK_MEM_TRIAD:
+		k_triad16<<<g, MEM_BLOCK, 0, s>>>((float4 *)m->a, (const float4 *)m->b, (const float4 *)m->c, 1.5f, m->n16);
+		break;
+	}
+	CKL();
+	return GK_OK;
+}
+
+static int memory_inner(const struct gk_mem_args *a, struct gk_result *r, struct gk_track *t)
+{
+	CKR(gk_set_device(r, a->c.device));
+	if (a->op < GK_MEM_READ || a->op > GK_MEM_LATENCY) return gk_fail(r, GK_EARG, "unknown memory op %d", a->op);
+	size_t bytes = a->bytes & ~(size_t)63;
+	if (bytes < 4096) return gk_fail(r, GK_EARG, "memory test size %zu bytes is under 4 KiB", a->bytes);
+	uint64_t seed = gk_seed(&a->c);
+	if (a->op == GK_MEM_LATENCY) {
+		uint64_t *chain;
+		double ns;
+		CKR(gk_dmalloc(t, r, (void **)&chain, bytes));
+		return gk_chase_latency(r, t, &a->c, a->c.device, chain, bytes, a->stride, &ns);
+	}
+	struct mem_ctx m = {};
+	m.op = a->op; m.dev = a->c.device; m.n16 = bytes / 16; m.seed = (uint32_t)seed | 1u;
+	cudaStream_t s; cudaEvent_t e0, e1;
+	CKR(gk_stream(t, r, &s));
+	CKR(gk_event(t, r, &e0));
+	CKR(gk_event(t, r, &e1));
+	CKR(gk_dmalloc(t, r, &m.a, bytes));
+	CKR(gk_dmalloc(t, r, (void **)&m.xor_out, 2 * sizeof(unsigned)));
+	if (a->op != GK_MEM_WRITE) CKR(gk_dmalloc(t, r, &m.b, bytes));
+	if (a->op == GK_MEM_TRIAD) CKR(gk_dmalloc(t, r, &m.c, bytes));
+	size_t words = bytes / 4;
+	if (a->op == GK_MEM_TRIAD) {
+		CKR(gk_fill_f32(r, (float *)m.b, words, seed, s));
+		CKR(gk_fill_f32(r, (float *)m.c, words, seed + 1, s));
+	} else if (a->op != GK_MEM_WRITE) {
+		CKR(gk_fill_words(r, (uint32_t *)m.a, words, seed, s));
+	}
+	if (a->op != GK_MEM_READ) /* poison the output: every element must be written */
+		CK(cudaMemsetAsync(a->op == GK_MEM_COPY ? m.b : m.a, 0xff, bytes, s));
+	CKR(gk_time_body(r, &a->c, 2, s, e0, e1, mem_body, &m));
+	double mult = a->op == GK_MEM_COPY ? 2 : a->op == GK_MEM_TRIAD ? 3 : 1;
+	r->bytes = mult * bytes;
+
+	/* verify the last run's output against a reference */
+	unsigned long long *bad = (unsigned long long *)m.xor_out; /* reuse after XOR use */
+	unsigned long long hb = 0;
+	r->verify.checked = words;
+	if (a->op == GK_MEM_READ) {
+		/* the timed runs XORed the buffer an even+odd number of times: recompute once each way */
+		unsigned hx[2];
+		CK(cudaMemsetAsync(m.xor_out, 0, 2 * sizeof(unsigned), s));
+		k_read16<<<gk_grid(m.n16, MEM_BLOCK, gk_sm_count(m.dev) * 8), MEM_BLOCK, 0, s>>>((const uint4 *)m.a, m.n16, m.xor_out);
+		CKL();
+		k_xor_ref<<<gk_grid(words, 256, 65536), 256, 0, s>>>((const uint32_t *)m.a, words, m.xor_out + 1);
+		CKL();
+		CKR(gk_wait_stream(r, s, a->c.deadline_ns));
+		CK(cudaMemcpy(hx, m.xor_out, sizeof hx, cudaMemcpyDeviceToHost));
+		hb = hx[0] != hx[1];
+		r->verify.checked = 1;
+	} else {
+		CK(cudaMemsetAsync(bad, 0, sizeof *bad, s));
+		if (a->op == GK_MEM_WRITE)
+			k_check_cheap<<<gk_grid(words, 256, 65536), 256, 0, s>>>((const uint32_t *)m.a, words, m.seed, bad);
+		else if (a->op == GK_MEM_TRIAD)
+			k_triad_check<<<gk_grid(words, 256, 65536), 256, 0, s>>>((const float *)m.a, (const float *)m.b,
+										 (const float *)m.c, 1.5f, words, bad);
+		CKL();
+		if (a->op == GK_MEM_COPY) {
+			uint64_t b64 = 0;
+			CKR(gk_check_words(r, (const uint32_t *)m.b, words, seed, s, &b64, a->c.deadline_ns));
+			hb = b64;
+		} else {
+			CKR(gk_wait_stream(r, s, a->c.deadline_ns));
+			CK(cudaMemcpy(&hb, bad, sizeof hb, cudaMemcpyDeviceToHost));
+		}
+	}
+	r->verify.mismatches = hb;
+	r->verify.verified = hb == 0;
+	if (hb) return gk_fail(r, GK_EVERIFY, "memory %s: %llu wrong words", a->op == GK_MEM_READ ? "read" : "result",
+			       (unsigned long long)hb);
+	return GK_OK;
+}
+
+int gk_memory(const struct gk_mem_args *a, struct gk_result *r) { GK_ENTRY(r, memory_inner(a, r, GK_T)); }
