@@ -1,0 +1,409 @@
+/*
+ * health.c - `gpuctl health`: passive checks in seconds, no GPU work.
+ *
+ * Two snapshots a window apart (default 1 s) with the XID events of the
+ * window between them, evaluated by the rules engine (src/health/). Output:
+ * a table or --json; exit 0 healthy, 1 warnings, 2 failure, 69 could not
+ * check - fit for Slurm's HealthCheckProgram and prolog/epilog (docs/health.md).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "health_cmd.h"
+#include "../core/data_path.h"
+#include "../core/gpu_select.h"
+#include "../core/json_util.h"
+#include "../core/table.h"
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void count_xid(struct gpu_view *g, uint64_t code, uint64_t when_ns)
+{
+	for (unsigned i = 0; i < g->nxid; i++)
+		if (g->xid[i].code == code) {
+			g->xid[i].count++;
+			g->xid[i].last_ns = when_ns;
+			return;
+		}
+	if (g->nxid < 32) {
+		g->xid[g->nxid].code = code;
+		g->xid[g->nxid].count = 1;
+		g->xid[g->nxid].last_ns = when_ns;
+		g->nxid++;
+	}
+}
+
+/* Waits out the window while collecting XID events into views[] (indexed by
+ * GPU). Returns true when the backend could deliver events at all. */
+static bool watch_events(struct gpu_backend *be, double window_s, struct gpu_view *views, unsigned n)
+{
+	const struct gpu_backend_ops *ops = be->ops;
+	uint64_t end = mono_ns() + (uint64_t)(window_s * 1e9);
+	bool ok = ops->poll_events != NULL;
+	for (;;) {
+		uint64_t now = mono_ns();
+		if (now >= end)
+			break;
+		unsigned ms = (unsigned)((end - now + 999999) / 1000000);
+		if (!ok) {
+			struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		struct gpu_event ev[32];
+		unsigned got = 0;
+		struct gpu_err err = { "" };
+		if (ops->poll_events(be, ms > 200 ? 200 : ms, ev, 32, &got, &err) != GPU_OK) {
+			ok = false; /* no event watch on this driver/GPU: XIDs cannot be judged */
+			continue;
+		}
+		for (unsigned k = 0; k < got; k++)
+			if (ev[k].kind == EVT_XID && ev[k].gpu < n)
+				count_xid(&views[ev[k].gpu], ev[k].xid, ev[k].timestamp_ns);
+	}
+	return ok;
+}
+
+int health_run_collect(struct cmd_ctx *ctx, const char *cmd, struct health_run *hr, double window_s,
+		       const char *rules_path, const char *id_spec)
+{
+	char err[512];
+	int rc;
+	if (health_rules_load_default(&hr->rules, ctx->data_dir, err, sizeof(err)) != 0) {
+		cmd_error(ctx, cmd, "%s", err);
+		return EXIT_NOINPUT;
+	}
+	if (rules_path) {
+		size_t len;
+		char *text = read_whole_file(rules_path, 1 << 20, &len, err, sizeof(err));
+		if (!text) {
+			cmd_error(ctx, cmd, "%s", err);
+			return EXIT_NOINPUT;
+		}
+		rc = health_rules_parse(&hr->rules, text, len, err, sizeof(err));
+		free(text);
+		if (rc != 0) {
+			cmd_error(ctx, cmd, "%s", err);
+			return EXIT_DATAERR;
+		}
+	}
+	struct snapshot *first = cmd_take_snapshot(ctx, cmd, GPU_GRP_ALL, &rc);
+	if (!first)
+		return rc;
+	hr->window_s = window_s;
+	struct gpu_view events[GPU_MAX_GPUS];
+	memset(events, 0, sizeof(events));
+	hr->xids_collected = false;
+	if (window_s > 0)
+		hr->xids_collected = watch_events(ctx->be, window_s, events, first->n);
+	struct snapshot *second = window_s > 0 ? cmd_take_snapshot(ctx, cmd, GPU_GRP_ALL, &rc) : first;
+	if (!second) {
+		free(first);
+		return rc;
+	}
+	hr->now = *second;
+	hr->have_prev = second != first;
+	if (hr->have_prev)
+		hr->prev = *first;
+	free(first);
+	if (second != first)
+		free(second);
+	for (unsigned i = 0; i < hr->now.n; i++) {
+		hr->now.gpu[i].nxid = events[i].nxid;
+		memcpy(hr->now.gpu[i].xid, events[i].xid, sizeof(events[i].xid));
+	}
+	hr->opts.xids_unknown = !hr->xids_collected;
+	rc = cmd_select_gpus(ctx, cmd, &hr->now, id_spec, &hr->mask);
+	if (rc != EXIT_OK)
+		return rc;
+	if (health_evaluate(&hr->rules, &hr->now, hr->have_prev ? &hr->prev : NULL, &hr->opts, &hr->rep, err,
+			    sizeof(err)) != 0) {
+		cmd_error(ctx, cmd, "%s", err);
+		return EXIT_SOFTWARE;
+	}
+	return EXIT_OK;
+}
+
+enum health_verdict health_run_verdict(const struct health_run *hr)
+{
+	enum health_verdict v = hr->rep.system.verdict;
+	for (unsigned i = 0; i < hr->rep.n; i++)
+		if (gpu_select_has(hr->mask, i) && hr->rep.gpu[i].verdict > v)
+			v = hr->rep.gpu[i].verdict;
+	return v;
+}
+
+int health_exit_code(enum health_verdict v)
+{
+	switch (v) {
+	case HEALTH_PASS: return EXIT_OK;
+	case HEALTH_WARN: return EXIT_WARN;
+	case HEALTH_FAIL: return EXIT_FAIL;
+	default: return EXIT_UNAVAILABLE;
+	}
+}
+
+/* A subsystem as a GPU sees it: its own verdict and the system-wide one. */
+static enum health_verdict sub_verdict(const struct health_report *rep, unsigned i, unsigned s)
+{
+	enum health_verdict v = rep->gpu[i].sub[s];
+	return rep->system.sub[s] > v ? rep->system.sub[s] : v;
+}
+
+static void print_findings(FILE *out, const char *who, const struct health_entity *e)
+{
+	for (unsigned k = 0; k < e->nfind; k++) {
+		const struct health_finding *f = &e->find[k];
+		fprintf(out, "%s %s %s [%s]: %s\n", who, health_verdict_name(f->verdict), health_subsys_name(f->subsys),
+			f->rule_id, f->reason);
+		fprintf(out, "    evidence: %s\n", f->evidence);
+		if (f->verdict >= HEALTH_WARN)
+			fprintf(out, "    action:   %s%s%s\n", health_action_text(f->action), f->hint[0] ? "; " : "",
+				f->hint);
+	}
+	if (e->truncated)
+		fprintf(out, "%s: more findings than shown (limit %d)\n", who, HEALTH_MAX_FINDINGS);
+}
+
+void health_print_table(const struct cmd_ctx *ctx, const struct health_run *hr, FILE *out)
+{
+	const struct health_report *rep = &hr->rep;
+	cmd_print_sim_banner(ctx, out);
+	struct table *t = table_new(3 + HS_COUNT);
+	if (!t)
+		return;
+	table_col(t, 0, "GPU", TABLE_RIGHT);
+	table_col(t, 1, "NAME", TABLE_LEFT);
+	table_col(t, 2, "HEALTH", TABLE_LEFT);
+	for (unsigned s = 0; s < HS_COUNT; s++) {
+		char h[16];
+		snprintf(h, sizeof(h), "%s", health_subsys_name((enum health_subsys)s));
+		for (char *p = h; *p; p++)
+			*p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+		table_col(t, 3 + s, h, TABLE_LEFT);
+	}
+	for (unsigned i = 0; i < rep->n; i++) {
+		if (!gpu_select_has(hr->mask, i))
+			continue;
+		const struct gpu_static *st = &hr->now.gpu[i].st;
+		table_row(t);
+		table_cellf(t, "%u", i);
+		table_cell(t, VAL_HAS(st->name) ? st->name.s : "n/a");
+		table_cell(t, health_verdict_name(health_gpu_verdict(rep, i)));
+		for (unsigned s = 0; s < HS_COUNT; s++)
+			table_cell(t, health_verdict_name(sub_verdict(rep, i, s)));
+	}
+	table_print(t, out);
+	table_free(t);
+	fprintf(out, "\n");
+	print_findings(out, "system", &rep->system);
+	for (unsigned i = 0; i < rep->n; i++) {
+		if (!gpu_select_has(hr->mask, i))
+			continue;
+		char who[16];
+		snprintf(who, sizeof(who), "GPU %u", i);
+		print_findings(out, who, &rep->gpu[i]);
+	}
+	enum health_verdict v = health_run_verdict(hr);
+	enum health_action a = rep->system.action;
+	for (unsigned i = 0; i < rep->n; i++)
+		if (gpu_select_has(hr->mask, i) && rep->gpu[i].action > a)
+			a = rep->gpu[i].action;
+	fprintf(out, "%s%s: %s", v == HEALTH_PASS ? "" : "\n", "health", health_verdict_name(v));
+	if (v >= HEALTH_WARN)
+		fprintf(out, ", action: %s", health_action_text(a));
+	if (hr->have_prev)
+		fprintf(out, " (window %.1f s", hr->window_s);
+	else
+		fprintf(out, " (single snapshot: rate rules not evaluated");
+	fprintf(out, "%s)\n", hr->xids_collected ? "" : "; XID events not available");
+}
+
+static json_t *entity_json(const struct health_entity *e)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "verdict", json_string(health_verdict_name(e->verdict)));
+	json_object_set_new(o, "action", json_string(health_action_name(e->action)));
+	json_t *subs = json_object();
+	for (unsigned s = 0; s < HS_COUNT; s++)
+		json_object_set_new(subs, health_subsys_name((enum health_subsys)s),
+				    json_string(health_verdict_name(e->sub[s])));
+	json_object_set_new(o, "subsystems", subs);
+	unsigned checked = 0;
+	for (unsigned s = 0; s < HS_COUNT; s++)
+		checked += e->checked[s];
+	json_object_set_new(o, "rules_checked", json_integer(checked));
+	json_object_set_new(o, "rules_skipped", json_integer(e->skipped));
+	json_t *fs = json_array();
+	for (unsigned k = 0; k < e->nfind; k++) {
+		const struct health_finding *f = &e->find[k];
+		json_t *jf = json_object();
+		json_object_set_new(jf, "rule", json_string(f->rule_id));
+		json_object_set_new(jf, "subsystem", json_string(health_subsys_name(f->subsys)));
+		json_object_set_new(jf, "verdict", json_string(health_verdict_name(f->verdict)));
+		json_object_set_new(jf, "action", json_string(health_action_name(f->action)));
+		json_object_set_new(jf, "reason", json_string(f->reason));
+		json_object_set_new(jf, "evidence", json_string(f->evidence));
+		json_object_set_new(jf, "hint", json_string(f->hint));
+		json_array_append_new(fs, jf);
+	}
+	json_object_set_new(o, "findings", fs);
+	json_object_set_new(o, "findings_truncated", json_boolean(e->truncated));
+	return o;
+}
+
+json_t *health_report_json(const struct health_run *hr)
+{
+	const struct health_report *rep = &hr->rep;
+	json_t *o = json_object();
+	enum health_verdict v = health_run_verdict(hr);
+	enum health_action a = rep->system.action;
+	for (unsigned i = 0; i < rep->n; i++)
+		if (gpu_select_has(hr->mask, i) && rep->gpu[i].action > a)
+			a = rep->gpu[i].action;
+	json_object_set_new(o, "verdict", json_string(health_verdict_name(v)));
+	json_object_set_new(o, "action", json_string(health_action_name(v >= HEALTH_WARN ? a : HEALTH_ACT_NONE)));
+	json_object_set_new(o, "window_s", hr->have_prev ? json_real(hr->window_s) : json_null());
+	json_object_set_new(o, "xid_events_watched", json_boolean(hr->xids_collected));
+	json_t *sys = entity_json(&rep->system);
+	json_object_set_new(sys, "info", json_gpu_system(&hr->now.sys));
+	json_object_set_new(o, "system", sys);
+	json_t *gpus = json_array();
+	for (unsigned i = 0; i < rep->n; i++) {
+		if (!gpu_select_has(hr->mask, i))
+			continue;
+		const struct gpu_static *st = &hr->now.gpu[i].st;
+		json_t *g = entity_json(&rep->gpu[i]);
+		json_object_set_new(g, "index", json_integer(i));
+		json_put_strv(g, "name", &st->name);
+		json_put_strv(g, "uuid", &st->uuid);
+		json_put_strv(g, "pci_bus_id", &st->pci_bus_id);
+		/* what a consumer should act on: own findings plus the system's */
+		json_object_set_new(g, "effective_verdict", json_string(health_verdict_name(health_gpu_verdict(rep, i))));
+		json_object_set_new(g, "effective_action", json_string(health_action_name(health_gpu_action(rep, i))));
+		json_array_append_new(gpus, g);
+	}
+	json_object_set_new(o, "gpus", gpus);
+	return o;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: gpuctl health [-i ID[,ID...]] [--json] [--window SECONDS] [--idle]\n"
+		"                     [--allow-uid UID[,UID...]] [--allow-pid PID[,PID...]] [--rules FILE]\n\n"
+		"Passive health checks (seconds, no GPU work): a verdict per GPU and subsystem\n"
+		"with the reason, the evidence and the action (docs/health.md).\n\n"
+		"  -i, --id ID          GPUs by index, range, UUID or bus id (default all)\n"
+		"      --json           machine-readable output (stable; docs/health.md)\n"
+		"  -w, --window SECONDS time between the two snapshots, for rates and XID events\n"
+		"                       (default 1; 0: one snapshot, rate rules not evaluated)\n"
+		"      --idle           any compute process is foreign (Slurm prolog/epilog)\n"
+		"      --allow-uid LIST compute processes of these users are not foreign\n"
+		"      --allow-pid LIST nor are these processes\n"
+		"      --rules FILE     use this rules file instead of the shipped one\n\n"
+		"exit: 0 healthy, 1 warnings, 2 failure, 69 could not check, 64 usage, 65 bad rules file\n");
+}
+
+/* "1,2,3" -> ids; -1 on a bad list. */
+static int parse_id_list(const char *s, uint32_t *out, unsigned max, unsigned *n)
+{
+	*n = 0;
+	while (*s) {
+		char *end;
+		unsigned long v = strtoul(s, &end, 10);
+		if (end == s || v > UINT32_MAX || (*end && *end != ',') || *n >= max)
+			return -1;
+		out[(*n)++] = (uint32_t)v;
+		s = *end ? end + 1 : end;
+	}
+	return *n ? 0 : -1;
+}
+
+int cmd_health(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	static const struct option longopts[] = {
+		{ "id", required_argument, NULL, 'i' }, { "json", no_argument, NULL, 'J' },
+		{ "window", required_argument, NULL, 'w' }, { "idle", no_argument, NULL, 'I' },
+		{ "allow-uid", required_argument, NULL, 'U' }, { "allow-pid", required_argument, NULL, 'P' },
+		{ "rules", required_argument, NULL, 'R' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	static uint32_t uids[64], pids[64];
+	const char *ids = NULL, *rules = NULL;
+	bool json = false;
+	double window = 1.0;
+	struct health_opts opts = { 0 };
+	int c;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":i:w:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i': ids = optarg; break;
+		case 'J': json = true; break;
+		case 'I': opts.expect_idle = true; break;
+		case 'R': rules = optarg; break;
+		case 'w': {
+			char *end;
+			window = strtod(optarg, &end);
+			if (end == optarg || *end || !isfinite(window) || window < 0 || window > 600) {
+				cmd_error(ctx, "health", "bad window '%s' (seconds, 0 to 600)", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case 'U':
+		case 'P':
+			if (parse_id_list(optarg, c == 'U' ? uids : pids, 64,
+					  c == 'U' ? &opts.n_allowed_uids : &opts.n_allowed_pids) != 0) {
+				cmd_error(ctx, "health", "bad id list '%s' (numbers, comma-separated, at most 64)", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h': usage(ctx->out); return EXIT_OK;
+		case ':': cmd_error(ctx, "health", "option '%s' needs a value", argv[optind - 1]); return EXIT_USAGE;
+		default: cmd_error(ctx, "health", "unknown option '%s'", argv[optind - 1]); return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		cmd_error(ctx, "health", "unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	opts.allowed_uids = uids;
+	opts.allowed_pids = pids;
+	struct health_run *hr = calloc(1, sizeof(*hr));
+	if (!hr) {
+		cmd_error(ctx, "health", "out of memory");
+		return EXIT_SOFTWARE;
+	}
+	hr->opts = opts;
+	int rc = health_run_collect(ctx, "health", hr, window, rules, ids);
+	if (rc == EXIT_OK) {
+		enum health_verdict v = health_run_verdict(hr);
+		if (json) {
+			json_t *doc = json_object(), *rep = health_report_json(hr);
+			json_object_set_new(doc, "simulated", json_boolean(hr->rep.simulated));
+			json_object_update(doc, rep);
+			json_decref(rep);
+			if (json_write(doc, ctx->out) != 0)
+				rc = EXIT_IOERR;
+			json_decref(doc);
+		} else {
+			health_print_table(ctx, hr, ctx->out);
+		}
+		if (rc == EXIT_OK) {
+			rc = health_exit_code(v);
+			if (v == HEALTH_NA)
+				cmd_error(ctx, "health", "could not check anything on the selected GPUs");
+		}
+	}
+	free(hr);
+	return rc;
+}
