@@ -1,0 +1,211 @@
+/*
+ * plan.h - the capacity planner behind `gpuctl plan`: pure functions, no I/O.
+ *
+ *   model.c   model architectures, parameter counts, presets (data/plan/models.json)
+ *   train.c   per-GPU training memory (weights, gradients, optimizer, activations,
+ *             buffers, overhead), GPU fit, largest micro-batch, FLOPs and time
+ *   serve.c   inference memory, KV cache, concurrency, token-rate bounds
+ *   cost.c    price table (the JSON files under data/prices), job cost, spot, rent-vs-buy
+ *   mig.c     MIG layout search with the real placement rules
+ *
+ * Sizes are bytes (double: exact up to 2^53), times seconds, money in the
+ * price table's currency. The formulas and their sources are in docs/plan.md.
+ */
+#ifndef GPUCTL_PLAN_H
+#define GPUCTL_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../core/catalog.h"
+
+/* ---- numeric formats ---------------------------------------------------- */
+enum plan_prec { PREC_FP32 = 0, PREC_BF16, PREC_FP16, PREC_FP8, PREC_INT8, PREC_INT4, PREC_COUNT };
+int plan_prec_parse(const char *s, enum plan_prec *out);
+const char *plan_prec_name(enum plan_prec p);
+double plan_prec_bytes(enum plan_prec p); /* 4, 2, 2, 1, 1, 0.5 */
+
+/* ---- models ------------------------------------------------------------- */
+struct plan_model {
+	char name[48];
+	char source[256];
+	double params_given;     /* > 0 when the model is known only by its size */
+	bool has_arch;           /* the fields below are set */
+	unsigned layers, hidden, heads, kv_heads, vocab, ffn;
+	unsigned max_pos;        /* learned position embeddings (GPT-2); 0 = rotary */
+	bool gated_mlp;          /* SwiGLU: three ffn matrices instead of two */
+	bool tied_embeddings;
+	bool bias;               /* linear layers carry biases (GPT-2) */
+	bool layernorm;          /* LayerNorm (weight+bias) rather than RMSNorm */
+	unsigned experts, experts_active; /* MoE: experts per layer, routed per token; 0/0 = dense */
+};
+
+/* 0, or -1 with a one-line message naming the field ("heads 7 does not divide hidden 4096"). */
+int plan_model_validate(const struct plan_model *m, char *err, size_t errlen);
+double plan_model_params(const struct plan_model *m);        /* all parameters */
+double plan_model_active_params(const struct plan_model *m); /* per token (MoE: routed experts only) */
+double plan_model_layer_params(const struct plan_model *m);  /* one transformer block */
+double plan_model_embed_params(const struct plan_model *m);  /* token (+position) embeddings and head */
+double plan_model_matmul_params(const struct plan_model *m); /* weights used in matrix products */
+double plan_model_largest_module(const struct plan_model *m);/* DeepSpeed's "largest layer" */
+unsigned plan_model_head_dim(const struct plan_model *m);
+
+struct plan_presets { size_t n; struct plan_model *m; };
+int plan_presets_parse(struct plan_presets *p, const char *json, size_t len, char *err, size_t errlen);
+void plan_presets_free(struct plan_presets *p);
+const struct plan_model *plan_presets_find(const struct plan_presets *p, const char *name);
+
+/* ---- training ----------------------------------------------------------- */
+enum plan_optim { OPT_ADAMW = 0, OPT_ADAM8BIT, OPT_SGD };
+enum plan_ckpt { CKPT_NONE = 0, CKPT_SELECTIVE, CKPT_FULL };
+enum plan_attn { ATTN_FLASH = 0, ATTN_EAGER };
+/* pytorch: plain PyTorch (torch.autocast, FP32 weights, gradients freed each step,
+ * foreach AdamW), calibrated on bench/plan_memory.py. deepspeed: ZeRO/Megatron style
+ * (16-bit weights and gradients resident, FP32 master weights with the optimizer). */
+enum plan_framework { FW_PYTORCH = 0, FW_DEEPSPEED };
+enum plan_offload { OFFLOAD_NONE = 0, OFFLOAD_OPTIMIZER, OFFLOAD_PARAMS };
+
+int plan_optim_parse(const char *s, enum plan_optim *out);
+int plan_ckpt_parse(const char *s, enum plan_ckpt *out);
+int plan_attn_parse(const char *s, enum plan_attn *out);
+int plan_framework_parse(const char *s, enum plan_framework *out);
+int plan_offload_parse(const char *s, enum plan_offload *out);
+const char *plan_optim_name(enum plan_optim o);
+const char *plan_ckpt_name(enum plan_ckpt c);
+const char *plan_attn_name(enum plan_attn a);
+const char *plan_framework_name(enum plan_framework f);
+const char *plan_offload_name(enum plan_offload o);
+
+struct plan_train {
+	enum plan_prec prec;      /* FP32, BF16/FP16 (mixed), FP8 (deepspeed only) */
+	enum plan_optim optim;
+	enum plan_ckpt ckpt;
+	enum plan_attn attn;
+	enum plan_framework fw;
+	bool dropout;             /* dropout masks stored (1 byte per element) */
+	unsigned micro_batch, seq, grad_accum;
+	unsigned dp, tp, pp;      /* data, tensor, pipeline parallel degrees */
+	bool sp;                  /* sequence parallelism (with tp) */
+	unsigned zero;            /* 0..3 (deepspeed) */
+	enum plan_offload offload;
+	double frag;              /* allocator fragmentation margin, fraction of the peak */
+	double cuda_context_bytes;/* per process, outside the allocator */
+};
+void plan_train_defaults(struct plan_train *t);
+int plan_train_validate(const struct plan_model *m, const struct plan_train *t, char *err, size_t errlen);
+
+/* Per-GPU memory in bytes. */
+struct plan_mem {
+	double weights;        /* incl. 16-bit copies held during forward/backward */
+	double grads;
+	double optimizer;      /* master weights and moments held by the optimizer */
+	double activations;    /* NAN when the architecture is unknown */
+	double loss;           /* logits kept for the loss and its backward transient */
+	double comm;           /* communication buffers (ZeRO buckets, DDP buckets, gathers) */
+	double transient;      /* what the peak phase adds beyond the resident terms */
+	double workspace;      /* allocator-held workspace (cuBLAS) */
+	double peak;           /* peak allocated by the framework (max_memory_allocated) */
+	double context;        /* CUDA context and kernels, outside the allocator */
+	double fragmentation;  /* allocator margin over the peak */
+	double total;          /* what must fit in the GPU */
+	double cpu_offload;    /* host memory for offloaded states */
+	const char *peak_phase;/* "backward start", "backward end", "optimizer step" */
+	bool activations_known;
+};
+/* Fills *o; returns 0, or -1 with a message. */
+int plan_train_memory(const struct plan_model *m, const struct plan_train *t, struct plan_mem *o,
+		      char *err, size_t errlen);
+/* Activation bytes per GPU (exported for the tests and --explain). */
+double plan_activation_bytes(const struct plan_model *m, const struct plan_train *t);
+/* Largest micro-batch (>= 1) whose total fits in mem_bytes; 0 when none does. */
+unsigned plan_max_micro_batch(const struct plan_model *m, const struct plan_train *t, double mem_bytes);
+
+/* Training FLOPs for `tokens` (6 x active params + attention, x 4/3 with full recompute). */
+double plan_train_flops(const struct plan_model *m, const struct plan_train *t, double tokens);
+
+/* ---- serving ------------------------------------------------------------ */
+struct plan_serve {
+	enum plan_prec wprec;     /* weights (INT8/INT4 apply to the blocks' linear layers) */
+	enum plan_prec kvprec;    /* KV cache */
+	unsigned tp;
+	unsigned context;         /* tokens per sequence (prompt + output) */
+	unsigned batch;           /* concurrent sequences asked for (0 = as many as fit) */
+	unsigned prefill_chunk;   /* tokens per prefill pass (0 = context x batch) */
+	double mem_util;          /* fraction of GPU memory the server may use (vLLM-style) */
+	double cuda_context_bytes;
+};
+void plan_serve_defaults(struct plan_serve *s);
+struct plan_serve_result {
+	double weights;           /* per GPU */
+	double kv_per_token;      /* whole model, bytes */
+	double kv_per_token_gpu;  /* per GPU under TP */
+	double kv_bytes;          /* per GPU for batch x context */
+	double workspace;         /* prefill activations + allocator workspace */
+	double peak;              /* weights + KV + workspace (allocated) */
+	double total;             /* + CUDA context */
+	double kv_budget;         /* per GPU memory left for KV at mem_util */
+	double max_tokens;        /* tokens that fit in the KV budget */
+	unsigned max_seqs;        /* sequences of `context` tokens that fit */
+	double decode_tok_s;      /* upper bound from memory bandwidth, whole batch */
+	double decode_tok_s_seq;  /* per sequence */
+	double prefill_tok_s;     /* upper bound from compute */
+};
+int plan_serve_compute(const struct plan_model *m, const struct plan_serve *s, const struct cat_gpu *g,
+		       double mem_bytes, double peak_tflops, struct plan_serve_result *r, char *err, size_t errlen);
+double plan_kv_bytes_per_token(const struct plan_model *m, enum plan_prec kvprec);
+
+/* ---- prices and cost ---------------------------------------------------- */
+struct plan_price {
+	char instance[48], provider[32], gpu_model[32], region[32], currency[8], date[16];
+	char source[256];
+	unsigned gpus;
+	double on_demand, reserved_1y, reserved_3y, spot; /* per instance-hour; NAN = not offered/known */
+};
+struct plan_prices { size_t n; struct plan_price *p; };
+int plan_prices_parse(struct plan_prices *pr, const char *json, size_t len, char *err, size_t errlen);
+int plan_prices_append(struct plan_prices *dst, const struct plan_prices *src, char *err, size_t errlen);
+void plan_prices_free(struct plan_prices *pr);
+
+enum plan_pricing { PRICE_ON_DEMAND = 0, PRICE_1Y, PRICE_3Y, PRICE_SPOT, PRICE_COUNT };
+const char *plan_pricing_name(enum plan_pricing p);
+double plan_price_rate(const struct plan_price *p, enum plan_pricing k);
+/* Cost of running `instances` for `hours`; spot adds `spot_overhead` (0.1 = 10%) of
+ * the hours for interruptions. NAN when the row has no such price. */
+double plan_job_cost(const struct plan_price *p, enum plan_pricing k, double instances, double hours,
+		     double spot_overhead);
+
+struct plan_buy {
+	double purchase;        /* server price */
+	double power_kw;        /* average draw */
+	double pue;
+	double kwh_price;
+	double other_per_year;  /* colocation, support, staff share */
+	double years;           /* depreciation period */
+	double utilization;     /* fraction of hours the server is busy */
+};
+struct plan_breakeven {
+	double own_per_hour;       /* cost per busy hour when owning, over the years */
+	double power_per_hour;     /* electricity per busy hour */
+	double rent_per_hour;
+	double breakeven_hours;    /* busy hours after which buying is cheaper; INF if never */
+	double breakeven_months;   /* at the utilization */
+	double rent_total, own_total; /* over the years at the utilization */
+};
+int plan_breakeven(const struct plan_buy *b, double rent_per_hour, struct plan_breakeven *o, char *err,
+		   size_t errlen);
+
+/* ---- MIG ---------------------------------------------------------------- */
+#define PLAN_MIG_MAX 16
+struct plan_mig_req { char profile[24]; unsigned count; };
+struct plan_mig_slot { char profile[24]; unsigned mem_start, mem_size, cmp_start, cmp_size; };
+struct plan_mig_layout { unsigned n; struct plan_mig_slot s[PLAN_MIG_MAX]; };
+/* "3x1g.18gb,1x3g.71gb" (a count may be left out; "3g" names the smallest 3g profile). */
+int plan_mig_parse(const struct cat_gpu *g, const char *spec, struct plan_mig_req *reqs, unsigned *nreq,
+		   char *err, size_t errlen);
+/* Start positions allowed for profile i (memory-slice index), derived from the slice counts. */
+unsigned plan_mig_placements(const struct cat_gpu *g, unsigned i, unsigned *starts, unsigned max);
+/* 0 and a layout, or -1 with the reason none exists. */
+int plan_mig_layout(const struct cat_gpu *g, const struct plan_mig_req *reqs, unsigned nreq,
+		    struct plan_mig_layout *out, char *why, size_t whylen);
+
+#endif
