@@ -162,6 +162,15 @@ int sim_server_resolve(struct sim_server *srv, const struct catalog *cat, const 
 				return GPU_EDATA;
 			}
 		}
+		uint64_t proc_mem = 0;
+		for (unsigned k = 0; k < g->nproc; k++)
+			proc_mem += g->procs[k].mem_bytes;
+		if (proc_mem > c->mem_bytes) {
+			gpu_err_set(err, "sim file '%s': gpus[%u].processes: %llu MiB is more than the %s's %llu MiB",
+				    origin, i, (unsigned long long)(proc_mem >> 20), c->key,
+				    (unsigned long long)(c->mem_bytes >> 20));
+			return GPU_EDATA;
+		}
 		unsigned total = 0;
 		for (unsigned b = 0; b < srv->ngpu; b++)
 			total += srv->nvlinks[i][b];
