@@ -1,0 +1,342 @@
+/*
+ * diag.c - `gpuctl diag -r 1|2|3|4`: active diagnostics (docs/diag.md).
+ *
+ *   1  seconds: `health` plus software checks (driver, a CUDA context on every
+ *      GPU, persistence, CUDA_VISIBLE_DEVICES and friends, running processes)
+ *   2  about a minute: + memory pattern test, PCIe bandwidth, P2P reachability
+ *   3  a few minutes: + verified GEMM stress (FP32, TF32, BF16, FP8), memory
+ *      bandwidth, P2P bandwidth per pair, NCCL all-reduce, variation between GPUs
+ *   4  long: extended memory test, sustained load
+ * Levels 2-4 need real GPUs and the CUDA kernels module (diag_gpu.c); on a
+ * simulated server they stop with one line and exit 69, never with numbers.
+ * Exit codes as for health: 0 pass, 1 warnings, 2 failure, 69 could not check.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag_cmd.h"
+#include "health_cmd.h"
+#include "../core/gpu_select.h"
+#include "../core/json_util.h"
+#include "../core/table.h"
+
+void diag_add(struct diag_results *rs, const char *test, int gpu, int peer, enum health_verdict v, const char *fmt, ...)
+{
+	if (rs->n >= DIAG_MAX_RESULTS) {
+		rs->truncated = true;
+		return;
+	}
+	struct diag_result *r = &rs->r[rs->n++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->test, sizeof(r->test), "%s", test);
+	r->gpu = gpu;
+	r->peer = peer;
+	r->verdict = v;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->detail, sizeof(r->detail), fmt, ap);
+	va_end(ap);
+}
+
+void diag_add_value(struct diag_results *rs, const char *test, int gpu, int peer, double value,
+		    const struct diag_threshold *th)
+{
+	struct diag_judgement j;
+	diag_judge(value, th, &j);
+	diag_add(rs, test, gpu, peer, j.verdict, "%s", j.detail);
+	if (rs->n && !rs->truncated) {
+		rs->r[rs->n - 1].has_value = isfinite(value);
+		rs->r[rs->n - 1].value = value;
+		snprintf(rs->r[rs->n - 1].unit, sizeof(rs->r[rs->n - 1].unit), "%s", th->unit);
+	}
+}
+
+/* Level 1's software checks, from the snapshot and the environment. */
+static void software_checks(const struct cmd_ctx *ctx, const struct health_run *hr, const struct diag_gpu_opts *o,
+			    struct diag_results *out)
+{
+	const struct snapshot *s = &hr->now;
+	if (s->sys.simulated)
+		diag_add(out, "driver", -1, -1, HEALTH_PASS, "simulated backend answered for %u GPUs (SIMULATED)", s->n);
+	else
+		diag_add(out, "driver", -1, -1, HEALTH_PASS, "NVML answered for %u GPUs, driver %s", s->n,
+			 VAL_HAS(s->sys.driver_version) ? s->sys.driver_version.s : "version unknown");
+	if (s->sys.simulated)
+		diag_add(out, "cuda_context", -1, -1, HEALTH_NA, "not possible on a simulated server");
+	else
+		diag_cuda_context_check(s, o, out);
+	for (unsigned i = 0; i < s->n; i++) {
+		if (!gpu_select_has(o->mask, i))
+			continue;
+		const struct gpu_view *g = &s->gpu[i];
+		if (!VAL_HAS(g->st.persistence_mode))
+			diag_add(out, "persistence", (int)i, -1, HEALTH_NA, "persistence mode: %s",
+				 val_status_name(g->st.persistence_mode.st));
+		else
+			diag_add(out, "persistence", (int)i, -1, g->st.persistence_mode.v ? HEALTH_PASS : HEALTH_WARN,
+				 "persistence mode %s", g->st.persistence_mode.v ? "on" : "off (nvidia-smi -pm 1)");
+		char pids[120] = "";
+		unsigned nc = 0;
+		for (unsigned k = 0; k < g->nproc && k < GPU_MAX_PROCS; k++) {
+			if (g->procs[k].type != 'C')
+				continue;
+			size_t len = strlen(pids);
+			if (len < sizeof(pids) - 24)
+				snprintf(pids + len, sizeof(pids) - len, "%s%u (%.12s)", nc ? ", " : "", g->procs[k].pid,
+					 g->procs[k].name);
+			nc++;
+		}
+		if (nc)
+			diag_add(out, "compute_processes", (int)i, -1, HEALTH_WARN,
+				 "%u compute process%s running: %s; active tests would share the GPU", nc, nc == 1 ? "" : "es",
+				 pids);
+		else
+			diag_add(out, "compute_processes", (int)i, -1, HEALTH_PASS, "no compute process running");
+	}
+	struct diag_env env = {
+		.cuda_visible_devices = getenv("CUDA_VISIBLE_DEVICES"),
+		.cuda_device_order = getenv("CUDA_DEVICE_ORDER"),
+		.cuda_launch_blocking = getenv("CUDA_LAUNCH_BLOCKING"),
+		.nccl_p2p_disable = getenv("NCCL_P2P_DISABLE"),
+		.nccl_shm_disable = getenv("NCCL_SHM_DISABLE"),
+	};
+	struct diag_check checks[8];
+	unsigned n = diag_env_check(&env, s, checks, 8);
+	for (unsigned k = 0; k < n; k++)
+		diag_add(out, checks[k].name, -1, -1, checks[k].verdict, "%s", checks[k].detail);
+	(void)ctx;
+}
+
+/* A GPU much slower than the others at the same test is a WARN. */
+static void variation(const struct snapshot *s, const struct diag_gpu_opts *o, struct diag_results *out)
+{
+	static const char *const tests[] = { "mem_bw", "gemm_fp32", "gemm_tf32", "gemm_bf16", "gemm_fp8", "pcie_h2d",
+					     "pcie_d2h" };
+	for (size_t t = 0; t < sizeof(tests) / sizeof(tests[0]); t++) {
+		double v[GPU_MAX_GPUS];
+		bool valid[GPU_MAX_GPUS] = { false }, slow[GPU_MAX_GPUS];
+		double below[GPU_MAX_GPUS];
+		for (unsigned k = 0; k < out->n; k++) {
+			const struct diag_result *r = &out->r[k];
+			if (strcmp(r->test, tests[t]) == 0 && r->has_value && r->gpu >= 0 && r->gpu < GPU_MAX_GPUS &&
+			    r->verdict == HEALTH_PASS) {
+				v[r->gpu] = r->value;
+				valid[r->gpu] = true;
+			}
+		}
+		if (diag_variation(v, valid, s->n, o->variation_pct, slow, below) == 0)
+			continue;
+		for (unsigned i = 0; i < s->n; i++)
+			if (slow[i])
+				diag_add(out, "variation", (int)i, -1, HEALTH_WARN,
+					 "%s: %.4g is %.1f%% below the other GPUs' median (limit %.0f%%)", tests[t], v[i],
+					 below[i], o->variation_pct);
+	}
+}
+
+static enum health_verdict results_verdict(const struct diag_results *rs)
+{
+	enum health_verdict v = HEALTH_NA;
+	for (unsigned k = 0; k < rs->n; k++)
+		if (rs->r[k].verdict > v)
+			v = rs->r[k].verdict;
+	return v;
+}
+
+static void print_results(const struct diag_results *rs, FILE *out)
+{
+	struct table *t = table_new(5);
+	if (!t)
+		return;
+	table_col(t, 0, "TEST", TABLE_LEFT);
+	table_col(t, 1, "GPU", TABLE_RIGHT);
+	table_col(t, 2, "RESULT", TABLE_LEFT);
+	table_col(t, 3, "VALUE", TABLE_RIGHT);
+	table_col(t, 4, "DETAIL", TABLE_LEFT);
+	for (unsigned k = 0; k < rs->n; k++) {
+		const struct diag_result *r = &rs->r[k];
+		table_row(t);
+		table_cell(t, r->test);
+		if (r->gpu < 0)
+			table_cell(t, "-");
+		else if (r->peer >= 0)
+			table_cellf(t, "%d->%d", r->gpu, r->peer);
+		else
+			table_cellf(t, "%d", r->gpu);
+		table_cell(t, health_verdict_name(r->verdict));
+		if (r->has_value)
+			table_cellf(t, "%.4g%s%s", r->value, *r->unit ? " " : "", r->unit);
+		else
+			table_cell(t, "");
+		table_cell(t, r->detail);
+	}
+	table_print(t, out);
+	table_free(t);
+	if (rs->truncated)
+		fprintf(out, "(more results than %d: the rest are left out)\n", DIAG_MAX_RESULTS);
+}
+
+static json_t *results_json(const struct diag_results *rs)
+{
+	json_t *a = json_array();
+	for (unsigned k = 0; k < rs->n; k++) {
+		const struct diag_result *r = &rs->r[k];
+		json_t *o = json_object();
+		json_object_set_new(o, "test", json_string(r->test));
+		json_object_set_new(o, "gpu", r->gpu >= 0 ? json_integer(r->gpu) : json_null());
+		json_object_set_new(o, "peer", r->peer >= 0 ? json_integer(r->peer) : json_null());
+		json_object_set_new(o, "verdict", json_string(health_verdict_name(r->verdict)));
+		json_object_set_new(o, "value", r->has_value ? json_real(r->value) : json_null());
+		json_object_set_new(o, "unit", json_string(r->unit));
+		json_object_set_new(o, "detail", json_string(r->detail));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: gpuctl diag [-r 1|2|3|4] [-i ID[,ID...]] [--json] [--timeout-scale F]\n"
+		"                   [--variation PCT] [--kernels PATH] [--flip-bits N]\n\n"
+		"Active diagnostics (docs/diag.md). Levels:\n"
+		"  1  seconds: health + software checks (driver, CUDA context, persistence, environment, processes)\n"
+		"  2  about a minute: + memory pattern test, PCIe bandwidth, P2P reachability\n"
+		"  3  a few minutes: + GEMM stress FP32/TF32/BF16/FP8, memory bandwidth, P2P bandwidth,\n"
+		"     NCCL all-reduce, variation between GPUs\n"
+		"  4  long: + extended memory test, 5 minutes of sustained load per GPU\n\n"
+		"  -r, --level N        1 (default) to 4; 2-4 need real GPUs and the kernels module\n"
+		"  -i, --id ID          GPUs by index, range, UUID or bus id (default all)\n"
+		"      --json           machine-readable output (docs/diag.md)\n"
+		"      --timeout-scale F  multiply every test's timeout (default 1)\n"
+		"      --variation PCT  a GPU this much slower than the others' median is a WARN (default %.0f)\n"
+		"      --kernels PATH   the kernels module (default: $GPUCTL_KERNELS, build tree, install)\n"
+		"      --flip-bits N    TEST ONLY: flip N bits in the memory test's buffer; the test must FAIL\n\n"
+		"exit: 0 pass, 1 warnings, 2 failure, 69 could not check (no GPU, simulated server for -r 2+)\n",
+		DIAG_DEFAULT_VARIATION_PCT);
+}
+
+static int parse_num(const struct cmd_ctx *ctx, const char *opt, const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || *end || !isfinite(v) || v < lo || v > hi) {
+		cmd_error(ctx, "diag", "bad value '%s' for %s (%g to %g)", s, opt, lo, hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int cmd_diag(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	static const struct option longopts[] = {
+		{ "level", required_argument, NULL, 'r' }, { "id", required_argument, NULL, 'i' },
+		{ "json", no_argument, NULL, 'J' }, { "timeout-scale", required_argument, NULL, 'T' },
+		{ "variation", required_argument, NULL, 'V' }, { "kernels", required_argument, NULL, 'K' },
+		{ "flip-bits", required_argument, NULL, 'F' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	struct diag_gpu_opts o = { .level = 1, .timeout_scale = 1, .variation_pct = DIAG_DEFAULT_VARIATION_PCT };
+	const char *ids = NULL;
+	bool json = false;
+	double num;
+	int c;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":r:i:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '4') {
+				cmd_error(ctx, "diag", "unknown level '%s' (1, 2, 3 or 4)", optarg);
+				return EXIT_USAGE;
+			}
+			o.level = optarg[0] - '0';
+			break;
+		case 'i': ids = optarg; break;
+		case 'J': json = true; break;
+		case 'K': o.kernels_path = optarg; break;
+		case 'T':
+			if (parse_num(ctx, "--timeout-scale", optarg, 0.05, 100, &o.timeout_scale) != 0)
+				return EXIT_USAGE;
+			break;
+		case 'V':
+			if (parse_num(ctx, "--variation", optarg, 0.1, 90, &o.variation_pct) != 0)
+				return EXIT_USAGE;
+			break;
+		case 'F':
+			if (parse_num(ctx, "--flip-bits", optarg, 0, 1e9, &num) != 0)
+				return EXIT_USAGE;
+			o.flip_bits = (uint64_t)num;
+			break;
+		case 'h': usage(ctx->out); return EXIT_OK;
+		case ':': cmd_error(ctx, "diag", "option '%s' needs a value", argv[optind - 1]); return EXIT_USAGE;
+		default: cmd_error(ctx, "diag", "unknown option '%s'", argv[optind - 1]); return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		cmd_error(ctx, "diag", "unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (o.level >= 2 && ctx->sys.simulated) {
+		cmd_error(ctx, "diag", "level %d runs tests on real GPUs; '%s' is a simulated server (level 1 works here)",
+			  o.level, ctx->sys.server_name);
+		return EXIT_UNAVAILABLE;
+	}
+	o.kernels_env = getenv("GPUCTL_KERNELS");
+	struct health_run *hr = calloc(1, sizeof(*hr));
+	struct diag_results *rs = calloc(1, sizeof(*rs));
+	struct catalog cat = { 0 };
+	int rc = hr && rs ? EXIT_OK : EXIT_SOFTWARE;
+	if (rc != EXIT_OK)
+		cmd_error(ctx, "diag", "out of memory");
+	if (rc == EXIT_OK)
+		rc = health_run_collect(ctx, "diag", hr, 1.0, NULL, ids);
+	if (rc == EXIT_OK) {
+		o.mask = hr->mask;
+		software_checks(ctx, hr, &o, rs);
+	}
+	if (rc == EXIT_OK && o.level >= 2) {
+		char err[512];
+		if (catalog_load_default(&cat, err, sizeof(err)) != 0) {
+			cmd_error(ctx, "diag", "%s", err);
+			rc = EXIT_NOINPUT;
+		} else {
+			if (!json)
+				fprintf(ctx->err, "gpuctl diag: level %d on %d GPU(s); every test has a timeout\n", o.level,
+					__builtin_popcountll(o.mask));
+			rc = diag_gpu_tests(ctx, &hr->now, &cat, &o, rs);
+			if (rc == EXIT_OK && o.level >= 3)
+				variation(&hr->now, &o, rs);
+		}
+	}
+	if (rc == EXIT_OK) {
+		enum health_verdict hv = health_run_verdict(hr), tv = results_verdict(rs);
+		enum health_verdict v = hv > tv ? hv : tv;
+		if (json) {
+			json_t *doc = json_object();
+			json_object_set_new(doc, "simulated", json_boolean(hr->now.sys.simulated));
+			json_object_set_new(doc, "level", json_integer(o.level));
+			json_object_set_new(doc, "verdict", json_string(health_verdict_name(v)));
+			json_object_set_new(doc, "health", health_report_json(hr));
+			json_object_set_new(doc, "tests", results_json(rs));
+			if (json_write(doc, ctx->out) != 0)
+				rc = EXIT_IOERR;
+			json_decref(doc);
+		} else {
+			health_print_table(ctx, hr, ctx->out);
+			fprintf(ctx->out, "\n");
+			print_results(rs, ctx->out);
+			fprintf(ctx->out, "\ndiag level %d: %s\n", o.level, health_verdict_name(v));
+		}
+		if (rc == EXIT_OK)
+			rc = health_exit_code(v);
+	}
+	if (cat.gpus)
+		catalog_free(&cat);
+	free(rs);
+	free(hr);
+	return rc;
+}
