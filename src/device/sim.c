@@ -87,17 +87,25 @@ static int add_fault(struct sim_state *st, const struct sim_fault *f, enum sim_f
 	return r->id;
 }
 
-/* Ends the faults of one origin (their counts stay: they happened). Lock held. */
+/* Ends one fault now: its counts stay (they happened); one that has not
+ * started yet never will (no counts, no event). Lock held. */
+static void end_fault(struct sim_fault_rec *r, uint64_t now_ns)
+{
+	if (r->end_ns <= now_ns)
+		return;
+	if (r->start_ns > now_ns) {
+		r->f.kind = SIM_FAULT_NONE;
+		r->delivered = true;
+		r->start_ns = now_ns;
+	}
+	r->end_ns = now_ns;
+}
+
 static void end_faults(struct sim_state *st, enum sim_fault_origin origin, uint64_t now_ns)
 {
-	for (unsigned i = 0; i < st->nfaults; i++) {
-		struct sim_fault_rec *r = &st->faults[i];
-		if (r->origin != origin || r->end_ns <= now_ns)
-			continue;
-		r->end_ns = now_ns;
-		if (r->start_ns > now_ns) /* never started: drop its effects too */
-			r->start_ns = r->end_ns = now_ns, r->delivered = true, r->f.kind = SIM_FAULT_NONE;
-	}
+	for (unsigned i = 0; i < st->nfaults; i++)
+		if (st->faults[i].origin == origin)
+			end_fault(&st->faults[i], now_ns);
 }
 
 /* ---- the run-time fault file ---- */
@@ -631,8 +639,7 @@ int sim_clear(struct gpu_backend *be, int fault_id)
 		struct sim_fault_rec *r = &st->faults[i];
 		if (r->id != fault_id)
 			continue;
-		if (r->end_ns > now)
-			r->end_ns = now > r->start_ns ? now : r->start_ns;
+		end_fault(r, now);
 		rc = 0;
 	}
 	pthread_cond_broadcast(&st->cond);

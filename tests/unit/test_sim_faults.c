@@ -63,6 +63,12 @@ static void test_xid_events(void **state)
 	assert_int_equal(ev[0].gpu, 1);
 	assert_int_equal(ev[0].timestamp_ns, T0 + 30 * SEC);
 	assert_int_equal(sim_events_delivered(&be), 2);
+	/* one cleared before its time never comes */
+	int id = inject(&be, F(.kind = SIM_FAULT_XID, .gpu = 2, .xid = 45, .at_s = 10));
+	assert_int_equal(sim_clear(&be, id), 0);
+	clk.now += 20 * SEC;
+	assert_int_equal(be.ops->poll_events(&be, 30, ev, 8, &n, &err), GPU_OK);
+	assert_int_equal(n, 0);
 	gpu_backend_close(&be);
 }
 
