@@ -220,7 +220,8 @@ size_t bench_apply_limits(struct bench_run *run, const struct cat_gpu *const *ca
 			/* latency-like metrics would invert; only rates have limits */
 			r->ratio = r->value.median / lim;
 		}
-		r->min_ratio = bench_threshold_for(t, r->suite);
+		if (t)
+			r->min_ratio = bench_threshold_for(t, r->suite);
 		r->status = BS_OK;
 		if (!isnan(r->min_ratio) && !isnan(r->ratio) && r->ratio < r->min_ratio) {
 			r->status = BS_LOW;

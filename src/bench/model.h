@@ -107,7 +107,8 @@ struct bench_run {
 	char driver_version[32];
 	char cuda_version[16];
 	char kernels_build[96];    /* the module's build_info */
-	char mode[8];              /* "quick", "full", "custom" */
+	char mode[8];              /* "quick", "full" */
+	char note[256];            /* free text kept with the run ("" none), e.g. a fixture's origin */
 	double duration_s;
 	unsigned ngpus;
 	struct bench_gpu_info gpu[BENCH_MAX_GPUS];

@@ -113,6 +113,7 @@ char *bench_results_to_json(const struct bench_run *run)
 	json_object_set_new(o, "cuda_version", json_string(run->cuda_version));
 	json_object_set_new(o, "kernels_build", json_string(run->kernels_build));
 	json_object_set_new(o, "mode", json_string(run->mode));
+	json_object_set_new(o, "note", json_string(run->note));
 	json_object_set_new(o, "duration_s", num(run->duration_s));
 	json_t *gpus = json_array();
 	for (unsigned i = 0; i < run->ngpus && i < BENCH_MAX_GPUS; i++) {
@@ -376,6 +377,7 @@ static int parse_run(struct rd *rd, json_t *root, struct bench_run *run)
 	    get_str(rd, root, "cuda_version", run->cuda_version, sizeof(run->cuda_version), false) ||
 	    get_str(rd, root, "kernels_build", run->kernels_build, sizeof(run->kernels_build), false) ||
 	    get_str(rd, root, "mode", run->mode, sizeof(run->mode), false) ||
+	    get_str(rd, root, "note", run->note, sizeof(run->note), false) ||
 	    get_num(rd, root, "duration_s", &run->duration_s))
 		return -1;
 	json_t *gpus = json_object_get(root, "gpus");

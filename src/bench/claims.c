@@ -1,0 +1,243 @@
+/* claims.c - see claims.h. */
+#include "claims.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/data_path.h"
+
+static int str_field(json_t *o, const char *k, char *out, size_t len, bool required, const char *id, char *err,
+		     size_t errlen)
+{
+	json_t *v = json_object_get(o, k);
+	out[0] = '\0';
+	if (!v)
+		goto missing;
+	if (!json_is_string(v) || json_string_length(v) >= len) {
+		snprintf(err, errlen, "claim '%s': '%s' is not a string of at most %zu characters", id, k, len - 1);
+		return -1;
+	}
+	snprintf(out, len, "%s", json_string_value(v));
+	return 0;
+missing:
+	if (required) {
+		snprintf(err, errlen, "claim '%s': '%s' is missing", id, k);
+		return -1;
+	}
+	return 0;
+}
+
+static int sel_field(json_t *o, const char *k, struct claim_sel *s, bool required, const char *id, char *err,
+		     size_t errlen)
+{
+	memset(s, 0, sizeof(*s));
+	json_t *v = json_object_get(o, k);
+	if (!v) {
+		if (required) {
+			snprintf(err, errlen, "claim '%s': '%s' is missing", id, k);
+			return -1;
+		}
+		return 0;
+	}
+	if (!json_is_object(v)) {
+		snprintf(err, errlen, "claim '%s': '%s' is not an object", id, k);
+		return -1;
+	}
+	if (str_field(v, "suite", s->suite, sizeof(s->suite), true, id, err, errlen) ||
+	    str_field(v, "test", s->test, sizeof(s->test), true, id, err, errlen) ||
+	    str_field(v, "variant", s->variant, sizeof(s->variant), false, id, err, errlen))
+		return -1;
+	return 0;
+}
+
+static int parse_claim(json_t *o, struct claim *c, size_t idx, char *err, size_t errlen)
+{
+	char kind[16];
+	char where[32];
+	snprintf(where, sizeof(where), "#%zu", idx);
+	memset(c, 0, sizeof(*c));
+	if (!json_is_object(o)) {
+		snprintf(err, errlen, "claim %s is not an object", where);
+		return -1;
+	}
+	if (str_field(o, "id", c->id, sizeof(c->id), true, where, err, errlen))
+		return -1;
+	const char *id = c->id;
+	if (str_field(o, "source", c->source, sizeof(c->source), false, id, err, errlen) ||
+	    str_field(o, "claim", c->text, sizeof(c->text), true, id, err, errlen) ||
+	    str_field(o, "guide_text", c->guide_text, sizeof(c->guide_text), false, id, err, errlen) ||
+	    str_field(o, "unit", c->unit, sizeof(c->unit), false, id, err, errlen) ||
+	    str_field(o, "kind", kind, sizeof(kind), true, id, err, errlen) ||
+	    str_field(o, "field", c->field, sizeof(c->field), false, id, err, errlen) ||
+	    str_field(o, "aux", c->aux, sizeof(c->aux), false, id, err, errlen) ||
+	    str_field(o, "how", c->how, sizeof(c->how), false, id, err, errlen) ||
+	    str_field(o, "checked_by", c->checked_by, sizeof(c->checked_by), false, id, err, errlen))
+		return -1;
+	static const char *const kinds[] = { "ratio", "time_saved", "aux", "value", "none" };
+	int k = -1;
+	for (int i = 0; i < 5; i++)
+		if (strcmp(kind, kinds[i]) == 0)
+			k = i;
+	if (k < 0) {
+		snprintf(err, errlen, "claim '%s': unknown kind '%s'", id, kind);
+		return -1;
+	}
+	c->kind = (enum claim_kind)k;
+	json_t *g = json_object_get(o, "guide");
+	if (g && !json_is_null(g) && !json_is_number(g)) {
+		snprintf(err, errlen, "claim '%s': 'guide' is not a number or null", id);
+		return -1;
+	}
+	c->guide = g && json_is_number(g) ? json_number_value(g) : NAN;
+	json_t *sc = json_object_get(o, "scale");
+	c->scale = sc && json_is_number(sc) ? json_number_value(sc) : 1.0;
+	bool needs_num = c->kind != CLAIM_NONE, needs_den = c->kind == CLAIM_RATIO || c->kind == CLAIM_TIME_SAVED;
+	if (sel_field(o, "num", &c->num, needs_num, id, err, errlen) ||
+	    sel_field(o, "den", &c->den, needs_den, id, err, errlen))
+		return -1;
+	if (c->kind == CLAIM_AUX && !c->aux[0]) {
+		snprintf(err, errlen, "claim '%s': kind aux needs 'aux'", id);
+		return -1;
+	}
+	return 0;
+}
+
+int claims_parse(struct claims *out, const char *text, size_t len, char *err, size_t errlen)
+{
+	json_error_t je;
+	memset(out, 0, sizeof(*out));
+	json_t *root = json_loadb(text, len, 0, &je);
+	if (!root) {
+		snprintf(err, errlen, "not valid JSON at line %d: %s", je.line, je.text);
+		return -1;
+	}
+	int rc = -1;
+	json_t *schema = json_object_get(root, "schema");
+	json_t *arr = json_object_get(root, "claims");
+	if (!json_is_string(schema) || strcmp(json_string_value(schema), "gpuctl-claims") != 0)
+		snprintf(err, errlen, "'schema' is not 'gpuctl-claims'");
+	else if (!json_is_array(arr) || json_array_size(arr) > CLAIMS_MAX)
+		snprintf(err, errlen, "'claims' is not an array of at most %d claims", CLAIMS_MAX);
+	else {
+		rc = 0;
+		for (size_t i = 0; i < json_array_size(arr) && rc == 0; i++)
+			rc = parse_claim(json_array_get(arr, i), &out->c[i], i, err, errlen);
+		out->n = rc == 0 ? (unsigned)json_array_size(arr) : 0;
+	}
+	json_decref(root);
+	return rc;
+}
+
+int claims_load_default(struct claims *out, const char *env_data_dir, char *err, size_t errlen)
+{
+	char path[4096];
+	size_t len;
+	if (data_path_find(env_data_dir, "claims.json", path, sizeof(path)) != 0) {
+		snprintf(err, errlen, "data file 'claims.json' not found");
+		return -1;
+	}
+	char *text = read_whole_file(path, 1 << 20, &len, err, errlen);
+	if (!text)
+		return -1;
+	char msg[256];
+	int rc = claims_parse(out, text, len, msg, sizeof(msg));
+	if (rc != 0)
+		snprintf(err, errlen, "'%s': %s", path, msg);
+	free(text);
+	return rc;
+}
+
+const struct bench_result *claims_pick(const struct bench_run *run, const struct claim_sel *sel)
+{
+	const struct bench_result *best = NULL;
+	for (size_t i = 0; run && i < run->n; i++) {
+		const struct bench_result *r = &run->r[i];
+		if (r->status != BS_OK && r->status != BS_LOW)
+			continue;
+		if (strcmp(r->suite, sel->suite) != 0 || strcmp(r->test, sel->test) != 0)
+			continue;
+		if (sel->variant[0] && strcmp(r->variant, sel->variant) != 0)
+			continue;
+		if (!best || r->value.median > best->value.median)
+			best = r;
+	}
+	return best;
+}
+
+static void label(char *out, size_t len, const struct claim_sel *s)
+{
+	snprintf(out, len, "%s %s%s%s", s->suite, s->test, s->variant[0] ? " " : "", s->variant);
+}
+
+static void eval_one(const struct claim *c, const struct bench_run *run, const char *why_none, struct claim_eval *e)
+{
+	char a[48], b[48];
+	e->claim = c;
+	e->ours = e->ratio = NAN;
+	e->note[0] = '\0';
+	if (c->kind == CLAIM_NONE) {
+		snprintf(e->ours_text, sizeof(e->ours_text), "see %s", c->checked_by[0] ? c->checked_by : "docs");
+		snprintf(e->note, sizeof(e->note), "not a benchmark figure");
+		return;
+	}
+	if (!run) {
+		snprintf(e->ours_text, sizeof(e->ours_text), "not measured");
+		snprintf(e->note, sizeof(e->note), "%s", why_none ? why_none : "no benchmark results");
+		return;
+	}
+	const struct bench_result *n = claims_pick(run, &c->num);
+	const struct bench_result *d = c->kind == CLAIM_RATIO || c->kind == CLAIM_TIME_SAVED ? claims_pick(run, &c->den) : NULL;
+	label(a, sizeof(a), &c->num);
+	label(b, sizeof(b), &c->den);
+	if (!n || ((c->kind == CLAIM_RATIO || c->kind == CLAIM_TIME_SAVED) && !d)) {
+		snprintf(e->ours_text, sizeof(e->ours_text), "not measured");
+		snprintf(e->note, sizeof(e->note), "no result for '%s' in this run", !n ? a : b);
+		return;
+	}
+	switch (c->kind) {
+	case CLAIM_RATIO:
+		e->ours = n->value.median / d->value.median;
+		snprintf(e->note, sizeof(e->note), "%s %.4g %s / %s %.4g %s", a, n->value.median, n->unit, b,
+			 d->value.median, d->unit);
+		break;
+	case CLAIM_TIME_SAVED:
+		/* same bytes: time_num / time_den = rate_den / rate_num */
+		e->ours = 1.0 - d->value.median / n->value.median;
+		snprintf(e->note, sizeof(e->note), "%s %.4g %s vs %s %.4g %s", a, n->value.median, n->unit, b,
+			 d->value.median, d->unit);
+		break;
+	case CLAIM_AUX:
+		e->ours = bench_result_aux(n, c->aux) * c->scale;
+		snprintf(e->note, sizeof(e->note), "%s: %s", a, c->aux);
+		break;
+	case CLAIM_VALUE:
+		e->ours = strcmp(c->field, "gflops_per_watt") == 0 ? n->gflops_per_watt : n->value.median;
+		snprintf(e->note, sizeof(e->note), "%s%s", a, n->size_bytes ? " (largest size)" : "");
+		break;
+	case CLAIM_NONE:
+		break;
+	}
+	if (!isfinite(e->ours)) {
+		e->ours = NAN;
+		snprintf(e->ours_text, sizeof(e->ours_text), "not measured");
+		return;
+	}
+	if (strcmp(c->unit, "x") == 0)
+		snprintf(e->ours_text, sizeof(e->ours_text), "%.2fx", e->ours);
+	else if (c->kind == CLAIM_TIME_SAVED || c->kind == CLAIM_AUX)
+		snprintf(e->ours_text, sizeof(e->ours_text), "%.0f%% %s", 100.0 * e->ours, c->unit);
+	else
+		snprintf(e->ours_text, sizeof(e->ours_text), "%.4g %s", e->ours, c->unit);
+	if (isfinite(c->guide) && c->guide != 0)
+		e->ratio = e->ours / c->guide;
+}
+
+void claims_evaluate(const struct claims *cl, const struct bench_run *run, const char *why_none,
+		     struct claim_eval *out)
+{
+	for (unsigned i = 0; i < cl->n; i++)
+		eval_one(&cl->c[i], run, why_none, &out[i]);
+}

@@ -1,0 +1,88 @@
+/*
+ * report.h - `gpuctl report`: the whole picture of one server (inventory,
+ * topology, health, benchmark results, the guide's claims) as terminal text
+ * and as one self-contained HTML file with inline SVG charts (no script, no
+ * downloaded library). The command gathers the pieces; everything here is
+ * pure formatting into a FILE* it owns.
+ */
+#ifndef GPUCTL_BENCH_REPORT_H
+#define GPUCTL_BENCH_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../core/catalog.h"
+#include "../device/gpu.h"
+#include "../health/health.h"
+#include "claims.h"
+#include "model.h"
+
+struct report {
+	char generated_utc[32];
+	bool simulated;                   /* inventory from the simulator: every output says SIMULATED */
+	struct gpu_system sys;
+	unsigned n;                       /* GPUs in the inventory */
+	const struct gpu_static *st;      /* n entries */
+	const struct cat_gpu *const *cat; /* n entries, NULL where the catalog has no match */
+	const struct gpu_link (*link)[GPU_MAX_GPUS]; /* n x n; NULL: topology not read */
+	const struct health_report *health; /* NULL: not evaluated (health_note says why) */
+	char health_note[200];
+	const struct bench_run *bench;    /* NULL: no benchmark figures (bench_note says why) */
+	const struct cat_gpu *bench_cat;  /* datasheet of the benchmarked GPU 0 (roofline, GEMM bars); may be NULL */
+	char bench_source[200];           /* "results file 'x.json'" or "quick run now" */
+	char bench_note[200];
+	const struct claims *claims;      /* NULL: claims table left out */
+	const struct claim_eval *evals;   /* claims->n entries */
+};
+
+/* One headline figure of a run: the best result of a kind. */
+struct report_highlight {
+	const char *label;                /* "device memory copy" */
+	const struct bench_result *r;     /* NULL: not measured in this run */
+};
+
+#define REPORT_MAX_HIGHLIGHTS 24
+/* The headline figures (fixed list, in order); returns how many filled. */
+unsigned report_highlights(const struct bench_run *run, struct report_highlight *out, unsigned max);
+
+/* A bandwidth-vs-size series: one (suite, test, variant, gpu, peer) measured at several sizes. */
+#define REPORT_MAX_POINTS 16
+struct report_series {
+	char name[112];
+	unsigned n;
+	double x[REPORT_MAX_POINTS];      /* bytes */
+	double y[REPORT_MAX_POINTS];      /* GB/s */
+};
+/* Series with at least two sizes, in result order; returns how many. */
+unsigned report_bw_series(const struct bench_run *run, struct report_series *out, unsigned max);
+
+/* A kernel on the roofline: arithmetic intensity (FLOP/byte) and GFLOP/s. */
+struct report_roof_point { char name[80]; double ai, gflops; bool compute_only; };
+/* Results with FLOPs and a byte count (GEMM: its minimum traffic from the shape). */
+unsigned report_roof_points(const struct bench_run *run, int gpu, struct report_roof_point *out, unsigned max);
+
+/* P2P unidirectional bandwidth matrix (GB/s, largest size, copy engine); NAN where
+ * not measured. m is ngpus x ngpus row-major; returns ngpus (0: no p2p result). */
+unsigned report_p2p_matrix(const struct bench_run *run, double *m, unsigned max_gpus);
+
+/* Table rows shared by the text and HTML renderings (cells of at most 96 bytes). */
+#define REPORT_CELL 96
+#define REPORT_INV_COLS 10
+extern const char *const report_inventory_headers[REPORT_INV_COLS];
+void report_inventory_row(const struct report *rep, unsigned gpu, char cells[REPORT_INV_COLS][REPORT_CELL]);
+#define REPORT_HL_COLS 6
+extern const char *const report_highlight_headers[REPORT_HL_COLS];
+void report_highlight_row(const struct report_highlight *h, char cells[REPORT_HL_COLS][REPORT_CELL]);
+#define REPORT_DS_COLS 9
+extern const char *const report_datasheet_headers[REPORT_DS_COLS];
+/* Distinct catalog models of the inventory (at most max); returns how many. */
+unsigned report_models(const struct report *rep, const struct cat_gpu **out, unsigned max);
+void report_datasheet_row(const struct cat_gpu *g, char cells[REPORT_DS_COLS][REPORT_CELL]);
+#define REPORT_CLAIM_COLS 6
+extern const char *const report_claim_headers[REPORT_CLAIM_COLS];
+void report_claim_row(const struct claim_eval *e, char cells[REPORT_CLAIM_COLS][REPORT_CELL]);
+
+void report_print_text(const struct report *rep, FILE *out);
+void report_print_html(const struct report *rep, FILE *out);
+
+#endif

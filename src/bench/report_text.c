@@ -1,0 +1,140 @@
+/* report_text.c - the report in the terminal (see report.h). */
+#include "report.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "../core/table.h"
+
+static void print_rows(FILE *out, unsigned ncols, const char *const *hdr, unsigned nrows,
+		       void (*row)(const void *ctx, unsigned i, char cells[][REPORT_CELL]), const void *ctx)
+{
+	struct table *t = table_new(ncols);
+	if (!t)
+		return;
+	for (unsigned c = 0; c < ncols; c++)
+		table_col(t, c, hdr[c], TABLE_LEFT);
+	char cells[16][REPORT_CELL];
+	for (unsigned i = 0; i < nrows; i++) {
+		row(ctx, i, cells);
+		table_row(t);
+		for (unsigned c = 0; c < ncols; c++)
+			table_cell(t, cells[c]);
+	}
+	table_print(t, out);
+	table_free(t);
+}
+
+static void inv_row(const void *ctx, unsigned i, char c[][REPORT_CELL]) { report_inventory_row(ctx, i, c); }
+
+struct hl_ctx { const struct report_highlight *h; };
+static void hl_row(const void *ctx, unsigned i, char c[][REPORT_CELL])
+{
+	report_highlight_row(&((const struct hl_ctx *)ctx)->h[i], c);
+}
+
+struct ds_ctx { const struct cat_gpu *const *g; };
+static void ds_row(const void *ctx, unsigned i, char c[][REPORT_CELL])
+{
+	report_datasheet_row(((const struct ds_ctx *)ctx)->g[i], c);
+}
+
+static void claim_row(const void *ctx, unsigned i, char c[][REPORT_CELL])
+{
+	report_claim_row(&((const struct claim_eval *)ctx)[i], c);
+}
+
+static void print_topology(const struct report *rep, FILE *out)
+{
+	fprintf(out, "\n== Topology ==\n");
+	if (!rep->link) {
+		fprintf(out, "not read\n");
+		return;
+	}
+	fprintf(out, "      ");
+	for (unsigned j = 0; j < rep->n; j++)
+		fprintf(out, " GPU%-3u", j);
+	fputc('\n', out);
+	for (unsigned i = 0; i < rep->n; i++) {
+		fprintf(out, "GPU%-3u", i);
+		for (unsigned j = 0; j < rep->n; j++) {
+			const struct gpu_link *l = &rep->link[i][j];
+			char cell[16];
+			if (i == j)
+				snprintf(cell, sizeof(cell), "X");
+			else if (l->kind == LINK_NVLINK)
+				snprintf(cell, sizeof(cell), "NV%u", l->nvlinks);
+			else
+				snprintf(cell, sizeof(cell), "%s", gpu_link_kind_name(l->kind));
+			fprintf(out, " %-6s", cell);
+		}
+		fputc('\n', out);
+	}
+}
+
+static void print_health(const struct report *rep, FILE *out)
+{
+	fprintf(out, "\n== Health ==\n");
+	if (!rep->health) {
+		fprintf(out, "not evaluated: %s\n", rep->health_note[0] ? rep->health_note : "no health data");
+		return;
+	}
+	const struct health_report *h = rep->health;
+	fprintf(out, "server: %s (action: %s)\n", health_verdict_name(h->verdict), health_action_text(h->action));
+	for (unsigned i = 0; i < h->n; i++) {
+		const struct health_entity *e = &h->gpu[i];
+		fprintf(out, "GPU %d: %s", e->index, health_verdict_name(health_gpu_verdict(h, i)));
+		for (unsigned k = 0; k < e->nfind && k < 3; k++)
+			if (e->find[k].verdict >= HEALTH_WARN)
+				fprintf(out, "%s %s (%s)", k ? ";" : " -", e->find[k].reason, e->find[k].evidence);
+		fputc('\n', out);
+	}
+	for (unsigned k = 0; k < h->system.nfind; k++)
+		if (h->system.find[k].verdict >= HEALTH_WARN)
+			fprintf(out, "system: %s %s (%s)\n", health_verdict_name(h->system.find[k].verdict),
+				h->system.find[k].reason, h->system.find[k].evidence);
+}
+
+void report_print_text(const struct report *rep, FILE *out)
+{
+	fprintf(out, "gpuctl report: %s, %u GPU%s, driver %s, generated %s\n", rep->sys.server_name, rep->n,
+		rep->n == 1 ? "" : "s", VAL_HAS(rep->sys.driver_version) ? rep->sys.driver_version.s : "n/a",
+		rep->generated_utc);
+	fprintf(out, "\n== Inventory%s ==\n", rep->simulated ? " (SIMULATED)" : "");
+	print_rows(out, REPORT_INV_COLS, report_inventory_headers, rep->n, inv_row, rep);
+	print_topology(rep, out);
+	print_health(rep, out);
+
+	const struct cat_gpu *models[8];
+	unsigned nm = report_models(rep, models, 8);
+	fprintf(out, "\n== Datasheet (what to plan with; dense TFLOP/s) ==\n");
+	if (nm) {
+		struct ds_ctx dc = { models };
+		print_rows(out, REPORT_DS_COLS, report_datasheet_headers, nm, ds_row, &dc);
+	} else {
+		fprintf(out, "no GPU of this server is in the catalog\n");
+	}
+
+	fprintf(out, "\n== Benchmark ==\n");
+	if (!rep->bench) {
+		fprintf(out, "no benchmark figures: %s\n", rep->bench_note);
+	} else {
+		const struct bench_run *b = rep->bench;
+		fprintf(out, "from %s: host %s, %s, %s run, %zu results\n", rep->bench_source, b->host[0] ? b->host : "?",
+			b->started_utc[0] ? b->started_utc : "time unknown", b->mode[0] ? b->mode : "?", b->n);
+		if (b->note[0])
+			fprintf(out, "note: %s\n", b->note);
+		if (rep->bench_note[0])
+			fprintf(out, "%s\n", rep->bench_note);
+		struct report_highlight hl[REPORT_MAX_HIGHLIGHTS];
+		unsigned nh = report_highlights(b, hl, REPORT_MAX_HIGHLIGHTS);
+		struct hl_ctx hc = { hl };
+		print_rows(out, REPORT_HL_COLS, report_highlight_headers, nh, hl_row, &hc);
+		fprintf(out, "every result: gpuctl bench --results FILE\n");
+	}
+
+	if (rep->claims && rep->evals) {
+		fprintf(out, "\n== The guide's claims ==\n");
+		print_rows(out, REPORT_CLAIM_COLS, report_claim_headers, rep->claims->n, claim_row, rep->evals);
+	}
+}
