@@ -96,7 +96,9 @@ static int load_one(struct kmod *km, const char *path, char *err, size_t errlen)
 	}
 	km->handle = h;
 	km->api = api;
-	snprintf(km->path, sizeof km->path, "%s", path);
+	size_t len = strnlen(path, sizeof km->path - 1);
+	memcpy(km->path, path, len);
+	km->path[len] = '\0';
 	return KMOD_OK;
 }
 
