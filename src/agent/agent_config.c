@@ -12,7 +12,7 @@
 void agent_config_default(struct agent_config *c)
 {
 	memset(c, 0, sizeof(*c));
-	snprintf(c->listen_host, sizeof(c->listen_host), "127.0.0.1");
+	c->listen_host[0] = '\0'; /* every address, like other exporters */
 	c->port = AGENT_DEFAULT_PORT;
 	c->interval_ns = 1000000000ull;
 	c->slow_group_every = 1;
@@ -78,7 +78,7 @@ int agent_parse_listen(const char *s, char *host, size_t hostlen, unsigned *port
 		if (!close || (close[1] && close[1] != ':'))
 			goto bad;
 		hlen = (size_t)(close - s - 1);
-		if (close[1] == ':' && parse_uint(close + 2, 1, 65535, &p))
+		if (close[1] == ':' && parse_uint(close + 2, 0, 65535, &p))
 			goto badport;
 		if (hlen == 0 || hlen >= hostlen)
 			goto bad;
@@ -95,7 +95,7 @@ int agent_parse_listen(const char *s, char *host, size_t hostlen, unsigned *port
 		for (const char *c = s; *c; c++)
 			digits &= isdigit((unsigned char)*c) != 0;
 		if (digits) {
-			if (parse_uint(s, 1, 65535, &p))
+			if (parse_uint(s, 0, 65535, &p))
 				goto badport;
 			host[0] = '\0';
 			*port = p;
@@ -103,7 +103,7 @@ int agent_parse_listen(const char *s, char *host, size_t hostlen, unsigned *port
 		}
 		hlen = strlen(s);
 	} else {
-		if (parse_uint(colon + 1, 1, 65535, &p))
+		if (parse_uint(colon + 1, 0, 65535, &p))
 			goto badport;
 		hlen = (size_t)(colon - s);
 	}
@@ -119,7 +119,7 @@ int agent_parse_listen(const char *s, char *host, size_t hostlen, unsigned *port
 	*port = p;
 	return 0;
 badport:
-	snprintf(err, errlen, "bad port in '%.80s' (1 to 65535)", s);
+	snprintf(err, errlen, "bad port in '%.80s' (0 to 65535; 0 = any free port)", s);
 	return -1;
 bad:
 	snprintf(err, errlen, "bad listen address '%.80s' (use ADDR:PORT, [IPV6]:PORT or :PORT)", s);

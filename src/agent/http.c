@@ -222,6 +222,7 @@ int agent_http_start(struct agent *a, char *err, size_t errlen)
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_LIMIT,
 		MHD_OPTION_THREAD_POOL_SIZE, threads,
 		MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
+		MHD_OPTION_STRICT_FOR_CLIENT, 1, /* malformed requests get a 400, not a guess */
 		MHD_OPTION_EXTERNAL_LOGGER, quiet_logger, NULL,
 		MHD_OPTION_END);
 	if (!a->httpd) {

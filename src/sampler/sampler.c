@@ -25,6 +25,7 @@
 #define THREAD_STACK_BYTES (512u * 1024u)
 #define EVENT_POLL_MS 250u
 #define EVENT_BATCH 64u
+#define STOP_GRACE_NS 5000000000ull
 
 struct xid_count {
 	uint64_t code;
@@ -61,7 +62,12 @@ struct sampler {
 	pthread_cond_t cv;
 	bool stopping;
 	unsigned first_done;
+	struct sampler *abandoned_next;
 };
+
+/* Samplers whose threads were stuck in a backend call at sampler_stop(). */
+static pthread_mutex_t abandoned_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct sampler *abandoned;
 
 void sampler_config_default(struct sampler_config *cfg)
 {
@@ -528,12 +534,9 @@ bool sampler_wait_first(struct sampler *s, uint64_t timeout_ns)
 }
 
 /* Joins a thread, but gives up on one stuck in a backend call that never returns. */
-static bool join_bounded(pthread_t t, uint64_t timeout_ns)
+static bool join_bounded(pthread_t t, const struct timespec *deadline)
 {
-	struct timespec deadline;
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	ts_add_ns(&deadline, timeout_ns);
-	if (pthread_timedjoin_np(t, NULL, &deadline) == 0)
+	if (pthread_timedjoin_np(t, NULL, deadline) == 0)
 		return true;
 	pthread_detach(t);
 	return false;
@@ -547,18 +550,27 @@ void sampler_stop(struct sampler *s)
 	s->stopping = true;
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
-	/* a backend call in flight gets a few seconds to return */
-	uint64_t grace = 5000000000ull;
+	/* backend calls in flight get a few seconds (in all) to return */
+	struct timespec deadline;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	ts_add_ns(&deadline, STOP_GRACE_NS);
 	bool all_joined = true;
 	for (unsigned i = 0; i < s->n; i++)
 		if (s->slots[i].thread_started)
-			all_joined &= join_bounded(s->slots[i].thread, grace);
+			all_joined &= join_bounded(s->slots[i].thread, &deadline);
 	if (s->ev_started)
-		all_joined &= join_bounded(s->ev_thread, grace);
+		all_joined &= join_bounded(s->ev_thread, &deadline);
 	if (s->link_started)
-		all_joined &= join_bounded(s->link_thread, grace);
+		all_joined &= join_bounded(s->link_thread, &deadline);
 	/* A thread still inside a hung backend call owns its slot: leave the memory
-	 * to it rather than free it under its feet (the process is about to end). */
-	if (all_joined)
+	 * to it rather than free it under its feet (the process is about to end).
+	 * It stays on a list so that it is not reported as a leak. */
+	if (all_joined) {
 		sampler_free(s);
+	} else {
+		pthread_mutex_lock(&abandoned_mu);
+		s->abandoned_next = abandoned;
+		abandoned = s;
+		pthread_mutex_unlock(&abandoned_mu);
+	}
 }

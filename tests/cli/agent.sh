@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# agent.sh - `gpuctl agent` on the simulated 8x H200 with a real HTTP client:
+# the endpoints and their formats, faults injected at run time through the
+# sim's fault file (a lost GPU -> up 0 while the others are served, a hung
+# call -> stale), XIDs from a kernel-log file, malformed / oversized / slow
+# requests answered with a proper error, and the usage errors.
+#
+# Run by CTest (GPUCTL = the binary). By hand:
+#   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/agent.sh
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+: "${GPUCTL:?set GPUCTL to the gpuctl binary}"
+export GPUCTL_DATA_DIR="${GPUCTL_DATA_DIR:-$here/../../data}"
+unset GPUCTL_SIM
+tmp="$(mktemp -d)"
+agent_pid=""
+cleanup() {
+	[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null && wait "$agent_pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+fails=0
+checks=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+check() { # check DESCRIPTION COMMAND...
+	checks=$((checks + 1))
+	local what="$1"; shift
+	"$@" || fail "$what"
+}
+
+# --- usage errors, with their exit codes (docs/exit-codes.md)
+expect_exit() { # expect_exit CODE DESCRIPTION ARGS...
+	local code="$1" what="$2"; shift 2
+	checks=$((checks + 1))
+	"$GPUCTL" --sim h200x8 agent "$@" >"$tmp/usage.out" 2>"$tmp/usage.err"
+	local rc=$?
+	[ "$rc" -eq "$code" ] || fail "$what: exit $rc, want $code ($(head -c 200 "$tmp/usage.err"))"
+	grep -q '^gpuctl agent: ' "$tmp/usage.err" || fail "$what: no 'gpuctl agent:' message"
+}
+expect_exit 64 "bad listen" --listen 1.2.3.4:99999
+expect_exit 64 "bad interval" --interval soon
+expect_exit 64 "unknown flag" --frobnicate
+expect_exit 64 "--openmetrics without --once" --openmetrics
+expect_exit 66 "missing config" --config "$tmp/nope.conf"
+printf 'interval = 1s\nwhat = 3\n' >"$tmp/bad.conf"
+expect_exit 65 "malformed config" --config "$tmp/bad.conf"
+check "malformed config names file and line" grep -q "bad.conf:2: unknown setting 'what'" "$tmp/usage.err"
+
+# --- start the agent: port 0 = a free port, which it reports
+faults="$tmp/faults.json"
+klog="$tmp/kmsg.log"
+: >"$klog"
+cat >"$tmp/agent.conf" <<EOF
+# test configuration
+listen = 127.0.0.1:0
+interval = 200ms
+stale_after = 1s
+label.cluster = test
+connection_timeout = 2
+kernel_log = $klog
+EOF
+"$GPUCTL" --sim "h200x8,latency_us=2000,faults=$faults" agent --config "$tmp/agent.conf" \
+	>"$tmp/agent.out" 2>"$tmp/agent.err" &
+agent_pid=$!
+port=""
+for _ in $(seq 1 100); do
+	port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\)\/metrics.*/\1/p' "$tmp/agent.err")
+	[ -n "$port" ] && break
+	kill -0 "$agent_pid" 2>/dev/null || break
+	sleep 0.1
+done
+if [ -z "$port" ]; then
+	echo "FAIL: the agent did not start: $(cat "$tmp/agent.err")"
+	exit 1
+fi
+base="http://127.0.0.1:$port"
+check "stderr says SIMULATED" grep -q 'SIMULATED' "$tmp/agent.err"
+
+metric() { # metric NAME LABELMATCH: prints the value of the first matching series
+	curl -s --max-time 5 "$base/metrics" | grep "^$1{" | grep -- "$2" | head -1 | awk '{print $NF}'
+}
+wait_value() { # wait_value NAME LABELMATCH VALUE SECONDS
+	local v=""
+	for _ in $(seq 1 $(($4 * 10))); do
+		v=$(metric "$1" "$2")
+		[ "$v" = "$3" ] && return 0
+		sleep 0.1
+	done
+	echo "  ($1 $2 is '$v', want '$3')"
+	return 1
+}
+
+# --- /metrics, Prometheus text
+code=$(curl -s --max-time 5 -o "$tmp/m.txt" -w '%{http_code} %{content_type}' "$base/metrics")
+check "/metrics 200 text 0.0.4" [ "$code" = "200 text/plain; version=0.0.4; charset=utf-8" ]
+check "8 gpuctl_gpu_up series equal to 1" [ "$(grep -c '^gpuctl_gpu_up{.*} 1$' "$tmp/m.txt")" -eq 8 ]
+check "extra label on every GPU series" [ "$(grep '^gpuctl_gpu_up{' "$tmp/m.txt" | grep -c 'cluster="test"')" -eq 8 ]
+check "every family has HELP and TYPE" [ "$(grep -c '^# HELP' "$tmp/m.txt")" -eq "$(grep -c '^# TYPE' "$tmp/m.txt")" ]
+check "simulated in agent_info" grep -q '^gpuctl_agent_info{.*simulated="true"' "$tmp/m.txt"
+check "power within the sim's range" awk '/^gpuctl_gpu_power_watts\{/ { n++; if ($NF < 50 || $NF > 700) bad++ } END { exit !(n == 8 && !bad) }' "$tmp/m.txt"
+check "kernel log readable" grep -q '^gpuctl_agent_kernel_log_readable{.*} 1$' "$tmp/m.txt"
+if command -v promtool >/dev/null; then
+	check "promtool check metrics" promtool check metrics <"$tmp/m.txt"
+fi
+
+# --- OpenMetrics when asked
+code=$(curl -s --max-time 5 -H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;q=0.5' \
+	-o "$tmp/om.txt" -w '%{http_code} %{content_type}' "$base/metrics")
+check "OpenMetrics content type" [ "$code" = "200 application/openmetrics-text; version=1.0.0; charset=utf-8" ]
+check "OpenMetrics ends with # EOF" [ "$(tail -1 "$tmp/om.txt")" = "# EOF" ]
+check "OpenMetrics counter family without _total" grep -q '^# TYPE gpuctl_gpu_energy_joules counter$' "$tmp/om.txt"
+
+# --- JSON API and /healthz
+curl -s --max-time 5 "$base/api/v1/gpus" >"$tmp/gpus.json"
+check "/api/v1/gpus: 8 GPUs, simulated" python3 -c '
+import json,sys; d=json.load(open(sys.argv[1]))
+assert d["simulated"] is True and len(d["gpus"]) == 8, d.keys()
+assert all(g["up"] and g["power_watts"] > 0 and g["uuid"].startswith("GPU-") for g in d["gpus"])' "$tmp/gpus.json"
+curl -s --max-time 5 "$base/api/v1/gpus?gpu=2,5&pretty=1" >"$tmp/gpus25.json"
+check "/api/v1/gpus?gpu=2,5 selects two" python3 -c '
+import json,sys; d=json.load(open(sys.argv[1])); assert [g["index"] for g in d["gpus"]] == [2, 5]' "$tmp/gpus25.json"
+curl -s --max-time 5 "$base/api/v1/health" >"$tmp/health.json"
+check "/api/v1/health: a verdict per GPU" python3 -c '
+import json,sys; d=json.load(open(sys.argv[1])); assert len(d["gpus"]) == 8
+assert all(g["verdict"] in ("PASS","WARN","FAIL","N/A") for g in d["gpus"]), d' "$tmp/health.json"
+check "/healthz 200 ok" [ "$(curl -s --max-time 5 -w '%{http_code}' "$base/healthz" | tr -d '\n')" = "ok200" ]
+
+# --- malformed, oversized and slow requests
+status() { curl -s --max-time 5 -o /dev/null -w '%{http_code}' "$@"; }
+check "POST -> 405" [ "$(status -X POST -d x "$base/metrics")" = 405 ]
+check "unknown path -> 404" [ "$(status "$base/nope")" = 404 ]
+check "bad query -> 400" [ "$(status "$base/api/v1/gpus?gpu=zz")" = 400 ]
+check "unknown parameter -> 400" [ "$(status "$base/metrics?debug=1")" = 400 ]
+check "long target -> 414" [ "$(status "$base/$(head -c 2000 /dev/zero | tr '\0' a)")" = 414 ]
+big=$(head -c 20000 /dev/zero | tr '\0' a)
+code=$(status -H "X-Big: $big" "$base/metrics")
+check "oversized header -> 4xx ($code)" [ "${code:0:1}" = 4 ]
+check "GET with a body -> 413" [ "$(status -X GET -H 'Content-Type: text/plain' --data-binary hello "$base/metrics")" = 413 ]
+raw() { # raw TEXT: sends raw bytes, prints the status line
+	exec 3<>"/dev/tcp/127.0.0.1/$port" || return 1
+	printf '%b' "$1" >&3
+	timeout 5 head -1 <&3 | tr -d '\r'
+	exec 3>&-
+}
+# libmicrohttpd closes the connection on a request line it cannot split; either way it costs nothing
+g=$(raw 'GARBAGE\r\n\r\n' | cut -d' ' -f2)
+check "garbage request line -> 400 or closed (got '$g')" [ -z "$g" -o "$g" = 400 ]
+check "bad HTTP version -> 505" [ "$(raw 'GET /metrics HTTP/9.9\r\nHost: x\r\n\r\n' | cut -d' ' -f2)" = 505 ]
+check "malformed header line -> 400" [ "$(raw 'GET /metrics HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n' | cut -d' ' -f2)" = 400 ]
+check "still serving after garbage" [ "$(status "$base/metrics")" = 200 ]
+check "HTTP/1.1 without Host -> 400" [ "$(raw 'GET /metrics HTTP/1.1\r\n\r\n' | cut -d' ' -f2)" = 400 ]
+# a slow client: half a request, then nothing; the server drops it after connection_timeout (2 s)
+exec 4<>"/dev/tcp/127.0.0.1/$port"
+printf 'GET /metrics HTTP/1.1\r\nHost: x\r\n' >&4
+t0=$(date +%s)
+check "scrapes go on while a slow client holds a connection" [ "$(status "$base/metrics")" = 200 ]
+timeout 8 cat <&4 >/dev/null
+t1=$(date +%s)
+exec 4>&-
+check "slow client dropped within the timeout ($((t1 - t0)) s)" [ $((t1 - t0)) -le 6 ]
+
+# --- XIDs from the kernel log: GPU 2 is at PCI 00000000:3A:00.0 on h200x8
+bus2=$(grep '^gpuctl_gpu_up{gpu="2"' "$tmp/m.txt" | sed 's/.*pci_bus_id="\([^"]*\)".*/\1/')
+short="${bus2:4:10}" # 0000:3A:00
+printf '6,100,5000000,-;NVRM: Xid (PCI:%s): 48, pid=77, name=app, An uncorrectable double bit error\n' "$short" >>"$klog"
+check "kernel-log XID 48 counted on GPU 2" wait_value gpuctl_gpu_xid_errors_total 'gpu="2".*xid="48"' 1 5
+printf '6,101,5000100,-;NVRM: Xid (PCI:%s): 48, pid=77, again\n' "$short" >>"$klog"
+check "a second line: 2" wait_value gpuctl_gpu_xid_errors_total 'gpu="2".*xid="48"' 2 5
+
+# --- a lost GPU: up 0, the others served, XID 79 counted
+echo '{"faults": [{"kind": "gpu_lost", "gpu": 3}]}' >"$faults"
+check "GPU 3 lost -> up 0" wait_value gpuctl_gpu_up 'gpu="3"' 0 8
+curl -s --max-time 5 "$base/metrics" >"$tmp/m2.txt"
+check "the 7 others still up" [ "$(grep -c '^gpuctl_gpu_up{.*} 1$' "$tmp/m2.txt")" -eq 7 ]
+check "no power value served for the lost GPU" [ "$(grep -c '^gpuctl_gpu_power_watts{gpu="3"' "$tmp/m2.txt")" -eq 0 ]
+check "XID 79 on GPU 3" wait_value gpuctl_gpu_xid_errors_total 'gpu="3".*xid="79"' 1 5
+check "the JSON API says why" python3 -c '
+import json,sys,urllib.request
+d=json.load(urllib.request.urlopen(sys.argv[1] + "/api/v1/gpus?gpu=3"))
+g=d["gpus"][0]; assert not g["up"] and "fallen off" in g["last_error"], g' "$base"
+
+# --- it comes back; then a hung call on GPU 5 makes it stale, alone
+echo '{"faults": [{"kind": "hang", "gpu": 5}]}' >"$faults"
+check "GPU 3 back -> up 1" wait_value gpuctl_gpu_up 'gpu="3"' 1 8
+check "GPU 5 hung -> up 0 (stale)" wait_value gpuctl_gpu_up 'gpu="5"' 0 8
+curl -s --max-time 5 "$base/metrics" >"$tmp/m3.txt"
+check "the 7 others still up during the hang" [ "$(grep -c '^gpuctl_gpu_up{.*} 1$' "$tmp/m3.txt")" -eq 7 ]
+t=$(curl -s --max-time 5 -o /dev/null -w '%{time_total}' "$base/metrics")
+check "a scrape does not wait on the hung call (${t} s)" awk -v t="$t" 'BEGIN { exit !(t < 0.5) }'
+check "XID 79 count of GPU 3 kept" wait_value gpuctl_gpu_xid_errors_total 'gpu="3".*xid="79"' 1 2
+echo '{"faults": []}' >"$faults"
+check "GPU 5 back after the hang" wait_value gpuctl_gpu_up 'gpu="5"' 1 8
+
+check "agent still running" kill -0 "$agent_pid"
+kill -TERM "$agent_pid"
+wait "$agent_pid"
+rc=$?
+agent_pid=""
+check "SIGTERM -> exit 0 (got $rc)" [ "$rc" -eq 0 ]
+
+echo "$checks checks, $fails failed"
+[ "$fails" -eq 0 ]

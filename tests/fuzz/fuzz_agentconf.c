@@ -1,0 +1,26 @@
+/* fuzz_agentconf.c - the agent's configuration file parser on arbitrary bytes. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "agent/agent_config.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct agent_config c;
+	char err[256];
+	agent_config_default(&c);
+	if (agent_config_parse(&c, (const char *)data, size, "fuzz", err, sizeof(err)) != 0) {
+		/* an error is one line */
+		if (!err[0] || strchr(err, '\n'))
+			__builtin_trap();
+		return 0;
+	}
+	/* what parsed is within bounds */
+	if (c.port > 65535 || c.nlabels > METRICS_MAX_LABELS || !c.interval_ns || !c.groups)
+		__builtin_trap();
+	for (unsigned i = 0; i < c.nlabels; i++)
+		if (!metrics_label_name_ok(c.labels[i].key))
+			__builtin_trap();
+	return 0;
+}

@@ -1,0 +1,330 @@
+/* test_sampler.c - the sampler driven through the simulated server (the real
+ * backend path): every GPU sampled on its own thread, a lost GPU marked down
+ * while the others go on, a hung call making only its GPU stale (and reads
+ * never waiting on it), XID counts per code kept across a GPU's loss, static
+ * facts re-read when a GPU comes back. Real time: intervals are short. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "device/sim.h"
+#include "sampler/sampler.h"
+
+#define MS 1000000ull
+
+static uint64_t mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* The backend outlives each test function: a thread abandoned in a hung call
+ * by sampler_stop() may still touch it until gpu_backend_close() wakes it. */
+static struct gpu_backend *open_sim(const char *arg)
+{
+	struct gpu_backend *be = calloc(1, sizeof(*be));
+	struct gpu_err err = { "" };
+	if (gpu_backend_open(be, "sim", arg, &err) != GPU_OK)
+		fail_msg("opening sim '%s': %s", arg, err.msg);
+	return be;
+}
+
+static void close_sim(struct gpu_backend *be)
+{
+	gpu_backend_close(be);
+	free(be);
+}
+
+static struct sampler *start(struct gpu_backend *be, uint64_t interval_ns, uint64_t stale_ns)
+{
+	struct sampler_config cfg;
+	sampler_config_default(&cfg);
+	cfg.interval_ns = interval_ns;
+	cfg.stale_after_ns = stale_ns;
+	struct sampler *s = NULL;
+	struct gpu_err err = { "" };
+	if (sampler_start(&s, be, &cfg, &err) != GPU_OK)
+		fail_msg("sampler_start: %s", err.msg);
+	return s;
+}
+
+/* Waits until pred(view) holds for GPU gpu, or fails after timeout_ms. */
+static void wait_for(struct sampler *s, unsigned gpu, bool (*pred)(const struct gpu_view *), unsigned timeout_ms,
+		     const char *what)
+{
+	struct gpu_view *v = malloc(sizeof(*v));
+	uint64_t end = mono() + timeout_ms * MS;
+	for (;;) {
+		sampler_read_gpu(s, gpu, v);
+		if (pred(v))
+			break;
+		if (mono() > end)
+			fail_msg("GPU %u: %s did not happen within %u ms (up=%d, error '%s')", gpu, what, timeout_ms, v->up,
+				 v->last_error);
+		sleep_ms(10);
+	}
+	free(v);
+}
+
+static bool is_up(const struct gpu_view *v) { return v->up; }
+static bool is_down(const struct gpu_view *v) { return !v->up; }
+
+static void test_every_gpu_sampled(void **state)
+{
+	(void)state;
+	struct gpu_backend *be = open_sim("h200x8,latency_us=100");
+	struct sampler *s = start(be, 50 * MS, 0);
+	assert_int_equal(sampler_gpu_count(s), 8);
+	assert_true(sampler_wait_first(s, 10000 * MS));
+	sleep_ms(200);
+	struct snapshot *sn = malloc(sizeof(*sn));
+	sampler_read(s, sn);
+	assert_int_equal(sn->n, 8);
+	assert_true(sn->sys.simulated);
+	for (unsigned i = 0; i < 8; i++) {
+		const struct gpu_view *v = &sn->gpu[i];
+		assert_true(v->up);
+		assert_true(v->samples >= 2); /* its own schedule keeps going */
+		assert_int_equal(v->errors, 0);
+		assert_true(VAL_HAS(v->st.uuid));
+		assert_true(VAL_HAS(v->s.power_mw));
+		assert_true(v->s.power_mw.v > 50000 && v->s.power_mw.v < 1000000);
+		assert_true(v->last_ok_ns <= sn->taken_ns);
+	}
+	sampler_stop(s);
+	close_sim(be);
+	free(sn);
+}
+
+static void test_lost_gpu_is_down_others_served(void **state)
+{
+	(void)state;
+	struct gpu_backend *be = open_sim("h200x8,latency_us=100");
+	struct sampler *s = start(be, 40 * MS, 0);
+	assert_true(sampler_wait_first(s, 10000 * MS));
+	struct gpu_err err = { "" };
+	struct sim_fault f = { .kind = SIM_FAULT_GPU_LOST, .gpu = 3 };
+	int id = sim_inject(be, &f, &err);
+	assert_true(id > 0);
+	wait_for(s, 3, is_down, 3000, "going down");
+	struct gpu_view *v = malloc(sizeof(*v));
+	sampler_read_gpu(s, 3, v);
+	assert_false(v->up);
+	assert_true(v->s.lost);
+	assert_non_null(strstr(v->last_error, "fallen off the bus"));
+	uint64_t errors = v->errors;
+	assert_true(errors >= 1);
+	/* the others keep being sampled */
+	struct gpu_view *w = malloc(sizeof(*w));
+	sampler_read_gpu(s, 5, w);
+	uint64_t before = w->samples;
+	sleep_ms(200);
+	sampler_read_gpu(s, 5, w);
+	assert_true(w->up);
+	assert_true(w->samples > before);
+	/* it comes back */
+	assert_int_equal(sim_clear(be, id), 0);
+	wait_for(s, 3, is_up, 3000, "coming back");
+	sampler_read_gpu(s, 3, v);
+	assert_true(VAL_HAS(v->s.power_mw));
+	assert_string_equal(v->last_error, "");
+	sampler_stop(s);
+	close_sim(be);
+	free(v);
+	free(w);
+}
+
+/* Lost before the sampler's first look: no static facts; once back, they are read. */
+static void test_static_read_when_gpu_returns(void **state)
+{
+	(void)state;
+	struct gpu_backend *be = open_sim("h200x8,latency_us=100");
+	struct gpu_err err = { "" };
+	struct sim_fault f = { .kind = SIM_FAULT_GPU_LOST, .gpu = 6 };
+	int id = sim_inject(be, &f, &err);
+	assert_true(id > 0);
+	struct sampler *s = start(be, 40 * MS, 0);
+	assert_true(sampler_wait_first(s, 10000 * MS));
+	struct gpu_view *v = malloc(sizeof(*v));
+	sampler_read_gpu(s, 6, v);
+	assert_false(v->up);
+	assert_false(VAL_HAS(v->st.uuid));
+	assert_int_equal(sim_clear(be, id), 0);
+	wait_for(s, 6, is_up, 3000, "coming back");
+	sampler_read_gpu(s, 6, v);
+	assert_true(VAL_HAS(v->st.uuid));
+	assert_true(VAL_HAS(v->st.pci_bus_id));
+	sampler_stop(s);
+	close_sim(be);
+	free(v);
+}
+
+static void test_hung_call_goes_stale_alone(void **state)
+{
+	(void)state;
+	struct gpu_backend *be = open_sim("h200x8,latency_us=100");
+	struct sampler *s = start(be, 40 * MS, 300 * MS);
+	assert_true(sampler_wait_first(s, 10000 * MS));
+	wait_for(s, 2, is_up, 3000, "first sample");
+	struct gpu_err err = { "" };
+	struct sim_fault f = { .kind = SIM_FAULT_HANG, .gpu = 2, .duration_s = 1.5 };
+	assert_true(sim_inject(be, &f, &err) > 0);
+	wait_for(s, 2, is_down, 3000, "going stale");
+	struct snapshot *sn = malloc(sizeof(*sn));
+	uint64_t t0 = mono();
+	sampler_read(s, sn);
+	uint64_t took = mono() - t0;
+	/* a read copies under short locks: it never waits for the hung call */
+	assert_true(took < 100 * MS);
+	assert_false(sn->gpu[2].up);
+	assert_non_null(strstr(sn->gpu[2].last_error, "stale"));
+	for (unsigned i = 0; i < 8; i++) {
+		if (i == 2)
+			continue;
+		assert_true(sn->gpu[i].up);
+		assert_true(sn->taken_ns - sn->gpu[i].last_ok_ns < 300 * MS);
+	}
+	/* the hang ends: the GPU is up again */
+	wait_for(s, 2, is_up, 5000, "recovering");
+	sampler_stop(s);
+	close_sim(be);
+	free(sn);
+}
+
+static bool has_xid79x2_48(const struct gpu_view *v)
+{
+	bool a = false, b = false;
+	for (unsigned k = 0; k < v->nxid; k++) {
+		a |= v->xid[k].code == 79 && v->xid[k].count == 2;
+		b |= v->xid[k].code == 48 && v->xid[k].count == 1;
+	}
+	return a && b;
+}
+
+static uint64_t xid_count(const struct gpu_view *v, uint64_t code)
+{
+	for (unsigned k = 0; k < v->nxid; k++)
+		if (v->xid[k].code == code)
+			return v->xid[k].count;
+	return 0;
+}
+
+static void test_xid_counted_and_kept(void **state)
+{
+	(void)state;
+	struct gpu_backend *be = open_sim("h200x8,latency_us=100");
+	struct sampler *s = start(be, 40 * MS, 0);
+	assert_true(sampler_wait_first(s, 10000 * MS));
+	struct gpu_err err = { "" };
+	struct sim_fault x79 = { .kind = SIM_FAULT_XID, .gpu = 1, .xid = 79 };
+	struct sim_fault x48 = { .kind = SIM_FAULT_XID, .gpu = 1, .xid = 48 };
+	assert_true(sim_inject(be, &x79, &err) > 0);
+	assert_true(sim_inject(be, &x79, &err) > 0);
+	assert_true(sim_inject(be, &x48, &err) > 0);
+	wait_for(s, 1, has_xid79x2_48, 3000, "XIDs 79 x2 and 48 counted");
+	struct gpu_view *v = malloc(sizeof(*v));
+	sampler_read_gpu(s, 1, v);
+	for (unsigned k = 0; k < v->nxid; k++)
+		assert_true(v->xid[k].last_ns > 0);
+	sampler_read_gpu(s, 0, v);
+	assert_int_equal(v->nxid, 0);
+
+	/* the kernel log saw the same two 79s: still 2; a third only it saw: 3 */
+	sampler_note_xid(s, 1, 79, 1, XID_SRC_KERNEL_LOG);
+	sampler_note_xid(s, 1, 79, 1, XID_SRC_KERNEL_LOG);
+	sampler_read_gpu(s, 1, v);
+	assert_int_equal(xid_count(v, 79), 2);
+	sampler_note_xid(s, 1, 79, 1, XID_SRC_KERNEL_LOG);
+	sampler_read_gpu(s, 1, v);
+	assert_int_equal(xid_count(v, 79), 3);
+
+	/* the GPU goes away and comes back: its counts stay */
+	struct sim_fault lost = { .kind = SIM_FAULT_GPU_LOST, .gpu = 1 };
+	int id = sim_inject(be, &lost, &err);
+	assert_true(id > 0);
+	wait_for(s, 1, is_down, 3000, "going down");
+	assert_int_equal(sim_clear(be, id), 0);
+	wait_for(s, 1, is_up, 3000, "coming back");
+	sampler_read_gpu(s, 1, v);
+	assert_true(xid_count(v, 79) >= 3);
+	assert_int_equal(xid_count(v, 48), 1);
+	/* out-of-range GPUs and sources are ignored, not a crash */
+	sampler_note_xid(s, 99, 79, 1, XID_SRC_KERNEL_LOG);
+	sampler_stop(s);
+	close_sim(be);
+	free(v);
+}
+
+/* The slow group (PCIe) read every third tick still shows its last values in between. */
+static void test_slow_group_values_carried(void **state)
+{
+	(void)state;
+	struct gpu_backend *be = open_sim("h200x8,latency_us=100");
+	struct sampler_config cfg;
+	sampler_config_default(&cfg);
+	cfg.interval_ns = 30 * MS;
+	cfg.slow_group_every = 3;
+	struct sampler *s = NULL;
+	struct gpu_err err = { "" };
+	assert_int_equal(sampler_start(&s, be, &cfg, &err), GPU_OK);
+	assert_true(sampler_wait_first(s, 10000 * MS));
+	struct gpu_view *v = malloc(sizeof(*v));
+	for (int i = 0; i < 12; i++) {
+		sampler_read_gpu(s, 0, v);
+		assert_true(v->up);
+		assert_true(VAL_HAS(v->s.pcie_gen));
+		assert_true(VAL_HAS(v->s.pcie_width));
+		sleep_ms(17);
+	}
+	sampler_stop(s);
+	close_sim(be);
+	free(v);
+}
+
+/* A GPU hung from the start: its first sample never comes, stop() still returns. */
+static void test_stop_with_hung_gpu(void **state)
+{
+	(void)state;
+	struct gpu_backend *be = open_sim("h200x8,latency_us=100,hang_gpu=4");
+	struct sampler *s = start(be, 40 * MS, 200 * MS);
+	assert_false(sampler_wait_first(s, 600 * MS));
+	sleep_ms(300);
+	struct gpu_view *v = malloc(sizeof(*v));
+	sampler_read_gpu(s, 4, v);
+	assert_false(v->up);
+	assert_non_null(strstr(v->last_error, "has not returned"));
+	sampler_read_gpu(s, 3, v);
+	assert_true(v->up);
+	uint64_t t0 = mono();
+	sampler_stop(s);
+	assert_true(mono() - t0 < 10000 * MS);
+	close_sim(be);
+	free(v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_gpu_sampled),
+		cmocka_unit_test(test_lost_gpu_is_down_others_served),
+		cmocka_unit_test(test_static_read_when_gpu_returns),
+		cmocka_unit_test(test_hung_call_goes_stale_alone),
+		cmocka_unit_test(test_xid_counted_and_kept),
+		cmocka_unit_test(test_slow_group_values_carried),
+		cmocka_unit_test(test_stop_with_hung_gpu),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
