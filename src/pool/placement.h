@@ -1,0 +1,64 @@
+/*
+ * placement.h - choosing GPUs for a job from the topology (pure).
+ *
+ * Pair scores follow the idea of NVIDIA's go-gpuallocator: every NVLink
+ * between two GPUs is worth far more than the best PCIe path, and PCIe paths
+ * rank PIX > PXB > PHB > NODE > SYS. A set's score is the sum of its pairs.
+ * The best-effort policy takes the highest-scoring eligible set and, among
+ * equals, the one that leaves the best-connected GPUs free for later jobs.
+ * The same scores give the Links= rows of `gpuctl slurm gres-conf`.
+ */
+#ifndef GPUCTL_PLACEMENT_H
+#define GPUCTL_PLACEMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "device/gpu.h"
+
+#define PLACE_NVLINK_SCORE 100 /* per NVLink between the two GPUs */
+
+/* Score of the PCIe path alone (PIX 50 .. SYS 10, 0 unknown). */
+unsigned topo_pcie_score(enum gpu_link_kind pcie);
+/* Score of a pair: 100 x NVLinks + the PCIe path's score. */
+unsigned topo_pair_score(const struct gpu_link *l);
+
+/* What the scheduler knows of each GPU at the moment of placing. */
+struct place_gpu {
+	bool busy;               /* held by another pool job */
+	bool unhealthy;          /* health verdict FAIL */
+	bool foreign;            /* runs a process the pool did not start */
+	bool lost;               /* not answering */
+	uint64_t mem_free_bytes; /* 0 with mem_known false when not reported */
+	bool mem_known;
+};
+
+struct place_request {
+	unsigned count;          /* GPUs wanted (>= 1) */
+	bool need_nvlink;        /* every pair of the set must be NVLink-connected */
+	uint64_t mem_per_gpu;    /* bytes of free memory each GPU must have (0: any) */
+	uint64_t allowed_mask;   /* bit i set: GPU i may be used (--gpu-ids); 0: all */
+};
+
+struct place_result {
+	unsigned count;
+	unsigned gpu[GPU_MAX_GPUS]; /* chosen indexes, ascending */
+	unsigned score;          /* sum of pair scores of the set */
+	char reason[160];        /* why nothing fits now (when place_choose returns false) */
+};
+
+/*
+ * Chooses GPUs among n for the request. link is the n x n matrix (row stride
+ * GPU_MAX_GPUS, as in struct snapshot). Returns true with the set in *out, or
+ * false with out->reason ("waiting for 4 NVLink-connected GPUs", "GPU 3
+ * unhealthy"). Deterministic for the same input.
+ */
+bool place_choose(unsigned n, const struct gpu_link link[][GPU_MAX_GPUS], const struct place_gpu *gpus,
+		  const struct place_request *req, struct place_result *out);
+
+/* True when the request could ever be met on this server, idle and healthy;
+ * else false with a reason (too many GPUs, no NVLink set of that size). */
+bool place_feasible(unsigned n, const struct gpu_link link[][GPU_MAX_GPUS], const struct place_request *req,
+		    char *reason, size_t reason_len);
+
+#endif
