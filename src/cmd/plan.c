@@ -1,0 +1,423 @@
+/*
+ * plan.c - `gpuctl plan train|serve|cost|mig`: memory, GPU choice, time and cost of a
+ * training or serving job, and MIG layouts. The arithmetic lives in src/plan/; this
+ * file parses flags, loads the data files and prints (docs/plan.md).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../bench/results_file.h"
+#include "../core/data_path.h"
+#include "plan_cmd.h"
+
+/* ---- shared helpers ------------------------------------------------------ */
+
+void perr(struct pctx *p, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cmd_error(p->ctx, p->sub, "%s", msg);
+}
+
+int popt(struct pctx *p, int argc, char **argv, int *i, const char *name, const char **val)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+	if (strncmp(a, "--", 2) != 0 || strncmp(a + 2, name, n) != 0)
+		return 0;
+	if (a[2 + n] == '=') {
+		*val = a + 3 + n;
+		return 1;
+	}
+	if (a[2 + n] != '\0')
+		return 0;
+	if (*i + 1 >= argc) {
+		perr(p, "option '--%s' needs a value", name);
+		return -1;
+	}
+	*val = argv[++*i];
+	return 1;
+}
+
+int pnum(struct pctx *p, const char *flag, const char *s, double *out, bool allow_zero)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s) {
+		perr(p, "%s must be a number, not '%s'", flag, s);
+		return -1;
+	}
+	switch (*end) {
+	case 'k': case 'K': v *= 1e3; end++; break;
+	case 'm': case 'M': v *= 1e6; end++; break;
+	case 'b': case 'B': case 'g': case 'G': v *= 1e9; end++; break;
+	case 't': case 'T': v *= 1e12; end++; break;
+	default: break;
+	}
+	if (*end != '\0' || !isfinite(v)) {
+		perr(p, "%s must be a number, not '%s'", flag, s);
+		return -1;
+	}
+	if (v < 0 || (!allow_zero && v == 0)) {
+		perr(p, "%s must be %s, not '%s'", flag, allow_zero ? "non-negative" : "positive", s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int puint(struct pctx *p, const char *flag, const char *s, unsigned *out, bool allow_zero)
+{
+	double v;
+	if (pnum(p, flag, s, &v, allow_zero))
+		return -1;
+	if (v != floor(v) || v > 1e9) {
+		perr(p, "%s must be a whole number up to 1e9, not '%s'", flag, s);
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+const char *gb(char *buf, size_t n, double bytes)
+{
+	if (isnan(bytes))
+		snprintf(buf, n, "n/a");
+	else
+		snprintf(buf, n, "%.2f GB", bytes / 1e9);
+	return buf;
+}
+
+void json_num(json_t *o, const char *key, double v)
+{
+	json_object_set_new(o, key, isfinite(v) ? json_real(v) : json_null());
+}
+
+int plan_load_catalog(struct pctx *p)
+{
+	if (p->cat_loaded)
+		return 0;
+	char path[4096], err[256];
+	if (data_path_find(p->ctx->data_dir, "catalog/gpus.json", path, sizeof(path))) {
+		perr(p, "cannot find the GPU catalog 'catalog/gpus.json' (set --data-dir)");
+		return EXIT_NOINPUT;
+	}
+	if (catalog_load(&p->cat, path, err, sizeof(err))) {
+		perr(p, "%s", err);
+		return EXIT_DATAERR;
+	}
+	p->cat_loaded = true;
+	return 0;
+}
+
+static int load_json_file(struct pctx *p, const char *path, char **text, size_t *len)
+{
+	char err[512];
+	*text = read_whole_file(path, 16u << 20, len, err, sizeof(err));
+	if (!*text) {
+		perr(p, "%s", err);
+		return EXIT_NOINPUT;
+	}
+	return 0;
+}
+
+int plan_load_prices(struct pctx *p)
+{
+	if (p->prices_loaded)
+		return 0;
+	char path[4096], err[512];
+	char *text;
+	size_t len;
+	int rc;
+	if (data_path_find(p->ctx->data_dir, "prices/aws.json", path, sizeof(path))) {
+		perr(p, "cannot find the price table 'prices/aws.json' (set --data-dir)");
+		return EXIT_NOINPUT;
+	}
+	if ((rc = load_json_file(p, path, &text, &len)))
+		return rc;
+	rc = plan_prices_parse(&p->prices, text, len, err, sizeof(err));
+	free(text);
+	if (rc) {
+		perr(p, "%s: %s", path, err);
+		return EXIT_DATAERR;
+	}
+	if (p->prices_file) {
+		struct plan_prices mine;
+		if ((rc = load_json_file(p, p->prices_file, &text, &len)))
+			return rc;
+		rc = plan_prices_parse(&mine, text, len, err, sizeof(err));
+		free(text);
+		if (rc) {
+			perr(p, "'%s': %s", p->prices_file, err);
+			return EXIT_DATAERR;
+		}
+		rc = plan_prices_append(&p->prices, &mine, err, sizeof(err));
+		plan_prices_free(&mine);
+		if (rc) {
+			perr(p, "%s", err);
+			return EXIT_SOFTWARE;
+		}
+	}
+	p->prices_loaded = true;
+	return 0;
+}
+
+const struct cat_gpu *plan_gpu(struct pctx *p, const char *key)
+{
+	const struct cat_gpu *g = catalog_find(&p->cat, key);
+	if (!g)
+		perr(p, "unknown GPU '%s' (see data/catalog/gpus.json for the keys, e.g. 'H200 SXM')", key);
+	return g;
+}
+
+double plan_gpu_mem(const struct cat_gpu *g)
+{
+	return g->mem_bytes ? (double)g->mem_bytes : g->mem_gb * 1e9;
+}
+
+double plan_gpu_peak(const struct cat_gpu *g, enum plan_prec prec)
+{
+	switch (prec) {
+	case PREC_FP32: return g->tflops_fp32;
+	case PREC_FP16: return g->tflops_fp16;
+	case PREC_FP8: return g->tflops_fp8;
+	case PREC_INT8: return isnan(g->tflops_int8) ? g->tflops_fp8 : g->tflops_int8;
+	default: return g->tflops_bf16;
+	}
+}
+
+/* ---- model options ------------------------------------------------------ */
+
+void model_opts_init(struct model_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->gated = o->tied = o->bias = o->layernorm = -1;
+}
+
+int model_opt(struct pctx *p, int argc, char **argv, int *i, struct model_opts *o)
+{
+	const char *v;
+	int r;
+	const struct { const char *name; unsigned *dst; } u[] = {
+		{ "layers", &o->layers }, { "hidden", &o->hidden }, { "heads", &o->heads },
+		{ "kv-heads", &o->kv_heads }, { "vocab", &o->vocab }, { "ffn", &o->ffn },
+		{ "max-pos", &o->max_pos }, { "experts", &o->experts }, { "experts-active", &o->experts_active },
+	};
+	if ((r = popt(p, argc, argv, i, "model", &v)) != 0) {
+		o->preset = v;
+		return r;
+	}
+	if ((r = popt(p, argc, argv, i, "params", &v)) != 0)
+		return r < 0 ? r : pnum(p, "--params", v, &o->params, false) ? -1 : 1;
+	for (size_t k = 0; k < sizeof(u) / sizeof(u[0]); k++)
+		if ((r = popt(p, argc, argv, i, u[k].name, &v)) != 0) {
+			char flag[40];
+			snprintf(flag, sizeof(flag), "--%s", u[k].name);
+			return r < 0 ? r : puint(p, flag, v, u[k].dst, k >= 6) ? -1 : 1;
+		}
+	const struct { const char *on, *off; int *dst; } b[] = {
+		{ "--gated-mlp", "--no-gated-mlp", &o->gated }, { "--tied", "--untied", &o->tied },
+		{ "--bias", "--no-bias", &o->bias }, { "--layernorm", "--rmsnorm", &o->layernorm },
+	};
+	for (size_t k = 0; k < sizeof(b) / sizeof(b[0]); k++) {
+		if (strcmp(argv[*i], b[k].on) == 0) {
+			*b[k].dst = 1;
+			return 1;
+		}
+		if (strcmp(argv[*i], b[k].off) == 0) {
+			*b[k].dst = 0;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int load_presets(struct pctx *p)
+{
+	if (p->presets.m)
+		return 0;
+	char path[4096], err[512];
+	char *text;
+	size_t len;
+	int rc;
+	if (data_path_find(p->ctx->data_dir, "plan/models.json", path, sizeof(path))) {
+		perr(p, "cannot find the model presets 'plan/models.json' (set --data-dir)");
+		return EXIT_NOINPUT;
+	}
+	if ((rc = load_json_file(p, path, &text, &len)))
+		return rc;
+	rc = plan_presets_parse(&p->presets, text, len, err, sizeof(err));
+	free(text);
+	if (rc) {
+		perr(p, "%s: %s", path, err);
+		return EXIT_DATAERR;
+	}
+	return 0;
+}
+
+int model_build(struct pctx *p, const struct model_opts *o, struct plan_model *m)
+{
+	memset(m, 0, sizeof(*m));
+	int rc;
+	if (o->preset) {
+		if ((rc = load_presets(p)))
+			return rc;
+		const struct plan_model *pm = plan_presets_find(&p->presets, o->preset);
+		if (!pm) {
+			char names[512] = "";
+			for (size_t i = 0; i < p->presets.n; i++)
+				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "",
+					 p->presets.m[i].name);
+			perr(p, "unknown model '%s' (presets: %s)", o->preset, names);
+			return EXIT_USAGE;
+		}
+		*m = *pm;
+	} else if (o->layers || o->hidden) {
+		m->has_arch = true;
+		snprintf(m->name, sizeof(m->name), "custom");
+		snprintf(m->source, sizeof(m->source), "given on the command line");
+		m->ffn = 4 * o->hidden;
+		m->kv_heads = o->heads;
+	} else if (o->params > 0) {
+		m->params_given = o->params;
+		snprintf(m->name, sizeof(m->name), "%.3g B parameters", o->params / 1e9);
+		snprintf(m->source, sizeof(m->source), "given on the command line (size only)");
+		return 0;
+	} else {
+		perr(p, "give a model: --model NAME, --params N, or --layers/--hidden/--heads/--vocab");
+		return EXIT_USAGE;
+	}
+	if (o->layers) m->layers = o->layers;
+	if (o->hidden) m->hidden = o->hidden;
+	if (o->heads) m->heads = o->heads;
+	if (o->kv_heads) m->kv_heads = o->kv_heads;
+	else if (o->heads && !o->preset) m->kv_heads = o->heads;
+	if (o->vocab) m->vocab = o->vocab;
+	if (o->ffn) m->ffn = o->ffn;
+	if (o->max_pos) m->max_pos = o->max_pos;
+	if (o->experts) m->experts = o->experts;
+	if (o->experts_active) m->experts_active = o->experts_active;
+	if (o->gated >= 0) m->gated_mlp = o->gated;
+	if (o->tied >= 0) m->tied_embeddings = o->tied;
+	if (o->bias >= 0) m->bias = o->bias;
+	if (o->layernorm >= 0) m->layernorm = o->layernorm;
+	char err[256];
+	if (plan_model_validate(m, err, sizeof(err))) {
+		perr(p, "%s", err);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+json_t *model_json(const struct plan_model *m)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "name", json_string(m->name));
+	json_object_set_new(o, "source", json_string(m->source));
+	json_num(o, "params", plan_model_params(m));
+	json_num(o, "active_params", plan_model_active_params(m));
+	if (m->has_arch) {
+		json_object_set_new(o, "layers", json_integer(m->layers));
+		json_object_set_new(o, "hidden", json_integer(m->hidden));
+		json_object_set_new(o, "heads", json_integer(m->heads));
+		json_object_set_new(o, "kv_heads", json_integer(m->kv_heads));
+		json_object_set_new(o, "vocab", json_integer(m->vocab));
+		json_object_set_new(o, "ffn", json_integer(m->ffn));
+		json_object_set_new(o, "experts", json_integer(m->experts));
+		json_object_set_new(o, "experts_active", json_integer(m->experts_active));
+	}
+	return o;
+}
+
+/* ---- dispatch ----------------------------------------------------------- */
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: gpuctl plan train  MODEL [training options] [--gpu KEY] [--tokens N] [--json] [--explain]\n"
+		"       gpuctl plan serve  MODEL [--weights PREC] [--kv PREC] [--tp N] [--context N] [--batch N] [--gpu KEY]\n"
+		"       gpuctl plan cost   --hours H [--gpus N | --instances N] [--gpu KEY] [--instance NAME]\n"
+		"                          [--buy PRICE --power-kw KW ...] [--prices FILE]\n"
+		"       gpuctl plan mig    --gpu KEY [--request 3x1g.18gb,1x3g.71gb]\n"
+		"MODEL: --model PRESET | --params N | --layers N --hidden N --heads N [--kv-heads N] --vocab N [--ffn N]\n"
+		"See docs/plan.md for every option, the formulas and the JSON output.\n");
+}
+
+int cmd_plan(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(argc < 2 ? ctx->err : ctx->out);
+		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	}
+	static const struct { const char *name; int (*fn)(struct pctx *, int, char **); } subs[] = {
+		{ "train", plan_train_cmd }, { "serve", plan_serve_cmd },
+		{ "cost", plan_cost_cmd }, { "mig", plan_mig_cmd },
+	};
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
+		if (strcmp(argv[1], subs[i].name) != 0)
+			continue;
+		char sub[32];
+		snprintf(sub, sizeof(sub), "plan %s", subs[i].name);
+		struct pctx p = { .ctx = ctx, .sub = sub };
+		/* flags every subcommand takes */
+		int n = 0;
+		char **rest = calloc((size_t)argc + 1, sizeof(char *));
+		if (!rest)
+			return EXIT_SOFTWARE;
+		for (int k = 2; k < argc; k++) {
+			const char *v;
+			int r;
+			if (strcmp(argv[k], "--json") == 0)
+				p.json = true;
+			else if (strcmp(argv[k], "--explain") == 0)
+				p.explain = true;
+			else if ((r = popt(&p, argc, argv, &k, "prices", &v)) != 0) {
+				if (r < 0) {
+					free(rest);
+					return EXIT_USAGE;
+				}
+				p.prices_file = v;
+			} else
+				rest[n++] = argv[k];
+		}
+		int rc = subs[i].fn(&p, n, rest);
+		free(rest);
+		if (p.cat_loaded)
+			catalog_free(&p.cat);
+		plan_presets_free(&p.presets);
+		plan_prices_free(&p.prices);
+		return rc;
+	}
+	cmd_error(ctx, "plan", "unknown subcommand '%s' (train, serve, cost, mig)", argv[1]);
+	return EXIT_USAGE;
+}
+
+/* Measured GEMM BF16 TFLOP/s from a `gpuctl bench --save` file; NAN when absent. */
+int plan_bench_gemm(struct pctx *p, const char *path, double *out)
+{
+	struct bench_run run;
+	char err[512];
+	*out = NAN;
+	if (bench_results_load(&run, path, err, sizeof(err))) {
+		perr(p, "%s", err);
+		return EXIT_DATAERR;
+	}
+	const struct bench_result *r = bench_run_find(&run, "compute", "cublas", "bf16", -2, UINT64_MAX);
+	if (!r || r->status == BS_FAILED || r->status == BS_SKIPPED)
+		r = bench_run_find(&run, "sustained", "gemm", "bf16", -2, UINT64_MAX);
+	if (r && r->status != BS_FAILED && r->status != BS_SKIPPED)
+		*out = r->value.median;
+	bench_run_free(&run);
+	if (isnan(*out)) {
+		perr(p, "'%s' has no GEMM BF16 result (run gpuctl bench with the compute suite)", path);
+		return EXIT_DATAERR;
+	}
+	return 0;
+}

@@ -1,0 +1,270 @@
+/* plan_cost.c - `gpuctl plan cost`: a job's cost per instance type and pricing model
+ * from the price table, and the rent-versus-buy break-even (docs/plan.md). */
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../core/table.h"
+#include "plan_cmd.h"
+
+static bool row_matches(const struct plan_price *r, const char *gpu_key, const char *instance)
+{
+	if (gpu_key && strcasecmp(r->gpu_model, gpu_key) != 0)
+		return false;
+	if (instance && !strcasestr(r->instance, instance))
+		return false;
+	return true;
+}
+
+static void money(char *b, size_t n, double v, const char *cur)
+{
+	if (isnan(v))
+		snprintf(b, n, "n/a");
+	else
+		snprintf(b, n, "%.2f %s", v, cur);
+}
+
+/* gpus > 0: enough instances for that many GPUs; gpus < 0: -gpus instances. */
+void plan_cost_table(struct pctx *p, const char *gpu_key, const char *instance, double gpus, double hours,
+		     double spot_overhead, json_t *jarr)
+{
+	struct table *tb = jarr ? NULL : table_new(9);
+	if (tb) {
+		const char *h[] = { "instance", "GPUs", "GPU model", "region", "price date", "on-demand", "1-year",
+				    "3-year", "spot" };
+		for (unsigned i = 0; i < 9; i++)
+			table_col(tb, i, h[i], i == 1 || i >= 5 ? TABLE_RIGHT : TABLE_LEFT);
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < p->prices.n; i++) {
+		const struct plan_price *r = &p->prices.p[i];
+		if (!row_matches(r, gpu_key, instance))
+			continue;
+		double inst = gpus > 0 ? ceil(gpus / r->gpus) : -gpus;
+		n++;
+		if (jarr) {
+			json_t *j = json_object();
+			json_object_set_new(j, "instance", json_string(r->instance));
+			json_object_set_new(j, "provider", json_string(r->provider));
+			json_object_set_new(j, "gpu_model", json_string(r->gpu_model));
+			json_object_set_new(j, "region", json_string(r->region));
+			json_object_set_new(j, "instances", json_integer((json_int_t)inst));
+			json_object_set_new(j, "gpus_per_instance", json_integer(r->gpus));
+			json_num(j, "hours", hours);
+			json_object_set_new(j, "currency", json_string(r->currency));
+			json_num(j, "on_demand", plan_job_cost(r, PRICE_ON_DEMAND, inst, hours, spot_overhead));
+			json_num(j, "reserved_1y", plan_job_cost(r, PRICE_1Y, inst, hours, spot_overhead));
+			json_num(j, "reserved_3y", plan_job_cost(r, PRICE_3Y, inst, hours, spot_overhead));
+			json_num(j, "spot", plan_job_cost(r, PRICE_SPOT, inst, hours, spot_overhead));
+			json_num(j, "spot_overhead", spot_overhead);
+			json_object_set_new(j, "source", json_string(r->source));
+			json_object_set_new(j, "date", json_string(r->date));
+			json_array_append_new(jarr, j);
+			continue;
+		}
+		char b[48];
+		table_row(tb);
+		table_cell(tb, r->instance);
+		table_cellf(tb, "%.0f x %u", inst, r->gpus);
+		table_cell(tb, r->gpu_model);
+		table_cell(tb, r->region);
+		table_cell(tb, r->date);
+		for (int k = 0; k < PRICE_COUNT; k++) {
+			money(b, sizeof(b), plan_job_cost(r, (enum plan_pricing)k, inst, hours, spot_overhead), r->currency);
+			table_cell(tb, b);
+		}
+	}
+	if (!tb)
+		return;
+	FILE *f = p->ctx->out;
+	if (n == 0) {
+		fprintf(f, "\nno price rows");
+		if (gpu_key)
+			fprintf(f, " for GPU '%s'", gpu_key);
+		if (instance)
+			fprintf(f, " matching instance '%s'", instance);
+		fprintf(f, " (add your own with --prices FILE)\n");
+	} else {
+		fprintf(f, "\ncost of %.4g h (spot: +%.0f%% hours for interruptions; n/a = no such price in the table):\n",
+			hours, 100 * spot_overhead);
+		table_print(tb, f);
+	}
+	table_free(tb);
+}
+
+struct cost_opts {
+	const char *gpu, *instance, *rent_pricing;
+	double hours, gpus, instances, spot_overhead, rent;
+	struct plan_buy buy;
+};
+
+static int cost_opt(struct pctx *p, int argc, char **argv, int *i, struct cost_opts *o)
+{
+	const char *v;
+	int r;
+	const struct { const char *name; const char **dst; } s[] = {
+		{ "gpu", &o->gpu }, { "instance", &o->instance }, { "rent-pricing", &o->rent_pricing },
+	};
+	for (size_t k = 0; k < sizeof(s) / sizeof(s[0]); k++)
+		if ((r = popt(p, argc, argv, i, s[k].name, &v)) != 0) {
+			*s[k].dst = v;
+			return r;
+		}
+	const struct { const char *name; double *dst; double scale; bool zero_ok; } d[] = {
+		{ "hours", &o->hours, 1, false }, { "gpus", &o->gpus, 1, false }, { "instances", &o->instances, 1, false },
+		{ "spot-overhead", &o->spot_overhead, 0.01, true }, { "rent", &o->rent, 1, false },
+		{ "buy", &o->buy.purchase, 1, false }, { "power-kw", &o->buy.power_kw, 1, true },
+		{ "pue", &o->buy.pue, 1, false }, { "kwh-price", &o->buy.kwh_price, 1, true },
+		{ "years", &o->buy.years, 1, false }, { "utilization", &o->buy.utilization, 0.01, false },
+		{ "other-per-year", &o->buy.other_per_year, 1, true },
+	};
+	for (size_t k = 0; k < sizeof(d) / sizeof(d[0]); k++)
+		if ((r = popt(p, argc, argv, i, d[k].name, &v)) != 0) {
+			char flag[32];
+			snprintf(flag, sizeof(flag), "--%s", d[k].name);
+			if (r < 0 || pnum(p, flag, v, d[k].dst, d[k].zero_ok))
+				return -1;
+			*d[k].dst *= d[k].scale;
+			return 1;
+		}
+	return 0;
+}
+
+static int breakeven(struct pctx *p, struct cost_opts *o, json_t *root)
+{
+	double rent = o->rent;
+	const char *cur = "USD", *what = "--rent";
+	enum plan_pricing kind = PRICE_ON_DEMAND;
+	if (o->rent_pricing) {
+		int k;
+		for (k = 0; k < PRICE_COUNT && strcmp(o->rent_pricing, plan_pricing_name((enum plan_pricing)k)); k++)
+			;
+		if (k == PRICE_COUNT) {
+			perr(p, "--rent-pricing must be on-demand, 1-year, 3-year or spot, not '%s'", o->rent_pricing);
+			return EXIT_USAGE;
+		}
+		kind = (enum plan_pricing)k;
+	}
+	if (!(rent > 0)) {
+		const struct plan_price *hit = NULL;
+		size_t n = 0;
+		for (size_t i = 0; i < p->prices.n; i++)
+			if (row_matches(&p->prices.p[i], o->gpu, o->instance) && !isnan(plan_price_rate(&p->prices.p[i], kind))) {
+				hit = hit ? hit : &p->prices.p[i];
+				n++;
+			}
+		if (n != 1) {
+			perr(p, "break-even needs one rent: --rent RATE, or --instance/--gpu matching one price row with a %s "
+				"price (%zu match)", plan_pricing_name(kind), n);
+			return EXIT_USAGE;
+		}
+		rent = plan_price_rate(hit, kind);
+		cur = hit->currency;
+		what = hit->instance;
+	}
+	struct plan_breakeven b;
+	char err[256];
+	if (plan_breakeven(&o->buy, rent, &b, err, sizeof(err))) {
+		perr(p, "%s", err);
+		return EXIT_USAGE;
+	}
+	if (root) {
+		json_t *j = json_object();
+		json_num(j, "purchase", o->buy.purchase);
+		json_num(j, "power_kw", o->buy.power_kw);
+		json_num(j, "pue", o->buy.pue);
+		json_num(j, "kwh_price", o->buy.kwh_price);
+		json_num(j, "other_per_year", o->buy.other_per_year);
+		json_num(j, "years", o->buy.years);
+		json_num(j, "utilization", o->buy.utilization);
+		json_object_set_new(j, "rent_from", json_string(what));
+		json_num(j, "rent_per_hour", rent);
+		json_num(j, "power_per_hour", b.power_per_hour);
+		json_num(j, "own_per_busy_hour", b.own_per_hour);
+		json_num(j, "breakeven_busy_hours", b.breakeven_hours);
+		json_num(j, "breakeven_months", b.breakeven_months);
+		json_num(j, "rent_total", b.rent_total);
+		json_num(j, "own_total", b.own_total);
+		json_object_set_new(j, "currency", json_string(cur));
+		json_object_set_new(root, "breakeven", j);
+		return EXIT_OK;
+	}
+	FILE *f = p->ctx->out;
+	fprintf(f, "\nrent vs buy: rent %.3f %s/h (%s, %s) vs buying for %.0f %s\n", rent, cur, what,
+		o->rent > 0 ? "given" : plan_pricing_name(kind), o->buy.purchase, cur);
+	fprintf(f, "  power %.2f kW x PUE %.2f x %.3f %s/kWh = %.3f %s per busy hour; other costs %.0f %s/year\n",
+		o->buy.power_kw, o->buy.pue, o->buy.kwh_price, cur, b.power_per_hour, cur, o->buy.other_per_year, cur);
+	fprintf(f, "  owning costs %.3f %s per busy hour over %.1f years at %.0f%% utilization\n", b.own_per_hour, cur,
+		o->buy.years, 100 * o->buy.utilization);
+	if (isinf(b.breakeven_hours))
+		fprintf(f, "  break-even: never (renting costs less than running the server)\n");
+	else
+		fprintf(f, "  break-even after %.0f busy hours = %.1f months at %.0f%% utilization\n", b.breakeven_hours,
+			b.breakeven_months, 100 * o->buy.utilization);
+	fprintf(f, "  over %.1f years: renting %.0f %s, owning %.0f %s\n", o->buy.years, b.rent_total, cur, b.own_total, cur);
+	return EXIT_OK;
+}
+
+int plan_cost_cmd(struct pctx *p, int argc, char **argv)
+{
+	struct cost_opts o = { .spot_overhead = 0.10,
+			       .buy = { .pue = 1.4, .kwh_price = 0.10, .years = 4, .utilization = 0.8 } };
+	for (int i = 0; i < argc; i++) {
+		int r = cost_opt(p, argc, argv, &i, &o);
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r == 0) {
+			perr(p, "unknown option '%s'", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (!(o.hours > 0) && !(o.buy.purchase > 0)) {
+		perr(p, "give --hours H (job cost) and/or --buy PRICE (rent-vs-buy break-even)");
+		return EXIT_USAGE;
+	}
+	if (o.gpus > 0 && o.instances > 0) {
+		perr(p, "give --gpus or --instances, not both");
+		return EXIT_USAGE;
+	}
+	if (o.buy.purchase > 0 && !(o.buy.power_kw > 0)) {
+		perr(p, "--buy needs --power-kw (the server's average draw)");
+		return EXIT_USAGE;
+	}
+	int rc;
+	if ((rc = plan_load_prices(p)))
+		return rc;
+	if (o.gpu) {
+		if ((rc = plan_load_catalog(p)))
+			return rc;
+		const struct cat_gpu *g = plan_gpu(p, o.gpu);
+		if (!g)
+			return EXIT_USAGE;
+		o.gpu = g->key;
+	}
+	double gpus = o.gpus > 0 ? o.gpus : -(o.instances > 0 ? o.instances : 1);
+	json_t *root = p->json ? json_object() : NULL;
+	if (root)
+		json_object_set_new(root, "command", json_string("plan cost"));
+	if (o.hours > 0) {
+		json_t *arr = root ? json_array() : NULL;
+		plan_cost_table(p, o.gpu, o.instance, gpus, o.hours, o.spot_overhead, arr);
+		if (root)
+			json_object_set_new(root, "cost", arr);
+	}
+	if (o.buy.purchase > 0 && (rc = breakeven(p, &o, root))) {
+		json_decref(root);
+		return rc;
+	}
+	if (root) {
+		json_dumpf(root, p->ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+		fputc('\n', p->ctx->out);
+		json_decref(root);
+	} else if (p->explain) {
+		fprintf(p->ctx->out,
+			"\nHow this was computed: cost = hourly rate x instances x hours (spot: x (1 + overhead), the "
+			"share of hours redone after interruptions); instances = ceil(GPUs / GPUs per instance). "
+			"Break-even busy hours = purchase / (rent - power x PUE x kWh price - other costs per busy hour). "
+			"Rates come from data/prices/aws.json (every row with its source and date) and --prices FILE.\n");
+	}
+	return EXIT_OK;
+}

@@ -1,0 +1,132 @@
+/* plan_mig.c - `gpuctl plan mig`: a GPU model's MIG profiles with their slice
+ * positions, and the layout that serves a list of requests, or why none can.
+ * Exit 0 with a layout (or the profile list), 1 when no layout exists. */
+#include <string.h>
+
+#include "../core/table.h"
+#include "plan_cmd.h"
+
+int plan_mig_cmd(struct pctx *p, int argc, char **argv)
+{
+	const char *gpu = NULL, *request = NULL, *v;
+	for (int i = 0; i < argc; i++) {
+		int r;
+		if ((r = popt(p, argc, argv, &i, "gpu", &v)) != 0) {
+			if (r < 0)
+				return EXIT_USAGE;
+			gpu = v;
+		} else if ((r = popt(p, argc, argv, &i, "request", &v)) != 0) {
+			if (r < 0)
+				return EXIT_USAGE;
+			request = v;
+		} else {
+			perr(p, "unknown option '%s'", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (!gpu) {
+		perr(p, "give --gpu KEY (a catalog GPU with MIG, e.g. 'H200 SXM')");
+		return EXIT_USAGE;
+	}
+	int rc;
+	if ((rc = plan_load_catalog(p)))
+		return rc;
+	const struct cat_gpu *g = plan_gpu(p, gpu);
+	if (!g)
+		return EXIT_USAGE;
+	char err[512];
+	if (g->mig_n == 0) {
+		perr(p, "'%s' does not support MIG", g->key);
+		return EXIT_USAGE;
+	}
+	json_t *root = json_object(), *profs = json_array();
+	json_object_set_new(root, "command", json_string("plan mig"));
+	json_object_set_new(root, "gpu", json_string(g->key));
+	struct table *tb = table_new(6);
+	const char *h[] = { "profile", "compute slices", "memory slices", "memory", "max instances", "start positions" };
+	for (unsigned i = 0; i < 6; i++)
+		table_col(tb, i, h[i], i == 0 || i == 5 ? TABLE_LEFT : TABLE_RIGHT);
+	for (unsigned k = 0; k < g->mig_n; k++) {
+		const struct cat_mig_profile *pr = &g->mig[k];
+		unsigned starts[16], n = plan_mig_placements(g, k, starts, 16);
+		char pos[64] = "";
+		json_t *js = json_array();
+		for (unsigned j = 0; j < n; j++) {
+			snprintf(pos + strlen(pos), sizeof(pos) - strlen(pos), "%s%u", j ? "," : "", starts[j]);
+			json_array_append_new(js, json_integer(starts[j]));
+		}
+		json_t *jp = json_object();
+		json_object_set_new(jp, "name", json_string(pr->name));
+		json_object_set_new(jp, "compute_slices", json_integer(pr->slices));
+		json_object_set_new(jp, "memory_slices", json_integer(pr->mem_slices));
+		json_num(jp, "mem_gb", pr->mem_gb);
+		json_object_set_new(jp, "max_instances", json_integer(pr->max_instances));
+		json_object_set_new(jp, "starts", js);
+		json_array_append_new(profs, jp);
+		table_row(tb);
+		table_cell(tb, pr->name);
+		table_cellf(tb, "%u", pr->slices);
+		table_cellf(tb, "%u", pr->mem_slices);
+		table_cellf(tb, "%.0f GB", pr->mem_gb);
+		table_cellf(tb, "%u", pr->max_instances);
+		table_cell(tb, pos);
+	}
+	json_object_set_new(root, "profiles", profs);
+	int exit_code = EXIT_OK;
+	struct plan_mig_layout l = { 0 };
+	const char *why = NULL;
+	if (request) {
+		struct plan_mig_req reqs[PLAN_MIG_MAX];
+		unsigned nreq;
+		if (plan_mig_parse(g, request, reqs, &nreq, err, sizeof(err))) {
+			perr(p, "%s", err);
+			table_free(tb);
+			json_decref(root);
+			return EXIT_USAGE;
+		}
+		json_object_set_new(root, "request", json_string(request));
+		if (plan_mig_layout(g, reqs, nreq, &l, err, sizeof(err))) {
+			why = err;
+			exit_code = EXIT_WARN;
+			json_object_set_new(root, "fits", json_false());
+			json_object_set_new(root, "reason", json_string(err));
+		} else {
+			json_t *jl = json_array();
+			for (unsigned k = 0; k < l.n; k++) {
+				json_t *s = json_object();
+				json_object_set_new(s, "profile", json_string(l.s[k].profile));
+				json_object_set_new(s, "start", json_integer(l.s[k].mem_start));
+				json_object_set_new(s, "memory_slices", json_integer(l.s[k].mem_size));
+				json_object_set_new(s, "compute_slices", json_integer(l.s[k].cmp_size));
+				json_array_append_new(jl, s);
+			}
+			json_object_set_new(root, "fits", json_true());
+			json_object_set_new(root, "layout", jl);
+		}
+	}
+	FILE *f = p->ctx->out;
+	if (p->json) {
+		json_dumpf(root, f, JSON_INDENT(1));
+		fputc('\n', f);
+	} else {
+		fprintf(f, "MIG profiles of %s (%s):\n", g->key, g->source[0] ? "catalog" : "catalog, no source");
+		table_print(tb, f);
+		if (request && why)
+			fprintf(f, "\nno layout for %s: %s\n", request, why);
+		else if (request) {
+			fprintf(f, "\nlayout for %s:\n", request);
+			for (unsigned k = 0; k < l.n; k++)
+				fprintf(f, "  %-10s start %u: memory slices %u-%u, compute slices %u-%u\n", l.s[k].profile,
+					l.s[k].mem_start, l.s[k].mem_start, l.s[k].mem_start + l.s[k].mem_size - 1,
+					l.s[k].cmp_start, l.s[k].cmp_start + l.s[k].cmp_size - 1);
+		}
+		if (p->explain)
+			fprintf(f, "\nHow this was computed (docs/plan.md): a profile of g compute and m memory slices starts at a "
+				   "multiple of m with start + m <= memory slices and start + g <= compute slices, the positions "
+				   "`nvidia-smi mig -lgipp` lists; instances may not share slices. The layout search places the "
+				   "largest first and backtracks over every position.\n");
+	}
+	table_free(tb);
+	json_decref(root);
+	return exit_code;
+}

@@ -1,0 +1,189 @@
+/* plan_serve.c - `gpuctl plan serve`: weights, KV cache, concurrency and token-rate
+ * bounds for serving a model on a catalog GPU (docs/plan.md). */
+#include <math.h>
+#include <string.h>
+
+#include "../core/table.h"
+#include "plan_cmd.h"
+
+static int serve_opt(struct pctx *p, int argc, char **argv, int *i, struct model_opts *mo, struct plan_serve *s,
+		     const char **gpu)
+{
+	const char *v;
+	int r;
+	if ((r = model_opt(p, argc, argv, i, mo)) != 0)
+		return r;
+	const struct { const char *name; enum plan_prec *dst; } pr[] = { { "weights", &s->wprec }, { "kv", &s->kvprec } };
+	for (size_t k = 0; k < 2; k++)
+		if ((r = popt(p, argc, argv, i, pr[k].name, &v)) != 0) {
+			if (r < 0)
+				return r;
+			if (plan_prec_parse(v, pr[k].dst)) {
+				perr(p, "--%s must be one of fp32, bf16, fp16, fp8, int8, int4, not '%s'", pr[k].name, v);
+				return -1;
+			}
+			return 1;
+		}
+	const struct { const char *name; unsigned *dst; bool zero_ok; } u[] = {
+		{ "tp", &s->tp, false }, { "context", &s->context, false }, { "batch", &s->batch, true },
+		{ "prefill-tokens", &s->prefill_chunk, true },
+	};
+	for (size_t k = 0; k < sizeof(u) / sizeof(u[0]); k++)
+		if ((r = popt(p, argc, argv, i, u[k].name, &v)) != 0) {
+			char flag[32];
+			snprintf(flag, sizeof(flag), "--%s", u[k].name);
+			return r < 0 ? r : puint(p, flag, v, u[k].dst, u[k].zero_ok) ? -1 : 1;
+		}
+	if ((r = popt(p, argc, argv, i, "mem-util", &v)) != 0) {
+		if (r < 0 || pnum(p, "--mem-util", v, &s->mem_util, false))
+			return -1;
+		s->mem_util /= 100;
+		return 1;
+	}
+	if ((r = popt(p, argc, argv, i, "gpu", &v)) != 0) {
+		*gpu = v;
+		return r;
+	}
+	return 0;
+}
+
+static json_t *result_json(const struct plan_serve_result *r)
+{
+	json_t *j = json_object();
+	json_num(j, "weights_bytes", r->weights);
+	json_num(j, "kv_bytes_per_token", r->kv_per_token);
+	json_num(j, "kv_bytes_per_token_per_gpu", r->kv_per_token_gpu);
+	json_num(j, "kv_cache_bytes", r->kv_bytes);
+	json_num(j, "workspace_bytes", r->workspace);
+	json_num(j, "peak_allocated_bytes", r->peak);
+	json_num(j, "total_bytes", r->total);
+	json_num(j, "kv_budget_bytes", r->kv_budget);
+	json_num(j, "max_tokens", r->max_tokens);
+	json_object_set_new(j, "max_sequences", json_integer(r->max_seqs));
+	json_num(j, "decode_tokens_per_s_bound", r->decode_tok_s);
+	json_num(j, "decode_tokens_per_s_per_sequence_bound", r->decode_tok_s_seq);
+	json_num(j, "prefill_tokens_per_s_bound", r->prefill_tok_s);
+	return j;
+}
+
+int plan_serve_cmd(struct pctx *p, int argc, char **argv)
+{
+	struct model_opts mo;
+	struct plan_serve s;
+	const char *gpu = "H200 SXM";
+	model_opts_init(&mo);
+	plan_serve_defaults(&s);
+	for (int i = 0; i < argc; i++) {
+		int r = serve_opt(p, argc, argv, &i, &mo, &s, &gpu);
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r == 0) {
+			perr(p, "unknown option '%s'", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	struct plan_model m;
+	int rc;
+	if ((rc = model_build(p, &mo, &m)) || (rc = plan_load_catalog(p)))
+		return rc;
+	const struct cat_gpu *g = plan_gpu(p, gpu);
+	if (!g)
+		return EXIT_USAGE;
+	struct plan_serve_result r;
+	char err[256];
+	double peak = plan_gpu_peak(g, s.wprec == PREC_FP8 ? PREC_FP8 : PREC_BF16);
+	if (plan_serve_compute(&m, &s, g, plan_gpu_mem(g), peak, &r, err, sizeof(err))) {
+		perr(p, "%s", err);
+		return EXIT_USAGE;
+	}
+	/* the fewest GPUs (tensor parallel 1..8) per catalog model for the batch asked (or one sequence) */
+	json_t *root = json_object(), *fits = json_array();
+	struct table *tb = table_new(3);
+	table_col(tb, 0, "GPU", TABLE_LEFT);
+	table_col(tb, 1, "memory", TABLE_RIGHT);
+	table_col(tb, 2, "fewest GPUs (tp)", TABLE_RIGHT);
+	unsigned want = s.batch ? s.batch : 1;
+	for (size_t i = 0; i < p->cat.n; i++) {
+		const struct cat_gpu *c = &p->cat.gpus[i];
+		double cm = plan_gpu_mem(c);
+		if (!(cm > 0))
+			continue;
+		unsigned best = 0;
+		for (unsigned tp = 1; tp <= 8 && !best; tp *= 2) {
+			struct plan_serve st = s;
+			struct plan_serve_result rr;
+			st.tp = tp;
+			st.batch = 0;
+			if (plan_serve_compute(&m, &st, c, cm, 0, &rr, err, sizeof(err)) == 0 && rr.max_seqs >= want)
+				best = tp;
+		}
+		json_t *j = json_object();
+		json_object_set_new(j, "gpu", json_string(c->key));
+		json_num(j, "mem_bytes", cm);
+		json_object_set_new(j, "min_tp", best ? json_integer(best) : json_null());
+		json_array_append_new(fits, j);
+		table_row(tb);
+		table_cell(tb, c->key);
+		table_cellf(tb, "%.1f GB", cm / 1e9);
+		if (best) table_cellf(tb, "%u", best); else table_cell(tb, "more than 8");
+	}
+	if (p->json) {
+		json_object_set_new(root, "command", json_string("plan serve"));
+		json_object_set_new(root, "model", model_json(&m));
+		json_t *cfg = json_object();
+		json_object_set_new(cfg, "gpu", json_string(g->key));
+		json_object_set_new(cfg, "weights", json_string(plan_prec_name(s.wprec)));
+		json_object_set_new(cfg, "kv", json_string(plan_prec_name(s.kvprec)));
+		json_object_set_new(cfg, "tp", json_integer(s.tp));
+		json_object_set_new(cfg, "context", json_integer(s.context));
+		json_object_set_new(cfg, "batch", json_integer(s.batch ? s.batch : r.max_seqs));
+		json_num(cfg, "mem_util", s.mem_util);
+		json_object_set_new(root, "config", cfg);
+		json_object_set_new(root, "per_gpu", result_json(&r));
+		json_object_set_new(root, "gpus", fits);
+		json_dumpf(root, p->ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+		fputc('\n', p->ctx->out);
+	} else {
+		json_decref(fits);
+		FILE *f = p->ctx->out;
+		char b1[32], b2[32];
+		unsigned batch = s.batch ? s.batch : r.max_seqs;
+		fprintf(f, "model: %s, %.4g B parameters; serving on %u x %s, weights %s, KV cache %s, context %u tokens\n\n",
+			m.name, plan_model_params(&m) / 1e9, s.tp, g->key, plan_prec_name(s.wprec), plan_prec_name(s.kvprec),
+			s.context);
+		fprintf(f, "weights per GPU:          %s\n", gb(b1, sizeof(b1), r.weights));
+		fprintf(f, "KV cache per token:       %.0f bytes (%.0f bytes per GPU)\n", r.kv_per_token, r.kv_per_token_gpu);
+		fprintf(f, "KV cache for %u x %u:    %s per GPU\n", batch, s.context, gb(b1, sizeof(b1), r.kv_bytes));
+		fprintf(f, "prefill workspace:        %s\n", gb(b1, sizeof(b1), r.workspace));
+		fprintf(f, "total per GPU:            %s of %s\n", gb(b1, sizeof(b1), r.total),
+			gb(b2, sizeof(b2), plan_gpu_mem(g)));
+		if (r.kv_budget > 0)
+			fprintf(f, "KV budget at %.0f%%:        %s = %.0f tokens = %u sequences of %u tokens\n", 100 * s.mem_util,
+				gb(b1, sizeof(b1), r.kv_budget), r.max_tokens, r.max_seqs, s.context);
+		else
+			fprintf(f, "KV budget at %.0f%%:        none: the weights do not fit (raise --tp or quantize)\n",
+				100 * s.mem_util);
+		if (s.batch && s.batch > r.max_seqs)
+			fprintf(f, "the %u sequences asked do not fit: at most %u\n", s.batch, r.max_seqs);
+		if (isfinite(r.decode_tok_s))
+			fprintf(f, "decode bound (memory, %.0f GB/s): %.0f tokens/s for %u sequences, %.1f tokens/s each\n",
+				g->mem_bw_gbs, r.decode_tok_s, batch, r.decode_tok_s_seq);
+		if (isfinite(r.prefill_tok_s))
+			fprintf(f, "prefill bound (compute, %.1f TFLOP/s x %u): %.0f tokens/s\n", peak, s.tp, r.prefill_tok_s);
+		fprintf(f, "\n");
+		table_print(tb, f);
+		if (p->explain)
+			fprintf(f, "\nHow this was computed (docs/plan.md): KV per token = 2 x layers %u x kv_heads %u x head_dim %u x "
+				   "%g bytes; per GPU kv_heads/tp (at least 1). Weights: INT8/INT4/FP8 for the blocks' linear "
+				   "layers, 16-bit embeddings and head, INT4 + one FP16 scale per 128 weights. Workspace: "
+				   "(2 x hidden + %u x ffn) x 2 bytes per prefill token (measured 20 x hidden on GPT-2) + 80 MiB. "
+				   "Decode <= batch x bandwidth / (weights + KV of every sequence); prefill <= GPUs x peak / "
+				   "(2 x active params + 2 x layers x context x hidden). Budget = memory x mem-util - %.2f GB "
+				   "CUDA context - weights - workspace.\n",
+				m.layers, m.kv_heads, plan_model_head_dim(&m), plan_prec_bytes(s.kvprec), m.gated_mlp ? 3 : 2,
+				s.cuda_context_bytes / 1e9);
+	}
+	table_free(tb);
+	json_decref(root);
+	return EXIT_OK;
+}

@@ -1,0 +1,355 @@
+/* plan_train.c - `gpuctl plan train`: per-GPU memory, which GPUs fit, the smallest GPU
+ * count, the largest micro-batch, time and cost (docs/plan.md). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/table.h"
+#include "plan_cmd.h"
+
+struct train_opts {
+	struct model_opts mo;
+	struct plan_train t;
+	const char *gpu, *bench, *instance;
+	double tokens, mfu, spot_overhead;
+};
+
+static int parse_enum(struct pctx *p, const char *flag, const char *v, int rc, const char *choices)
+{
+	if (rc)
+		perr(p, "%s must be one of %s, not '%s'", flag, choices, v);
+	return rc ? -1 : 1;
+}
+
+static int train_opt(struct pctx *p, int argc, char **argv, int *i, struct train_opts *o)
+{
+	const char *v;
+	int r;
+	struct plan_train *t = &o->t;
+	if ((r = model_opt(p, argc, argv, i, &o->mo)) != 0)
+		return r;
+#define ENUM(name, fn, dst, choices)                                                                 \
+	if ((r = popt(p, argc, argv, i, name, &v)) != 0)                                                   \
+		return r < 0 ? r : parse_enum(p, "--" name, v, fn(v, dst), choices);
+	ENUM("precision", plan_prec_parse, &t->prec, "fp32, bf16, fp16, fp8")
+	ENUM("optimizer", plan_optim_parse, &t->optim, "adamw, adam8bit, sgd")
+	ENUM("checkpointing", plan_ckpt_parse, &t->ckpt, "none, selective, full")
+	ENUM("attention", plan_attn_parse, &t->attn, "flash, eager")
+	ENUM("framework", plan_framework_parse, &t->fw, "pytorch, deepspeed")
+	ENUM("offload", plan_offload_parse, &t->offload, "none, optimizer, params")
+#undef ENUM
+	const struct { const char *name; unsigned *dst; bool zero_ok; } u[] = {
+		{ "micro-batch", &t->micro_batch, false }, { "seq", &t->seq, false },
+		{ "grad-accum", &t->grad_accum, false }, { "dp", &t->dp, false }, { "tp", &t->tp, false },
+		{ "pp", &t->pp, false }, { "zero", &t->zero, true },
+	};
+	for (size_t k = 0; k < sizeof(u) / sizeof(u[0]); k++)
+		if ((r = popt(p, argc, argv, i, u[k].name, &v)) != 0) {
+			char flag[32];
+			snprintf(flag, sizeof(flag), "--%s", u[k].name);
+			return r < 0 ? r : puint(p, flag, v, u[k].dst, u[k].zero_ok) ? -1 : 1;
+		}
+	const struct { const char *name; double *dst; double scale; bool zero_ok; } d[] = {
+		{ "tokens", &o->tokens, 1, false }, { "mfu", &o->mfu, 1, false },
+		{ "spot-overhead", &o->spot_overhead, 0.01, true }, { "fragmentation", &t->frag, 0.01, true },
+		{ "cuda-context", &t->cuda_context_bytes, 1, true },
+	};
+	for (size_t k = 0; k < sizeof(d) / sizeof(d[0]); k++)
+		if ((r = popt(p, argc, argv, i, d[k].name, &v)) != 0) {
+			char flag[32];
+			snprintf(flag, sizeof(flag), "--%s", d[k].name);
+			if (r < 0 || pnum(p, flag, v, d[k].dst, d[k].zero_ok))
+				return -1;
+			*d[k].dst *= d[k].scale;
+			return 1;
+		}
+	if ((r = popt(p, argc, argv, i, "gpu", &v)) != 0) {
+		o->gpu = v;
+		return r;
+	}
+	if ((r = popt(p, argc, argv, i, "bench-results", &v)) != 0) {
+		o->bench = v;
+		return r;
+	}
+	if ((r = popt(p, argc, argv, i, "instance", &v)) != 0) {
+		o->instance = v;
+		return r;
+	}
+	if (strcmp(argv[*i], "--dropout") == 0)
+		return t->dropout = true, 1;
+	if (strcmp(argv[*i], "--sp") == 0)
+		return t->sp = true, 1;
+	return 0;
+}
+
+/* Smallest data-parallel size (x tp x pp) at which the job fits in mem; 0 if none up to 4096. */
+static unsigned min_gpus(const struct plan_model *m, const struct plan_train *t, double mem)
+{
+	struct plan_train tt = *t;
+	struct plan_mem o;
+	char err[160];
+	unsigned max_dp = (tt.fw == FW_DEEPSPEED && tt.zero) ? 4096 : 1;
+	for (unsigned dp = 1; dp <= max_dp; dp++) {
+		tt.dp = dp;
+		if (plan_train_memory(m, &tt, &o, err, sizeof(err)) == 0 && o.total <= mem)
+			return dp * tt.tp * tt.pp;
+	}
+	return 0;
+}
+
+static void explain(struct pctx *p, const struct plan_model *m, const struct plan_train *t, const struct plan_mem *o)
+{
+	FILE *f = p->ctx->out;
+	double P = plan_model_params(m);
+	fprintf(f, "\nHow this was computed (sources in docs/plan.md):\n");
+	if (t->fw == FW_PYTORCH)
+		fprintf(f, "  model states, plain PyTorch: FP32 weights 4 B x %.4g params, FP32 gradients 4 B, "
+			   "%s states %g B per parameter%s\n", P, plan_optim_name(t->optim),
+			t->optim == OPT_ADAMW ? 8.0 : t->optim == OPT_SGD ? 4.0 : 2.0,
+			t->prec != PREC_FP32 ? "; autocast keeps 16-bit copies of the matmul weights (2 B) from forward to backward" : "");
+	else
+		fprintf(f, "  model states, DeepSpeed/Megatron: 16-bit weights 2 B + gradients 2 B + optimizer "
+			   "(FP32 master 4 B + moments) per parameter (ZeRO paper: 16 B with AdamW); ZeRO-%u over dp %u "
+			   "as DeepSpeed's estimators\n", t->zero, t->dp);
+	if (m->has_arch)
+		fprintf(f, "  activations per block and token (Korthikanti et al. 2022): norms 2r + inputs 2c%s "
+			   "(split only with --sp) + [Q c + K,V 2c x %u/%u + output c + MLP %uc x %u/%u] / tp%s; "
+			   "r = %g B, c = %g B; %s\n",
+			t->dropout ? " + masks 2" : "", m->kv_heads, m->heads, m->gated_mlp ? 4 : 2, m->ffn, m->hidden,
+			t->attn == ATTN_EAGER && t->ckpt == CKPT_NONE ? " + scores heads x seq x (softmax bytes)" : "",
+			(t->fw == FW_PYTORCH || t->prec == PREC_FP32) ? 4.0 : 2.0, t->prec == PREC_FP32 ? 4.0 : 2.0,
+			t->ckpt == CKPT_FULL ? "full checkpointing keeps r per token per block and recomputes one block"
+					     : "blocks in flight: layers/pp x min(pp, grad-accum)");
+	else
+		fprintf(f, "  activations: not computed (the model is known by its size only; give --model or the architecture)\n");
+	fprintf(f, "  loss: FP32 log-probabilities 4 x vocab per token, 8 x vocab more in its backward (measured)\n");
+	fprintf(f, "  peak = resident states + the largest phase (%s) + 80 MiB workspace; gradients %s\n",
+		o->peak_phase, t->fw == FW_PYTORCH ? "are freed each step, so they peak apart from the activations"
+						   : "stay resident (contiguous buffers)");
+	fprintf(f, "  total = peak x (1 + %.0f%% fragmentation margin) + %.2f GB CUDA context "
+		   "(both measured on an H200 with PyTorch 2.11: context 752-778 MiB, reserved/allocated 1.00-1.37)\n",
+		100 * t->frag, t->cuda_context_bytes / 1e9);
+	fprintf(f, "  calibration: bench/plan_memory.py, 26 GPT-2 training cases, worst error 1.7%% (bench/RESULTS.md)\n");
+}
+
+static void print_mem(struct pctx *p, const struct plan_mem *o, const struct plan_train *t)
+{
+	char b[32];
+	struct table *tb = table_new(2);
+	table_col(tb, 0, "per GPU", TABLE_LEFT);
+	table_col(tb, 1, "memory", TABLE_RIGHT);
+	const struct { const char *what; double v; } rows[] = {
+		{ t->fw == FW_PYTORCH && t->prec != PREC_FP32 ? "weights (FP32 + 16-bit copies)" : "weights", o->weights },
+		{ "gradients", o->grads },
+		{ "optimizer states", o->optimizer },
+		{ "activations", o->activations },
+		{ "loss (logits, incl. backward)", o->loss },
+		{ "communication buffers", o->comm },
+		{ "allocator workspace", o->workspace },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		table_row(tb);
+		table_cell(tb, rows[i].what);
+		table_cell(tb, gb(b, sizeof(b), rows[i].v));
+	}
+	table_row(tb);
+	table_cellf(tb, "peak allocated (%s)", o->peak_phase);
+	table_cell(tb, gb(b, sizeof(b), o->peak));
+	table_row(tb);
+	table_cell(tb, "CUDA context");
+	table_cell(tb, gb(b, sizeof(b), o->context));
+	table_row(tb);
+	table_cellf(tb, "fragmentation margin (%.0f%%)", 100 * t->frag);
+	table_cell(tb, gb(b, sizeof(b), o->fragmentation));
+	table_row(tb);
+	table_cell(tb, "total needed per GPU");
+	table_cell(tb, gb(b, sizeof(b), o->total));
+	if (o->cpu_offload > 0) {
+		table_row(tb);
+		table_cell(tb, "host memory for offloaded states");
+		table_cell(tb, gb(b, sizeof(b), o->cpu_offload));
+	}
+	table_print(tb, p->ctx->out);
+	table_free(tb);
+	if (!o->activations_known)
+		fprintf(p->ctx->out, "activations: n/a (size-only model: the totals cover model states only)\n");
+}
+
+static json_t *mem_json(const struct plan_mem *o)
+{
+	json_t *j = json_object();
+	json_num(j, "weights_bytes", o->weights);
+	json_num(j, "gradients_bytes", o->grads);
+	json_num(j, "optimizer_bytes", o->optimizer);
+	json_num(j, "activations_bytes", o->activations);
+	json_num(j, "loss_bytes", o->loss);
+	json_num(j, "communication_bytes", o->comm);
+	json_num(j, "workspace_bytes", o->workspace);
+	json_num(j, "peak_allocated_bytes", o->peak);
+	json_object_set_new(j, "peak_phase", json_string(o->peak_phase));
+	json_num(j, "cuda_context_bytes", o->context);
+	json_num(j, "fragmentation_bytes", o->fragmentation);
+	json_num(j, "total_bytes", o->total);
+	json_num(j, "cpu_offload_bytes", o->cpu_offload);
+	return j;
+}
+
+int plan_train_cmd(struct pctx *p, int argc, char **argv)
+{
+	struct train_opts o = { .mfu = 0.40, .spot_overhead = 0.10 };
+	model_opts_init(&o.mo);
+	plan_train_defaults(&o.t);
+	for (int i = 0; i < argc; i++) {
+		int r = train_opt(p, argc, argv, &i, &o);
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r == 0) {
+			perr(p, "unknown option '%s'", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (o.mfu > 1) {
+		perr(p, "--mfu must be a fraction of peak between 0 and 1, not %g", o.mfu);
+		return EXIT_USAGE;
+	}
+	struct plan_model m;
+	int rc;
+	if ((rc = model_build(p, &o.mo, &m)) || (rc = plan_load_catalog(p)))
+		return rc;
+	const struct cat_gpu *g = NULL;
+	if (o.gpu && !(g = plan_gpu(p, o.gpu)))
+		return EXIT_USAGE;
+	struct plan_mem mem;
+	char err[256];
+	if (plan_train_memory(&m, &o.t, &mem, err, sizeof(err))) {
+		perr(p, "%s", err);
+		return EXIT_USAGE;
+	}
+	double gemm = NAN;
+	if (o.bench && (rc = plan_bench_gemm(p, o.bench, &gemm)))
+		return rc;
+	unsigned gpus = o.t.dp * o.t.tp * o.t.pp;
+	json_t *root = json_object(), *fits = json_array();
+	json_object_set_new(root, "command", json_string("plan train"));
+	json_object_set_new(root, "model", model_json(&m));
+	json_t *cfg = json_object();
+	json_object_set_new(cfg, "precision", json_string(plan_prec_name(o.t.prec)));
+	json_object_set_new(cfg, "optimizer", json_string(plan_optim_name(o.t.optim)));
+	json_object_set_new(cfg, "framework", json_string(plan_framework_name(o.t.fw)));
+	json_object_set_new(cfg, "checkpointing", json_string(plan_ckpt_name(o.t.ckpt)));
+	json_object_set_new(cfg, "attention", json_string(plan_attn_name(o.t.attn)));
+	json_object_set_new(cfg, "micro_batch", json_integer(o.t.micro_batch));
+	json_object_set_new(cfg, "seq", json_integer(o.t.seq));
+	json_object_set_new(cfg, "grad_accum", json_integer(o.t.grad_accum));
+	json_object_set_new(cfg, "dp", json_integer(o.t.dp));
+	json_object_set_new(cfg, "tp", json_integer(o.t.tp));
+	json_object_set_new(cfg, "pp", json_integer(o.t.pp));
+	json_object_set_new(cfg, "sp", json_boolean(o.t.sp));
+	json_object_set_new(cfg, "zero", json_integer(o.t.zero));
+	json_object_set_new(cfg, "offload", json_string(plan_offload_name(o.t.offload)));
+	json_object_set_new(cfg, "gpus", json_integer(gpus));
+	json_object_set_new(root, "config", cfg);
+	json_object_set_new(root, "memory_per_gpu", mem_json(&mem));
+
+	/* which catalog GPUs fit, and with how many */
+	struct plan_train z3 = o.t;
+	z3.fw = FW_DEEPSPEED;
+	z3.zero = 3;
+	z3.offload = OFFLOAD_NONE;
+	if (z3.prec == PREC_FP8 && o.t.fw == FW_PYTORCH)
+		z3.prec = PREC_BF16;
+	struct table *tb = table_new(5);
+	table_col(tb, 0, "GPU", TABLE_LEFT);
+	table_col(tb, 1, "memory", TABLE_RIGHT);
+	table_col(tb, 2, "fits as given", TABLE_LEFT);
+	table_col(tb, 3, "fewest GPUs", TABLE_RIGHT);
+	table_col(tb, 4, "fewest with ZeRO-3", TABLE_RIGHT);
+	for (size_t i = 0; i < p->cat.n; i++) {
+		const struct cat_gpu *c = &p->cat.gpus[i];
+		double cm = plan_gpu_mem(c);
+		if (!(cm > 0))
+			continue;
+		unsigned n = min_gpus(&m, &o.t, cm), n3 = min_gpus(&m, &z3, cm);
+		json_t *j = json_object();
+		json_object_set_new(j, "gpu", json_string(c->key));
+		json_num(j, "mem_bytes", cm);
+		json_object_set_new(j, "fits", json_boolean(mem.total <= cm));
+		json_object_set_new(j, "min_gpus", n ? json_integer(n) : json_null());
+		json_object_set_new(j, "min_gpus_zero3", n3 ? json_integer(n3) : json_null());
+		json_array_append_new(fits, j);
+		table_row(tb);
+		table_cell(tb, c->key);
+		table_cellf(tb, "%.1f GB", cm / 1e9);
+		table_cell(tb, mem.total <= cm ? "yes" : "no");
+		if (n) table_cellf(tb, "%u", n); else table_cell(tb, "none <= 4096");
+		if (n3) table_cellf(tb, "%u", n3); else table_cell(tb, "none <= 4096");
+	}
+	json_object_set_new(root, "gpus", fits);
+
+	unsigned maxb = 0;
+	double peak = NAN, secs = NAN, flops = NAN;
+	if (g) {
+		maxb = plan_max_micro_batch(&m, &o.t, plan_gpu_mem(g));
+		json_object_set_new(root, "gpu", json_string(g->key));
+		json_object_set_new(root, "max_micro_batch", m.has_arch ? json_integer(maxb) : json_null());
+		peak = isnan(gemm) ? plan_gpu_peak(g, o.t.prec) : gemm;
+		if (o.tokens > 0) {
+			flops = plan_train_flops(&m, &o.t, o.tokens);
+			secs = flops / (gpus * peak * 1e12 * o.mfu);
+			json_t *tj = json_object();
+			json_num(tj, "tokens", o.tokens);
+			json_num(tj, "flops", flops);
+			json_num(tj, "peak_tflops_per_gpu", peak);
+			json_object_set_new(tj, "peak_from", json_string(isnan(gemm) ? "datasheet" : "bench results"));
+			json_num(tj, "mfu", o.mfu);
+			json_num(tj, "seconds", secs);
+			json_num(tj, "gpu_hours", secs / 3600 * gpus);
+			json_object_set_new(root, "time", tj);
+		}
+	}
+	json_t *costs = json_array();
+	if (g && o.tokens > 0 && isfinite(secs)) {
+		if ((rc = plan_load_prices(p))) {
+			table_free(tb);
+			json_decref(costs);
+			json_decref(root);
+			return rc;
+		}
+		if (p->json)
+			plan_cost_table(p, g->key, o.instance, gpus, secs / 3600, o.spot_overhead, costs);
+	}
+	if (p->json) {
+		json_object_set_new(root, "cost", costs);
+		json_dumpf(root, p->ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+		fputc('\n', p->ctx->out);
+	} else {
+		json_decref(costs);
+		FILE *f = p->ctx->out;
+		fprintf(f, "model: %s, %.4g B parameters", m.name, plan_model_params(&m) / 1e9);
+		if (m.experts)
+			fprintf(f, " (%.4g B active)", plan_model_active_params(&m) / 1e9);
+		fprintf(f, "\ntraining: %s, %s, %s; micro-batch %u x seq %u, grad-accum %u; dp %u tp %u pp %u%s, "
+			   "ZeRO-%u, offload %s; checkpointing %s, attention %s\n\n",
+			plan_framework_name(o.t.fw), plan_prec_name(o.t.prec), plan_optim_name(o.t.optim),
+			o.t.micro_batch, o.t.seq, o.t.grad_accum, o.t.dp, o.t.tp, o.t.pp, o.t.sp ? " +sp" : "", o.t.zero,
+			plan_offload_name(o.t.offload), plan_ckpt_name(o.t.ckpt), plan_attn_name(o.t.attn));
+		print_mem(p, &mem, &o.t);
+		fprintf(f, "\n");
+		table_print(tb, f);
+		if (g) {
+			if (m.has_arch)
+				fprintf(f, "\nlargest micro-batch on %s: %u\n", g->key, maxb);
+			if (o.tokens > 0) {
+				fprintf(f, "\ntime for %.4g tokens: %.4g FLOPs / (%u GPUs x %.1f TFLOP/s (%s) x MFU %.2f) = %.1f h "
+					   "(%.0f GPU-hours)\n", o.tokens, flops, gpus, peak,
+					isnan(gemm) ? "datasheet" : "measured GEMM BF16", o.mfu, secs / 3600, secs / 3600 * gpus);
+				plan_cost_table(p, g->key, o.instance, gpus, secs / 3600, o.spot_overhead, NULL);
+			}
+		}
+		if (p->explain)
+			explain(p, &m, &o.t, &mem);
+	}
+	table_free(tb);
+	json_decref(root);
+	return EXIT_OK;
+}
