@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# prometheus.sh - a real Prometheus server (Debian's `prometheus`, installed by
+# scripts/deps.sh with GPUCTL_TEST_DEPS=1) scrapes `gpuctl agent` on the
+# simulated 8x H200 every second; the test then asks Prometheus's HTTP API for
+# the series and checks them. Also: `promtool check metrics` on the agent's
+# output, `promtool check rules` and `promtool test rules` on
+# contrib/prometheus/alerts.yml, and the rules loaded by the server.
+# Everything it starts is killed by PID on exit; it is bounded to 60 s.
+#
+# Run by CTest. By hand:
+#   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/prometheus.sh
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+src="${GPUCTL_SRC_DIR:-$here/../..}"
+: "${GPUCTL:?set GPUCTL to the gpuctl binary}"
+export GPUCTL_DATA_DIR="${GPUCTL_DATA_DIR:-$src/data}"
+unset GPUCTL_SIM
+for tool in prometheus promtool curl python3; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "FAIL: '$tool' is not installed (GPUCTL_TEST_DEPS=1 scripts/deps.sh installs it)"
+		exit 1
+	fi
+done
+tmp="$(mktemp -d)"
+agent_pid=""
+prom_pid=""
+cleanup() {
+	for p in $prom_pid $agent_pid; do
+		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+deadline=$(($(date +%s) + 60))
+fails=0
+checks=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+check() {
+	checks=$((checks + 1))
+	local what="$1"; shift
+	"$@" || fail "$what"
+}
+left() { echo $((deadline - $(date +%s))); }
+
+# --- the rules, offline
+check "promtool check rules" promtool check rules "$src/contrib/prometheus/alerts.yml"
+check "promtool test rules" bash -c "cd '$src/contrib/prometheus' && promtool test rules alerts_test.yml"
+
+# --- the agent, on a free loopback port
+"$GPUCTL" --sim h200x8,latency_us=2000 agent --listen 127.0.0.1:0 --interval 1s --kernel-log off \
+	>"$tmp/agent.out" 2>"$tmp/agent.err" &
+agent_pid=$!
+port=""
+while [ -z "$port" ] && [ "$(left)" -gt 50 ]; do
+	port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\)\/metrics.*/\1/p' "$tmp/agent.err")
+	kill -0 "$agent_pid" 2>/dev/null || break
+	sleep 0.1
+done
+if [ -z "$port" ]; then
+	echo "FAIL: the agent did not start: $(cat "$tmp/agent.err")"
+	exit 1
+fi
+curl -s --max-time 5 "http://127.0.0.1:$port/metrics" >"$tmp/metrics.txt"
+check "promtool check metrics on the agent's output" promtool check metrics <"$tmp/metrics.txt"
+
+# --- Prometheus, scraping it every second
+pport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat >"$tmp/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files:
+  - $src/contrib/prometheus/alerts.yml
+scrape_configs:
+  - job_name: gpuctl
+    static_configs:
+      - targets: ["127.0.0.1:$port"]
+EOF
+prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
+	--web.listen-address="127.0.0.1:$pport" >"$tmp/prom.log" 2>&1 &
+prom_pid=$!
+api="http://127.0.0.1:$pport/api/v1"
+
+query() { # query PROMQL: the JSON answer
+	curl -s --max-time 5 --get --data-urlencode "query=$1" "$api/query"
+}
+# waits until `python3 CHECK` accepts the answer to PROMQL
+wait_query() { # wait_query DESCRIPTION PROMQL PYTHON-EXPRESSION-ON-r
+	local what="$1" q="$2" expr="$3" out=""
+	checks=$((checks + 1))
+	while [ "$(left)" -gt 0 ]; do
+		out=$(query "$q")
+		if python3 -c "
+import json,sys
+r=json.loads(sys.argv[1])['data']['result']
+sys.exit(0 if ($expr) else 1)" "$out" 2>/dev/null; then
+			return 0
+		fi
+		kill -0 "$prom_pid" 2>/dev/null || break
+		sleep 0.5
+	done
+	fail "$what (query '$q' answered: $(echo "$out" | head -c 300))"
+	return 1
+}
+
+wait_query "the scrape target is up" 'up{job="gpuctl"}' 'len(r) == 1 and r[0]["value"][1] == "1"'
+wait_query "8 gpuctl_gpu_up series equal to 1" 'gpuctl_gpu_up' \
+	'len(r) == 8 and all(s["value"][1] == "1" for s in r) and sorted(s["metric"]["gpu"] for s in r) == [str(i) for i in range(8)]'
+wait_query "every GPU series has uuid, pci_bus_id, model, hostname" 'gpuctl_gpu_up' \
+	'all(s["metric"]["uuid"].startswith("GPU-") and s["metric"]["model"] == "NVIDIA H200" and s["metric"]["pci_bus_id"] and s["metric"]["hostname"] for s in r)'
+wait_query "power within the simulated H200 range (50-700 W)" 'gpuctl_gpu_power_watts' \
+	'len(r) == 8 and all(50 <= float(s["value"][1]) <= 700 for s in r)'
+wait_query "memory total is the H200's 141 GiB-class size" 'gpuctl_gpu_memory_total_bytes' \
+	'len(r) == 8 and all(140e9 < float(s["value"][1]) < 160e9 for s in r)'
+wait_query "energy counter increases" 'rate(gpuctl_gpu_energy_joules_total[5s])' \
+	'len(r) == 8 and all(float(s["value"][1]) > 0 for s in r)'
+wait_query "18 NVLinks up per GPU" 'count by (gpu) (gpuctl_gpu_nvlink_up == 1)' \
+	'len(r) == 8 and all(s["value"][1] == "18" for s in r)'
+wait_query "samples are fresh" 'max(gpuctl_gpu_sample_age_seconds)' 'len(r) == 1 and float(r[0]["value"][1]) < 2'
+wait_query "the agent says it is simulated" 'gpuctl_agent_info{simulated="true"}' 'len(r) == 1'
+checks=$((checks + 1))
+rules=$(curl -s --max-time 5 "$api/rules")
+python3 -c '
+import json,sys
+g=json.loads(sys.argv[1])["data"]["groups"]
+names={r["name"] for grp in g for r in grp["rules"]}
+assert {"GPULost","GPUUncorrectableECC","GPUNVLinkDown","GPUXidCritical"} <= names, names
+assert all(r["health"] == "ok" for grp in g for r in grp["rules"]), [r for grp in g for r in grp["rules"] if r["health"] != "ok"]
+' "$rules" || fail "the alert rules are loaded and evaluate without error"
+
+echo "$checks checks, $fails failed ($((60 - $(left))) s)"
+[ "$fails" -eq 0 ]
