@@ -129,5 +129,31 @@ assert {"GPULost","GPUUncorrectableECC","GPUNVLinkDown","GPUXidCritical"} <= nam
 assert all(r["health"] == "ok" for grp in g for r in grp["rules"]), [r for grp in g for r in grp["rules"] if r["health"] != "ok"]
 ' "$rules" || fail "the alert rules are loaded and evaluate without error"
 
+# --- the Grafana dashboard: valid JSON, known metrics only, every query accepted by Prometheus
+checks=$((checks + 1))
+python3 - "$src/contrib/grafana/gpuctl.json" "$src/docs/metrics.md" "$api" <<'PY' || fail "Grafana dashboard queries"
+import json, re, sys, urllib.parse, urllib.request
+dash = json.load(open(sys.argv[1]))
+known = set(re.findall(r"\| `(gpuctl_[a-z0-9_]+)` \|", open(sys.argv[2]).read()))
+bad = []
+exprs = [t["expr"] for p in dash["panels"] for t in p.get("targets", [])]
+assert len(exprs) > 20, len(exprs)
+for e in exprs:
+    for name in re.findall(r"gpuctl_[a-z0-9_]+", e):
+        if name not in known:
+            bad.append("unknown metric %s in %s" % (name, e))
+    q = e.replace("$hostname", ".*").replace("$gpu", ".*").replace("$__rate_interval", "5s").replace("$__range", "1m")
+    url = sys.argv[3] + "/query?" + urllib.parse.urlencode({"query": q})
+    try:
+        ans = json.load(urllib.request.urlopen(url, timeout=5))
+        if ans.get("status") != "success":
+            bad.append("%s: %s" % (q, ans))
+    except Exception as ex:
+        bad.append("%s: %s" % (q, ex))
+if bad:
+    print("\n".join(bad))
+    sys.exit(1)
+PY
+
 echo "$checks checks, $fails failed ($((60 - $(left))) s)"
 [ "$fails" -eq 0 ]
