@@ -43,16 +43,23 @@ void bench_fmt_num(double v, char *out, size_t outlen)
 
 void bench_fmt_work(const struct bench_result *r, char *out, size_t outlen)
 {
+	/* decimal units, as the rates are */
+	static const char *const bu[] = { "B", "kB", "MB", "GB", "TB" };
+	static const char *const fu[] = { "FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP" };
+	double v = r->flops > 0 ? r->flops : r->bytes;
+	const char *const *u = r->flops > 0 ? fu : bu;
 	char n[32];
-	if (r->flops > 0) {
-		bench_fmt_num(r->flops / 1e12, n, sizeof(n));
-		snprintf(out, outlen, "%s TFLOP", n);
-	} else if (r->bytes > 0) {
-		bench_fmt_num(r->bytes / 1e9, n, sizeof(n));
-		snprintf(out, outlen, "%s GB", n);
-	} else {
+	if (!(v > 0)) {
 		snprintf(out, outlen, "%s", "");
+		return;
 	}
+	int k = 0;
+	while (v >= 1000.0 && k < 4) {
+		v /= 1000.0;
+		k++;
+	}
+	bench_fmt_num(v, n, sizeof(n));
+	snprintf(out, outlen, "%s %s", n, u[k]);
 }
 
 void bench_fmt_reasons(uint64_t bits, char *out, size_t outlen)

@@ -16,7 +16,7 @@
 void bench_fmt_size(uint64_t bytes, char *out, size_t outlen);
 /* A figure with 3-4 significant digits: "4210", "54.3", "0.876"; "n/a" for NAN. */
 void bench_fmt_num(double v, char *out, size_t outlen);
-/* Work counted per sample: "8.59 GB" or "1.10 TFLOP" or "" when none. */
+/* Work counted per sample, decimal units: "8.59 GB", "4.10 kB", "1.10 TFLOP"; "" when none. */
 void bench_fmt_work(const struct bench_result *r, char *out, size_t outlen);
 /* Clock-event reasons as nvidia-smi names them ("SW Power Cap, HW Slowdown"), idle left out; "none". */
 void bench_fmt_reasons(uint64_t bits, char *out, size_t outlen);

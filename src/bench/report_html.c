@@ -43,17 +43,16 @@ static void chart_bandwidth(const struct bench_run *run, FILE *o)
 				yhi = fmax(yhi, s[i].y[k]);
 			}
 		}
-	svg_begin(&p, o, "chart-bw", "Bandwidth vs transfer size", 760, 420);
+	svg_begin(&p, o, "chart-bw", "Bandwidth vs transfer size", 900, 420);
 	if (!n || !(yhi > 0)) {
 		fputs("<text x=\"380\" y=\"210\" text-anchor=\"middle\">no size sweep in these results</text>\n", o);
 		svg_end(&p);
 		return;
 	}
-	p.mr = 280; /* room for the legend */
+	p.mr = 260; /* room for the legend */
 	p.x = (struct svg_axis){ xlo, xhi, true, SVG_TICKS_BYTES, "transfer size" };
 	p.y = (struct svg_axis){ pow10_floor(ylo), pow10_ceil(yhi * 1.05), true, SVG_TICKS_NUM, "GB/s (median)" };
 	svg_axes(&p);
-	p.mr = 20;
 	for (unsigned i = 0; i < n; i++) {
 		const char *col = svg_palette[i % 8];
 		svg_polyline(&p, s[i].x, s[i].y, s[i].n, col, 2.0, i >= 8 ? "5,3" : NULL, s[i].name);
@@ -74,7 +73,7 @@ static void chart_roofline(const struct report *rep, FILE *o)
 	unsigned n = report_roof_points(rep->bench, gpu, pt, 128);
 	const struct cat_gpu *g = rep->bench_cat;
 	struct svg_plot p;
-	svg_begin(&p, o, "chart-roofline", "Roofline (GPU 0): every measured kernel", 760, 460);
+	svg_begin(&p, o, "chart-roofline", "Roofline (GPU 0): every measured kernel", 900, 460);
 	if (!n) {
 		fputs("<text x=\"380\" y=\"230\" text-anchor=\"middle\">no kernel with FLOPs in these results</text>\n", o);
 		svg_end(&p);
@@ -91,11 +90,10 @@ static void chart_roofline(const struct report *rep, FILE *o)
 	};
 	for (unsigned i = 0; i < 4; i++)
 		yhi = fmax(yhi, roofs[i].tf * 1e3);
-	p.mr = 200;
+	p.mr = 260;
 	p.x = (struct svg_axis){ 0.01, 1e4, true, SVG_TICKS_NUM, "arithmetic intensity (FLOP per byte of DRAM traffic)" };
 	p.y = (struct svg_axis){ pow10_floor(fmin(ylo, 10.0)), pow10_ceil(yhi * 1.5), true, SVG_TICKS_NUM, "GFLOP/s" };
 	svg_axes(&p);
-	p.mr = 20;
 	double bw = g ? g->mem_bw_gbs : 0;
 	unsigned leg = 0;
 	for (unsigned i = 0; i < 4 && bw > 0; i++) {
@@ -105,7 +103,12 @@ static void chart_roofline(const struct report *rep, FILE *o)
 		double xs[3] = { p.x.lo, ridge, p.x.hi }, ys[3] = { bw * p.x.lo, peak, peak };
 		svg_polyline(&p, xs, ys, 3, "#888", 1.2, i ? "6,3" : NULL, NULL);
 		char t[96];
-		snprintf(t, sizeof(t), "roof %s: %.4g TFLOP/s, %.4g GB/s", roofs[i].name, roofs[i].tf, bw);
+		snprintf(t, sizeof(t), "roof %s: %.4g TFLOP/s", roofs[i].name, roofs[i].tf);
+		svg_legend(&p, leg++, "#888", t);
+	}
+	if (bw > 0) {
+		char t[64];
+		snprintf(t, sizeof(t), "memory roof: %.4g GB/s", bw);
 		svg_legend(&p, leg++, "#888", t);
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -131,7 +134,7 @@ static void chart_p2p(const struct bench_run *run, FILE *o)
 	double cell = n ? fmin(90.0, 560.0 / n) : 90;
 	double w = 120 + cell * (n ? n : 1) + 40, h = 90 + cell * (n ? n : 1) + 30;
 	struct svg_plot p;
-	svg_begin(&p, o, "chart-p2p", "P2P bandwidth, one way (GB/s, copy engine, largest size)", fmax(w, 480), h);
+	svg_begin(&p, o, "chart-p2p", "P2P bandwidth, one way (GB/s, copy engine, largest size)", fmax(w, 640), h);
 	if (n < 2) {
 		fputs("<text x=\"240\" y=\"80\" text-anchor=\"middle\">no GPU pair measured</text>\n", o);
 		svg_end(&p);
@@ -205,6 +208,7 @@ static void chart_gemm(const struct report *rep, FILE *o)
 		svg_end(&p);
 		return;
 	}
+	p.mb = 64; /* category labels under the axis, then the axis label */
 	p.x = (struct svg_axis){ 0, N, false, SVG_TICKS_NONE, "precision (best shape); light bar: datasheet" };
 	p.y = (struct svg_axis){ 1, pow10_ceil(hi * 1.2), true, SVG_TICKS_NUM, "TFLOP/s" };
 	svg_axes(&p);
@@ -214,7 +218,7 @@ static void chart_gemm(const struct report *rep, FILE *o)
 		double cx = x0 + bw * i;
 		char t[128];
 		fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"middle\">%s</text>\n", cx + bw / 2,
-			ybase + 28, cat[i].label);
+			ybase + 16, cat[i].label);
 		if (isfinite(ds[i]) && ds[i] > 1) {
 			double y = svg_py(&p, ds[i]);
 			snprintf(t, sizeof(t), "%s datasheet: %.4g TFLOP/s", cat[i].label, ds[i]);

@@ -168,7 +168,8 @@ void svg_rect(FILE *out, double x, double y, double w, double h, const char *col
 
 void svg_legend(struct svg_plot *p, unsigned i, const char *color, const char *text)
 {
-	double x = p->w - p->mr - 250, y = p->mt + 14 + 15 * i;
+	/* to the right of the plot area: give the plot a right margin of ~250 px */
+	double x = p->w - p->mr + 12, y = p->mt + 8 + 15 * i;
 	fprintf(p->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"4\" fill=\"%s\"/>"
 		"<text x=\"%.1f\" y=\"%.1f\" class=\"legend\">", x, y - 4, color, x + 16, y);
 	svg_escape(p->out, text);

@@ -40,7 +40,7 @@ void svg_polyline(struct svg_plot *p, const double *x, const double *y, unsigned
 		  const char *dash, const char *title);
 void svg_dot(struct svg_plot *p, double x, double y, const char *color, const char *title);
 void svg_rect(FILE *out, double x, double y, double w, double h, const char *color, const char *title);
-/* A legend entry at row i (top right of the plot area). */
+/* A legend entry at row i, right of the plot area (set p->mr to leave room). */
 void svg_legend(struct svg_plot *p, unsigned i, const char *color, const char *text);
 void svg_end(struct svg_plot *p);
 

@@ -9,3 +9,5 @@ CMD(dmon, CMD_NEED_BACKEND, "one line per GPU per interval (like nvidia-smi dmon
 CMD(top, CMD_NEED_BACKEND, "live view of the GPUs and their processes (ncurses)")
 CMD(diag, CMD_NEED_BACKEND, "active diagnostics -r 1..4: software checks, memory test, bandwidth, GEMM stress, NCCL")
 CMD(plan, 0, "plan a job: memory per GPU, GPUs that fit, time, cost, MIG layouts")
+CMD(bench, 0, "measure the GPUs against their datasheet: copies, memory, FLOP/s, GEMM, P2P, NCCL, apps")
+CMD(report, CMD_NEED_BACKEND, "the whole picture of a server: inventory, topology, health, benchmarks, guide claims; HTML")

@@ -1,0 +1,263 @@
+/*
+ * report.c - `gpuctl report`: the whole picture of one server in the terminal
+ * and, with --html, as one self-contained HTML file (docs/report.md):
+ * inventory, topology, health, benchmark results (a saved results file, or a
+ * quick run on real GPUs) and the guide's claims. On a simulated server:
+ * inventory and datasheet only, marked SIMULATED, no benchmark figures.
+ */
+#include "cmd.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../bench/claims.h"
+#include "../bench/report.h"
+#include "../bench/results_file.h"
+#include "../health/health.h"
+#include "../sampler/sampler.h"
+#include "bench_measure.h"
+
+struct report_opts {
+	const char *results, *html, *kernels;
+	bool no_bench, quiet;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: gpuctl report [--results FILE] [--html OUT.html] [--no-bench] [--kernels PATH] [-q]\n\n"
+		"The whole picture of this server: inventory, topology, health, benchmark figures against the\n"
+		"datasheet, and the guide's claims (guide's figure, ours, ratio). Benchmark figures come from a\n"
+		"results file (gpuctl bench --save FILE) or, on real GPUs, from a quick run now; a simulated\n"
+		"server gets inventory and datasheet only.\n\n"
+		"  --results FILE   benchmark figures from a saved results file (no run)\n"
+		"  --html OUT.html  also write the report as one self-contained HTML file with charts\n"
+		"  --no-bench       no quick run when there is no results file\n"
+		"  --kernels PATH   the kernels module for the quick run\n"
+		"  -q, --quiet      no progress lines from the quick run\n"
+		"exit: 0 written, 64 usage, 65 bad results file, 66 missing file, 69 no GPU/driver, 74 output\n");
+}
+
+static int parse(int argc, char **argv, struct cmd_ctx *ctx, struct report_opts *o)
+{
+	enum { O_RESULTS = 256, O_HTML, O_NOBENCH, O_KERNELS };
+	static const struct option lo[] = {
+		{ "results", required_argument, 0, O_RESULTS }, { "html", required_argument, 0, O_HTML },
+		{ "no-bench", no_argument, 0, O_NOBENCH }, { "kernels", required_argument, 0, O_KERNELS },
+		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+	};
+	opterr = 0;
+	optind = 1;
+	int c;
+	while ((c = getopt_long(argc, argv, ":qh", lo, NULL)) != -1) {
+		switch (c) {
+		case O_RESULTS: o->results = optarg; break;
+		case O_HTML: o->html = optarg; break;
+		case O_NOBENCH: o->no_bench = true; break;
+		case O_KERNELS: o->kernels = optarg; break;
+		case 'q': o->quiet = true; break;
+		case 'h': usage(ctx->out); return -1;
+		case ':': cmd_error(ctx, "report", "option '%s' needs a value", argv[optind - 1]); return EXIT_USAGE;
+		default: cmd_error(ctx, "report", "unknown option '%s'; see 'gpuctl report --help'", argv[optind - 1]); return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		cmd_error(ctx, "report", "unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Everything the report needs, on the heap (snapshots are large). */
+struct report_state {
+	struct gpu_static st[GPU_MAX_GPUS];
+	const struct cat_gpu *cat_for[GPU_MAX_GPUS];
+	struct gpu_link link[GPU_MAX_GPUS][GPU_MAX_GPUS];
+	struct snapshot snap;
+	struct health_rules rules;
+	struct health_report health;
+	struct catalog cat, bench_catalog;
+	struct bench_run run;
+	bool have_run;
+	const struct cat_gpu *bench_for[BENCH_MAX_GPUS];
+	struct claims claims;
+	struct claim_eval evals[CLAIMS_MAX];
+	struct report rep;
+};
+
+static void inventory(struct cmd_ctx *ctx, struct report_state *s)
+{
+	struct gpu_backend *be = ctx->be;
+	struct gpu_err err = { "" };
+	char msg[256];
+	struct report *rep = &s->rep;
+	rep->sys = ctx->sys;
+	rep->simulated = ctx->sys.simulated;
+	rep->n = be->gpu_count > GPU_MAX_GPUS ? GPU_MAX_GPUS : be->gpu_count;
+	if (catalog_load_default(&s->cat, msg, sizeof(msg)) != 0)
+		cmd_error(ctx, "report", "no datasheet figures: %s", msg);
+	for (unsigned i = 0; i < rep->n; i++) {
+		s->st[i].index = i;
+		if (be->ops->static_info(be, i, &s->st[i], &err) != GPU_OK)
+			cmd_error(ctx, "report", "GPU %u: %s", i, err.msg);
+		s->cat_for[i] = catalog_match(&s->cat, VAL_HAS(s->st[i].name) ? s->st[i].name.s : "",
+					      VAL_HAS(s->st[i].mem_total_bytes) ? s->st[i].mem_total_bytes.v : 0);
+	}
+	rep->st = s->st;
+	rep->cat = s->cat_for;
+	bool links = be->ops->link != NULL;
+	for (unsigned i = 0; links && i < rep->n; i++)
+		for (unsigned j = 0; j < rep->n; j++) {
+			if (i == j) {
+				s->link[i][j].kind = LINK_SELF;
+				continue;
+			}
+			if (be->ops->link(be, i, j, &s->link[i][j], &err) != GPU_OK)
+				s->link[i][j].kind = LINK_UNKNOWN;
+		}
+	rep->link = links ? (const struct gpu_link(*)[GPU_MAX_GPUS])s->link : NULL;
+}
+
+static void health(struct cmd_ctx *ctx, struct report_state *s)
+{
+	char msg[256];
+	struct gpu_err err = { "" };
+	struct report *rep = &s->rep;
+	if (health_rules_load_default(&s->rules, ctx->data_dir, msg, sizeof(msg)) != 0) {
+		snprintf(rep->health_note, sizeof(rep->health_note), "no health rules: %.150s", msg);
+		return;
+	}
+	if (snapshot_take(ctx->be, GPU_GRP_ALL, &s->snap, &err) != GPU_OK) {
+		snprintf(rep->health_note, sizeof(rep->health_note), "cannot read the GPUs: %.150s", err.msg);
+		return;
+	}
+	/* one snapshot: rate rules need two and are left out; XIDs are not watched here */
+	struct health_opts opts = { .xids_unknown = true };
+	if (health_evaluate(&s->rules, &s->snap, NULL, &opts, &s->health, msg, sizeof(msg)) != 0) {
+		snprintf(rep->health_note, sizeof(rep->health_note), "%.190s", msg);
+		return;
+	}
+	rep->health = &s->health;
+}
+
+static void attach_bench_catalog(struct report_state *s)
+{
+	for (unsigned i = 0; i < BENCH_MAX_GPUS; i++)
+		s->bench_for[i] = NULL;
+	for (unsigned i = 0; i < s->run.ngpus; i++) {
+		const struct bench_gpu_info *g = &s->run.gpu[i];
+		if (g->index >= 0 && g->index < BENCH_MAX_GPUS && g->catalog_model[0])
+			s->bench_for[g->index] = catalog_find(&s->cat, g->catalog_model);
+	}
+}
+
+/* Returns 0, or an exit code (a bad results file). */
+static int benchmark(struct cmd_ctx *ctx, const struct report_opts *o, struct report_state *s)
+{
+	struct report *rep = &s->rep;
+	char err[512];
+	if (o->results) {
+		int rc = bench_results_load(&s->run, o->results, err, sizeof(err));
+		if (rc != 0) {
+			cmd_error(ctx, "report", "%s", err);
+			return rc == -1 ? EXIT_NOINPUT : EXIT_DATAERR;
+		}
+		s->have_run = true;
+		attach_bench_catalog(s);
+		bench_apply_limits(&s->run, s->bench_for, BENCH_MAX_GPUS, NULL);
+		snprintf(rep->bench_source, sizeof(rep->bench_source), "results file '%.150s'", o->results);
+		if (rep->simulated)
+			snprintf(rep->bench_note, sizeof(rep->bench_note),
+				 "these figures were measured on host '%.60s', not on this simulated server", s->run.host);
+	} else if (rep->simulated) {
+		snprintf(rep->bench_note, sizeof(rep->bench_note),
+			 "simulated server: benchmarks run on real GPUs only (give --results FILE to show a saved run)");
+		return 0;
+	} else if (o->no_bench) {
+		snprintf(rep->bench_note, sizeof(rep->bench_note), "not run (--no-bench)");
+		return 0;
+	} else {
+		struct bench_plan plan;
+		struct bench_thresholds thr;
+		bench_plan_default(&plan);
+		bench_thresholds_init(&thr);
+		struct bench_measure_opts mo = { .cmd = "report", .kernels = o->kernels, .quiet = o->quiet };
+		int rc = bench_measure(ctx, &mo, &plan, &thr, &s->run, &s->bench_catalog, s->bench_for);
+		if (rc != EXIT_OK) {
+			bench_run_free(&s->run);
+			snprintf(rep->bench_note, sizeof(rep->bench_note), "the quick benchmark could not run (exit %d): "
+				 "see the message above", rc);
+			return 0;
+		}
+		s->have_run = true;
+		snprintf(rep->bench_source, sizeof(rep->bench_source), "a quick run now");
+	}
+	rep->bench = &s->run;
+	rep->bench_cat = s->run.ngpus && s->run.gpu[0].catalog_model[0] ? catalog_find(&s->cat, s->run.gpu[0].catalog_model)
+									  : NULL;
+	return 0;
+}
+
+static int write_html(struct cmd_ctx *ctx, const char *path, const struct report *rep)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		cmd_error(ctx, "report", "cannot write '%s': %s", path, strerror(errno));
+		return EXIT_IOERR;
+	}
+	report_print_html(rep, f);
+	if (ferror(f) | (fclose(f) != 0)) {
+		cmd_error(ctx, "report", "cannot write '%s': %s", path, strerror(errno));
+		return EXIT_IOERR;
+	}
+	return EXIT_OK;
+}
+
+int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	struct report_opts o = { 0 };
+	int rc = parse(argc, argv, ctx, &o);
+	if (rc != 0)
+		return rc < 0 ? EXIT_OK : rc;
+	struct report_state *s = calloc(1, sizeof(*s));
+	if (!s) {
+		cmd_error(ctx, "report", "out of memory");
+		return EXIT_SOFTWARE;
+	}
+	bench_run_init(&s->run);
+	struct report *rep = &s->rep;
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(rep->generated_utc, sizeof(rep->generated_utc), "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+	inventory(ctx, s);
+	health(ctx, s);
+	rc = benchmark(ctx, &o, s);
+	if (rc != 0)
+		goto out;
+	char msg[256];
+	if (claims_load_default(&s->claims, ctx->data_dir, msg, sizeof(msg)) == 0) {
+		claims_evaluate(&s->claims, rep->bench, rep->bench_note, s->evals);
+		rep->claims = &s->claims;
+		rep->evals = s->evals;
+	} else {
+		cmd_error(ctx, "report", "no claims table: %s", msg);
+	}
+	cmd_print_sim_banner(ctx, ctx->out);
+	report_print_text(rep, ctx->out);
+	if (o.html) {
+		rc = write_html(ctx, o.html, rep);
+		if (rc == EXIT_OK)
+			fprintf(ctx->out, "\nHTML report: %s\n", o.html);
+	}
+out:
+	bench_run_free(&s->run);
+	catalog_free(&s->cat);
+	catalog_free(&s->bench_catalog);
+	free(s);
+	return rc;
+}

@@ -1,0 +1,404 @@
+/* test_bench_suite.c - the benchmark orchestration against a scripted kernels
+ * module: which calls a plan makes, how module answers become results
+ * (figures, skipped, failed, unverified, timed out), busbw, telemetry hooks,
+ * and the pure telemetry accumulation. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/suite.h"
+#include "bench/telemetry.h"
+
+/* ---- a scripted module ---------------------------------------------------- */
+static struct {
+	int calls[16];             /* per entry kind */
+	int timeout_device;        /* copy on this CUDA device times out (-1 none) */
+	int last_nccl_ndevs;
+	size_t copy_bytes_seen[64];
+	int ncopy;
+} fake;
+
+enum { K_COPY, K_MEM, K_FMA, K_GEMM, K_OWN, K_P2P, K_NCCL };
+
+static void fill(struct gk_result *r, double ms, double bytes, double flops)
+{
+	memset(r, 0, sizeof(*r));
+	r->nsamples = 10;
+	for (int i = 0; i < 10; i++)
+		r->samples_ms[i] = ms;
+	r->bytes = bytes;
+	r->flops = flops;
+	r->verify.verified = true;
+	r->verify.checked = 100;
+}
+
+static int f_copy(const struct gk_copy_args *a, struct gk_result *r)
+{
+	fake.calls[K_COPY]++;
+	if (fake.ncopy < 64)
+		fake.copy_bytes_seen[fake.ncopy++] = a->bytes;
+	fill(r, 20.0, (double)a->bytes * (a->dir == GK_BIDIR ? 2 : 1), 0);
+	if (a->c.device == fake.timeout_device) {
+		snprintf(r->err, sizeof(r->err), "gk_copy.cu:10: deadline passed");
+		return r->rc = GK_ETIMEOUT;
+	}
+	return GK_OK;
+}
+
+static int f_memory(const struct gk_mem_args *a, struct gk_result *r)
+{
+	fake.calls[K_MEM]++;
+	fill(r, 1.0, (double)a->bytes * 2, 0);
+	if (a->op == GK_MEM_LATENCY) {
+		r->naux = 1;
+		strcpy(r->aux[0].name, "latency_ns");
+		r->aux[0].value = 650.0;
+	}
+	return GK_OK;
+}
+
+static int f_fma(const struct gk_fma_args *a, struct gk_result *r)
+{
+	fake.calls[K_FMA]++;
+	fill(r, 10.0, 0, 6.0e11);
+	if (a->prec == GK_BF16X2)
+		r->verify.verified = false; /* ran, but the check did not pass */
+	return GK_OK;
+}
+
+static int f_gemm(const struct gk_gemm_args *a, struct gk_result *r)
+{
+	fake.calls[K_GEMM]++;
+	fill(r, 2.0, 0, 2.0 * a->m * a->n * a->k);
+	if (a->prec == GK_FP8_E4M3) {
+		snprintf(r->err, sizeof(r->err), "cuBLASLt FP8 needs sm_89+");
+		return r->rc = GK_EUNSUPPORTED;
+	}
+	if (a->prec == GK_FP16) {
+		r->verify.mismatches = 7;
+		r->verify.verified = false;
+		return r->rc = GK_EVERIFY;
+	}
+	return GK_OK;
+}
+
+static int f_own(const struct gk_own_gemm_args *a, struct gk_result *r)
+{
+	fake.calls[K_OWN]++;
+	fill(r, 40.0 / (a->variant + 1), 0, 2.0 * a->m * a->n * a->k);
+	return GK_OK;
+}
+
+static int f_p2p(const struct gk_p2p_args *a, struct gk_result *r)
+{
+	fake.calls[K_P2P]++;
+	fill(r, 3.0, (double)a->bytes * (a->bidirectional ? 2 : 1), 0);
+	if (a->mode == GK_P2P_LATENCY) {
+		r->naux = 1;
+		strcpy(r->aux[0].name, "latency_ns");
+		r->aux[0].value = 830.0;
+	}
+	return GK_OK;
+}
+
+static int f_nccl(const struct gk_nccl_args *a, struct gk_result *r)
+{
+	fake.calls[K_NCCL]++;
+	fake.last_nccl_ndevs = a->ndevs;
+	fill(r, 4.0, (double)a->bytes, 0);
+	return GK_OK;
+}
+
+static const struct gk_api api = {
+	.abi_version = GK_ABI_VERSION, .struct_size = sizeof(struct gk_api), .build_info = "fake",
+	.copy = f_copy, .memory = f_memory, .fma = f_fma, .gemm = f_gemm, .own_gemm = f_own, .p2p = f_p2p,
+	.nccl = f_nccl,
+};
+
+/* ---- hooks ------------------------------------------------------------------ */
+static struct { int begins, ends, done; uint64_t t; } hk;
+static uint64_t h_now(void *arg) { (void)arg; return hk.t += 1000; }
+static void h_begin(void *arg, const int *g, unsigned n) { (void)arg; (void)g; (void)n; hk.begins++; }
+static void h_end(void *arg, struct bench_result *r)
+{
+	(void)arg;
+	hk.ends++;
+	r->tel.samples = 2;
+	r->tel.power_w_avg = 500.0;
+}
+static void h_done(void *arg, const struct bench_result *r) { (void)arg; (void)r; hk.done++; }
+
+static void plan_for(struct bench_plan *p, unsigned suites, unsigned ngpus)
+{
+	bench_plan_default(p);
+	p->suites = suites;
+	p->ngpus = ngpus;
+	for (unsigned i = 0; i < ngpus; i++) {
+		p->gpu[i] = (int)i;
+		p->cuda[i] = (int)(ngpus - 1 - i); /* CUDA's order differs from NVML's */
+	}
+	if (ngpus > 1)
+		p->nvlinks[0][1] = p->nvlinks[1][0] = 18;
+}
+
+static int run_plan(const struct bench_plan *p, struct bench_run *run)
+{
+	memset(&fake, 0, sizeof(fake));
+	memset(&hk, 0, sizeof(hk));
+	fake.timeout_device = -1;
+	struct bench_hooks h = { .now_ns = h_now, .tel_begin = h_begin, .tel_end = h_end, .done = h_done };
+	char err[128];
+	bench_run_init(run);
+	return bench_run_plan(&api, p, &h, run, err, sizeof(err));
+}
+
+static const struct bench_result *find(const struct bench_run *run, const char *suite, const char *test,
+				       const char *variant)
+{
+	for (size_t i = 0; i < run->n; i++)
+		if (!strcmp(run->r[i].suite, suite) && !strcmp(run->r[i].test, test) &&
+		    (!variant || !strcmp(run->r[i].variant, variant)))
+			return &run->r[i];
+	return NULL;
+}
+
+static void test_suite_names(void **state)
+{
+	(void)state;
+	unsigned m;
+	char err[128];
+	assert_int_equal(bench_suites_parse("copy,nccl", &m, err, sizeof(err)), 0);
+	assert_int_equal(m, BENCH_COPY | BENCH_NCCL);
+	assert_int_equal(bench_suites_parse("all", &m, err, sizeof(err)), 0);
+	assert_int_equal(m, BENCH_ALL_SUITES);
+	assert_int_equal(bench_suites_parse("copy,warp", &m, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "unknown suite 'warp'"));
+	assert_string_equal(bench_suite_name(BENCH_P2P), "p2p");
+	struct bench_plan p;
+	bench_plan_default(&p);
+	assert_int_equal(bench_sizes_parse(&p, "4K,1M,2G,512", err, sizeof(err)), 0);
+	assert_int_equal(p.nsizes, 4);
+	assert_int_equal(p.sizes[0], 4096);
+	assert_int_equal(p.sizes[2], 2ull << 30);
+	assert_int_equal(p.sizes[3], 512);
+	assert_int_equal(bench_sizes_parse(&p, "1X", err, sizeof(err)), -1);
+	assert_int_equal(bench_sizes_parse(&p, "0", err, sizeof(err)), -1);
+	assert_int_equal(bench_sizes_parse(&p, "", err, sizeof(err)), -1);
+}
+
+static void test_quick_copy_memory(void **state)
+{
+	(void)state;
+	struct bench_plan p;
+	struct bench_run run;
+	plan_for(&p, BENCH_COPY | BENCH_MEMORY, 1);
+	assert_int_equal(run_plan(&p, &run), 0);
+	/* quick copy: 4 sizes x 2 directions + 8 at the largest size */
+	assert_int_equal(fake.calls[K_COPY], 16);
+	/* memory: read, write, copy, triad at 1 GiB, and latency */
+	assert_int_equal(fake.calls[K_MEM], 5);
+	assert_int_equal(hk.begins, 21);
+	assert_int_equal(hk.ends, 21);
+	assert_int_equal(hk.done, 21);
+	const struct bench_result *r = find(&run, "copy", "h2d", "pinned");
+	assert_non_null(r);
+	assert_int_equal(r->size_bytes, 4096);
+	assert_int_equal(r->status, BS_OK);
+	assert_true(r->verified);
+	assert_int_equal(r->tel.samples, 2);
+	r = find(&run, "memory", "latency", NULL);
+	assert_int_equal(r->metric, BM_LATENCY_NS);
+	assert_float_equal(r->value.median, 650.0, 1e-9);
+	assert_string_equal(r->unit, "ns");
+	r = find(&run, "memory", "copy", NULL);
+	assert_float_equal(r->value.median, 2.0 * (1 << 30) / 1e-3 / 1e9, 1e-6);
+	bench_run_free(&run);
+
+	/* --size overrides every sweep */
+	char err[64];
+	plan_for(&p, BENCH_COPY, 1);
+	bench_sizes_parse(&p, "1M", err, sizeof(err));
+	assert_int_equal(run_plan(&p, &run), 0);
+	assert_int_equal(fake.calls[K_COPY], 10);
+	for (int i = 0; i < fake.ncopy; i++)
+		assert_int_equal(fake.copy_bytes_seen[i], 1 << 20);
+	bench_run_free(&run);
+}
+
+static void test_compute_statuses(void **state)
+{
+	(void)state;
+	struct bench_plan p;
+	struct bench_run run;
+	plan_for(&p, BENCH_COMPUTE, 1);
+	assert_int_equal(run_plan(&p, &run), 0);
+	assert_int_equal(fake.calls[K_FMA], 4);
+	assert_int_equal(fake.calls[K_GEMM], 6);
+	const struct bench_result *r = find(&run, "compute", "cublas", "bf16");
+	assert_int_equal(r->status, BS_OK);
+	assert_int_equal(r->m, 8192);
+	assert_float_equal(r->value.median, 2.0 * 8192.0 * 8192 * 8192 / 2e-3 / 1e12, 1e-6);
+	/* 2 * 8192^3 FLOP in 2 ms at 500 W */
+	assert_float_equal(r->gflops_per_watt, 2.0 * 8192.0 * 8192 * 8192 / 1e9 / 2e-3 / 500.0, 1e-6);
+	r = find(&run, "compute", "cublaslt", "fp8_e4m3");
+	assert_int_equal(r->status, BS_SKIPPED);
+	assert_non_null(strstr(r->message, "sm_89"));
+	r = find(&run, "compute", "cublas", "fp16");
+	assert_int_equal(r->status, BS_FAILED);
+	assert_non_null(strstr(r->message, "verification failed: 7 of 100"));
+	assert_true(isnan(r->value.median));
+	/* GK_OK but not verified: the time does not count */
+	r = find(&run, "compute", "fma", "bf16x2");
+	assert_int_equal(r->status, BS_FAILED);
+	assert_true(isnan(r->value.median));
+	bench_run_free(&run);
+}
+
+static void test_p2p_and_nccl(void **state)
+{
+	(void)state;
+	struct bench_plan p;
+	struct bench_run run;
+	plan_for(&p, BENCH_P2P | BENCH_NCCL, 2);
+	assert_int_equal(run_plan(&p, &run), 0);
+	/* 2 ordered pairs x (ce, sm, host, latency) + one bidirectional */
+	assert_int_equal(fake.calls[K_P2P], 9);
+	/* 5 collectives x 3 quick sizes, over both GPUs */
+	assert_int_equal(fake.calls[K_NCCL], 15);
+	assert_int_equal(fake.last_nccl_ndevs, 2);
+	const struct bench_result *r = find(&run, "p2p", "ce", "uni");
+	assert_int_equal(r->gpu, 0);
+	assert_int_equal(r->peer, 1);
+	assert_float_equal(bench_result_aux(r, "nvlinks"), 18, 0);
+	r = find(&run, "nccl", "all_reduce", NULL);
+	assert_int_equal(r->ngpus, 2);
+	assert_int_equal(r->gpu, -1);
+	assert_int_equal(r->metric, BM_BUSBW);
+	/* two ranks: all-reduce busbw = algbw x 2(n-1)/n = algbw */
+	assert_float_equal(r->value.median, r->algbw_gbs, 1e-9);
+	r = find(&run, "nccl", "all_gather", NULL);
+	assert_float_equal(r->value.median, r->algbw_gbs * 0.5, 1e-9);
+	bench_run_free(&run);
+
+	/* one GPU: both suites say why they did not run */
+	plan_for(&p, BENCH_P2P | BENCH_NCCL, 1);
+	assert_int_equal(run_plan(&p, &run), 0);
+	assert_int_equal(fake.calls[K_P2P] + fake.calls[K_NCCL], 0);
+	assert_int_equal(run.n, 2);
+	assert_int_equal(run.r[0].status, BS_SKIPPED);
+	assert_non_null(strstr(run.r[0].message, "two GPUs"));
+	bench_run_free(&run);
+}
+
+static void test_timeout_skips_the_gpu(void **state)
+{
+	(void)state;
+	struct bench_plan p;
+	struct bench_run run;
+	plan_for(&p, BENCH_COPY | BENCH_MEMORY, 2);
+	memset(&fake, 0, sizeof(fake));
+	memset(&hk, 0, sizeof(hk));
+	fake.timeout_device = 1; /* CUDA 1 = NVML GPU 0 in this plan */
+	struct bench_hooks h = { .now_ns = h_now, .tel_begin = h_begin, .tel_end = h_end, .done = h_done };
+	char err[128];
+	bench_run_init(&run);
+	assert_int_equal(bench_run_plan(&api, &p, &h, &run, err, sizeof(err)), 0);
+	size_t failed = 0, skipped = 0, ok0 = 0, ok1 = 0;
+	for (size_t i = 0; i < run.n; i++) {
+		const struct bench_result *r = &run.r[i];
+		failed += r->status == BS_FAILED;
+		skipped += r->status == BS_SKIPPED;
+		ok0 += r->gpu == 0 && r->status == BS_OK;
+		ok1 += r->gpu == 1 && r->status == BS_OK;
+	}
+	assert_int_equal(failed, 1);   /* the first test on GPU 0 */
+	assert_int_equal(ok0, 0);      /* nothing more runs on it */
+	assert_int_equal(skipped, 20);
+	assert_int_equal(ok1, 21);     /* the other GPU goes on */
+	assert_non_null(strstr(run.r[0].message, "timed out"));
+	bench_run_free(&run);
+}
+
+static void test_bad_plan(void **state)
+{
+	(void)state;
+	struct bench_plan p;
+	struct bench_run run;
+	plan_for(&p, BENCH_COPY, 0);
+	struct bench_hooks h = { .now_ns = h_now };
+	char err[128];
+	bench_run_init(&run);
+	assert_int_equal(bench_run_plan(&api, &p, &h, &run, err, sizeof(err)), -1);
+	assert_string_equal(err, "no GPU selected");
+}
+
+/* ---- telemetry accumulation ------------------------------------------------- */
+static struct gpu_sample sample(uint64_t t_ms, uint64_t energy_mj, uint64_t power_mw, uint64_t mhz, uint64_t temp,
+				uint64_t reasons)
+{
+	struct gpu_sample s;
+	memset(&s, 0, sizeof(s));
+	s.timestamp_ns = t_ms * 1000000ull;
+	VAL_SET(s.energy_mj, energy_mj);
+	VAL_SET(s.power_mw, power_mw);
+	VAL_SET(s.sm_clock_mhz, mhz);
+	VAL_SET(s.temp_c, temp);
+	VAL_SET(s.clock_event_reasons, reasons);
+	return s;
+}
+
+static void test_telemetry_accumulation(void **state)
+{
+	(void)state;
+	struct bench_tel_acc a[2];
+	bench_tel_acc_init(&a[0]);
+	bench_tel_acc_init(&a[1]);
+	struct gpu_sample s0 = sample(1000, 50000, 400000, 1980, 40, CLK_EVT_GPU_IDLE);
+	struct gpu_sample s1 = sample(1500, 300000, 600000, 1755, 55, CLK_EVT_SW_POWER_CAP);
+	bench_tel_acc_add(&a[0], &s0);
+	bench_tel_acc_add(&a[0], &s0); /* the same sample twice counts once */
+	bench_tel_acc_add(&a[0], &s1);
+	assert_int_equal(a[0].n, 2);
+	struct bench_telemetry t;
+	bench_tel_summarise(a, 1, &t);
+	/* 250 J over 0.5 s = 500 W from the energy counter (not the 500 W mean by chance: readings 400/600) */
+	assert_float_equal(t.energy_j, 250.0, 1e-9);
+	assert_float_equal(t.power_w_avg, 500.0, 1e-9);
+	assert_float_equal(t.power_w_max, 600.0, 1e-9);
+	assert_float_equal(t.sm_clock_mhz_min, 1755, 0);
+	assert_float_equal(t.sm_clock_mhz_max, 1980, 0);
+	assert_float_equal(t.temp_c_max, 55, 0);
+	assert_int_equal(t.clock_event_reasons, CLK_EVT_SW_POWER_CAP); /* idle left out */
+	/* a second GPU with one sample only: no energy window, power from its reading */
+	struct gpu_sample s2 = sample(1200, 70000, 300000, 1600, 61, 0);
+	bench_tel_acc_add(&a[1], &s2);
+	bench_tel_summarise(a, 2, &t);
+	assert_float_equal(t.power_w_avg, 800.0, 1e-9);
+	assert_true(isnan(t.energy_j));
+	assert_float_equal(t.sm_clock_mhz_min, 1600, 0);
+	assert_float_equal(t.temp_c_max, 61, 0);
+	/* a GPU with no sample at all: no power figure for the test */
+	bench_tel_acc_init(&a[1]);
+	bench_tel_summarise(a, 2, &t);
+	assert_true(isnan(t.power_w_avg));
+	assert_int_equal(t.samples, 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_suite_names),
+		cmocka_unit_test(test_quick_copy_memory),
+		cmocka_unit_test(test_compute_statuses),
+		cmocka_unit_test(test_p2p_and_nccl),
+		cmocka_unit_test(test_timeout_skips_the_gpu),
+		cmocka_unit_test(test_bad_plan),
+		cmocka_unit_test(test_telemetry_accumulation),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
