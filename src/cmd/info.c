@@ -415,7 +415,7 @@ static void detail_sample(FILE *out, const struct gpu_static *st, const struct g
 
 static void detail_nvlink(FILE *out, const struct gpu_static *st, const struct gpu_sample *s)
 {
-	char b[160], v[16];
+	char b[320], v[16];
 	section(out, "NVLink");
 	if (!VAL_HAS(st->nvlink_count)) {
 		kv(out, "Links", why(st->nvlink_count.st, false));

@@ -96,6 +96,7 @@ static const struct {
 	SYM(DeviceGetP2PStatus, "nvmlDeviceGetP2PStatus"),
 	SYM(DeviceGetCpuAffinityWithinScope, "nvmlDeviceGetCpuAffinityWithinScope"),
 	SYM(DeviceGetCpuAffinity, "nvmlDeviceGetCpuAffinity"),
+	SYM(DeviceGetMemoryAffinity, "nvmlDeviceGetMemoryAffinity"),
 	SYM(DeviceGetComputeRunningProcesses, "nvmlDeviceGetComputeRunningProcesses_v3",
 	    "nvmlDeviceGetComputeRunningProcesses_v2"),
 	SYM(DeviceGetGraphicsRunningProcesses, "nvmlDeviceGetGraphicsRunningProcesses_v3",
@@ -177,9 +178,16 @@ static void free_priv(struct nvml_priv *p)
 	free(p);
 }
 
-static int open_nvml(struct gpu_backend *be, const char *arg, struct gpu_err *err)
+static void unload(struct nvml_api *api)
 {
-	(void)arg;
+	if (api->lib)
+		dlclose(api->lib);
+	api->lib = NULL;
+}
+
+/* Opens the backend over a loaded entry-point table (given: a test's fake one). */
+static int open_with(struct gpu_backend *be, const struct nvml_api *given, struct gpu_err *err)
+{
 	struct nvml_priv *p = calloc(1, sizeof(*p));
 	if (!p) {
 		gpu_err_set(err, "out of memory");
@@ -188,7 +196,9 @@ static int open_nvml(struct gpu_backend *be, const char *arg, struct gpu_err *er
 	pthread_mutex_init(&p->lock, NULL);
 	for (unsigned i = 0; i < GPU_MAX_GPUS; i++)
 		pthread_mutex_init(&p->gpu[i].links_lock, NULL);
-	int rc = load_library(&p->api, err);
+	int rc = given ? GPU_OK : load_library(&p->api, err);
+	if (given)
+		p->api = *given;
 	if (rc != GPU_OK) {
 		free_priv(p);
 		return rc;
@@ -198,7 +208,7 @@ static int open_nvml(struct gpu_backend *be, const char *arg, struct gpu_err *er
 	if (r != NVML_SUCCESS) {
 		const char *msg = api->ErrorString(r);
 		gpu_err_set(err, "NVML initialisation failed: %s", msg ? msg : "unknown error");
-		dlclose(api->lib);
+		unload(api);
 		free_priv(p);
 		return r == NVML_ERROR_NO_PERMISSION ? GPU_EIO : GPU_ENODRIVER;
 	}
@@ -208,7 +218,7 @@ static int open_nvml(struct gpu_backend *be, const char *arg, struct gpu_err *er
 		const char *msg = api->ErrorString(r);
 		gpu_err_set(err, "cannot count GPUs: %s", msg ? msg : "unknown error");
 		api->Shutdown();
-		dlclose(api->lib);
+		unload(api);
 		free_priv(p);
 		return nvml_errcode(r);
 	}
@@ -240,9 +250,26 @@ static void close_nvml(struct gpu_backend *be)
 	if (p->evset)
 		NVML_CALL(&p->api, EventSetFree, p->evset);
 	p->api.Shutdown();
-	dlclose(p->api.lib);
+	unload(&p->api);
 	free_priv(p);
 	be->priv = NULL;
+}
+
+static int open_nvml(struct gpu_backend *be, const char *arg, struct gpu_err *err)
+{
+	(void)arg;
+	return open_with(be, NULL, err);
+}
+
+int nvml_open_with_api(struct gpu_backend *be, const struct nvml_api *api, struct gpu_err *err)
+{
+	be->ops = &gpu_backend_nvml;
+	be->priv = NULL;
+	be->gpu_count = 0;
+	int rc = open_with(be, api, err);
+	if (rc != GPU_OK)
+		be->ops = NULL;
+	return rc;
 }
 
 static void put_str(strv *f, nvmlReturn_t r, const char *s)
@@ -273,11 +300,13 @@ static int system_info_nvml(struct gpu_backend *be, struct gpu_system *out, stru
 		out->hostname.st = VAL_ERROR;
 	}
 	buf[0] = '\0';
-	put_str(&out->driver_version, NVML_CALL(api, SystemGetDriverVersion, buf, sizeof(buf)), buf);
+	nvmlReturn_t r = NVML_CALL(api, SystemGetDriverVersion, buf, sizeof(buf));
+	put_str(&out->driver_version, r, buf);
 	buf[0] = '\0';
-	put_str(&out->nvml_version, NVML_CALL(api, SystemGetNVMLVersion, buf, sizeof(buf)), buf);
+	r = NVML_CALL(api, SystemGetNVMLVersion, buf, sizeof(buf));
+	put_str(&out->nvml_version, r, buf);
 	int cuda = 0;
-	nvmlReturn_t r = NVML_CALL(api, SystemGetCudaDriverVersion, &cuda);
+	r = NVML_CALL(api, SystemGetCudaDriverVersion, &cuda);
 	nvml_cuda_version_str(cuda, buf, sizeof(buf));
 	put_str(&out->cuda_driver_version, r, buf);
 

@@ -95,6 +95,9 @@ enum {
 
 #define NVML_AFFINITY_SCOPE_NODE 0
 
+/* nvmlNvlinkVersion_t, what nvmlDeviceGetNvLinkVersion answers (an H200 says 6) */
+#define NVML_NVLINK_VERSION_5_0 7
+
 /* nvmlDeviceArchitecture_t */
 #define NVML_DEVICE_ARCH_KEPLER 2
 #define NVML_DEVICE_ARCH_BLACKWELL 10
@@ -252,6 +255,7 @@ struct nvml_api {
 	nvmlReturn_t (*DeviceGetP2PStatus)(nvmlDevice_t, nvmlDevice_t, int, int *);
 	nvmlReturn_t (*DeviceGetCpuAffinityWithinScope)(nvmlDevice_t, unsigned int, unsigned long *, unsigned int);
 	nvmlReturn_t (*DeviceGetCpuAffinity)(nvmlDevice_t, unsigned int, unsigned long *);
+	nvmlReturn_t (*DeviceGetMemoryAffinity)(nvmlDevice_t, unsigned int, unsigned long *, unsigned int);
 	nvmlReturn_t (*DeviceGetComputeRunningProcesses)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *);
 	nvmlReturn_t (*DeviceGetGraphicsRunningProcesses)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *);
 	nvmlReturn_t (*DeviceGetMaxMigDeviceCount)(nvmlDevice_t, unsigned int *);

@@ -50,21 +50,25 @@ static void put_str(struct rd *rd, strv *f, nvmlReturn_t r, const char *s, const
 	}
 }
 
-/* One unsigned int out of an NVML getter. */
-#define GET_U32(field, fn, what, ...)                                                    \
-	do {                                                                             \
-		unsigned int v_ = 0;                                                     \
-		put_u64(rd, &(field), NVML_CALL(api, fn, __VA_ARGS__, &v_), v_, what);   \
+/* One value out of an NVML getter. The call is a statement of its own: as a
+ * function argument beside v_, v_ could be read before the call fills it. */
+#define GET_U32(field, fn, what, ...)                                            \
+	do {                                                                     \
+		unsigned int v_ = 0;                                             \
+		nvmlReturn_t r_ = NVML_CALL(api, fn, __VA_ARGS__, &v_);          \
+		put_u64(rd, &(field), r_, v_, what);                             \
 	} while (0)
-#define GET_U64(field, fn, what, ...)                                                    \
-	do {                                                                             \
-		unsigned long long v_ = 0;                                               \
-		put_u64(rd, &(field), NVML_CALL(api, fn, __VA_ARGS__, &v_), v_, what);   \
+#define GET_U64(field, fn, what, ...)                                            \
+	do {                                                                     \
+		unsigned long long v_ = 0;                                       \
+		nvmlReturn_t r_ = NVML_CALL(api, fn, __VA_ARGS__, &v_);          \
+		put_u64(rd, &(field), r_, v_, what);                             \
 	} while (0)
-#define GET_STR(field, fn, what, h, bufsize)                                             \
-	do {                                                                             \
-		char b_[bufsize] = "";                                                   \
-		put_str(rd, &(field), NVML_CALL(api, fn, h, b_, sizeof(b_)), b_, what);  \
+#define GET_STR(field, fn, what, h, bufsize)                                     \
+	do {                                                                     \
+		char b_[bufsize] = "";                                           \
+		nvmlReturn_t r_ = NVML_CALL(api, fn, h, b_, sizeof(b_));         \
+		put_str(rd, &(field), r_, b_, what);                             \
 	} while (0)
 
 /* Checks the index and the handle; on failure fills err and returns a GPU_E* code. */
@@ -121,7 +125,7 @@ int nvml_static_info(struct gpu_backend *be, unsigned gpu, struct gpu_static *ou
 	struct nvml_priv *p = nvml_priv_of(be);
 	struct nvml_api *api = &p->api;
 	struct rd rdv = { 0 }, *rd = &rdv;
-	nvmlDevice_t h;
+	nvmlDevice_t h = NULL;
 	memset(out, 0, sizeof(*out));
 	out->index = gpu;
 	int rc = gpu_handle(be, gpu, &h, err);
@@ -159,7 +163,8 @@ int nvml_static_info(struct gpu_backend *be, unsigned gpu, struct gpu_static *ou
 
 	nvmlMemory_t mem;
 	memset(&mem, 0, sizeof(mem));
-	put_u64(rd, &out->mem_total_bytes, NVML_CALL(api, DeviceGetMemoryInfo, h, &mem), mem.total, "memory");
+	r = NVML_CALL(api, DeviceGetMemoryInfo, h, &mem);
+	put_u64(rd, &out->mem_total_bytes, r, mem.total, "memory");
 	GET_U32(out->mem_bus_width_bits, DeviceGetMemoryBusWidth, "bus width", h);
 	GET_U32(out->max_sm_clock_mhz, DeviceGetMaxClockInfo, "max clocks", h, NVML_CLOCK_SM);
 	GET_U32(out->max_mem_clock_mhz, DeviceGetMaxClockInfo, "max clocks", h, NVML_CLOCK_MEM);
@@ -228,10 +233,11 @@ static void sample_basic(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, stru
 	if (!g->thresholds_read) {
 		struct rd ignore = { 0 };
 		unsigned int t = 0;
-		put_u64(&ignore, &g->temp_slowdown_c, NVML_CALL(api, DeviceGetTemperatureThreshold, h,
-			NVML_TEMP_THRESHOLD_SLOWDOWN, &t), t, "thresholds");
-		put_u64(&ignore, &g->temp_shutdown_c, NVML_CALL(api, DeviceGetTemperatureThreshold, h,
-			NVML_TEMP_THRESHOLD_SHUTDOWN, &t), t, "thresholds");
+		r = NVML_CALL(api, DeviceGetTemperatureThreshold, h, NVML_TEMP_THRESHOLD_SLOWDOWN, &t);
+		put_u64(&ignore, &g->temp_slowdown_c, r, t, "thresholds");
+		t = 0;
+		r = NVML_CALL(api, DeviceGetTemperatureThreshold, h, NVML_TEMP_THRESHOLD_SHUTDOWN, &t);
+		put_u64(&ignore, &g->temp_shutdown_c, r, t, "thresholds");
 		g->thresholds_read = !ignore.lost;
 	}
 	s->temp_slowdown_c = g->temp_slowdown_c;
@@ -333,8 +339,8 @@ static void sample_viol(struct nvml_priv *p, nvmlDevice_t h, struct gpu_sample *
 			 &s->viol_board_limit_ns, &s->viol_low_util_ns, &s->viol_reliability_ns };
 	for (int i = 0; i < 6; i++) {
 		nvmlViolationTime_t vt = { 0, 0 };
-		put_u64(rd, dst[i], NVML_CALL(api, DeviceGetViolationStatus, h, policy[i], &vt), vt.violationTime,
-			"violation status");
+		nvmlReturn_t r = NVML_CALL(api, DeviceGetViolationStatus, h, policy[i], &vt);
+		put_u64(rd, dst[i], r, vt.violationTime, "violation status");
 	}
 }
 
@@ -342,7 +348,7 @@ int nvml_sample(struct gpu_backend *be, unsigned gpu, unsigned groups, struct gp
 {
 	struct nvml_priv *p = nvml_priv_of(be);
 	struct rd rd = { 0 };
-	nvmlDevice_t h;
+	nvmlDevice_t h = NULL;
 	memset(out, 0, sizeof(*out));
 	out->timestamp_ns = gpu_backend_now_ns(be);
 	int rc = gpu_handle(be, gpu, &h, err);
@@ -393,7 +399,7 @@ int nvml_processes(struct gpu_backend *be, unsigned gpu, struct gpu_process *out
 {
 	struct nvml_priv *p = nvml_priv_of(be);
 	struct nvml_api *api = &p->api;
-	nvmlDevice_t h;
+	nvmlDevice_t h = NULL;
 	*n = 0;
 	int rc = gpu_handle(be, gpu, &h, err);
 	if (rc != GPU_OK)
@@ -436,7 +442,7 @@ int nvml_mig_instances(struct gpu_backend *be, unsigned gpu, struct gpu_mig *out
 {
 	struct nvml_priv *p = nvml_priv_of(be);
 	struct nvml_api *api = &p->api;
-	nvmlDevice_t h;
+	nvmlDevice_t h = NULL;
 	*n = 0;
 	int rc = gpu_handle(be, gpu, &h, err);
 	if (rc != GPU_OK)

@@ -118,6 +118,29 @@ int nvml_busid_to_sysfs(const char *busid, char *out, size_t outlen)
 	return n < 0 || (size_t)n >= outlen ? -1 : 0;
 }
 
+bool nvml_busid_known(const char *busid)
+{
+	struct pci_addr a;
+	/* the all-ones id fails the parse already (device 0xff > 0x1f) */
+	return gpu_busid_parse(busid, &a) == 0 && a.domain != 0xffffffffu;
+}
+
+unsigned nvml_nvlink_generation(unsigned v)
+{
+	static const unsigned gen[] = { 0, 1, 2, 2, 3, 3, 4, 5 };
+	return v <= NVML_NVLINK_VERSION_5_0 ? gen[v] : 0;
+}
+
+int nvml_first_bit(const unsigned long *mask, unsigned nwords)
+{
+	const unsigned bits = (unsigned)(sizeof(unsigned long) * 8);
+	for (unsigned w = 0; w < nwords; w++)
+		for (unsigned b = 0; b < bits; b++)
+			if (mask[w] >> b & 1UL)
+				return (int)(w * bits + b);
+	return -1;
+}
+
 bool nvml_busid_equal(const char *a, const char *b)
 {
 	struct pci_addr x, y;

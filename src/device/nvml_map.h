@@ -33,6 +33,14 @@ void nvml_cuda_version_str(int v, char *out, size_t outlen);
 int nvml_cpu_mask_to_list(const unsigned long *mask, unsigned nwords, char *out, size_t outlen);
 /* "00000000:18:00.0" -> "0000:18:00.0" (sysfs spelling, lower case). -1 if malformed. */
 int nvml_busid_to_sysfs(const char *busid, char *out, size_t outlen);
+/* False for "" and for the all-ones id a VM answers for a hidden NVSwitch
+ * ("FFFFFFFF:FF:FF.0"). */
+bool nvml_busid_known(const char *busid);
+/* nvmlNvlinkVersion_t (1 = 1.0, 2 = 2.0, 3 = 2.2, 4 = 3.0, 5 = 3.1, 6 = 4.0,
+ * 7 = 5.0) -> the NVLink generation (1..5); 0 if unknown. */
+unsigned nvml_nvlink_generation(unsigned v);
+/* Lowest bit set in a node mask (nvmlDeviceGetMemoryAffinity); -1 if none. */
+int nvml_first_bit(const unsigned long *mask, unsigned nwords);
 /* Same PCI function, whatever the domain width or case. */
 bool nvml_busid_equal(const char *a, const char *b);
 /* "NVIDIA H100 PCIe MIG 1g.10gb" -> "1g.10gb"; -1 if no " MIG " in the name. */

@@ -53,6 +53,10 @@ static inline struct nvml_priv *nvml_priv_of(struct gpu_backend *be)
 	return (struct nvml_priv *)be->priv;
 }
 
+/* nvml.c, test hook: opens the nvml backend over a given entry-point table
+ * instead of the library (tests/unit/test_nvml_backend.c drives the real
+ * backend code through a fake NVML). The table must have the required entries. */
+int nvml_open_with_api(struct gpu_backend *be, const struct nvml_api *api, struct gpu_err *err);
 /* nvml.c: a one-line message for a failed call on GPU gpu. */
 void nvml_call_error(struct nvml_priv *p, struct gpu_err *err, unsigned gpu, const char *what, nvmlReturn_t rc);
 /* nvml_topo.c: reads the NVLink cache of one GPU once. */

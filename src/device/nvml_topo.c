@@ -33,13 +33,15 @@ void nvml_links_ensure(struct nvml_priv *p, unsigned gpu)
 		li->active = r == NVML_SUCCESS && state;
 		unsigned int ver = 0;
 		r = NVML_CALL(api, DeviceGetNvLinkVersion, g->h, l, &ver);
-		if (r == NVML_SUCCESS)
-			VAL_SET(g->link_version[l], ver);
+		if (r == NVML_SUCCESS && nvml_nvlink_generation(ver))
+			VAL_SET(g->link_version[l], nvml_nvlink_generation(ver));
 		else
-			g->link_version[l].st = nvml_val_status(r);
+			g->link_version[l].st = r == NVML_SUCCESS ? VAL_ERROR : nvml_val_status(r);
 		nvmlPciInfo_t pci;
 		memset(&pci, 0, sizeof(pci));
-		if (NVML_CALL(api, DeviceGetNvLinkRemotePciInfo, g->h, l, &pci) == NVML_SUCCESS)
+		/* a VM that hides the NVSwitches answers FFFFFFFF:FF:FF.0: unknown */
+		if (NVML_CALL(api, DeviceGetNvLinkRemotePciInfo, g->h, l, &pci) == NVML_SUCCESS &&
+		    nvml_busid_known(pci.busId))
 			snprintf(li->remote_busid, sizeof(li->remote_busid), "%.31s", pci.busId);
 		int type = -1;
 		if (NVML_CALL(api, DeviceGetNvLinkRemoteDeviceType, g->h, l, &type) == NVML_SUCCESS) {
@@ -146,7 +148,13 @@ void nvml_affinity(struct nvml_priv *p, unsigned gpu, struct gpu_static *out)
 	} else {
 		out->cpu_affinity.st = nvml_val_status(r);
 	}
-	long node = g->busid[0] ? read_numa_node(g->busid) : -2;
+	/* the node NVML names closest (as nvidia-smi topo -m shows it), else sysfs */
+	long node = -2;
+	memset(mask, 0, sizeof(mask));
+	if (NVML_CALL(api, DeviceGetMemoryAffinity, g->h, NWORDS, mask, NVML_AFFINITY_SCOPE_NODE) == NVML_SUCCESS)
+		node = nvml_first_bit(mask, NWORDS);
+	if (node < 0 && g->busid[0])
+		node = read_numa_node(g->busid);
 	if (node >= -1)
 		VAL_SET(out->numa_node, node);
 	else

@@ -49,18 +49,23 @@ static void *read_gpu(void *arg)
 	} else {
 		record_error(v, &e);
 	}
+	/* a GPU that cannot list processes or has no MIG has none of them: no error */
 	if (ops->processes) {
 		e.msg[0] = '\0';
-		if (ops->processes(be, i, v->procs, GPU_MAX_PROCS, &v->nproc, &e) != GPU_OK) {
+		rc = ops->processes(be, i, v->procs, GPU_MAX_PROCS, &v->nproc, &e);
+		if (rc != GPU_OK) {
 			v->nproc = 0;
-			record_error(v, &e);
+			if (rc != GPU_EUNSUPPORTED)
+				record_error(v, &e);
 		}
 	}
 	if (ops->mig_instances) {
 		e.msg[0] = '\0';
-		if (ops->mig_instances(be, i, v->mig, GPU_MAX_MIG, &v->nmig, &e) != GPU_OK) {
+		rc = ops->mig_instances(be, i, v->mig, GPU_MAX_MIG, &v->nmig, &e);
+		if (rc != GPU_OK) {
 			v->nmig = 0;
-			record_error(v, &e);
+			if (rc != GPU_EUNSUPPORTED)
+				record_error(v, &e);
 		}
 	}
 	/* this GPU's row of the matrix; cells that fail stay LINK_UNKNOWN */

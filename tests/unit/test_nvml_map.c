@@ -121,6 +121,28 @@ static void test_bus_ids(void **state)
 	assert_false(nvml_busid_equal("", "00000000:19:00.0"));
 }
 
+static void test_vm_quirks(void **state)
+{
+	(void)state;
+	/* a VM that hides the NVSwitches answers all ones for the remote end */
+	assert_false(nvml_busid_known("FFFFFFFF:FF:FF.0"));
+	assert_false(nvml_busid_known(""));
+	assert_true(nvml_busid_known("00000000:05:00.0"));
+	/* nvmlDeviceGetNvLinkVersion answers nvmlNvlinkVersion_t: an H200 says 6 (4.0) */
+	assert_int_equal(nvml_nvlink_generation(6), 4);
+	assert_int_equal(nvml_nvlink_generation(4), 3);
+	assert_int_equal(nvml_nvlink_generation(3), 2);
+	assert_int_equal(nvml_nvlink_generation(7), 5);
+	assert_int_equal(nvml_nvlink_generation(0), 0);
+	assert_int_equal(nvml_nvlink_generation(8), 0);
+	unsigned long m[2] = { 0, 0 };
+	assert_int_equal(nvml_first_bit(m, 2), -1);
+	m[1] = 0x6;
+	assert_int_equal(nvml_first_bit(m, 2), (int)(8 * sizeof(unsigned long)) + 1);
+	m[0] = 1;
+	assert_int_equal(nvml_first_bit(m, 2), 0);
+}
+
 static void test_mig_profile(void **state)
 {
 	(void)state;
@@ -235,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_cuda_version),
 		cmocka_unit_test(test_cpu_mask),
 		cmocka_unit_test(test_bus_ids),
+		cmocka_unit_test(test_vm_quirks),
 		cmocka_unit_test(test_mig_profile),
 		cmocka_unit_test(test_field_values),
 		cmocka_unit_test(test_struct_layouts),
