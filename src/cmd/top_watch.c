@@ -1,0 +1,93 @@
+/* top_watch.c - sampler start-up and GPU selection shared by top and dmon. */
+#include "top_watch.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/gpu_select.h"
+
+volatile sig_atomic_t watch_interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	watch_interrupted = 1;
+}
+
+void watch_catch_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+uint64_t watch_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void watch_sleep_until(uint64_t mono_ns)
+{
+	struct timespec ts = { (time_t)(mono_ns / 1000000000ull), (long)(mono_ns % 1000000000ull) };
+	while (!watch_interrupted && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+int watch_start(struct watch *w, struct cmd_ctx *ctx, const char *cmd, const char *id_spec,
+		uint64_t interval_ns, unsigned groups, bool processes)
+{
+	memset(w, 0, sizeof(*w));
+	w->snap = calloc(1, sizeof(*w->snap));
+	if (!w->snap) {
+		cmd_error(ctx, cmd, "out of memory");
+		return EXIT_SOFTWARE;
+	}
+	struct sampler_config cfg;
+	sampler_config_default(&cfg);
+	cfg.interval_ns = interval_ns;
+	cfg.groups = groups;
+	cfg.processes = processes;
+	cfg.events = false;
+	struct gpu_err err = { "" };
+	if (sampler_start(&w->sampler, ctx->be, &cfg, &err) != GPU_OK) {
+		cmd_error(ctx, cmd, "cannot start sampling: %s", err.msg);
+		free(w->snap);
+		w->snap = NULL;
+		return EXIT_UNAVAILABLE;
+	}
+	/* a lost GPU never answers; the others are shown anyway after the wait */
+	sampler_wait_first(w->sampler, 5 * interval_ns + 2000000000ull);
+	sampler_read(w->sampler, w->snap);
+	w->n = w->snap->n;
+	w->mask = gpu_select_all(w->n);
+	if (id_spec) {
+		struct gpu_ident ids[GPU_MAX_GPUS];
+		for (unsigned i = 0; i < w->n && i < GPU_MAX_GPUS; i++) {
+			const struct gpu_static *st = &w->snap->gpu[i].st;
+			ids[i].uuid = st->uuid.st == VAL_OK ? st->uuid.s : NULL;
+			ids[i].bus_id = st->pci_bus_id.st == VAL_OK ? st->pci_bus_id.s : NULL;
+		}
+		char msg[256];
+		if (gpu_select_parse(id_spec, ids, w->n, &w->mask, msg, sizeof(msg))) {
+			cmd_error(ctx, cmd, "%s", msg);
+			watch_stop(w);
+			return EXIT_USAGE;
+		}
+	}
+	return EXIT_OK;
+}
+
+void watch_stop(struct watch *w)
+{
+	if (w->sampler)
+		sampler_stop(w->sampler);
+	free(w->snap);
+	memset(w, 0, sizeof(*w));
+}
