@@ -534,8 +534,9 @@ static void eval_gpu(const struct health_rules *r, const struct snapshot *now, c
 		} else if (!lost) {
 			v = mv_gpu(&c, ru->metric);
 		}
-		/* a lost GPU's other values are stale: every other rule is skipped */
-		if (lost && ru->metric != HM_GPU_LOST) {
+		/* a lost GPU's other values are stale: every other rule is skipped, but
+		 * the XIDs (events, not readings of the GPU) still count */
+		if (lost && ru->metric != HM_GPU_LOST && ru->metric != HM_XID) {
 			e->skipped++;
 			continue;
 		}

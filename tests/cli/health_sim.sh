@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# health_sim.sh - `gpuctl health` on the simulator: every fault kind the
+# simulator can inject on an H200 server yields the right rule, verdict and
+# action (and exit code); every shipped simulated server, healthy, passes;
+# --json, -i, --window 0 and the usage errors (docs/health.md).
+#
+# Run by CTest (GPUCTL = the binary). By hand:
+#   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/health_sim.sh
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+: "${GPUCTL:?set GPUCTL to the gpuctl binary}"
+export GPUCTL_DATA_DIR="${GPUCTL_DATA_DIR:-$here/../../data}"
+unset GPUCTL_SIM CUDA_VISIBLE_DEVICES
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+checks=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# run_fault NAME FAULT_JSON GPU RULE VERDICT ACTION EXIT [extra health args...]
+# Injects one fault through a fault file and checks GPU's finding for RULE.
+run_fault() {
+	local name=$1 fault=$2 gpu=$3 rule=$4 verdict=$5 action=$6 want_rc=$7
+	shift 7
+	checks=$((checks + 1))
+	printf '{"faults": [%s]}\n' "$fault" > "$tmp/$name.json"
+	local out="$tmp/$name.out" rc
+	"$GPUCTL" --sim "h200x8,seed=7,hang_ms=1500,faults=$tmp/$name.json" health --json "$@" > "$out" 2> "$tmp/$name.err"
+	rc=$?
+	if [ "$rc" != "$want_rc" ]; then
+		fail "$name: exit $rc, want $want_rc ($(head -c 300 "$tmp/$name.err"))"
+		return
+	fi
+	local got
+	got=$(jq -r --argjson g "$gpu" --arg r "$rule" \
+		'.gpus[] | select(.index == $g) | .findings[] | select(.rule == $r) | "\(.verdict) \(.action)"' "$out" | sort -u | tail -1)
+	[ "$got" = "$verdict $action" ] || fail "$name: GPU $gpu rule $rule: got '$got', want '$verdict $action'"
+	# the other GPUs stay healthy
+	local others
+	others=$(jq -r --argjson g "$gpu" '[.gpus[] | select(.index != $g) | .verdict] | unique | join(",")' "$out")
+	[ "$others" = "PASS" ] || fail "$name: other GPUs are '$others', want PASS"
+	[ "$(jq -r .simulated "$out")" = "true" ] || fail "$name: JSON lacks \"simulated\": true"
+	# evidence carries the counter values
+	jq -e --argjson g "$gpu" --arg r "$rule" \
+		'.gpus[] | select(.index == $g) | .findings[] | select(.rule == $r) | .evidence | length > 0' "$out" > /dev/null ||
+		fail "$name: no evidence"
+}
+
+# --- one case per fault kind (retired_pages needs a Volta/Turing GPU: unit-tested) ---
+run_fault ecc_uncorrectable '{"kind": "ecc_uncorrectable", "gpu": 2, "count": 3}' 2 ecc-volatile-uncorrectable FAIL reset_gpu 2
+run_fault ecc_corrected '{"kind": "ecc_corrected", "gpu": 1, "count": 500, "at_s": 0.4}' 1 ecc-correctable-rate WARN none 1
+run_fault xid48 '{"kind": "xid", "gpu": 5, "xid": 48}' 5 xid-catalog FAIL reset_gpu 2
+run_fault xid13 '{"kind": "xid", "gpu": 4, "xid": 13}' 4 xid-catalog WARN none 1
+run_fault thermal '{"kind": "thermal", "gpu": 0}' 0 thermal-slowdown-active WARN none 1
+run_fault thermal_growing '{"kind": "thermal", "gpu": 0}' 0 thermal-violation-growing WARN none 1
+run_fault thermal_temp '{"kind": "thermal", "gpu": 0}' 0 temperature-over-slowdown WARN none 1
+run_fault power '{"kind": "power", "gpu": 6}' 6 power-violation-growing WARN none 1
+run_fault pcie_gen '{"kind": "pcie_degraded", "gpu": 3, "gen": 4}' 3 pcie-gen-below-max WARN drain 1
+run_fault pcie_width '{"kind": "pcie_degraded", "gpu": 3, "gen": 5, "width": 8}' 3 pcie-width-below-max WARN drain 1
+run_fault nvlink_down '{"kind": "nvlink_down", "gpu": 0, "link": 3}' 0 nvlink-down FAIL reset_gpu 2
+run_fault nvlink_crc '{"kind": "nvlink_errors", "gpu": 7, "link": 2, "rate_per_s": 400}' 7 nvlink-crc-rate-fail FAIL reset_gpu 2
+run_fault nvlink_replay '{"kind": "nvlink_errors", "gpu": 7, "link": 2, "rate_per_s": 400}' 7 nvlink-replay-growing FAIL reset_gpu 2
+run_fault gpu_lost '{"kind": "gpu_lost", "gpu": 4}' 4 gpu-lost FAIL reboot 2
+run_fault gpu_lost_xid79 '{"kind": "gpu_lost", "gpu": 4}' 4 xid-catalog FAIL reboot 2
+run_fault remap_pending '{"kind": "remap_pending", "gpu": 1}' 1 row-remap-pending WARN reset_gpu 1
+run_fault remap_failure '{"kind": "remap_failure", "gpu": 1}' 1 row-remap-failure FAIL replace_board 2
+run_fault persistence_off '{"kind": "persistence_off", "gpu": 2}' 2 persistence-off WARN none 1
+run_fault foreign_process '{"kind": "foreign_process", "gpu": 7, "pid": 66666, "name": "miner"}' 7 foreign-compute-process WARN none 1 --allow-uid 1001,1002
+run_fault hang '{"kind": "hang", "gpu": 5}' 5 gpu-lost FAIL reboot 2
+
+# --- system-wide: fabric manager stopped, NVML/driver mismatch (server files) ---
+for case in fm mismatch; do
+	checks=$((checks + 1))
+	if [ $case = fm ]; then
+		jq '.fabric_manager = "stopped"' "$GPUCTL_DATA_DIR/sim/h200x8.json" > "$tmp/srv_$case.json"
+		rule=fabric-manager-missing; action=none
+	else
+		jq '.nvml_version = "13.575.57.08"' "$GPUCTL_DATA_DIR/sim/h200x8.json" > "$tmp/srv_$case.json"
+		rule=driver-library-mismatch; action=reboot
+	fi
+	"$GPUCTL" --sim "$tmp/srv_$case.json" health --json > "$tmp/$case.out" 2>&1
+	rc=$?
+	[ $rc = 1 ] || fail "$case: exit $rc, want 1"
+	got=$(jq -r --arg r "$rule" '.system.findings[] | select(.rule == $r) | "\(.verdict) \(.action)"' "$tmp/$case.out")
+	[ "$got" = "WARN $action" ] || fail "$case: system finding '$got', want 'WARN $action'"
+	eff=$(jq -r '[.gpus[].effective_verdict] | unique | join(",")' "$tmp/$case.out")
+	[ "$eff" = "WARN" ] || fail "$case: every GPU's effective verdict should be WARN, got '$eff'"
+done
+
+# --- every shipped simulated server, healthy: PASS everywhere ---------------
+# (rtx4090x2 describes a workstation with persistence mode off: that one WARN is expected)
+for srv in "$GPUCTL_DATA_DIR"/sim/*.json; do
+	name=$(basename "$srv" .json)
+	checks=$((checks + 1))
+	"$GPUCTL" --sim "$name" health --json > "$tmp/ok_$name.out" 2> "$tmp/ok_$name.err"
+	rc=$?
+	rules=$(jq -r '[.system.findings[].rule, .gpus[].findings[].rule] | unique | join(",")' "$tmp/ok_$name.out")
+	want_rules="" want_rc=0
+	[ "$name" = rtx4090x2 ] && want_rules="persistence-off" && want_rc=1
+	[ "$rc" = "$want_rc" ] || fail "healthy $name: exit $rc, want $want_rc: $(head -c 300 "$tmp/ok_$name.err")"
+	[ "$rules" = "$want_rules" ] || fail "healthy $name: findings '$rules', want '$want_rules'"
+	if [ "$name" != rtx4090x2 ]; then
+		subs=$(jq -r '[.gpus[].subsystems[]] | unique | join(",")' "$tmp/ok_$name.out")
+		case "$subs" in *WARN*|*FAIL*) fail "healthy $name: subsystems '$subs'";; esac
+	fi
+	# the table says SIMULATED and ends with the verdict
+	"$GPUCTL" --sim "$name" health --window 0.2 > "$tmp/t_$name.out" 2>&1
+	grep -q SIMULATED "$tmp/t_$name.out" || fail "healthy $name: table lacks SIMULATED"
+	grep -Eq '^health: (PASS|WARN)' "$tmp/t_$name.out" || fail "healthy $name: no verdict line"
+done
+
+# --- selection, single snapshot, the table, usage errors ----------------------
+checks=$((checks + 1))
+printf '{"faults": [{"kind": "remap_failure", "gpu": 1}]}\n' > "$tmp/sel.json"
+"$GPUCTL" --sim "h200x8,faults=$tmp/sel.json" health -i 0,2 --json > "$tmp/sel.out" 2>&1
+rc=$?
+[ $rc = 0 ] || fail "-i 0,2 with a fault on GPU 1: exit $rc, want 0"
+[ "$(jq -r '[.gpus[].index] | join(",")' "$tmp/sel.out")" = "0,2" ] || fail "-i 0,2 lists other GPUs"
+"$GPUCTL" --sim "h200x8,faults=$tmp/sel.json" health -i 1 > "$tmp/sel1.out" 2>&1
+rc=$?
+[ $rc = 2 ] || fail "-i 1 with remap failure: exit $rc, want 2"
+grep -q 'row-remap-failure' "$tmp/sel1.out" || fail "table lacks the rule id"
+grep -q 'action:   replace the board' "$tmp/sel1.out" || fail "table lacks the action"
+grep -q 'evidence: remap_failure = 1' "$tmp/sel1.out" || fail "table lacks the evidence"
+
+checks=$((checks + 1))
+"$GPUCTL" --sim h200x8 health --window 0 --json > "$tmp/w0.out" 2>&1
+[ "$(jq -r .window_s "$tmp/w0.out")" = null ] || fail "--window 0 should have no window"
+[ "$(jq -r .xid_events_watched "$tmp/w0.out")" = false ] || fail "--window 0 watched events"
+[ "$(jq -r '.gpus[0].subsystems.xid' "$tmp/w0.out")" = "N/A" ] || fail "--window 0: XID must be N/A, not PASS"
+
+checks=$((checks + 1))
+for bad in "--window -1" "--window x" "-i 9" "--allow-uid abc" "--bogus" "extra"; do
+	# shellcheck disable=SC2086
+	"$GPUCTL" --sim h200x8 health $bad > "$tmp/bad.out" 2> "$tmp/bad.err"
+	rc=$?
+	[ $rc = 64 ] || fail "health $bad: exit $rc, want 64"
+	[ "$(wc -l < "$tmp/bad.err")" = 1 ] || fail "health $bad: want one line of error, got: $(cat "$tmp/bad.err")"
+	grep -q '^gpuctl health: ' "$tmp/bad.err" || fail "health $bad: error not prefixed: $(cat "$tmp/bad.err")"
+done
+echo '{"version": 1, "rules": [{"id": "x"}]}' > "$tmp/badrules.json"
+"$GPUCTL" --sim h200x8 health --rules "$tmp/badrules.json" > /dev/null 2> "$tmp/bad.err"
+rc=$?
+[ $rc = 65 ] || fail "bad rules file: exit $rc, want 65"
+"$GPUCTL" --sim h200x8 health --rules "$tmp/nonexistent.json" > /dev/null 2>&1
+rc=$?
+[ $rc = 66 ] || fail "missing rules file: exit $rc, want 66"
+"$GPUCTL" health --help > "$tmp/help.out" 2>&1 || fail "health --help failed"
+grep -q '69 could not check' "$tmp/help.out" || fail "help lacks the exit codes"
+
+echo "health_sim: $checks checks, $fails failures"
+[ $fails = 0 ]
