@@ -10,7 +10,7 @@
 
 #include "gk_common.cuh"
 
-#define GK_GEMM_ALGOS 4
+#define GK_GEMM_ALGOS 8
 
 struct gk_gemm_prob {
 	int lib, prec, m, n, k, dev;

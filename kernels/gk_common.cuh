@@ -29,7 +29,7 @@ void gk_aux(struct gk_result *r, const char *name, double value, const char *uni
 #define CKR(expr) do { int rc_ = (expr); if (rc_ != GK_OK) return rc_; } while (0)
 
 /* ---- resource tracker ------------------------------------------------------ */
-#define GK_TRACK_MAX 48
+#define GK_TRACK_MAX 64
 struct gk_track {
 	int n;
 	struct { int kind; int dev; void *p; } it[GK_TRACK_MAX];

@@ -127,7 +127,7 @@ static void check_p2p(struct drv *d)
 	for (int m = GK_P2P_CE; m <= GK_P2P_HOST_STAGED; m++)
 		for (int bi = 0; bi <= 1; bi++) {
 			struct gk_p2p_args a = { .c = drv_common(d, 0, 10), .peer = 1, .mode = m, .bidirectional = bi,
-						 .bytes = 40 * MiB + 16 };
+						 .bytes = 72 * MiB + 16 };
 			struct gk_result r;
 			char name[96];
 			snprintf(name, sizeof name, "p2p 0->1 %s %s", modes[m], bi ? "bidirectional" : "one way");
