@@ -170,6 +170,19 @@ int bench_finish(struct bench_ctx *c, struct bench_result *r, int rc, const stru
 	return rc;
 }
 
+double bench_latency_scale(int rc, const struct gk_result *g)
+{
+	double lat = NAN;
+	for (int i = 0; i < g->naux && i < GK_MAX_AUX; i++)
+		if (strcmp(g->aux[i].name, "latency_ns") == 0)
+			lat = g->aux[i].value;
+	struct stats st;
+	if (rc != GK_OK || stats_compute(g->samples_ms, (size_t)(g->nsamples > 0 ? g->nsamples : 0), &st) != 0 ||
+	    !(st.median > 0))
+		return NAN;
+	return lat / st.median;
+}
+
 unsigned bench_sizes(const struct bench_ctx *c, const uint64_t *dflt, unsigned ndflt, uint64_t *out)
 {
 	const struct bench_plan *p = c->plan;

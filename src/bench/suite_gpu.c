@@ -80,21 +80,8 @@ static void mem_one(struct bench_ctx *c, int slot, int op, uint64_t bytes)
 	struct gk_result g;
 	memset(&g, 0, sizeof(g));
 	int rc = c->api->memory(&a, &g);
-	double scale = NAN;
-	enum bench_metric m = BM_BANDWIDTH;
-	if (op == GK_MEM_LATENCY) {
-		/* samples are whole chases; the module gives ns per load of the median */
-		m = BM_LATENCY_NS;
-		double lat = NAN;
-		for (int i = 0; i < g.naux && i < GK_MAX_AUX; i++)
-			if (strcmp(g.aux[i].name, "latency_ns") == 0)
-				lat = g.aux[i].value;
-		struct stats st;
-		if (rc == GK_OK && stats_compute(g.samples_ms, (size_t)(g.nsamples > 0 ? g.nsamples : 0), &st) == 0 &&
-		    st.median > 0)
-			scale = lat / st.median;
-	}
-	bench_finish(c, r, rc, &g, m, scale, &slot, 1);
+	bool lat = op == GK_MEM_LATENCY;
+	bench_finish(c, r, rc, &g, lat ? BM_LATENCY_NS : BM_BANDWIDTH, lat ? bench_latency_scale(rc, &g) : NAN, &slot, 1);
 }
 
 void bench_suite_memory(struct bench_ctx *c)

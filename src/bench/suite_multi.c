@@ -45,20 +45,8 @@ static void p2p_one(struct bench_ctx *c, int src, int dst, const char *test, int
 	struct gk_result g;
 	memset(&g, 0, sizeof(g));
 	int rc = c->api->p2p(&a, &g);
-	double scale = NAN;
-	enum bench_metric m = BM_BANDWIDTH;
-	if (mode == GK_P2P_LATENCY) {
-		m = BM_LATENCY_NS;
-		double lat = NAN;
-		for (int i = 0; i < g.naux && i < GK_MAX_AUX; i++)
-			if (strcmp(g.aux[i].name, "latency_ns") == 0)
-				lat = g.aux[i].value;
-		struct stats st;
-		if (rc == GK_OK && stats_compute(g.samples_ms, (size_t)(g.nsamples > 0 ? g.nsamples : 0), &st) == 0 &&
-		    st.median > 0)
-			scale = lat / st.median;
-	}
-	bench_finish(c, r, rc, &g, m, scale, slots, 2);
+	bool lat = mode == GK_P2P_LATENCY;
+	bench_finish(c, r, rc, &g, lat ? BM_LATENCY_NS : BM_BANDWIDTH, lat ? bench_latency_scale(rc, &g) : NAN, slots, 2);
 }
 
 void bench_suite_p2p(struct bench_ctx *c)

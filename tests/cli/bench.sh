@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# bench.sh - `gpuctl bench` without a GPU: it refuses a simulated server and a
+# machine without driver/module (one line, exit 69); it prints a saved results
+# file as text, JSON and CSV; --min-ratio thresholds set the exit code; the
+# results file round-trips through --save; usage errors exit 64/65/66
+# (docs/bench.md). The measuring itself runs on the GPU machine
+# (scripts/gpu/, kernels helper), never here.
+#
+# Run by CTest (GPUCTL = the binary). By hand:
+#   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/bench.sh
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+: "${GPUCTL:?set GPUCTL to the gpuctl binary}"
+export GPUCTL_DATA_DIR="${GPUCTL_DATA_DIR:-$here/../../data}"
+unset GPUCTL_SIM GPUCTL_KERNELS
+fixture="$here/../data/results-h200x2.json"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# expect RC NAME -- args...: runs gpuctl, keeps stdout/stderr in $tmp/NAME.{out,err}
+expect() {
+	local want=$1 name=$2
+	shift 3
+	"$GPUCTL" "$@" > "$tmp/$name.out" 2> "$tmp/$name.err"
+	local rc=$?
+	[ "$rc" = "$want" ] || fail "$name: exit $rc, want $want: $(head -c 300 "$tmp/$name.err")"
+}
+has() { grep -qF -- "$2" "$tmp/$1" || fail "$1 lacks '$2'"; }
+one_line() { [ "$(wc -l < "$tmp/$1")" = 1 ] || fail "$1: want one line, got: $(cat "$tmp/$1")"; }
+
+# never numbers from the simulator
+expect 69 sim -- --sim h200x8 bench --quick
+one_line sim.err
+has sim.err "simulated server 'h200x8'"
+[ -s "$tmp/sim.out" ] && fail "sim: printed figures: $(head -3 "$tmp/sim.out")"
+GPUCTL_SIM=h200x8 "$GPUCTL" bench --json > "$tmp/simenv.out" 2>&1
+[ $? = 69 ] || fail "GPUCTL_SIM: bench did not refuse"
+grep -q '"results"' "$tmp/simenv.out" && fail "GPUCTL_SIM: printed results"
+
+# no driver (CI) or, on a GPU machine, no kernels module at this path: one line, 69
+expect 69 nodev -- bench --kernels "$tmp/no-such-module.so" --quick
+one_line nodev.err
+[ -s "$tmp/nodev.out" ] && fail "nodev: printed something on stdout"
+
+# a saved results file as text: figures with units, datasheet, ratio
+expect 0 text -- bench --results "$fixture"
+has text.out "gpuctl bench (quick): 2 GPUs, NVIDIA H200 (H200 SXM)"
+has text.out "4160 GB/s"
+has text.out "4800 GB/s"
+has text.out "2.15 GB"
+has text.out "781.0 TFLOP/s"
+has text.out "989.4 TFLOP/s"
+grep -E '^nccl +all_reduce .* 1 GiB +327\.0 GB/s .* 450\.0 GB/s +0\.73 +ok' "$tmp/text.out" > /dev/null ||
+	fail "text: all-reduce 1 GiB line wrong: $(grep 'all_reduce' "$tmp/text.out" | tail -1)"
+has text.out "105 results: 105 ok, 0 under threshold, 0 failed, 0 skipped"
+
+# thresholds decide the exit code
+expect 1 thr -- bench --results "$fixture" --min-ratio 0.8
+has thr.out "LOW (< 0.80)"
+expect 0 thr_mem -- bench --results "$fixture" --min-ratio memory=0.85
+expect 1 thr_mem9 -- bench --results "$fixture" --min-ratio memory=0.9
+grep -E '^memory +copy .*LOW \(< 0\.90\)' "$tmp/thr_mem9.out" > /dev/null || fail "thr_mem9: memory copy not LOW"
+grep -E '^memory +read .* ok$' "$tmp/thr_mem9.out" > /dev/null || fail "thr_mem9: memory read (0.91) should pass"
+
+# JSON is the results file; --save round-trips it exactly
+expect 0 json -- bench --results "$fixture" --json
+[ "$(jq -r .schema "$tmp/json.out")" = gpuctl-bench-results ] || fail "json: schema"
+[ "$(jq -r .simulated "$tmp/json.out")" = false ] || fail "json: simulated"
+[ "$(jq '.results | length' "$tmp/json.out")" = 105 ] || fail "json: result count"
+[ "$(jq '[.results[] | select(.suite == "memory" and .test == "copy")][0].ratio * 100 | round' "$tmp/json.out")" = 87 ] ||
+	fail "json: memory copy ratio"
+expect 0 save -- bench --results "$fixture" --save "$tmp/saved.json" --json
+expect 0 again -- bench --results "$tmp/saved.json" --json
+cmp -s "$tmp/save.out" "$tmp/again.out" || fail "round trip: JSON differs after --save and reload"
+cmp -s "$tmp/saved.json" "$tmp/save.out" || fail "--save wrote something else than --json printed"
+
+# CSV: a header and one row per result, each with the header's field count
+expect 0 csv -- bench --results "$fixture" --csv
+python3 - "$tmp/csv.out" <<'PY' || fail "csv: malformed"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert rows[0][:4] == ["suite", "test", "variant", "gpu"], rows[0]
+assert len(rows) == 106, len(rows)
+assert all(len(r) == len(rows[0]) for r in rows), "field counts differ"
+mem = [r for r in rows if r[0] == "memory" and r[1] == "copy"][0]
+h = rows[0]
+assert abs(float(mem[h.index("median")]) - 4160) < 1, mem
+assert mem[h.index("unit")] == "GB/s" and mem[h.index("status")] == "ok"
+PY
+
+# usage and input errors
+expect 64 iters -- bench --iters 5
+has iters.err "bad --iters '5'"
+expect 64 suite -- bench --suite copy,warp
+has suite.err "unknown suite 'warp'"
+expect 64 both -- bench --results "$fixture" --json --csv
+expect 64 ratio -- bench --results "$fixture" --min-ratio copy=x
+has ratio.err "--min-ratio: bad ratio"
+expect 64 unknown -- bench --frobnicate
+expect 66 missing -- bench --results "$tmp/none.json"
+one_line missing.err
+echo '{"schema": "gpuctl-bench-results", "version": 1, "results": [{"suite": 3}]}' > "$tmp/bad.json"
+expect 65 bad -- bench --results "$tmp/bad.json"
+has bad.err "results[0]: 'suite' is not a string"
+expect 0 help -- bench --help
+has help.out "--min-ratio"
+
+[ "$fails" = 0 ] && echo "bench: all checks passed" || exit 1

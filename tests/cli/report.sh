@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# report.sh - `gpuctl report` on a simulated server: inventory, topology,
+# health and datasheet marked SIMULATED with no benchmark figure; with a saved
+# results file the benchmark section and the guide's claims (docs/report.md);
+# the HTML is one self-contained file. (report_html.sh renders it in Chromium.)
+#
+# Run by CTest (GPUCTL = the binary). By hand:
+#   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/report.sh
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+: "${GPUCTL:?set GPUCTL to the gpuctl binary}"
+export GPUCTL_DATA_DIR="${GPUCTL_DATA_DIR:-$here/../../data}"
+unset GPUCTL_SIM GPUCTL_KERNELS
+fixture="$here/../data/results-h200x2.json"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect() {
+	local want=$1 name=$2
+	shift 3
+	"$GPUCTL" "$@" > "$tmp/$name.out" 2> "$tmp/$name.err"
+	local rc=$?
+	[ "$rc" = "$want" ] || fail "$name: exit $rc, want $want: $(head -c 300 "$tmp/$name.err")"
+}
+has() { grep -qF -- "$2" "$tmp/$1" || fail "$1 lacks '$2'"; }
+hasnt() { grep -qF -- "$2" "$tmp/$1" && fail "$1 has '$2'"; }
+
+# simulated: inventory and planning only, no benchmark numbers
+expect 0 sim -- --sim h200x8 report --html "$tmp/sim.html"
+has sim.out "*** SIMULATED server 'h200x8'"
+has sim.out "== Inventory (SIMULATED) =="
+has sim.out "NV18"
+has sim.out "== Health =="
+has sim.out "GPU 7: PASS"
+has sim.out "H200 SXM  141 GB HBM3e  4800 GB/s"
+has sim.out "no benchmark figures: simulated server"
+has sim.out "C2   Shared-memory tiled matrix multiply"
+hasnt sim.out "GB/s (median)"
+grep -E '^C4 .*not measured' "$tmp/sim.out" > /dev/null || fail "sim: claim C4 should be 'not measured'"
+grep -q 'class="sim">SIMULATED server' "$tmp/sim.html" || fail "sim.html: no SIMULATED banner"
+grep -q '<svg' "$tmp/sim.html" && fail "sim.html: a chart of invented numbers"
+
+# a saved run: figures, datasheet ratios, claims with ours / guide
+expect 0 file -- --sim h200x8 report --results "$fixture" --html "$tmp/r.html"
+has file.out "from results file"
+has file.out "HAND-MADE TEST FIXTURE"
+has file.out "not on this simulated server"
+grep -E '^device memory copy \(read\+write\) +4160 GB/s +4800 GB/s +0\.87' "$tmp/file.out" > /dev/null ||
+	fail "file: memory copy headline wrong"
+grep -E '^C2 .*~2x +2\.39x +1\.20 ' "$tmp/file.out" > /dev/null || fail "file: claim C2 row wrong: $(grep '^C2' "$tmp/file.out")"
+grep -E '^C1 .*86% of the time saved +2\.88 ' "$tmp/file.out" > /dev/null || fail "file: claim C1 row wrong: $(grep '^C1' "$tmp/file.out")"
+has file.out "HTML report: $tmp/r.html"
+# one self-contained file: no script, nothing loaded from elsewhere, four charts
+[ "$(grep -o '<svg class="chart"' "$tmp/r.html" | wc -l)" = 4 ] || fail "r.html: not 4 charts"
+grep -qiE '<script|<link|src="|url\(' "$tmp/r.html" && fail "r.html: not self-contained"
+python3 - "$tmp/r.html" <<'PY' || fail "r.html: not well-formed"
+import sys, xml.dom.minidom, re
+s = open(sys.argv[1]).read()
+# every chart is well-formed SVG
+for svg in re.findall(r'<svg class="chart".*?</svg>', s, re.S):
+    xml.dom.minidom.parseString(svg)
+PY
+
+# errors
+expect 66 missing -- --sim h200x8 report --results "$tmp/none.json"
+expect 64 usage -- --sim h200x8 report --frobnicate
+expect 74 unwritable -- --sim h200x8 report --html /nonexistent-dir/r.html
+[ "$fails" = 0 ] && echo "report: all checks passed" || exit 1
