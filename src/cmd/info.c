@@ -512,6 +512,7 @@ static int print_json(struct cmd_ctx *ctx, const struct snapshot *snap, uint64_t
 		for (unsigned k = 0; k < v->nmig; k++)
 			json_array_append_new(migs, json_gpu_mig(&v->mig[k]));
 		json_object_set_new(g, "mig_instances", migs);
+		json_unavailable_last(g);
 		json_array_append_new(gpus, g);
 	}
 	json_object_set_new(doc, "gpus", gpus);

@@ -135,6 +135,7 @@ static int print_json(struct cmd_ctx *ctx, const struct snapshot *snap, uint64_t
 		json_put_strv(g, "cpu_affinity", &st->cpu_affinity);
 		json_put_i64v(g, "numa_node", st->numa_node);
 		json_put_u64v(g, "nvlink_count", st->nvlink_count);
+		json_unavailable_last(g);
 		json_array_append_new(gpus, g);
 		json_t *row = json_array();
 		for (unsigned b = 0; b < snap->n; b++) {

@@ -29,6 +29,16 @@ static void put_unavailable(json_t *obj, const char *key, enum val_status st)
 	json_object_set_new(u, key, json_string(json_val_reason(st)));
 }
 
+void json_unavailable_last(json_t *obj)
+{
+	json_t *u = json_object_get(obj, "unavailable");
+	if (!u)
+		return;
+	json_incref(u);
+	json_object_del(obj, "unavailable");
+	json_object_set_new(obj, "unavailable", u);
+}
+
 void json_put_u64v(json_t *obj, const char *key, u64v v)
 {
 	if (v.st == VAL_OK)
@@ -128,6 +138,7 @@ json_t *json_gpu_system(const struct gpu_system *sys)
 	json_put_strv(o, "nvml_version", &sys->nvml_version);
 	json_put_boolv(o, "fabric_manager_running", sys->fabric_manager_running);
 	json_object_set_new(o, "gpu_count", json_integer(sys->gpu_count));
+	json_unavailable_last(o);
 	return o;
 }
 
@@ -174,6 +185,7 @@ json_t *json_gpu_static(const struct gpu_static *st)
 	json_put_i64v(o, "numa_node", st->numa_node);
 	json_put_strv(o, "cpu_affinity", &st->cpu_affinity);
 	json_put_strv(o, "catalog_model", &st->catalog_model);
+	json_unavailable_last(o);
 	return o;
 }
 
@@ -190,6 +202,7 @@ static json_t *json_nvlink(unsigned i, const struct gpu_nvlink *k)
 	json_put_u64v(o, "recovery_errors", k->recovery_errors);
 	json_put_u64v(o, "tx_bytes", k->tx_bytes);
 	json_put_u64v(o, "rx_bytes", k->rx_bytes);
+	json_unavailable_last(o);
 	return o;
 }
 
@@ -227,6 +240,7 @@ json_t *json_gpu_sample(const struct gpu_sample *s)
 	for (unsigned i = 0; i < s->nvlink_n && i < GPU_MAX_NVLINKS; i++)
 		json_array_append_new(links, json_nvlink(i, &s->nvlink[i]));
 	json_object_set_new(o, "nvlinks", links);
+	json_unavailable_last(o);
 	return o;
 }
 
@@ -247,6 +261,7 @@ json_t *json_gpu_process(const struct gpu_process *p)
 		json_object_set_new(o, "mig_gpu_instance", json_integer(p->mig_gi));
 	else
 		json_object_set_new(o, "mig_gpu_instance", json_null());
+	json_unavailable_last(o);
 	return o;
 }
 
@@ -260,6 +275,7 @@ json_t *json_gpu_mig(const struct gpu_mig *m)
 	json_put_u64v(o, "mem_total_bytes", m->mem_total_bytes);
 	json_put_u64v(o, "mem_used_bytes", m->mem_used_bytes);
 	json_put_u64v(o, "sm_count", m->sm_count);
+	json_unavailable_last(o);
 	return o;
 }
 

@@ -100,6 +100,12 @@ static void test_objects(void **state)
 	assert_string_equal(json_string_value(json_object_get(o, "compute_mode")), "Exclusive_Process");
 	json_t *u = json_object_get(o, "unavailable");
 	assert_string_equal(json_string_value(json_object_get(u, "numa_node")), "not supported");
+	/* "unavailable" comes last, after every present value */
+	const char *key, *last = NULL;
+	json_t *val;
+	json_object_foreach(o, key, val)
+		last = key;
+	assert_string_equal(last, "unavailable");
 	json_decref(o);
 
 	struct gpu_link l = { .kind = LINK_NVLINK, .nvlinks = 18, .pcie = LINK_PHB, .p2p_supported = true };
