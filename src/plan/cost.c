@@ -96,7 +96,9 @@ int plan_prices_parse(struct plan_prices *pr, const char *json, size_t len, char
 	json_error_t je;
 	json_t *root = json_loadb(json, len, 0, &je);
 	if (!root) {
-		snprintf(err, errlen, "prices: line %d: %s", je.line, je.text);
+		char q[JSON_ERROR_TEXT_LENGTH];
+		plan_quote(q, sizeof(q), je.text);
+		snprintf(err, errlen, "prices: line %d: %s", je.line, q);
 		return -1;
 	}
 	json_t *rows = json_object_get(root, "rows");

@@ -84,14 +84,18 @@ int plan_mig_parse(const struct cat_gpu *g, const char *spec, struct plan_mig_re
 			char *end;
 			count = strtoul(tok, &end, 10);
 			if (end != x || count == 0 || count > 64) {
-				snprintf(err, errlen, "bad MIG request '%s': count must be 1 to 64", tok);
+				char q[64];
+				plan_quote(q, sizeof(q), tok);
+				snprintf(err, errlen, "bad MIG request '%s': count must be 1 to 64", q);
 				return -1;
 			}
 			name = x + 1;
 		}
 		int i = find_profile(g, name);
 		if (i < 0) {
-			int n = snprintf(err, errlen, "unknown MIG profile '%s' for '%s' (profiles:", name, g->key);
+			char q[64];
+			plan_quote(q, sizeof(q), name);
+			int n = snprintf(err, errlen, "unknown MIG profile '%s' for '%s' (profiles:", q, g->key);
 			for (unsigned k = 0; k < g->mig_n && n > 0 && (size_t)n < errlen; k++)
 				n += snprintf(err + n, errlen - (size_t)n, " %s", g->mig[k].name);
 			if (n > 0 && (size_t)n < errlen)

@@ -34,6 +34,15 @@ int plan_prec_parse(const char *s, enum plan_prec *out)
 const char *plan_prec_name(enum plan_prec p) { return p < PREC_COUNT ? prec_names[p] : "?"; }
 double plan_prec_bytes(enum plan_prec p) { return p < PREC_COUNT ? prec_bytes[p] : NAN; }
 
+void plan_quote(char *dst, size_t n, const char *src)
+{
+	size_t i = 0;
+	for (; n && src[i] && i + 1 < n; i++)
+		dst[i] = (unsigned char)src[i] < 0x20 || src[i] == 0x7f ? '?' : src[i];
+	if (n)
+		dst[i] = '\0';
+}
+
 unsigned plan_model_head_dim(const struct plan_model *m)
 {
 	return m->heads ? m->hidden / m->heads : 0;
@@ -183,7 +192,7 @@ static int parse_one(json_t *o, struct plan_model *m, char *err, size_t errlen)
 		snprintf(err, errlen, "model without a valid 'name'");
 		return -1;
 	}
-	snprintf(m->name, sizeof(m->name), "%s", json_string_value(name));
+	plan_quote(m->name, sizeof(m->name), json_string_value(name));
 	if (!json_is_string(src)) {
 		snprintf(err, errlen, "model '%s': missing field 'source'", m->name);
 		return -1;
@@ -229,7 +238,9 @@ int plan_presets_parse(struct plan_presets *p, const char *json, size_t len, cha
 	json_error_t je;
 	json_t *root = json_loadb(json, len, 0, &je);
 	if (!root) {
-		snprintf(err, errlen, "models file: line %d: %s", je.line, je.text);
+		char q[JSON_ERROR_TEXT_LENGTH];
+		plan_quote(q, sizeof(q), je.text);
+		snprintf(err, errlen, "models file: line %d: %s", je.line, q);
 		return -1;
 	}
 	json_t *arr = json_object_get(root, "models");

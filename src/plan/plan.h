@@ -25,6 +25,9 @@ int plan_prec_parse(const char *s, enum plan_prec *out);
 const char *plan_prec_name(enum plan_prec p);
 double plan_prec_bytes(enum plan_prec p); /* 4, 2, 2, 1, 1, 0.5 */
 
+/* Copies src for quoting in a one-line message: control characters become '?'. */
+void plan_quote(char *dst, size_t n, const char *src);
+
 /* ---- models ------------------------------------------------------------- */
 struct plan_model {
 	char name[48];
