@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# plan.sh - `gpuctl plan` end to end: the guide's C10 arithmetic from the shipped price
+# table, the published checks through the CLI (DeepSpeed 112 GB / 15.75 GB, Llama-3-70B
+# KV cache), the JSON documented in docs/plan.md, MIG layouts and the one-line errors
+# with their exit codes. No GPU needed.
+#
+# Run by CTest (GPUCTL = the binary). By hand:
+#   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/plan.sh
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+: "${GPUCTL:?set GPUCTL to the gpuctl binary}"
+export GPUCTL_DATA_DIR="${GPUCTL_DATA_DIR:-$here/../../data}"
+unset GPUCTL_SIM
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+checks=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+check() { # check DESCRIPTION COMMAND...
+	checks=$((checks + 1))
+	local what="$1"; shift
+	"$@" || fail "$what"
+}
+# expect_error CODE PATTERN ARGS...: exit code CODE, exactly one line on stderr matching PATTERN
+expect_error() {
+	local code="$1" pat="$2"; shift 2
+	checks=$((checks + 1))
+	"$GPUCTL" "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	[ "$rc" = "$code" ] || { fail "plan $*: exit $rc, wanted $code"; return; }
+	[ "$(wc -l <"$tmp/err")" = 1 ] || fail "plan $*: error is not one line: $(cat "$tmp/err")"
+	grep -q -- "$pat" "$tmp/err" || fail "plan $*: error '$(cat "$tmp/err")' lacks '$pat'"
+}
+
+# C10: 1x V100 72 h = $66.96, 8x A100 12 h = $393.31, from the price rows
+"$GPUCTL" plan cost --instance 'guide-2023 1x V100' --hours 72 >"$tmp/c1" 2>&1
+check "C10 V100: exit 0" [ $? = 0 ]
+check "C10 V100 72 h = 66.96 USD" grep -q '66.96 USD' "$tmp/c1"
+"$GPUCTL" plan cost --instance 'p4d.24xlarge' --hours 12 >"$tmp/c2" 2>&1
+check "C10 p4d 12 h = 393.31 USD" grep -q '393.31 USD' "$tmp/c2"
+check "C10 p4d 1-year 12 h = 235.99 USD" grep -q '235.99 USD' "$tmp/c2"
+check "today's p4d on-demand 12 h = 263.52 USD" grep -q '263.52 USD' "$tmp/c2"
+"$GPUCTL" plan cost --instance 'p4d.24xlarge (2023)' --hours 12 --json >"$tmp/c3"
+check "cost JSON: on_demand 393.312" [ "$(jq '.cost[0].on_demand' "$tmp/c3")" = "393.312" ]
+check "cost JSON: spot null, not 0" [ "$(jq '.cost[0].spot' "$tmp/c3")" = "null" ]
+
+# published checks through the CLI
+"$GPUCTL" plan train --params 7B --framework deepspeed --json >"$tmp/t1"
+check "7B mixed AdamW unsharded = 112e9 bytes" \
+	[ "$(jq '.memory_per_gpu | .weights_bytes + .gradients_bytes + .optimizer_bytes' "$tmp/t1")" = "112000000000" ]
+check "size-only model: activations null" [ "$(jq '.memory_per_gpu.activations_bytes' "$tmp/t1")" = "null" ]
+"$GPUCTL" plan train --params 7B --framework deepspeed --zero 3 --dp 8 --json >"$tmp/t2"
+check "7B ZeRO-3 on 8 GPUs = 15.75e9 bytes per GPU" \
+	[ "$(jq '.memory_per_gpu | .weights_bytes + .gradients_bytes + .optimizer_bytes' "$tmp/t2")" = "15750000000" ]
+"$GPUCTL" plan serve --model llama-3-70b --tp 8 --context 8192 >"$tmp/s1"
+check "Llama-3-70B KV cache 327680 bytes/token" grep -q 'KV cache per token: *327680 bytes (40960 bytes per GPU)' "$tmp/s1"
+"$GPUCTL" plan serve --model llama-3-70b --tp 8 --context 8192 --batch 16 --json >"$tmp/s2"
+check "serve JSON: kv per token" [ "$(jq '.per_gpu.kv_bytes_per_token' "$tmp/s2")" = "327680" ]
+check "serve JSON: 16 sequences of 8192 x 40960" \
+	[ "$(jq '.per_gpu.kv_cache_bytes' "$tmp/s2")" = "$(jq -n '16*8192*40960 | . * 1.0')" ]
+check "serve JSON: decode bound present" jq -e '.per_gpu.decode_tokens_per_s_bound > 0' "$tmp/s2" >/dev/null
+
+# a measured case: GPT-2 medium, BF16 autocast, seq 1024, micro-batch 8: 17.29 GB measured
+"$GPUCTL" plan train --model gpt2-medium --seq 1024 --micro-batch 8 --max-pos 1024 --gpu 'H200 SXM' --json >"$tmp/t3"
+check "gpt2-medium peak within 10% of 17.29 GB" \
+	jq -e '.memory_per_gpu.peak_allocated_bytes | . > 17.29e9*0.9 and . < 17.29e9*1.1' "$tmp/t3" >/dev/null
+check "train JSON: H200 SXM fits" jq -e '.gpus[] | select(.gpu == "H200 SXM") | .fits' "$tmp/t3" >/dev/null
+check "train JSON: max micro-batch > 8" jq -e '.max_micro_batch > 8' "$tmp/t3" >/dev/null
+"$GPUCTL" plan train --model llama-2-70b --framework deepspeed --zero 3 --dp 64 --checkpointing full \
+	--gpu 'H100 SXM' --tokens 2T --mfu 0.45 --explain >"$tmp/t4"
+check "train: time line" grep -q '^time for 2e+12 tokens' "$tmp/t4"
+check "train: --explain shows the formulas" grep -q 'Korthikanti' "$tmp/t4"
+check "train: cost table for H100 rows" grep -q 'p5.48xlarge (Capacity Block)' "$tmp/t4"
+
+# MIG
+"$GPUCTL" plan mig --gpu 'H200 SXM' --request 3x1g.18gb,1x3g.71gb >"$tmp/m1"
+check "mig: layout exit 0" [ $? = 0 ]
+check "mig: 3g at 0" grep -q '3g.71gb *start 0' "$tmp/m1"
+check "mig: three 1g" [ "$(grep -c '1g.18gb *start' "$tmp/m1")" = 3 ]
+"$GPUCTL" plan mig --gpu 'H200 SXM' --request 2x4g.71gb >"$tmp/m2"
+check "mig: no layout exits 1" [ $? = 1 ]
+check "mig: says why" grep -q 'at most 1 fit on one H200 SXM' "$tmp/m2"
+"$GPUCTL" plan mig --gpu 'A100 SXM 80GB' --json >"$tmp/m3"
+check "mig JSON: 7 positions for 1g.10gb" [ "$(jq '.profiles[] | select(.name=="1g.10gb") | .starts | length' "$tmp/m3")" = 7 ]
+
+# errors: one line naming the field, documented exit codes
+expect_error 64 "unknown GPU 'H300'" plan train --model llama-2-7b --gpu H300
+expect_error 64 "params must be positive" plan train --params -7B
+expect_error 64 "heads 7 do not divide hidden 4096" plan train --layers 32 --hidden 4096 --heads 7 --vocab 32000
+expect_error 64 "micro-batch must be positive" plan train --model gpt2-small --micro-batch 0
+expect_error 64 "unknown model 'gpt9'" plan serve --model gpt9
+expect_error 64 "tp 3 does not divide heads 64" plan serve --model llama-3-70b --tp 3
+expect_error 64 "unknown MIG profile '5g'" plan mig --gpu 'H200 SXM' --request 5g
+expect_error 64 "'L40S' does not support MIG" plan mig --gpu L40S
+expect_error 64 "unknown option '--frobnicate'" plan train --model gpt2-small --frobnicate
+printf '{"rows":[{"instance":"x","provider":"p","gpus":1,"gpu_model":"H100 SXM","region":"r","on_demand":1,"reserved_1y":null,"reserved_3y":null,"currency":"USD","source":"s","date":"2025"}]}' >"$tmp/bad.json"
+expect_error 65 "missing column 'spot'" plan cost --hours 3 --prices "$tmp/bad.json"
+expect_error 66 "cannot open" plan cost --hours 3 --prices "$tmp/none.json"
+
+# a user price file adds rows; break-even from it
+cat >"$tmp/mine.json" <<'EOF'
+{"rows":[{"instance":"my-h200","provider":"me","gpus":8,"gpu_model":"H200 SXM","region":"eu","on_demand":30,
+ "reserved_1y":20,"reserved_3y":15,"spot":12,"currency":"EUR","source":"contract","date":"2026-11"}]}
+EOF
+"$GPUCTL" plan cost --prices "$tmp/mine.json" --instance my-h200 --hours 100 --spot-overhead 20 --json >"$tmp/u1"
+check "user prices: spot with 20% overhead" [ "$(jq '.cost[0].spot' "$tmp/u1")" = "1440" ]
+"$GPUCTL" plan cost --prices "$tmp/mine.json" --instance my-h200 --buy 300000 --power-kw 10 --pue 1.5 \
+	--kwh-price 0.2 --utilization 100 --rent-pricing 1-year --json >"$tmp/u2"
+check "break-even: 300000 / (20 - 3) busy hours" \
+	jq -e '.breakeven.breakeven_busy_hours | . > 17647 and . < 17648' "$tmp/u2" >/dev/null
+
+echo "plan.sh: $checks checks, $fails failed"
+[ "$fails" = 0 ]
