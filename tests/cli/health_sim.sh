@@ -148,5 +148,15 @@ rc=$?
 "$GPUCTL" health --help > "$tmp/help.out" 2>&1 || fail "health --help failed"
 grep -q '69 could not check' "$tmp/help.out" || fail "help lacks the exit codes"
 
+# docs/health.md lists every shipped rule and every XID of the catalog
+checks=$((checks + 1))
+doc="${GPUCTL_SRC_DIR:-$here/../..}/docs/health.md"
+for id in $(jq -r '.rules[].id' "$GPUCTL_DATA_DIR/health/rules.json"); do
+	grep -q "| \`$id\` |" "$doc" || fail "docs/health.md lacks rule '$id'"
+done
+for code in $(jq -r '.xids[].code' "$GPUCTL_DATA_DIR/health/xid.json"); do
+	grep -Eq "^\| $code \|" "$doc" || fail "docs/health.md lacks XID $code"
+done
+
 echo "health_sim: $checks checks, $fails failures"
 [ $fails = 0 ]
