@@ -11,8 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <time.h>
+
 #include "bench/suite.h"
 #include "bench/telemetry.h"
+#include "sampler/sampler.h"
 
 /* ---- a scripted module ---------------------------------------------------- */
 static struct {
@@ -21,6 +24,7 @@ static struct {
 	int last_nccl_ndevs;
 	size_t copy_bytes_seen[64];
 	int ncopy;
+	int mem_sleep_ms;          /* memory calls take this long (telemetry test) */
 } fake;
 
 enum { K_COPY, K_MEM, K_FMA, K_GEMM, K_OWN, K_P2P, K_NCCL };
@@ -53,6 +57,10 @@ static int f_copy(const struct gk_copy_args *a, struct gk_result *r)
 static int f_memory(const struct gk_mem_args *a, struct gk_result *r)
 {
 	fake.calls[K_MEM]++;
+	if (fake.mem_sleep_ms) {
+		struct timespec ts = { 0, fake.mem_sleep_ms * 1000000L };
+		nanosleep(&ts, NULL);
+	}
 	fill(r, 1.0, (double)a->bytes * 2, 0);
 	if (a->op == GK_MEM_LATENCY) {
 		r->naux = 1;
@@ -337,6 +345,54 @@ static void test_bad_plan(void **state)
 	assert_string_equal(err, "no GPU selected");
 }
 
+/* ---- telemetry through the real sampler on a simulated server --------------- */
+static void rec_begin(void *arg, const int *g, unsigned n) { bench_tel_rec_begin(arg, g, n); }
+static void rec_end(void *arg, struct bench_result *r) { bench_tel_rec_end(arg, r); }
+
+static void test_telemetry_from_sampler(void **state)
+{
+	(void)state;
+	struct gpu_backend be = { 0 };
+	struct gpu_err gerr = { "" };
+	if (gpu_backend_open(&be, "sim", "h200x8", &gerr) != GPU_OK)
+		fail_msg("sim: %s", gerr.msg);
+	struct sampler_config cfg;
+	sampler_config_default(&cfg);
+	cfg.interval_ns = 20000000ull;
+	cfg.groups = GPU_GRP_BASIC;
+	struct sampler *smp = NULL;
+	assert_int_equal(sampler_start(&smp, &be, &cfg, &gerr), 0);
+	assert_true(sampler_wait_first(smp, 5000000000ull));
+	struct bench_tel_rec *rec = bench_tel_rec_start(smp, 5);
+	assert_non_null(rec);
+
+	struct bench_plan p;
+	struct bench_run run;
+	plan_for(&p, BENCH_MEMORY, 1);
+	p.gpu[0] = 3; /* NVML GPU 3 of the simulated server */
+	memset(&fake, 0, sizeof(fake));
+	fake.timeout_device = -1;
+	fake.mem_sleep_ms = 300; /* long enough for several 20 ms samples, even on a busy machine */
+	struct bench_hooks h = { .arg = rec, .now_ns = h_now, .tel_begin = rec_begin, .tel_end = rec_end };
+	char err[128];
+	bench_run_init(&run);
+	assert_int_equal(bench_run_plan(&api, &p, &h, &run, err, sizeof(err)), 0);
+	bench_tel_rec_stop(rec);
+	sampler_stop(smp);
+	gpu_backend_close(&be);
+	assert_int_equal(run.n, 5);
+	for (size_t i = 0; i < run.n; i++) {
+		const struct bench_telemetry *t = &run.r[i].tel;
+		if (t->samples < 2)
+			fail_msg("%s: %u telemetry samples in 300 ms at 20 ms", run.r[i].test, t->samples);
+		assert_true(t->power_w_avg > 0);
+		assert_true(t->sm_clock_mhz_min > 0 && t->sm_clock_mhz_min <= t->sm_clock_mhz_max);
+		assert_true(t->temp_c_max > 0);
+		assert_true(t->window_s > 0.02 && t->window_s < 1.0);
+	}
+	bench_run_free(&run);
+}
+
 /* ---- telemetry accumulation ------------------------------------------------- */
 static struct gpu_sample sample(uint64_t t_ms, uint64_t energy_mj, uint64_t power_mw, uint64_t mhz, uint64_t temp,
 				uint64_t reasons)
@@ -399,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_timeout_skips_the_gpu),
 		cmocka_unit_test(test_bad_plan),
 		cmocka_unit_test(test_telemetry_accumulation),
+		cmocka_unit_test(test_telemetry_from_sampler),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
