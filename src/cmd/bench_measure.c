@@ -89,8 +89,8 @@ static int cuda_ordinal_of(const struct gk_api *api, int ncuda, const char *nvml
 }
 
 /* Fills run's header and the plan's GPUs from NVML and the module. */
-static int setup(struct cmd_ctx *ctx, const struct bench_measure_opts *mo, struct bench_plan *plan, const struct kmod *km, const struct catalog *cat,
-		 struct bench_run *run, const struct cat_gpu **for_gpu)
+static int setup(struct cmd_ctx *ctx, const struct bench_measure_opts *mo, struct bench_plan *plan,
+		 const struct kmod *km, const struct catalog *cat, struct bench_run *run, const struct cat_gpu **for_gpu)
 {
 	struct gpu_backend *be = ctx->be;
 	unsigned n = be->gpu_count > BENCH_MAX_GPUS ? BENCH_MAX_GPUS : be->gpu_count;
@@ -134,6 +134,8 @@ static int setup(struct cmd_ctx *ctx, const struct bench_measure_opts *mo, struc
 			return EXIT_USAGE;
 		}
 		int d = ids[i].bus_id ? cuda_ordinal_of(km->api, ncuda, ids[i].bus_id) : -1;
+		if (d < 0 && !mo->gpus)
+			continue; /* hidden from CUDA (CUDA_VISIBLE_DEVICES): not asked for by name */
 		if (d < 0) {
 			cmd_error(ctx, mo->cmd, "GPU %u (%s) is not visible to CUDA (CUDA_VISIBLE_DEVICES?)", i,
 				  ids[i].bus_id ? ids[i].bus_id : "no bus id");
@@ -142,6 +144,10 @@ static int setup(struct cmd_ctx *ctx, const struct bench_measure_opts *mo, struc
 		plan->gpu[plan->ngpus] = (int)i;
 		plan->cuda[plan->ngpus] = d;
 		plan->ngpus++;
+	}
+	if (plan->ngpus == 0) {
+		cmd_error(ctx, mo->cmd, "none of the selected GPUs is visible to CUDA (CUDA_VISIBLE_DEVICES?)");
+		return EXIT_UNAVAILABLE;
 	}
 	for (unsigned a = 0; a < plan->ngpus; a++)
 		for (unsigned b = 0; b < plan->ngpus; b++) {
@@ -164,7 +170,6 @@ static int setup(struct cmd_ctx *ctx, const struct bench_measure_opts *mo, struc
 	strftime(run->started_utc, sizeof(run->started_utc), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	return EXIT_OK;
 }
-
 
 int bench_measure(struct cmd_ctx *ctx, const struct bench_measure_opts *mo, struct bench_plan *plan,
 		  const struct bench_thresholds *thr, struct bench_run *run, struct catalog *cat,
