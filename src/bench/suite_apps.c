@@ -38,15 +38,15 @@ void bench_suite_apps(struct bench_ctx *c)
 		enum bench_metric m = BM_GFLOPS;
 		double scale = NAN;
 		if (which == 0) {
-			int rows = full ? 8 << 20 : 2 << 20;
+			int rows = full ? 4 << 20 : 2 << 20;
 			r->size_bytes = (uint64_t)rows;
 			rc = kref_run_spmv(c->api, &com, rows, 27, threads, c->hooks->cpu_now_s, &g, &out);
 		} else if (which == 1) {
-			int natoms = full ? 256 << 10 : 64 << 10;
+			int natoms = full ? 64 << 10 : 32 << 10; /* the CPU side grows fast */
 			r->size_bytes = (uint64_t)natoms;
 			rc = kref_run_lj(c->api, &com, natoms, threads, c->hooks->cpu_now_s, &g, &out);
 		} else {
-			int ntris = full ? 1 << 20 : 128 << 10, nrays = full ? 4 << 20 : 1 << 20;
+			int ntris = full ? 1 << 20 : 128 << 10, nrays = full ? 2 << 20 : 1 << 20;
 			r->size_bytes = (uint64_t)nrays;
 			m = BM_RATE;
 			scale = nrays;
