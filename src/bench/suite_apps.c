@@ -39,15 +39,16 @@ void bench_suite_apps(struct bench_ctx *c)
 		double scale = NAN;
 		if (which == 0) {
 			int rows = full ? 4 << 20 : 2 << 20;
-			r->size_bytes = (uint64_t)rows;
+			bench_result_add_aux(r, "rows", rows, "");
 			rc = kref_run_spmv(c->api, &com, rows, 27, threads, c->hooks->cpu_now_s, &g, &out);
 		} else if (which == 1) {
 			int natoms = full ? 64 << 10 : 32 << 10; /* the CPU side grows fast */
-			r->size_bytes = (uint64_t)natoms;
+			bench_result_add_aux(r, "atoms", natoms, "");
 			rc = kref_run_lj(c->api, &com, natoms, threads, c->hooks->cpu_now_s, &g, &out);
 		} else {
 			int ntris = full ? 1 << 20 : 128 << 10, nrays = full ? 2 << 20 : 1 << 20;
-			r->size_bytes = (uint64_t)nrays;
+			bench_result_add_aux(r, "triangles", ntris, "");
+			bench_result_add_aux(r, "rays", nrays, "");
 			m = BM_RATE;
 			scale = nrays;
 			snprintf(r->unit, sizeof(r->unit), "Mrays/s");

@@ -60,7 +60,7 @@ def add(suite, test, variant, metric, unit, value, bytes_=0.0, flops=0.0, gpu=0,
          "verified": True, "max_err": 1e-6, "message": "", "samples_ms": ms,
          "aux": [{"name": a, "value": b, "unit": c} for a, b, c in aux],
          "telemetry": tel(power, reasons=reasons),
-         "gflops_per_watt": (flops / 1e9 / (vs["median"] and stats(ms)["median"] * 1e-3) / power) if flops else None}
+         "gflops_per_watt": flops / 1e9 / (stats(ms)["median"] * 1e-3) / power if flops else None}
     results.append(r)
 
 add("host", "memcpy", "", "bandwidth", "GB/s", 38.0, bytes_=2 * 512 * MiB, gpu=-1, ngpus=0, size=512 * MiB,
@@ -110,11 +110,11 @@ for op in factor:
         add("nccl", op, "", "busbw", "GB/s", bb, bytes_=size, gpu=-1, ngpus=2, size=size, scale=factor[op],
             aux=[("nccl_version", 22803, "")], power=300)
 add("apps", "spmv", "", "gflops", "GFLOP/s", 180.0, flops=2 * 27 * 2 * MiB, bytes_=27 * 2 * MiB * 12 + 2 * MiB * 24,
-    gpu=0, size=2 * MiB, aux=[("cpu_ms", 41.2, "ms"), ("speedup", 35.0, "x")], power=350)
-add("apps", "lj", "", "gflops", "GFLOP/s", 2500.0, flops=20 * 64 * KiB * 90, gpu=0, size=64 * KiB,
-    aux=[("cpu_ms", 55.0, "ms"), ("speedup", 120.0, "x"), ("pairs", 64 * KiB * 90, "")], power=420)
-add("apps", "bvh", "", "rate", "Mrays/s", 900.0, gpu=0, size=MiB, scale=float(MiB),
-    aux=[("cpu_ms", 70.0, "ms"), ("speedup", 60.0, "x")], power=380)
+    gpu=0, aux=[("rows", 2 * MiB, ""), ("cpu_ms", 41.2, "ms"), ("speedup", 35.0, "x")], power=350)
+add("apps", "lj", "", "gflops", "GFLOP/s", 2500.0, flops=20 * 32 * KiB * 90, gpu=0,
+    aux=[("atoms", 32 * KiB, ""), ("cpu_ms", 55.0, "ms"), ("speedup", 120.0, "x"), ("pairs", 32 * KiB * 90, "")], power=420)
+add("apps", "bvh", "", "rate", "Mrays/s", 900.0, gpu=0, scale=float(MiB),
+    aux=[("triangles", 128 * KiB, ""), ("rays", MiB, ""), ("cpu_ms", 70.0, "ms"), ("speedup", 60.0, "x")], power=380)
 add("sustained", "gemm", "bf16", "tflops", "TFLOP/s", 760.0, flops=2.0 * 8192 ** 3, gpu=0, dims=8192, power=695,
     reasons=4, aux=[("first_tflops", 781.0, "TFLOP/s"), ("last_tflops", 742.0, "TFLOP/s"), ("loss_pct", 4.99, "%"),
                     ("step_s", 1.0, "s"), ("clock_min_mhz", 1650, "MHz"), ("temp_max_c", 71, "C"), ("power_max_w", 700, "W")])
