@@ -3,6 +3,7 @@
  * training or serving job, and MIG layouts. The arithmetic lives in src/plan/; this
  * file parses flags, loads the data files and prints (docs/plan.md).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -405,6 +406,12 @@ int plan_bench_gemm(struct pctx *p, const char *path, double *out)
 	struct bench_run run;
 	char err[512];
 	*out = NAN;
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		perr(p, "cannot open '%s': %s", path, strerror(errno));
+		return EXIT_NOINPUT;
+	}
+	fclose(f);
 	if (bench_results_load(&run, path, err, sizeof(err))) {
 		perr(p, "%s", err);
 		return EXIT_DATAERR;

@@ -72,6 +72,13 @@ check "train: time line" grep -q '^time for 2e+12 tokens' "$tmp/t4"
 check "train: --explain shows the formulas" grep -q 'Korthikanti' "$tmp/t4"
 check "train: cost table for H100 rows" grep -q 'p5.48xlarge (Capacity Block)' "$tmp/t4"
 
+# the peak from a saved bench run (GEMM BF16 of the fixture: 781 TFLOP/s)
+"$GPUCTL" plan train --model llama-2-7b --gpu 'H200 SXM' --tokens 100B \
+	--bench-results "$here/../data/results-h200x2.json" --json >"$tmp/t5"
+check "bench results: measured GEMM peak used" jq -e '.time.peak_from == "bench results" and (.time.peak_tflops_per_gpu | . > 780 and . < 782)' "$tmp/t5" >/dev/null
+echo '{"schema":"nope"}' >"$tmp/badbench.json"
+expect_error 65 "badbench.json" plan train --model gpt2-small --gpu 'H200 SXM' --tokens 1B --bench-results "$tmp/badbench.json"
+
 # MIG
 "$GPUCTL" plan mig --gpu 'H200 SXM' --request 3x1g.18gb,1x3g.71gb >"$tmp/m1"
 check "mig: layout exit 0" [ $? = 0 ]
@@ -81,6 +88,8 @@ check "mig: three 1g" [ "$(grep -c '1g.18gb *start' "$tmp/m1")" = 3 ]
 check "mig: no layout exits 1" [ $? = 1 ]
 check "mig: says why" grep -q 'at most 1 fit on one H200 SXM' "$tmp/m2"
 "$GPUCTL" plan mig --gpu 'A100 SXM 80GB' --json >"$tmp/m3"
+"$GPUCTL" plan mig --gpu 'A100 SXM 80GB' --request 7x1g >/dev/null
+check "C11: an A100 splits into 7 instances" [ $? = 0 ]
 check "mig JSON: 7 positions for 1g.10gb" [ "$(jq '.profiles[] | select(.name=="1g.10gb") | .starts | length' "$tmp/m3")" = 7 ]
 
 # errors: one line naming the field, documented exit codes
