@@ -154,11 +154,12 @@ int bench_finish(struct bench_ctx *c, struct bench_result *r, int rc, const stru
 	} else if (rc == GK_EUNSUPPORTED) {
 		bench_result_fail(r, BS_SKIPPED, "%s", g && g->err[0] ? g->err : "not supported here");
 	} else if (rc == GK_EVERIFY) {
-		bench_result_fail(r, BS_FAILED, "verification failed: %llu of %llu values off, %llu NaN, max error %.3g%s%s",
-				  g ? (unsigned long long)g->verify.mismatches : 0ULL,
-				  g ? (unsigned long long)g->verify.checked : 0ULL,
-				  g ? (unsigned long long)g->verify.nans : 0ULL, g ? g->verify.max_err : NAN,
-				  g && g->err[0] ? ": " : "", g ? g->err : "");
+		char of[48] = "";
+		if (g && g->verify.checked)
+			snprintf(of, sizeof(of), " of %llu", (unsigned long long)g->verify.checked);
+		bench_result_fail(r, BS_FAILED, "verification failed: %llu%s values off, %llu NaN%s%s",
+				  g ? (unsigned long long)g->verify.mismatches : 0ULL, of,
+				  g ? (unsigned long long)g->verify.nans : 0ULL, g && g->err[0] ? ": " : "", g ? g->err : "");
 	} else {
 		bench_result_fail(r, BS_FAILED, "%s: %s", kmod_rc_name(rc), g && g->err[0] ? g->err : "no detail");
 		if (rc == GK_ETIMEOUT)

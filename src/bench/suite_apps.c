@@ -137,9 +137,10 @@ static void sustained_one(struct bench_ctx *c, int slot)
 	g.verify.verified = rc == GK_OK && mismatches == 0 && nans == 0;
 	g.verify.mismatches = mismatches;
 	g.verify.nans = nans;
-	g.verify.checked = done;
-	if (rc == GK_OK && !g.verify.verified)
+	if (rc == GK_OK && !g.verify.verified) {
 		rc = GK_EVERIFY;
+		snprintf(g.err, sizeof(g.err), "GEMM results of the sustained load differ from the first, checked one");
+	}
 	if (done >= 2) {
 		double first = tenth_median(tflops, done, false), last = tenth_median(tflops, done, true);
 		bench_result_add_aux(r, "first_tflops", first, "TFLOP/s");

@@ -122,10 +122,35 @@ static int f_nccl(const struct gk_nccl_args *a, struct gk_result *r)
 	return GK_OK;
 }
 
+/* sustained load: each step 1% slower than the one before; step 7 miscompares when asked */
+static struct gk_load { int step; bool miscompare; } load_state;
+static bool fake_miscompare;
+static int f_load_open(const struct gk_load_args *a, struct gk_load **out, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	if (a->prec != GK_BF16 || a->n != 8192)
+		return GK_EARG;
+	load_state = (struct gk_load){ 0, fake_miscompare };
+	*out = &load_state;
+	return GK_OK;
+}
+static int f_load_step(struct gk_load *l, double seconds, uint64_t deadline_ns, struct gk_result *r)
+{
+	(void)seconds;
+	(void)deadline_ns;
+	fill(r, 1.4 * (1.0 + 0.01 * l->step), 0, 2.0 * 8192.0 * 8192 * 8192);
+	if (l->miscompare && l->step == 7)
+		r->verify.mismatches = 3;
+	l->step++;
+	return GK_OK;
+}
+static void f_load_close(struct gk_load *l) { l->step = -1; }
+
 static const struct gk_api api = {
 	.abi_version = GK_ABI_VERSION, .struct_size = sizeof(struct gk_api), .build_info = "fake",
 	.copy = f_copy, .memory = f_memory, .fma = f_fma, .gemm = f_gemm, .own_gemm = f_own, .p2p = f_p2p,
-	.nccl = f_nccl,
+	.nccl = f_nccl, .load_open = f_load_open, .load_step = f_load_step, .load_close = f_load_close,
 };
 
 /* ---- hooks ------------------------------------------------------------------ */
@@ -332,6 +357,39 @@ static void test_timeout_skips_the_gpu(void **state)
 	bench_run_free(&run);
 }
 
+static void test_sustained(void **state)
+{
+	(void)state;
+	struct bench_plan p;
+	struct bench_run run;
+	plan_for(&p, BENCH_SUSTAINED, 1);
+	p.sustained_s = 20; /* 20 steps of 1 s */
+	fake_miscompare = false;
+	assert_int_equal(run_plan(&p, &run), 0);
+	assert_int_equal(run.n, 1);
+	const struct bench_result *r = &run.r[0];
+	assert_int_equal(r->status, BS_OK);
+	assert_int_equal(r->nsamples, 20);
+	assert_int_equal(load_state.step, -1); /* closed */
+	double first = 2.0 * 8192.0 * 8192 * 8192 / 1.4e-3 / 1e12;
+	/* the first and last tenth: steps 0-1 and 18-19 */
+	assert_float_equal(bench_result_aux(r, "first_tflops"), (first + first / 1.01) / 2, 1e-6);
+	assert_float_equal(bench_result_aux(r, "last_tflops"), (first / 1.18 + first / 1.19) / 2, 1e-6);
+	double loss = bench_result_aux(r, "loss_pct");
+	assert_true(loss > 14.5 && loss < 15.5);
+	assert_float_equal(r->value.max, first, 1e-6);
+	bench_run_free(&run);
+
+	/* one miscompare anywhere fails the whole run: no figure */
+	fake_miscompare = true;
+	assert_int_equal(run_plan(&p, &run), 0);
+	assert_int_equal(run.r[0].status, BS_FAILED);
+	assert_string_equal(run.r[0].message, "verification failed: 3 values off, 0 NaN: GEMM results of the sustained "
+					       "load differ from the first, checked one");
+	assert_true(isnan(run.r[0].value.median));
+	bench_run_free(&run);
+}
+
 static void test_bad_plan(void **state)
 {
 	(void)state;
@@ -453,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_compute_statuses),
 		cmocka_unit_test(test_p2p_and_nccl),
 		cmocka_unit_test(test_timeout_skips_the_gpu),
+		cmocka_unit_test(test_sustained),
 		cmocka_unit_test(test_bad_plan),
 		cmocka_unit_test(test_telemetry_accumulation),
 		cmocka_unit_test(test_telemetry_from_sampler),
