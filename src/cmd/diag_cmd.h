@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "../core/catalog.h"
 #include "../health/diag_eval.h"
+#include "../../kernels/gpuctl_kernels.h"
 
 #define DIAG_MAX_RESULTS 1024
 
@@ -41,6 +42,7 @@ struct diag_gpu_opts {
 	uint64_t mask;             /* selected GPUs (NVML indexes) */
 	uint64_t flip_bits;        /* TEST ONLY: bits the memory test flips, so that it must FAIL */
 	double timeout_scale;      /* multiplies every test's timeout (default 1) */
+	double grace_s;            /* past a call's deadline, when its GPU counts as hung (0: 20 s) */
 	double variation_pct;      /* a GPU this much slower than the others' median is a WARN */
 	const char *kernels_path;  /* --kernels, or NULL */
 	const char *kernels_env;   /* $GPUCTL_KERNELS, or NULL */
@@ -51,6 +53,11 @@ struct diag_gpu_opts {
  * one line when they cannot run at all (no kernels module, no CUDA). */
 int diag_gpu_tests(struct cmd_ctx *ctx, const struct snapshot *snap, const struct catalog *cat,
 		   const struct diag_gpu_opts *o, struct diag_results *out);
+
+/* The tests themselves, on a loaded module's table (tests pass a fake one).
+ * Returns 0, or -1 with a message when CUDA sees no GPU at all. */
+int diag_gpu_run(const struct gk_api *api, const struct snapshot *snap, const struct catalog *cat,
+		 const struct diag_gpu_opts *o, struct diag_results *out, char *err, size_t errlen);
 
 /* Level 1's "CUDA context on every GPU": through the kernels module. Adds one
  * result per selected GPU (NA with the reason when the module is missing). */

@@ -26,9 +26,14 @@
 #include "../kernels_host/kmod.h"
 #include "../sampler/sampler.h"
 
-#define GRACE_S 20.0
 #define JOB_MAX_RESULTS 32
 #define MIB (1024ull * 1024ull)
+
+/* How long past its deadline a call may take before its GPU counts as hung. */
+static double grace(const struct diag_gpu_opts *o)
+{
+	return o->grace_s > 0 ? o->grace_s : 20.0;
+}
 
 static uint64_t mono_ns(void)
 {
@@ -48,6 +53,7 @@ struct job {
 	int gpu, cuda, peer, peer_cuda;  /* NVML indexes and CUDA ordinals */
 	unsigned nvlinks;                 /* between gpu and peer (or the fewest of the set for NCCL) */
 	bool p2p_expected;
+	bool nccl_pair;                   /* one pair, run to find the culprit of a failed all-reduce */
 	int ndevs;
 	int devs[GK_MAX_DEVS], devs_nvml[GK_MAX_DEVS];
 	pthread_mutex_t m;
@@ -292,13 +298,14 @@ static void run_nccl(struct job *j, struct gk_result *r)
 	memcpy(a.devs, j->devs, sizeof(a.devs));
 	memset(r, 0, sizeof(*r));
 	int rc = j->api->nccl(&a, r);
+	const char *name = j->nccl_pair ? "nccl_pair" : "nccl_all_reduce";
 	char who[64];
 	if (j->ndevs == 2)
 		snprintf(who, sizeof(who), "pair %d-%d", j->devs_nvml[0], j->devs_nvml[1]);
 	else
 		snprintf(who, sizeof(who), "%d GPUs", j->ndevs);
 	if (rc != GK_OK) {
-		job_call_failed(j, j->ndevs == 2 ? "nccl_pair" : "nccl_all_reduce", j->gpu, j->peer, rc, r);
+		job_call_failed(j, name, j->gpu, j->peer, rc, r);
 		return;
 	}
 	double busbw = r->bytes / median_ms(r) / 1e6 * kmod_busbw_factor(GK_ALL_REDUCE, j->ndevs);
@@ -306,7 +313,7 @@ static void run_nccl(struct job *j, struct gk_result *r)
 	diag_threshold_for(j->cat, DT_NCCL_ALLREDUCE, j->nvlinks, &th);
 	struct diag_judgement jd;
 	diag_judge(busbw, &th, &jd);
-	job_add(j, j->ndevs == 2 ? "nccl_pair" : "nccl_all_reduce", j->gpu, j->peer, jd.verdict, true, busbw, "GB/s",
+	job_add(j, name, j->gpu, j->peer, jd.verdict, true, busbw, "GB/s",
 		"%s, 1 GiB, bus bandwidth: %s", who, jd.detail);
 }
 
@@ -374,7 +381,7 @@ static bool job_wait(struct job *j, uint64_t deadline_ns, struct diag_results *o
 	char current[28];
 	snprintf(current, sizeof(current), "%s", j->current);
 	pthread_mutex_unlock(&j->m);
-	if (!done && j->kind == JOB_NCCL && j->ndevs == 2)
+	if (!done && j->kind == JOB_NCCL && j->nccl_pair)
 		diag_add(out, "nccl_pair", j->devs_nvml[0], j->devs_nvml[1], HEALTH_FAIL,
 			 "all-reduce between GPU %d and GPU %d hung (no answer within %.0f s)", j->devs_nvml[0],
 			 j->devs_nvml[1], budget_s);
@@ -393,7 +400,7 @@ static unsigned nabandoned;
 
 static bool run_one(struct job *j, double budget_s, struct diag_results *out)
 {
-	budget_s = budget_s * j->o->timeout_scale + GRACE_S;
+	budget_s = budget_s * j->o->timeout_scale + grace(j->o);
 	job_start(j);
 	bool done = job_wait(j, mono_ns() + (uint64_t)(budget_s * 1e9), out, budget_s);
 	if (!done && nabandoned < 256)
@@ -520,12 +527,24 @@ int diag_gpu_tests(struct cmd_ctx *ctx, const struct snapshot *snap, const struc
 		cmd_error(ctx, "diag", "level %d needs the CUDA kernels module: %s", o->level, km_err);
 		return EXIT_UNAVAILABLE;
 	}
-	int cuda[GPU_MAX_GPUS];
 	char err[256] = "";
-	if (map_cuda(api, snap, cuda, err, sizeof(err)) != 0) {
+	if (diag_gpu_run(api, snap, cat, o, out, err, sizeof(err)) != 0) {
 		cmd_error(ctx, "diag", "CUDA finds no GPU: %s", err);
 		return EXIT_UNAVAILABLE;
 	}
+	if (nabandoned == 0) {
+		kmod_close(&km);
+		km_open = false;
+	}
+	return EXIT_OK;
+}
+
+int diag_gpu_run(const struct gk_api *api, const struct snapshot *snap, const struct catalog *cat,
+		 const struct diag_gpu_opts *o, struct diag_results *out, char *err, size_t errlen)
+{
+	int cuda[GPU_MAX_GPUS];
+	if (map_cuda(api, snap, cuda, err, errlen) != 0)
+		return -1;
 	const struct cat_gpu *model[GPU_MAX_GPUS];
 	bool usable[GPU_MAX_GPUS] = { false };
 	for (unsigned i = 0; i < snap->n; i++) {
@@ -548,11 +567,11 @@ int diag_gpu_tests(struct cmd_ctx *ctx, const struct snapshot *snap, const struc
 	for (unsigned i = 0; i < snap->n; i++)
 		if (usable[i] && (local[i] = job_new(JOB_LOCAL, api, o, model[i], (int)i, cuda[i])))
 			job_start(local[i]);
-	uint64_t deadline = mono_ns() + (uint64_t)((local_budget * o->timeout_scale + GRACE_S) * 1e9);
+	uint64_t deadline = mono_ns() + (uint64_t)((local_budget * o->timeout_scale + grace(o)) * 1e9);
 	for (unsigned i = 0; i < snap->n; i++) {
 		if (!local[i])
 			continue;
-		bool done = job_wait(local[i], deadline, out, local_budget * o->timeout_scale + GRACE_S);
+		bool done = job_wait(local[i], deadline, out, local_budget * o->timeout_scale + grace(o));
 		usable[i] = done;
 		if (!done && nabandoned < 256)
 			abandoned_jobs[nabandoned++] = local[i];
@@ -615,6 +634,7 @@ int diag_gpu_tests(struct cmd_ctx *ctx, const struct snapshot *snap, const struc
 				if (!pj)
 					continue;
 				pj->peer = devs_nvml[b];
+				pj->nccl_pair = true;
 				pj->ndevs = 2;
 				pj->devs[0] = devs[a];
 				pj->devs[1] = devs[b];
@@ -626,9 +646,5 @@ int diag_gpu_tests(struct cmd_ctx *ctx, const struct snapshot *snap, const struc
 				job_free(pj, pdone);
 			}
 	}
-	if (nabandoned == 0) {
-		kmod_close(&km);
-		km_open = false;
-	}
-	return EXIT_OK;
+	return 0;
 }

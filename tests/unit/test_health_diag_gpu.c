@@ -1,0 +1,343 @@
+/*
+ * test_health_diag_gpu.c - diag's active tests (src/cmd/diag_gpu.c) on a fake
+ * kernels-module table, without CUDA: results judged against the catalog's
+ * thresholds, a corrupted memory test FAILs, a GEMM miscompare FAILs, a GPU
+ * whose call never returns is declared hung while the others go on, and a
+ * failed NCCL all-reduce is narrowed down to the failing pair.
+ *
+ * diag_gpu.c is included (its static functions are what is tested); the two
+ * functions it takes from other command files are defined here.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include "../../src/cmd/diag_gpu.c"
+
+void diag_add(struct diag_results *rs, const char *test, int gpu, int peer, enum health_verdict v, const char *fmt, ...)
+{
+	if (rs->n >= DIAG_MAX_RESULTS)
+		return;
+	struct diag_result *r = &rs->r[rs->n++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->test, sizeof(r->test), "%s", test);
+	r->gpu = gpu;
+	r->peer = peer;
+	r->verdict = v;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->detail, sizeof(r->detail), fmt, ap);
+	va_end(ap);
+}
+
+void cmd_error(const struct cmd_ctx *ctx, const char *cmd, const char *fmt, ...)
+{
+	(void)ctx; (void)cmd; (void)fmt;
+}
+
+/* ---- the fake module: figures of a healthy H200 unless told otherwise ---- */
+static struct {
+	int ndev;
+	int hang_dev;            /* memtest on this CUDA device never returns (until released) */
+	volatile int released;
+	double h2d_gbs[8];
+	int miscompare_dev;
+	int bad_nccl_a, bad_nccl_b; /* NCCL with both of these hangs (-1: none) */
+} fk;
+
+static void fake_reset(int ndev)
+{
+	memset((void *)&fk, 0, sizeof(fk));
+	fk.ndev = ndev;
+	fk.hang_dev = fk.miscompare_dev = fk.bad_nccl_a = fk.bad_nccl_b = -1;
+	for (int i = 0; i < 8; i++)
+		fk.h2d_gbs[i] = 55.0;
+}
+
+static void fill_rate(struct gk_result *r, double bytes_or_flops, double per_s, bool flops)
+{
+	r->nsamples = GK_MIN_SAMPLES;
+	for (int i = 0; i < r->nsamples; i++)
+		r->samples_ms[i] = bytes_or_flops / per_s * 1e3;
+	if (flops)
+		r->flops = bytes_or_flops;
+	else
+		r->bytes = bytes_or_flops;
+}
+
+static int f_count(int *count, char *err, size_t errlen)
+{
+	(void)err; (void)errlen;
+	*count = fk.ndev;
+	return GK_OK;
+}
+
+static int f_info(int device, struct gk_device_info *out)
+{
+	snprintf(out->pci_bus_id, sizeof(out->pci_bus_id), "0000:%02X:00.0", 0x10 + device);
+	snprintf(out->name, sizeof(out->name), "NVIDIA H200");
+	out->mem_total_bytes = 150000000000ull;
+	out->mem_free_bytes = 149000000000ull;
+	return GK_OK;
+}
+
+static int f_memtest(const struct gk_memtest_args *a, struct gk_result *r)
+{
+	if (a->c.device == fk.hang_dev) {
+		while (!fk.released) /* a hung GPU: ignores its deadline */
+			nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+		return GK_ETIMEOUT;
+	}
+	r->bytes = 120e9;
+	r->verify.checked = 30000000000ull;
+	r->verify.mismatches = a->flip_bits;
+	r->rc = a->flip_bits ? GK_EVERIFY : GK_OK;
+	return r->rc;
+}
+
+static int f_copy(const struct gk_copy_args *a, struct gk_result *r)
+{
+	fill_rate(r, (double)a->bytes, fk.h2d_gbs[a->c.device] * 1e9, false);
+	return GK_OK;
+}
+
+static int f_memory(const struct gk_mem_args *a, struct gk_result *r)
+{
+	fill_rate(r, 2.0 * (double)a->bytes, 4100e9, false);
+	return GK_OK;
+}
+
+static int f_stress(const struct gk_stress_args *a, struct gk_result *r)
+{
+	static const double tflops[GK_PREC_COUNT] = { [GK_FP32] = 50, [GK_TF32] = 400, [GK_BF16] = 780, [GK_FP8_E4M3] = 1370 };
+	fill_rate(r, 2.0 * 8192.0 * 8192.0 * 8192.0, tflops[a->prec] * 1e12, true);
+	r->verify.checked = 1000;
+	if (a->c.device == fk.miscompare_dev && a->prec == GK_BF16) {
+		r->verify.mismatches = 5;
+		return GK_EVERIFY;
+	}
+	return GK_OK;
+}
+
+static int f_p2p(const struct gk_p2p_args *a, struct gk_result *r)
+{
+	fill_rate(r, (double)a->bytes, 390e9, false);
+	return GK_OK;
+}
+
+static int f_nccl(const struct gk_nccl_args *a, struct gk_result *r)
+{
+	bool has_a = false, has_b = false;
+	for (int i = 0; i < a->ndevs; i++) {
+		has_a |= a->devs[i] == fk.bad_nccl_a;
+		has_b |= a->devs[i] == fk.bad_nccl_b;
+	}
+	if (has_a && has_b) {
+		snprintf(r->err, sizeof(r->err), "ncclAllReduce: deadline passed");
+		return GK_ETIMEOUT;
+	}
+	/* busbw 330 GB/s whatever the count: algbw = busbw / (2(n-1)/n) */
+	double factor = 2.0 * (a->ndevs - 1) / a->ndevs;
+	fill_rate(r, (double)a->bytes, 330e9 / factor, false);
+	return GK_OK;
+}
+
+static const struct gk_api fake_api = {
+	.abi_version = GK_ABI_VERSION, .struct_size = sizeof(struct gk_api), .build_info = "fake",
+	.device_count = f_count, .device_info = f_info, .copy = f_copy, .memory = f_memory, .p2p = f_p2p,
+	.nccl = f_nccl, .memtest = f_memtest, .stress = f_stress,
+};
+
+/* ---- fixtures -------------------------------------------------------------- */
+static struct catalog cat;
+static struct snapshot *snap;
+static struct diag_results *res;
+
+static int setup(void **state)
+{
+	(void)state;
+	char err[256];
+	if (catalog_load_default(&cat, err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	snap = calloc(1, sizeof(*snap));
+	res = calloc(1, sizeof(*res));
+	return snap && res ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	fk.released = 1;
+	nanosleep(&(struct timespec){ 0, 50000000 }, NULL); /* let a released fake call finish */
+	catalog_free(&cat);
+	free(snap);
+	free(res);
+	return 0;
+}
+
+static void make_snapshot(unsigned n)
+{
+	memset(snap, 0, sizeof(*snap));
+	snap->n = n;
+	for (unsigned i = 0; i < n; i++) {
+		struct gpu_static *st = &snap->gpu[i].st;
+		snprintf(st->pci_bus_id.s, sizeof(st->pci_bus_id.s), "00000000:%02X:00.0", 0x10 + i);
+		st->pci_bus_id.st = VAL_OK;
+		snprintf(st->catalog_model.s, sizeof(st->catalog_model.s), "H200 SXM");
+		st->catalog_model.st = VAL_OK;
+		snap->gpu[i].up = true;
+		for (unsigned j = 0; j < n; j++)
+			snap->link[i][j] = (struct gpu_link){ .kind = i == j ? LINK_SELF : LINK_NVLINK, .nvlinks = i == j ? 0 : 18,
+							      .p2p_supported = i != j };
+	}
+}
+
+static void run(int level, unsigned n, uint64_t flip_bits, double timeout_scale)
+{
+	make_snapshot(n);
+	memset(res, 0, sizeof(*res));
+	struct diag_gpu_opts o = { .level = level, .mask = gpu_select_all(n), .flip_bits = flip_bits,
+				   .timeout_scale = timeout_scale, .grace_s = 0.3, .variation_pct = 10 };
+	char err[128];
+	assert_int_equal(diag_gpu_run(&fake_api, snap, &cat, &o, res, err, sizeof(err)), 0);
+}
+
+static const struct diag_result *result(const char *test, int gpu, int peer)
+{
+	for (unsigned k = 0; k < res->n; k++)
+		if (strcmp(res->r[k].test, test) == 0 && res->r[k].gpu == gpu && res->r[k].peer == peer)
+			return &res->r[k];
+	return NULL;
+}
+
+static void expect(const char *test, int gpu, int peer, enum health_verdict v, const char *detail_has)
+{
+	const struct diag_result *r = result(test, gpu, peer);
+	if (!r)
+		fail_msg("no result %s GPU %d peer %d", test, gpu, peer);
+	if (r->verdict != v || (detail_has && !strstr(r->detail, detail_has)))
+		fail_msg("%s GPU %d peer %d: %s '%s', want %s '%s'", test, gpu, peer, health_verdict_name(r->verdict),
+			 r->detail, health_verdict_name(v), detail_has ? detail_has : "");
+}
+
+static void test_healthy_level3(void **state)
+{
+	(void)state;
+	fake_reset(2);
+	run(3, 2, 0, 1);
+	static const char *const local[] = { "memtest_walking_ones", "memtest_address", "memtest_random", "mem_bw",
+					     "gemm_fp32", "gemm_tf32", "gemm_bf16", "gemm_fp8", "pcie_h2d", "pcie_d2h" };
+	for (int g = 0; g < 2; g++)
+		for (size_t t = 0; t < sizeof(local) / sizeof(local[0]); t++)
+			expect(local[t], g, -1, HEALTH_PASS, NULL);
+	expect("pcie_h2d", 0, -1, HEALTH_PASS, "measured 55 GB/s >= threshold 48 GB/s");
+	expect("mem_bw", 1, -1, HEALTH_PASS, "measured 4100 GB/s >= threshold 3600 GB/s");
+	expect("gemm_bf16", 0, -1, HEALTH_PASS, "measured 780 TFLOP/s >= threshold 692.6 TFLOP/s");
+	expect("p2p", 0, 1, HEALTH_PASS, "measured 390 GB/s >= threshold 337.5 GB/s");
+	expect("p2p", 1, 0, HEALTH_PASS, NULL);
+	expect("nccl_all_reduce", -1, -1, HEALTH_PASS, "measured 330 GB/s >= threshold 292.5 GB/s");
+	assert_float_equal(result("pcie_h2d", 0, -1)->value, 55.0, 1e-6);
+	assert_string_equal(result("gemm_fp8", 1, -1)->unit, "TFLOP/s");
+	for (unsigned k = 0; k < res->n; k++)
+		if (res->r[k].verdict != HEALTH_PASS)
+			fail_msg("unexpected %s %s: %s", res->r[k].test, health_verdict_name(res->r[k].verdict), res->r[k].detail);
+}
+
+static void test_slow_pcie_fails_with_value_and_threshold(void **state)
+{
+	(void)state;
+	fake_reset(2);
+	fk.h2d_gbs[1] = 27.1; /* a link trained down to Gen4 */
+	run(2, 2, 0, 1);
+	expect("pcie_h2d", 1, -1, HEALTH_FAIL, "measured 27.1 GB/s < threshold 48 GB/s (0.75 x 64 GB/s");
+	expect("pcie_h2d", 0, -1, HEALTH_PASS, NULL);
+	/* level 2: P2P is reachability with a data check, GEMMs are not run */
+	expect("p2p", 0, 1, HEALTH_PASS, "reachable, data verified");
+	assert_null(result("gemm_bf16", 0, -1));
+	assert_null(result("nccl_all_reduce", -1, -1));
+}
+
+static void test_flip_bits_fails_the_memory_test(void **state)
+{
+	(void)state;
+	fake_reset(2);
+	run(2, 2, 64, 1);
+	for (int g = 0; g < 2; g++) {
+		expect("memtest_walking_ones", g, -1, HEALTH_FAIL, "64 wrong 32-bit words");
+		expect("memtest_random", g, -1, HEALTH_FAIL, "--flip-bits");
+	}
+}
+
+static void test_gemm_miscompare_fails(void **state)
+{
+	(void)state;
+	fake_reset(2);
+	fk.miscompare_dev = 0;
+	run(3, 2, 0, 1);
+	expect("gemm_bf16", 0, -1, HEALTH_FAIL, "5 miscompares");
+	expect("gemm_bf16", 1, -1, HEALTH_PASS, NULL);
+	expect("gemm_fp8", 0, -1, HEALTH_PASS, NULL);
+}
+
+static void test_hung_gpu_fails_and_others_go_on(void **state)
+{
+	(void)state;
+	fake_reset(3);
+	fk.hang_dev = 1;
+	uint64_t t0 = mono_ns();
+	run(3, 3, 0, 0.001);
+	double took = (double)(mono_ns() - t0) / 1e9;
+	assert_true(took < 10);
+	expect("memtest_walking_ones", 1, -1, HEALTH_FAIL, "GPU 1 is hung");
+	for (int g = 0; g <= 2; g += 2) {
+		expect("gemm_bf16", g, -1, HEALTH_PASS, NULL);
+		expect("pcie_h2d", g, -1, HEALTH_PASS, NULL);
+	}
+	assert_null(result("pcie_h2d", 1, -1));  /* its remaining tests are skipped */
+	assert_null(result("p2p", 0, 1));
+	expect("p2p", 0, 2, HEALTH_PASS, NULL);
+	expect("nccl_all_reduce", -1, -1, HEALTH_PASS, NULL); /* over GPUs 0 and 2 */
+	fk.released = 1;
+}
+
+static void test_nccl_failure_named_by_pair(void **state)
+{
+	(void)state;
+	fake_reset(3);
+	fk.bad_nccl_a = 1;
+	fk.bad_nccl_b = 2;
+	run(3, 3, 0, 1);
+	expect("nccl_all_reduce", -1, -1, HEALTH_FAIL, "timed out");
+	expect("nccl_pair", 0, 1, HEALTH_PASS, "pair 0-1");
+	expect("nccl_pair", 0, 2, HEALTH_PASS, NULL);
+	expect("nccl_pair", 1, 2, HEALTH_FAIL, "timed out");
+}
+
+static void test_gpu_cuda_does_not_see(void **state)
+{
+	(void)state;
+	fake_reset(2); /* CUDA sees 2 of the 3 GPUs */
+	run(2, 3, 0, 1);
+	expect("cuda_visible", 2, -1, HEALTH_FAIL, "does not see");
+	expect("memtest_address", 0, -1, HEALTH_PASS, NULL);
+	assert_null(result("memtest_address", 2, -1));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_healthy_level3),
+		cmocka_unit_test(test_slow_pcie_fails_with_value_and_threshold),
+		cmocka_unit_test(test_flip_bits_fails_the_memory_test),
+		cmocka_unit_test(test_gemm_miscompare_fails),
+		cmocka_unit_test(test_hung_gpu_fails_and_others_go_on),
+		cmocka_unit_test(test_nccl_failure_named_by_pair),
+		cmocka_unit_test(test_gpu_cuda_does_not_see),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
