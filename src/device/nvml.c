@@ -53,6 +53,7 @@ static const struct {
 	SYM(DeviceGetCudaComputeCapability, "nvmlDeviceGetCudaComputeCapability"),
 	SYM(DeviceGetNumGpuCores, "nvmlDeviceGetNumGpuCores"),
 	SYM(DeviceGetMemoryInfo, "nvmlDeviceGetMemoryInfo"),
+	SYM(DeviceGetMemoryInfoV2, "nvmlDeviceGetMemoryInfo_v2"),
 	SYM(DeviceGetMemoryBusWidth, "nvmlDeviceGetMemoryBusWidth"),
 	SYM(DeviceGetMaxClockInfo, "nvmlDeviceGetMaxClockInfo"),
 	SYM(DeviceGetClockInfo, "nvmlDeviceGetClockInfo"),

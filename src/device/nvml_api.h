@@ -28,6 +28,7 @@ enum {
 	NVML_ERROR_FUNCTION_NOT_FOUND = 13,
 	NVML_ERROR_GPU_IS_LOST = 15,
 	NVML_ERROR_NO_DATA = 21,
+	NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
 	NVML_ERROR_GPU_NOT_FOUND = 28,
 	NVML_ERROR_UNKNOWN = 999,
 };
@@ -132,6 +133,13 @@ typedef struct {
 } nvmlPciInfo_t;
 
 typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
+/* _v2 splits what the driver reserves off "used", as nvidia-smi shows it. */
+typedef struct {
+	unsigned int version;
+	unsigned long long total, reserved, free, used;
+} nvmlMemory_v2_t;
+/* NVML_STRUCT_VERSION(Memory, 2): the struct's size and its version in the top byte */
+#define NVML_MEMORY_V2_VERSION ((unsigned int)(sizeof(nvmlMemory_v2_t) | (2u << 24)))
 typedef struct { unsigned int gpu, memory; } nvmlUtilization_t;
 typedef struct { unsigned long long referenceTime, violationTime; } nvmlViolationTime_t;
 
@@ -213,6 +221,7 @@ struct nvml_api {
 	nvmlReturn_t (*DeviceGetCudaComputeCapability)(nvmlDevice_t, int *, int *);
 	nvmlReturn_t (*DeviceGetNumGpuCores)(nvmlDevice_t, unsigned int *);
 	nvmlReturn_t (*DeviceGetMemoryInfo)(nvmlDevice_t, nvmlMemory_t *);
+	nvmlReturn_t (*DeviceGetMemoryInfoV2)(nvmlDevice_t, nvmlMemory_v2_t *);
 	nvmlReturn_t (*DeviceGetMemoryBusWidth)(nvmlDevice_t, unsigned int *);
 	nvmlReturn_t (*DeviceGetMaxClockInfo)(nvmlDevice_t, int, unsigned int *);
 	nvmlReturn_t (*DeviceGetClockInfo)(nvmlDevice_t, int, unsigned int *);

@@ -204,6 +204,25 @@ int nvml_static_info(struct gpu_backend *be, unsigned gpu, struct gpu_static *ou
 	return finish(p, gpu, rd, err);
 }
 
+/* Memory as nvidia-smi shows it: "used" without what the driver reserves
+ * (nvmlDeviceGetMemoryInfo_v2; on an H200 615 MiB). Older drivers: v1. */
+static nvmlReturn_t read_memory(struct nvml_api *api, nvmlDevice_t h, nvmlMemory_t *out)
+{
+	nvmlMemory_v2_t m2;
+	memset(&m2, 0, sizeof(m2));
+	m2.version = NVML_MEMORY_V2_VERSION;
+	nvmlReturn_t r = NVML_CALL(api, DeviceGetMemoryInfoV2, h, &m2);
+	if (r == NVML_SUCCESS) {
+		out->total = m2.total;
+		out->free = m2.free;
+		out->used = m2.used;
+		return r;
+	}
+	if (r == NVML_ERROR_GPU_IS_LOST)
+		return r;
+	return NVML_CALL(api, DeviceGetMemoryInfo, h, out);
+}
+
 static void sample_basic(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, struct gpu_sample *s, struct rd *rd)
 {
 	struct nvml_api *api = &p->api;
@@ -213,7 +232,7 @@ static void sample_basic(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, stru
 	put_u64(rd, &s->util_gpu_pct, r, u.gpu, "utilization");
 	put_u64(rd, &s->util_mem_pct, r, u.memory, "utilization");
 	nvmlMemory_t mem = { 0, 0, 0 };
-	r = NVML_CALL(api, DeviceGetMemoryInfo, h, &mem);
+	r = read_memory(api, h, &mem);
 	put_u64(rd, &s->mem_used_bytes, r, mem.used, "memory");
 	put_u64(rd, &s->mem_free_bytes, r, mem.free, "memory");
 	put_u64(rd, &s->mem_total_bytes, r, mem.total, "memory");

@@ -71,6 +71,19 @@ static nvmlReturn_t f_mem(nvmlDevice_t d, nvmlMemory_t *m)
 	m->free = m->total - m->used;
 	return NVML_SUCCESS;
 }
+static bool mem_v2_mismatch;
+static nvmlReturn_t f_mem_v2(nvmlDevice_t d, nvmlMemory_v2_t *m)
+{
+	CHECK(d);
+	/* NVML_STRUCT_VERSION(Memory, 2) = sizeof | 2 << 24 = 0x02000028 on x86-64 */
+	if (mem_v2_mismatch || m->version != 0x02000028u)
+		return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+	m->total = 143771ULL << 20;
+	m->reserved = 616ULL << 20;
+	m->used = 0;
+	m->free = m->total - m->reserved;
+	return NVML_SUCCESS;
+}
 static nvmlReturn_t f_buswidth(nvmlDevice_t d, unsigned *w) { CHECK(d); *w = 6016; return NVML_SUCCESS; }
 static nvmlReturn_t f_maxclock(nvmlDevice_t d, int t, unsigned *v) { CHECK(d); *v = t == NVML_CLOCK_SM ? 1980 : 3201; return NVML_SUCCESS; }
 static nvmlReturn_t f_clock(nvmlDevice_t d, int t, unsigned *v) { CHECK(d); *v = t == NVML_CLOCK_SM ? 345 : 3201; return NVML_SUCCESS; }
@@ -244,7 +257,7 @@ static struct nvml_api fake(void)
 	a.DeviceGetName = f_name; a.DeviceGetUUID = f_uuid; a.DeviceGetPciInfo = f_pci;
 	a.DeviceGetSerial = f_serial; a.DeviceGetVbiosVersion = f_vbios; a.DeviceGetBoardPartNumber = f_part;
 	a.DeviceGetArchitecture = f_arch; a.DeviceGetCudaComputeCapability = f_cc; a.DeviceGetNumGpuCores = f_cores;
-	a.DeviceGetMemoryInfo = f_mem; a.DeviceGetMemoryBusWidth = f_buswidth;
+	a.DeviceGetMemoryInfo = f_mem; a.DeviceGetMemoryInfoV2 = f_mem_v2; a.DeviceGetMemoryBusWidth = f_buswidth;
 	a.DeviceGetMaxClockInfo = f_maxclock; a.DeviceGetClockInfo = f_clock;
 	a.DeviceGetPowerManagementLimit = f_plimit; a.DeviceGetPowerManagementDefaultLimit = f_pdefault;
 	a.DeviceGetPowerManagementLimitConstraints = f_pconstraints; a.DeviceGetEnforcedPowerLimit = f_penforced;
@@ -279,6 +292,7 @@ static int setup(void **state)
 	init_rc = NVML_SUCCESS;
 	pcie_throughput_calls = 0;
 	events_left = 0;
+	mem_v2_mismatch = false;
 	memset(&be, 0, sizeof(be));
 	if (nvml_open_with_api(&be, &api, &err) != GPU_OK)
 		return -1;
@@ -370,7 +384,9 @@ static void test_sample_all(void **state)
 	assert_false(s.lost);
 	assert_int_equal(s.util_gpu_pct.v, 12);
 	assert_int_equal(s.util_mem_pct.v, 5);
-	assert_true(s.mem_used_bytes.v == 615ULL << 20);
+	/* _v2: used without the driver's reservation, as nvidia-smi shows it */
+	assert_int_equal(s.mem_used_bytes.v, 0);
+	assert_true(s.mem_free_bytes.v == (143771ULL - 616) << 20);
 	assert_int_equal(s.temp_c.v, 34);
 	assert_int_equal(s.temp_mem_c.v, 36);
 	assert_int_equal(s.temp_slowdown_c.v, 87);
@@ -419,6 +435,17 @@ static void test_sample_all(void **state)
 	assert_int_equal(be->ops->sample(be, 1, GPU_GRP_NVLINK, &s, &err), GPU_OK);
 	assert_int_equal(s.nvlink[3].active.v, 0);
 	assert_int_equal(s.nvlink[4].active.v, 1);
+}
+
+static void test_memory_v1_fallback(void **state)
+{
+	struct gpu_backend *be = *state;
+	struct gpu_sample s;
+	struct gpu_err err = { "" };
+	mem_v2_mismatch = true; /* a driver that does not know the v2 struct */
+	assert_int_equal(be->ops->sample(be, 0, GPU_GRP_BASIC, &s, &err), GPU_OK);
+	assert_true(s.mem_used_bytes.v == 615ULL << 20);
+	assert_true(s.mem_total_bytes.v == 143771ULL << 20);
 }
 
 static void test_sample_groups(void **state)
@@ -568,6 +595,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_system, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_static, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sample_all, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_memory_v1_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sample_groups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_links, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_processes, setup, teardown),
