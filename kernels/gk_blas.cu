@@ -187,7 +187,7 @@ double gk_gemm_tolerance(int prec)
 
 /* ---- the problem ----------------------------------------------------------------- */
 int gk_gemm_setup(struct gk_result *r, struct gk_track *t, struct gk_gemm_prob *p, int lib, int prec, int m, int n, int k,
-		  uint64_t seed, cudaStream_t s)
+		  bool nn, uint64_t seed, cudaStream_t s)
 {
 	memset(p, 0, sizeof *p);
 	if (m < 1 || n < 1 || k < 1) return gk_fail(r, GK_EARG, "gemm shape %dx%dx%d must be positive", m, n, k);
@@ -200,10 +200,11 @@ int gk_gemm_setup(struct gk_result *r, struct gk_track *t, struct gk_gemm_prob *
 		CK(cudaDeviceGetAttribute(&min, cudaDevAttrComputeCapabilityMinor, p->dev));
 		if (maj * 10 + min < 89) return gk_fail(r, GK_EUNSUPPORTED, "fp8 gemm needs compute capability 8.9+ (have %d.%d)", maj, min);
 		if (lib != GK_CUBLASLT) return gk_fail(r, GK_EUNSUPPORTED, "fp8 gemm needs cuBLASLt");
+		if (nn) return gk_fail(r, GK_EUNSUPPORTED, "fp8 gemm is TN only");
 		if (m % 16 || n % 16 || k % 16) return gk_fail(r, GK_EARG, "fp8 gemm needs m, n, k multiples of 16");
 	}
 	CKR(need_lib(r, lib, p->dev));
-	p->lib = lib; p->prec = prec; p->m = m; p->n = n; p->k = k; p->s = s;
+	p->lib = lib; p->prec = prec; p->m = m; p->n = n; p->k = k; p->s = s; p->nn = nn;
 	prec_types(prec, &p->tab, &p->tc, &p->ct, &p->tscale, &p->esz_ab, &p->esz_c);
 	CKR(gk_dmalloc(t, r, &p->A, (size_t)k * m * p->esz_ab));
 	CKR(gk_dmalloc(t, r, &p->B, (size_t)k * n * p->esz_ab));
@@ -217,12 +218,13 @@ int gk_gemm_setup(struct gk_result *r, struct gk_track *t, struct gk_gemm_prob *
 	}
 	p->ws_size = 64u << 20;
 	CKR(gk_dmalloc(t, r, &p->ws, p->ws_size));
-	cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+	cublasOperation_t ta = nn ? CUBLAS_OP_N : CUBLAS_OP_T, tb = CUBLAS_OP_N;
 	CKB(B.desc_create(&p->op, p->ct, p->tscale));
 	p->lt_made = true;
 	CKB(B.desc_set(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
 	CKB(B.desc_set(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
-	CKB(B.layout_create(&p->la, p->tab, k, m, k));
+	if (nn) CKB(B.layout_create(&p->la, p->tab, m, k, m));
+	else CKB(B.layout_create(&p->la, p->tab, k, m, k));
 	CKB(B.layout_create(&p->lb, p->tab, k, n, k));
 	CKB(B.layout_create(&p->lc, p->tc, m, n, m));
 	cublasLtMatmulPreference_t pref;
@@ -248,7 +250,8 @@ int gk_gemm_run(struct gk_result *r, struct gk_gemm_prob *p)
 	const void *alpha = p->tscale == CUDA_R_64F ? (const void *)&one64 : (const void *)&one32;
 	const void *beta = p->tscale == CUDA_R_64F ? (const void *)&zero64 : (const void *)&zero32;
 	if (p->lib == GK_CUBLAS) {
-		CKB(B.cb_gemmex(B.cb[p->dev], CUBLAS_OP_T, CUBLAS_OP_N, p->m, p->n, p->k, alpha, p->A, p->tab, p->k, p->B, p->tab,
+		CKB(B.cb_gemmex(B.cb[p->dev], p->nn ? CUBLAS_OP_N : CUBLAS_OP_T, CUBLAS_OP_N, p->m, p->n, p->k, alpha, p->A, p->tab,
+				p->nn ? p->m : p->k, p->B, p->tab,
 				p->k, beta, p->C, p->tc, p->m, p->ct, CUBLAS_GEMM_DEFAULT));
 		return GK_OK;
 	}
@@ -293,7 +296,11 @@ int gk_gemm_check(struct gk_result *r, struct gk_track *t, struct gk_gemm_prob *
 		if (q == 0) { i = 0; j = 0; }
 		if (q == 1) { i = p->m - 1; j = p->n - 1; }
 		unsigned char cbuf[8];
-		CK(cudaMemcpy(ha, (const char *)p->A + i * k * p->esz_ab, k * p->esz_ab, cudaMemcpyDeviceToHost));
+		if (p->nn) /* row i of an m x k column-major A: k elements m apart */
+			CK(cudaMemcpy2D(ha, p->esz_ab, (const char *)p->A + i * p->esz_ab, (size_t)p->m * p->esz_ab, p->esz_ab, k,
+					cudaMemcpyDeviceToHost));
+		else
+			CK(cudaMemcpy(ha, (const char *)p->A + i * k * p->esz_ab, k * p->esz_ab, cudaMemcpyDeviceToHost));
 		CK(cudaMemcpy(hb, (const char *)p->B + j * k * p->esz_ab, k * p->esz_ab, cudaMemcpyDeviceToHost));
 		CK(cudaMemcpy(cbuf, (const char *)p->C + (i + j * (size_t)p->m) * p->esz_c, p->esz_c, cudaMemcpyDeviceToHost));
 		double ref = 0, bound = 0;
@@ -359,7 +366,7 @@ static int gemm_inner(const struct gk_gemm_args *a, struct gk_result *r, struct 
 	cudaStream_t s; cudaEvent_t e0, e1;
 	CKR(gk_stream(t, r, &s));
 	CKR(gk_event(t, r, &e0)); CKR(gk_event(t, r, &e1));
-	CKR(gk_gemm_setup(r, t, p, a->lib, a->prec, a->m, a->n, a->k, gk_seed(&a->c), s));
+	CKR(gk_gemm_setup(r, t, p, a->lib, a->prec, a->m, a->n, a->k, a->nn, gk_seed(&a->c), s));
 	CKR(gk_gemm_pick(r, p, e0, e1, a->c.deadline_ns));
 	struct gemm_ctx g = { p };
 	CKR(gk_time_body(r, &a->c, 2, s, e0, e1, gemm_body, &g));

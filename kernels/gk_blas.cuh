@@ -14,6 +14,7 @@
 
 struct gk_gemm_prob {
 	int lib, prec, m, n, k, dev;
+	bool nn; /* A is m x k (lda = m) instead of k x m transposed */
 	cudaStream_t s;
 	void *A, *B, *C, *ws;
 	size_t ws_size, esz_ab, esz_c;
@@ -28,7 +29,7 @@ struct gk_gemm_prob {
 
 /* Allocate and fill A, B (random, non-zero), poison C, make the descriptors. */
 int gk_gemm_setup(struct gk_result *r, struct gk_track *t, struct gk_gemm_prob *p, int lib, int prec, int m, int n, int k,
-		  uint64_t seed, cudaStream_t s);
+		  bool nn, uint64_t seed, cudaStream_t s);
 int gk_gemm_run(struct gk_result *r, struct gk_gemm_prob *p);                 /* enqueue one on p->s */
 int gk_gemm_pick(struct gk_result *r, struct gk_gemm_prob *p, cudaEvent_t e0, cudaEvent_t e1, uint64_t deadline);
 int gk_gemm_check(struct gk_result *r, struct gk_track *t, struct gk_gemm_prob *p, int nsamp, uint64_t seed);

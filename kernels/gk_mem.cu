@@ -90,7 +90,54 @@ __global__ void k_copy16(uint4 *__restrict__ dst, const uint4 *__restrict__ src,
 
 STREAM_KERNELS(4)
 STREAM_KERNELS(8)
-#define MEM_VARIANTS 8
+
+/* Copy through the bulk-copy (TMA) engine, Hopper only: one thread a block
+ * loads a chunk into shared memory (completing on an mbarrier) and stores it
+ * back out with a bulk store, alternating two buffers so a store drains while
+ * the next load runs. Few instructions, large transactions. */
+__global__ void __launch_bounds__(32) k_copy_bulk(char *dst, const char *src, size_t nbytes, unsigned chunk)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	extern __shared__ __align__(128) unsigned char smem[];
+	__shared__ __align__(8) unsigned long long bar[2];
+	if (threadIdx.x != 0) return;
+	unsigned b0 = (unsigned)__cvta_generic_to_shared(&bar[0]), b1 = (unsigned)__cvta_generic_to_shared(&bar[1]);
+	asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(b0) : "memory");
+	asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(b1) : "memory");
+	asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+	unsigned sbase = (unsigned)__cvta_generic_to_shared(smem), phase[2] = { 0, 0 };
+	size_t nchunks = (nbytes + chunk - 1) / chunk;
+	int it = 0;
+	for (size_t c = blockIdx.x; c < nchunks; c += gridDim.x, it++) {
+		int buf = it & 1;
+		unsigned bar_a = buf ? b1 : b0, sa = sbase + buf * chunk;
+		size_t off = c * chunk;
+		unsigned len = (unsigned)(nbytes - off < chunk ? nbytes - off : chunk);
+		/* the store issued from this buffer two chunks ago must have read it */
+		asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+		asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar_a), "r"(len) : "memory");
+		asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+			     ::"r"(sa), "l"(src + off), "r"(len), "r"(bar_a) : "memory");
+		unsigned done = 0;
+		do {
+			asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+				     "selp.u32 %0, 1, 0, p;\n\t}" : "=r"(done) : "r"(bar_a), "r"(phase[buf]) : "memory");
+		} while (!done);
+		phase[buf] ^= 1;
+		asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst + off), "r"(sa), "r"(len) : "memory");
+		asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+	}
+	asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+#endif
+}
+
+/* Variant table: 0..23 the streaming kernels (variant % 8 as above, at 8, 4
+ * or 2 blocks of 256 threads an SM), 24..26 the bulk copy (copy only, sm_90+)
+ * with 16, 32 or 48 KiB chunks. */
+#define MEM_LSU_VARIANTS 24
+#define MEM_VARIANTS 27
+static const int lsu_blocks_per_sm[3] = { 8, 4, 2 };
+static const unsigned bulk_chunk[3] = { 16u << 10, 32u << 10, 48u << 10 };
 
 __global__ void k_read16(const uint4 *__restrict__ src, size_t n, unsigned *out)
 {
@@ -216,10 +263,18 @@ struct mem_ctx { int op, dev, variant; void *a, *b, *c; size_t n16; uint32_t see
 static int mem_body(void *vctx, cudaStream_t s, struct gk_result *r)
 {
 	struct mem_ctx *m = (struct mem_ctx *)vctx;
-	int g = gk_grid(m->n16, MEM_BLOCK, gk_sm_count(m->dev) * 8);
-	int layout = m->variant & 1, cs = (m->variant >> 1) & 1, u8 = (m->variant >> 2) & 1;
+	int sms = gk_sm_count(m->dev);
+	if (m->variant >= MEM_LSU_VARIANTS) {
+		unsigned chunk = bulk_chunk[m->variant - MEM_LSU_VARIANTS];
+		int per_sm = (int)((220u << 10) / (2 * chunk));
+		k_copy_bulk<<<sms * per_sm, 32, 2 * chunk, s>>>((char *)m->b, (const char *)m->a, m->n16 * 16, chunk);
+		CKL();
+		return GK_OK;
+	}
+	int g = gk_grid(m->n16, MEM_BLOCK, sms * lsu_blocks_per_sm[m->variant / 8]);
+	int v = m->variant % 8, layout = v & 1, cs = (v >> 1) & 1, u8 = (v >> 2) & 1;
 	switch (m->op) {
-	case GK_MEM_READ: k_read16<<<g, MEM_BLOCK, 0, s>>>((const uint4 *)m->a, m->n16, m->xor_out); break;
+	case GK_MEM_READ: k_read16<<<gk_grid(m->n16, MEM_BLOCK, sms * 8), MEM_BLOCK, 0, s>>>((const uint4 *)m->a, m->n16, m->xor_out); break;
 	case GK_MEM_WRITE:
 		if (u8) k_write_u8<<<g, MEM_BLOCK, 0, s>>>((uint4 *)m->a, m->n16, m->seed, layout, cs);
 		else k_write_u4<<<g, MEM_BLOCK, 0, s>>>((uint4 *)m->a, m->n16, m->seed, layout, cs);
@@ -237,15 +292,57 @@ static int mem_body(void *vctx, cudaStream_t s, struct gk_result *r)
 	return GK_OK;
 }
 
-/* Time each variant over 3 runs and keep the fastest (the read kernel has one). */
-static int mem_pick(struct gk_result *r, struct mem_ctx *m, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, uint64_t deadline)
+static int memcpy_body(void *vctx, cudaStream_t s, struct gk_result *r)
 {
+	struct mem_ctx *m = (struct mem_ctx *)vctx;
+	CK(cudaMemcpyAsync(m->b, m->a, m->n16 * 16, cudaMemcpyDeviceToDevice, s));
+	return GK_OK;
+}
+
+/* Count wrong words in the output of a write, copy or triad run. */
+static int mem_check(struct gk_result *r, struct mem_ctx *m, cudaStream_t s, uint64_t seed, uint64_t deadline,
+		     unsigned long long *bad_dev, uint64_t *bad)
+{
+	size_t words = m->n16 * 4;
+	unsigned long long hb = 0;
+	if (m->op == GK_MEM_COPY)
+		return gk_check_words(r, (const uint32_t *)m->b, words, seed, s, bad, deadline);
+	CK(cudaMemsetAsync(bad_dev, 0, sizeof *bad_dev, s));
+	if (m->op == GK_MEM_WRITE)
+		k_check_cheap<<<gk_grid(words, 256, 65536), 256, 0, s>>>((const uint32_t *)m->a, words, m->seed, bad_dev);
+	else
+		k_triad_check<<<gk_grid(words, 256, 65536), 256, 0, s>>>((const float *)m->a, (const float *)m->b,
+									 (const float *)m->c, 1.5f, words, bad_dev);
+	CKL();
+	CKR(gk_wait_stream(r, s, deadline));
+	CK(cudaMemcpy(&hb, bad_dev, sizeof hb, cudaMemcpyDeviceToHost));
+	*bad = hb;
+	return GK_OK;
+}
+
+/* Time each variant over 3 runs and keep the fastest whose output checks out
+ * (the read kernel has one). A variant that computes a wrong result is never
+ * chosen; *nbad counts them. */
+static int mem_pick(struct gk_result *r, struct mem_ctx *m, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, uint64_t seed,
+		    uint64_t deadline, int *nbad)
+{
+	*nbad = 0;
 	if (m->op == GK_MEM_READ) return GK_OK;
+	int cc = 0;
+	CK(cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, m->dev));
+	int nv = (m->op == GK_MEM_COPY && cc >= 9) ? MEM_VARIANTS : MEM_LSU_VARIANTS;
+	if (nv > MEM_LSU_VARIANTS)
+		CK(cudaFuncSetAttribute(k_copy_bulk, cudaFuncAttributeMaxDynamicSharedMemorySize, 2 * (48 << 10)));
+	void *out = m->op == GK_MEM_COPY ? m->b : m->a;
 	float best = 1e30f;
-	int bestv = 0;
-	for (int v = 0; v < MEM_VARIANTS; v++) {
+	int bestv = -1;
+	for (int v = 0; v < nv; v++) {
 		m->variant = v;
-		CKR(mem_body(m, s, r)); /* warm */
+		CK(cudaMemsetAsync(out, 0xff, m->n16 * 16, s));
+		CKR(mem_body(m, s, r));
+		uint64_t bad = 0;
+		CKR(mem_check(r, m, s, seed, deadline, (unsigned long long *)m->xor_out, &bad));
+		if (bad) { (*nbad)++; continue; }
 		CK(cudaEventRecord(e0, s));
 		for (int k = 0; k < 3; k++) CKR(mem_body(m, s, r));
 		CK(cudaEventRecord(e1, s));
@@ -254,6 +351,7 @@ static int mem_pick(struct gk_result *r, struct mem_ctx *m, cudaStream_t s, cuda
 		CK(cudaEventElapsedTime(&ms, e0, e1));
 		if (ms < best) { best = ms; bestv = v; }
 	}
+	if (bestv < 0) return gk_fail(r, GK_EVERIFY, "memory: every kernel variant produced wrong results");
 	m->variant = bestv;
 	return GK_OK;
 }
@@ -288,12 +386,24 @@ static int memory_inner(const struct gk_mem_args *a, struct gk_result *r, struct
 	} else if (a->op != GK_MEM_WRITE) {
 		CKR(gk_fill_words(r, (uint32_t *)m.a, words, seed, s));
 	}
-	CKR(mem_pick(r, &m, s, e0, e1, a->c.deadline_ns));
+	int nbad = 0;
+	CKR(mem_pick(r, &m, s, e0, e1, seed, a->c.deadline_ns, &nbad));
+	double memcpy_ms = 0;
+	if (a->op == GK_MEM_COPY) { /* the runtime's own device copy, for comparison (before ours is checked) */
+		struct gk_result tmp;
+		struct gk_common c1 = a->c;
+		gk_result_init(&tmp);
+		c1.iters = GK_MIN_SAMPLES;
+		CKR(gk_time_body(&tmp, &c1, 1, s, e0, e1, memcpy_body, &m));
+		memcpy_ms = gk_median(tmp.samples_ms, tmp.nsamples);
+	}
 	if (a->op != GK_MEM_READ) /* poison the output: every element must be written */
 		CK(cudaMemsetAsync(a->op == GK_MEM_COPY ? m.b : m.a, 0xff, bytes, s));
 	CKR(gk_time_body(r, &a->c, 2, s, e0, e1, mem_body, &m));
 	double mult = a->op == GK_MEM_COPY ? 2 : a->op == GK_MEM_TRIAD ? 3 : 1;
 	gk_aux(r, "variant", m.variant, "id");
+	if (a->op != GK_MEM_READ) gk_aux(r, "variants_wrong", nbad, "count");
+	if (a->op == GK_MEM_COPY) gk_aux(r, "cudaMemcpy_ms", memcpy_ms, "ms");
 	r->bytes = mult * bytes;
 
 	/* verify the last run's output against a reference */
@@ -313,21 +423,9 @@ static int memory_inner(const struct gk_mem_args *a, struct gk_result *r, struct
 		hb = hx[0] != hx[1];
 		r->verify.checked = 1;
 	} else {
-		CK(cudaMemsetAsync(bad, 0, sizeof *bad, s));
-		if (a->op == GK_MEM_WRITE)
-			k_check_cheap<<<gk_grid(words, 256, 65536), 256, 0, s>>>((const uint32_t *)m.a, words, m.seed, bad);
-		else if (a->op == GK_MEM_TRIAD)
-			k_triad_check<<<gk_grid(words, 256, 65536), 256, 0, s>>>((const float *)m.a, (const float *)m.b,
-										 (const float *)m.c, 1.5f, words, bad);
-		CKL();
-		if (a->op == GK_MEM_COPY) {
-			uint64_t b64 = 0;
-			CKR(gk_check_words(r, (const uint32_t *)m.b, words, seed, s, &b64, a->c.deadline_ns));
-			hb = b64;
-		} else {
-			CKR(gk_wait_stream(r, s, a->c.deadline_ns));
-			CK(cudaMemcpy(&hb, bad, sizeof hb, cudaMemcpyDeviceToHost));
-		}
+		uint64_t b64 = 0;
+		CKR(mem_check(r, &m, s, seed, a->c.deadline_ns, bad, &b64));
+		hb = b64;
 	}
 	r->verify.mismatches = hb;
 	r->verify.verified = hb == 0;

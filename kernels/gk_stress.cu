@@ -64,7 +64,7 @@ static int load_setup(struct gk_load *l, const struct gk_common *c, int prec, in
 	l->dev = c->device;
 	CKR(gk_stream(t, r, &l->s));
 	CKR(gk_event(t, r, &l->e0)); CKR(gk_event(t, r, &l->e1));
-	CKR(gk_gemm_setup(r, t, &l->p, GK_CUBLASLT, prec, n, n, n, gk_seed(c), l->s));
+	CKR(gk_gemm_setup(r, t, &l->p, GK_CUBLASLT, prec, n, n, n, false, gk_seed(c), l->s));
 	CKR(gk_gemm_pick(r, &l->p, l->e0, l->e1, c->deadline_ns));
 	CKR(gk_gemm_run(r, &l->p));
 	CKR(gk_wait_stream(r, l->s, c->deadline_ns));

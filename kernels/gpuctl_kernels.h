@@ -40,7 +40,7 @@
 extern "C" {
 #endif
 
-#define GK_ABI_VERSION 1
+#define GK_ABI_VERSION 2
 #define GK_SYMBOL "gpuctl_kernels_api"
 #define GK_MIN_SAMPLES 10
 #define GK_MAX_SAMPLES 128
@@ -131,6 +131,9 @@ struct gk_mem_args {
 	size_t stride;         /* latency: bytes between chased elements (0: 128) */
 };
 /* result: bytes = read + written per sample (READ: n, WRITE: n, COPY: 2n, TRIAD: 3n).
+ * WRITE/COPY/TRIAD first time several kernel variants (each checked) and keep the
+ * fastest: aux "variant", "variants_wrong"; COPY also "cudaMemcpy_ms" (the
+ * runtime's own device copy of the same buffers, for comparison).
  * LATENCY: aux "latency_ns" (per dependent load), samples are whole chases. */
 
 /* ---- FMA peak ------------------------------------------------------------ */
@@ -152,9 +155,11 @@ struct gk_gemm_args {
 	int lib;               /* enum gk_blas (FP8 needs GK_CUBLASLT and sm_89+) */
 	int prec;              /* GK_FP64..GK_FP8_E4M3 (TF32: FP32 data, TF32 compute) */
 	int m, n, k;
+	bool nn;               /* C = A B, both untransposed (what a row-major framework's
+	                          A @ B becomes in cuBLAS); false: TN. FP8 is TN only. */
 };
 /* result: flops = 2mnk. Verified: sampled entries against an FP64 dot product of
- * the (rounded) inputs, tolerance by precision. aux "max_rel_err". */
+ * the (rounded) inputs, tolerance by precision. aux "max_rel_err", "algos_tried". */
 
 /* ---- our own FP32 GEMM (C = A B, row-major) ----------------------------- */
 enum gk_own_gemm { GK_GEMM_NAIVE = 0, GK_GEMM_TILED = 1, GK_GEMM_REGBLOCK = 2 };
@@ -176,7 +181,8 @@ struct gk_p2p_args {
 	size_t bytes;          /* per direction */
 };
 /* result: bytes = moved per sample (both directions if bidirectional).
- * aux "peer_access" (1/0). LATENCY: aux "latency_ns" (SM pointer chase in peer memory).
+ * aux "peer_access" (1/0); CE: "streams" (the copy is cut into 1, 2 or 4 pieces on as
+ * many streams, whichever moved 64 MiB+ fastest before the samples). LATENCY: aux "latency_ns" (SM pointer chase in peer memory).
  * GK_EUNSUPPORTED when peer access is impossible for CE/SM/LATENCY. */
 
 /* ---- NCCL collectives (single process, one thread, group over devices) --- */

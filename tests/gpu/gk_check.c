@@ -85,21 +85,22 @@ static void check_gemm(struct drv *d)
 	int shapes[2][3] = { { 1024, 768, 512 }, { 1000, 776, 336 } };
 	for (int lib = GK_CUBLAS; lib <= GK_CUBLASLT; lib++)
 		for (int p = GK_FP64; p <= GK_FP8_E4M3; p++)
-			for (int s = 0; s < 2; s++) {
-				struct gk_gemm_args a = { .c = drv_common(d, 0, 10), .lib = lib, .prec = p, .m = shapes[s][0],
-							  .n = shapes[s][1], .k = shapes[s][2] };
-				struct gk_result r;
-				char name[96];
-				snprintf(name, sizeof name, "gemm %s %s %dx%dx%d", lib ? "cublasLt" : "cublas", kmod_prec_name(p),
-					 a.m, a.n, a.k);
-				int rc = d->api->gemm(&a, &r);
-				if (p == GK_FP8_E4M3 && lib == GK_CUBLAS)
-					drv_expect(d, name, rc == GK_EUNSUPPORTED, &r, " (expected: not supported)");
-				else if (p == GK_FP8_E4M3 && s == 1 && a.m % 16)
-					drv_expect(d, name, rc == GK_EARG, &r, " (expected: bad shape)");
-				else
-					drv_expect(d, name, good(&r, rc) && r.flops == 2.0 * a.m * a.n * a.k, &r, NULL);
-			}
+			for (int s = 0; s < 2; s++)
+				for (int nn = 0; nn <= 1; nn++) {
+					struct gk_gemm_args a = { .c = drv_common(d, 0, 10), .lib = lib, .prec = p, .m = shapes[s][0],
+								  .n = shapes[s][1], .k = shapes[s][2], .nn = nn };
+					struct gk_result r;
+					char name[96];
+					snprintf(name, sizeof name, "gemm %s %s %s %dx%dx%d", lib ? "cublasLt" : "cublas", kmod_prec_name(p),
+						 nn ? "NN" : "TN", a.m, a.n, a.k);
+					int rc = d->api->gemm(&a, &r);
+					if (p == GK_FP8_E4M3 && (lib == GK_CUBLAS || nn))
+						drv_expect(d, name, rc == GK_EUNSUPPORTED, &r, " (expected: not supported)");
+					else if (p == GK_FP8_E4M3 && s == 1 && a.m % 16)
+						drv_expect(d, name, rc == GK_EARG, &r, " (expected: bad shape)");
+					else
+						drv_expect(d, name, good(&r, rc) && r.flops == 2.0 * a.m * a.n * a.k, &r, NULL);
+				}
 }
 
 static void check_own_gemm(struct drv *d)

@@ -93,16 +93,18 @@ static void t_compute(struct drv *d)
 	}
 	double gsheet[] = { 66.9, 66.9, 494.7, 989.4, 989.4, 1978.9 };
 	for (int p = GK_FP64; p <= GK_FP8_E4M3; p++)
-		for (int lib = GK_CUBLAS; lib <= GK_CUBLASLT; lib++) {
-			if (p == GK_FP8_E4M3 && lib == GK_CUBLAS)
-				continue;
-			struct gk_gemm_args a = { .c = drv_common(d, 0, 20), .lib = lib, .prec = p, .m = 8192, .n = 8192, .k = 8192 };
-			struct gk_result r;
-			int rc = d->api->gemm(&a, &r);
-			char name[48];
-			snprintf(name, sizeof name, "gemm %s %s", kmod_prec_name(p), lib ? "cublasLt" : "cublas");
-			add(d, name, "8192^3 TN", &r, rc, 1e-12, "TFLOP/s", gsheet[p]);
-		}
+		for (int lib = GK_CUBLAS; lib <= GK_CUBLASLT; lib++)
+			for (int nn = 0; nn <= 1; nn++) {
+				if (p == GK_FP8_E4M3 && (lib == GK_CUBLAS || nn))
+					continue;
+				struct gk_gemm_args a = { .c = drv_common(d, 0, 20), .lib = lib, .prec = p, .m = 8192, .n = 8192,
+							  .k = 8192, .nn = nn };
+				struct gk_result r;
+				int rc = d->api->gemm(&a, &r);
+				char name[48];
+				snprintf(name, sizeof name, "gemm %s %s", kmod_prec_name(p), lib ? "cublasLt" : "cublas");
+				add(d, name, nn ? "8192^3 NN" : "8192^3 TN", &r, rc, 1e-12, "TFLOP/s", gsheet[p]);
+			}
 	int own[][4] = { { GK_GEMM_NAIVE, 4096 }, { GK_GEMM_TILED, 4096 }, { GK_GEMM_REGBLOCK, 4096 }, { GK_GEMM_REGBLOCK, 8192 } };
 	for (int i = 0; i < 4; i++) {
 		int n = own[i][1];
