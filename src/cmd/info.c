@@ -285,6 +285,11 @@ static void kvu(FILE *out, const char *label, u64v v, const char *unit)
 	kv(out, label, fmt_u(b, sizeof(b), v, unit, false));
 }
 
+static void kv_yesno(FILE *out, const char *label, u64v v)
+{
+	kv(out, label, VAL_HAS(v) ? (v.v ? "Yes" : "No") : why(v.st, false));
+}
+
 static void kv_ns_as_s(FILE *out, const char *label, u64v ns)
 {
 	char b[64];
@@ -395,14 +400,12 @@ static void detail_sample(FILE *out, const struct gpu_static *st, const struct g
 	section(out, "Retired Pages");
 	kvu(out, "Single Bit ECC", s->retired_pages_sbe, "pages");
 	kvu(out, "Double Bit ECC", s->retired_pages_dbe, "pages");
-	kv(out, "Pending Page Blacklist", VAL_HAS(s->retired_pages_pending) ? (s->retired_pages_pending.v ? "Yes" : "No")
-									 : why(s->retired_pages_pending.st, false));
+	kv_yesno(out, "Pending Page Blacklist", s->retired_pages_pending);
 	section(out, "Remapped Rows");
 	kvu(out, "Correctable Error", s->remap_corrected, "rows");
 	kvu(out, "Uncorrectable Error", s->remap_uncorrected, "rows");
-	kv(out, "Pending", VAL_HAS(s->remap_pending) ? (s->remap_pending.v ? "Yes" : "No") : why(s->remap_pending.st, false));
-	kv(out, "Remapping Failure Occurred", VAL_HAS(s->remap_failure) ? (s->remap_failure.v ? "Yes" : "No")
-									 : why(s->remap_failure.st, false));
+	kv_yesno(out, "Pending", s->remap_pending);
+	kv_yesno(out, "Remapping Failure Occurred", s->remap_failure);
 	section(out, "PCIe");
 	kvu(out, "Generation Current", s->pcie_gen, "");
 	kvu(out, "Generation Max", st->pcie_gen_max, "");
