@@ -146,22 +146,23 @@ int plan_serve_cmd(struct pctx *p, int argc, char **argv)
 	} else {
 		json_decref(fits);
 		FILE *f = p->ctx->out;
-		char b1[32], b2[32];
+		char b1[32], b2[48];
 		unsigned batch = s.batch ? s.batch : r.max_seqs;
 		fprintf(f, "model: %s, %.4g B parameters; serving on %u x %s, weights %s, KV cache %s, context %u tokens\n\n",
 			m.name, plan_model_params(&m) / 1e9, s.tp, g->key, plan_prec_name(s.wprec), plan_prec_name(s.kvprec),
 			s.context);
-		fprintf(f, "weights per GPU:          %s\n", gb(b1, sizeof(b1), r.weights));
-		fprintf(f, "KV cache per token:       %.0f bytes (%.0f bytes per GPU)\n", r.kv_per_token, r.kv_per_token_gpu);
-		fprintf(f, "KV cache for %u x %u:    %s per GPU\n", batch, s.context, gb(b1, sizeof(b1), r.kv_bytes));
-		fprintf(f, "prefill workspace:        %s\n", gb(b1, sizeof(b1), r.workspace));
-		fprintf(f, "total per GPU:            %s of %s\n", gb(b1, sizeof(b1), r.total),
+		fprintf(f, "%-28s%s\n", "weights per GPU:", gb(b1, sizeof(b1), r.weights));
+		fprintf(f, "%-28s%.0f bytes (%.0f bytes per GPU)\n", "KV cache per token:", r.kv_per_token, r.kv_per_token_gpu);
+		snprintf(b2, sizeof(b2), "KV cache, %u x %u:", batch, s.context);
+		fprintf(f, "%-28s%s per GPU\n", b2, gb(b1, sizeof(b1), r.kv_bytes));
+		fprintf(f, "%-28s%s\n", "prefill workspace:", gb(b1, sizeof(b1), r.workspace));
+		fprintf(f, "%-28s%s of %s\n", "total per GPU:", gb(b1, sizeof(b1), r.total),
 			gb(b2, sizeof(b2), plan_gpu_mem(g)));
 		if (r.kv_budget > 0)
-			fprintf(f, "KV budget at %.0f%%:        %s = %.0f tokens = %u sequences of %u tokens\n", 100 * s.mem_util,
+			fprintf(f, "KV budget at %2.0f%%:           %s = %.0f tokens = %u sequences of %u tokens\n", 100 * s.mem_util,
 				gb(b1, sizeof(b1), r.kv_budget), r.max_tokens, r.max_seqs, s.context);
 		else
-			fprintf(f, "KV budget at %.0f%%:        none: the weights do not fit (raise --tp or quantize)\n",
+			fprintf(f, "KV budget at %2.0f%%:           none: the weights do not fit (raise --tp or quantize)\n",
 				100 * s.mem_util);
 		if (s.batch && s.batch > r.max_seqs)
 			fprintf(f, "the %u sequences asked do not fit: at most %u\n", s.batch, r.max_seqs);

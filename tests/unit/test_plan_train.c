@@ -227,6 +227,47 @@ static void test_bad_configurations_name_the_field(void **state)
 	assert_non_null(strstr(err, "int4"));
 }
 
+
+static void test_communication_buffers_and_fp8(void **state)
+{
+	(void)state;
+	struct plan_model m = llama7b();
+	struct plan_train t;
+	struct plan_mem o;
+	char err[160];
+	double P = plan_model_params(&m);
+	plan_train_defaults(&t);
+	/* DDP keeps bucket copies of the (FP32) gradients */
+	t.dp = 2;
+	assert_int_equal(plan_train_memory(&m, &t, &o, err, sizeof(err)), 0);
+	assert_float_equal(o.comm, 4 * P, 1);
+	t.dp = 1;
+	assert_int_equal(plan_train_memory(&m, &t, &o, err, sizeof(err)), 0);
+	assert_float_equal(o.comm, 0, 0);
+	/* ZeRO-1/2: DeepSpeed's reduce and all-gather buckets, 5e8 16-bit elements each */
+	t.fw = FW_DEEPSPEED;
+	t.zero = 1;
+	t.dp = 8;
+	assert_int_equal(plan_train_memory(&m, &t, &o, err, sizeof(err)), 0);
+	assert_float_equal(o.comm, 2 * 5e8 * 2, 1);
+	/* FP8 adds a 1-byte copy of the weights */
+	t.zero = 0;
+	t.dp = 1;
+	assert_int_equal(plan_train_memory(&m, &t, &o, err, sizeof(err)), 0);
+	double w16 = o.weights;
+	t.prec = PREC_FP8;
+	assert_int_equal(plan_train_memory(&m, &t, &o, err, sizeof(err)), 0);
+	assert_float_equal(o.weights - w16, P, 1);
+	/* total = peak x (1 + fragmentation) + context */
+	assert_float_equal(o.total, o.peak * 1.10 + t.cuda_context_bytes, 1);
+	/* selective recomputation adds the attention core's forward FLOPs */
+	t.ckpt = CKPT_SELECTIVE;
+	t.seq = 2048;
+	struct plan_train none = t;
+	none.ckpt = CKPT_NONE;
+	assert_float_equal(plan_train_flops(&m, &t, 1) - plan_train_flops(&m, &none, 1), 4.0 * 32 * 2048 * 4096, 1);
+}
+
 /* ---- measured on a real H200 (bench/plan_memory.py) --------------------- */
 
 static json_t *measured;
@@ -346,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_flops_and_recompute),
 		cmocka_unit_test(test_max_micro_batch_is_the_largest_that_fits),
 		cmocka_unit_test(test_bad_configurations_name_the_field),
+		cmocka_unit_test(test_communication_buffers_and_fp8),
 		cmocka_unit_test(test_measured_training_peaks_within_10_percent),
 		cmocka_unit_test(test_measured_serving_peaks_within_10_percent),
 	};
