@@ -1,0 +1,40 @@
+/* fuzz_monparse.c - libFuzzer target for the small parsers of dmon and top:
+ * -s GROUPS / --columns LIST (moncol_select), -d SECONDS
+ * (moncol_parse_interval) and /proc/self/stat lines (top_parse_proc_stat).
+ * The input is split at the first two newlines into the three strings. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/moncol.h"
+#include "core/top_model.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size + 1);
+	if (!buf)
+		return 0;
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	char *groups = buf, *columns = strchr(buf, '\n'), *rest = NULL;
+	if (columns) {
+		*columns++ = '\0';
+		rest = strchr(columns, '\n');
+		if (rest)
+			*rest++ = '\0';
+	}
+	const struct moncol *cols[MONCOL_MAX_SELECTED];
+	char err[256];
+	int n = moncol_select(*groups ? groups : NULL, columns, cols, MONCOL_MAX_SELECTED, err, sizeof(err));
+	if (n > MONCOL_MAX_SELECTED || (n < 0 && memchr(err, '\n', strnlen(err, sizeof(err)))))
+		abort();
+	if (n > 0)
+		moncol_sampler_groups(cols, (unsigned)n);
+	uint64_t ns;
+	if (moncol_parse_interval(groups, &ns, err, sizeof(err)) == 0 && (ns < 100000000ull || ns > 3600000000000ull))
+		abort(); /* accepted intervals stay within 0.1 to 3600 s */
+	uint64_t ticks;
+	top_parse_proc_stat(rest ? rest : buf, &ticks);
+	free(buf);
+	return 0;
+}
