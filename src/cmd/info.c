@@ -162,7 +162,10 @@ static void print_table(struct cmd_ctx *ctx, const struct snapshot *snap, uint64
 		char a[48], b[48];
 		table_row(t);
 		table_cellf(t, "%u", i);
-		table_cell(t, VAL_HAS(v->st.name) ? v->st.name.s : why(v->st.name.st, true));
+		if (!v->up)
+			table_cell(t, "DOWN (below)");
+		else
+			table_cell(t, VAL_HAS(v->st.name) ? v->st.name.s : why(v->st.name.st, true));
 		table_cell(t, VAL_HAS(v->st.pci_bus_id) ? v->st.pci_bus_id.s : why(v->st.pci_bus_id.st, true));
 		if (VAL_HAS(s->mem_used_bytes) && VAL_HAS(s->mem_total_bytes))
 			table_cellf(t, "%" PRIu64 " / %" PRIu64 " MiB", s->mem_used_bytes.v >> 20, s->mem_total_bytes.v >> 20);
@@ -184,7 +187,7 @@ static void print_table(struct cmd_ctx *ctx, const struct snapshot *snap, uint64
 	table_print(t, ctx->out);
 	table_free(t);
 	if (any_missing)
-		fputs("(n/s: not supported by this GPU or driver; ERR: failed to read)\n", ctx->out);
+		fputs("(n/s: not supported by this GPU or driver; ERR: failed to read; -: not read)\n", ctx->out);
 }
 
 static void print_processes(struct cmd_ctx *ctx, const struct snapshot *snap, uint64_t mask)

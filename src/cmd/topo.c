@@ -72,7 +72,7 @@ static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, bool *json, co
 static const char *numa_text(const struct gpu_static *st, char *b, size_t n)
 {
 	if (!VAL_HAS(st->numa_node))
-		return st->numa_node.st == VAL_UNSUPPORTED ? "N/A" : "ERR";
+		return st->numa_node.st == VAL_UNSUPPORTED ? "N/A" : "?";
 	if (st->numa_node.v < 0)
 		return "N/A";
 	snprintf(b, n, "%" PRId64, st->numa_node.v);
@@ -107,7 +107,7 @@ static void print_matrix(struct cmd_ctx *ctx, const struct snapshot *snap, uint6
 		if (VAL_HAS(st->cpu_affinity))
 			table_cell(t, st->cpu_affinity.s);
 		else
-			table_cell(t, st->cpu_affinity.st == VAL_UNSUPPORTED ? "N/A" : "ERR");
+			table_cell(t, st->cpu_affinity.st == VAL_UNSUPPORTED ? "N/A" : "?");
 		table_cell(t, numa_text(st, nb, sizeof(nb)));
 	}
 	cmd_print_sim_banner(ctx, ctx->out);

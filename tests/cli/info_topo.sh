@@ -102,6 +102,21 @@ compare "h200x8.info-i.txt" --sim=h200x8,seed=1 info -i 0-1,GPU-e156ceb2,0000000
 compare "h200x8.topo-i.txt" --sim=h200x8,seed=1 topo --id=0,4
 compare "l40sx4.topo-i.json" --sim=l40sx4,seed=1 topo --json -i 2-3
 
+# ---- faults: a GPU fallen off the bus, a hot GPU, an NVLink down ----
+cat >"$tmp/faults.json" <<'EOF'
+{"faults": [
+  {"kind": "gpu_lost", "gpu": 3},
+  {"kind": "thermal", "gpu": 0, "temp_c": 95},
+  {"kind": "nvlink_down", "gpu": 1, "link": 3},
+  {"kind": "pcie_degraded", "gpu": 2, "gen": 3, "width": 8}
+]}
+EOF
+fsim="--sim=h200x8,seed=1,faults=$tmp/faults.json"
+compare "h200x8-faults.info.txt" "$fsim" info
+compare "h200x8-faults.info-q.txt" "$fsim" info -q -i 0-3
+compare "h200x8-faults.info.json" "$fsim" info --json -i 0-3
+compare "h200x8-faults.topo.txt" "$fsim" topo
+
 # The JSON says SIMULATED, and -i picks exactly the GPUs named.
 "$GPUCTL" --sim=h200x8,seed=1 info --json -i 2,5 >"$tmp/sel.json"
 checks=$((checks + 1))
