@@ -281,7 +281,11 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 		table_cell(tb, c->key);
 		table_cellf(tb, "%.1f GB", cm / 1e9);
 		table_cell(tb, mem.total <= cm ? "yes" : "no");
-		if (n) table_cellf(tb, "%u", n); else table_cell(tb, "none <= 4096");
+		bool shards = o.t.fw == FW_DEEPSPEED && o.t.zero;
+		if (n)
+			table_cellf(tb, "%u", n);
+		else
+			table_cell(tb, shards ? "none <= 4096" : "no (not sharded)");
 		if (n3) table_cellf(tb, "%u", n3); else table_cell(tb, "none <= 4096");
 	}
 	json_object_set_new(root, "gpus", fits);
