@@ -225,7 +225,7 @@ static const struct rule_case cases[] = {
 	{ "nvlink-down", m_nvlink_down, false, HS_NVLINK, HEALTH_FAIL, HEALTH_ACT_RESET_GPU, "link 4", NULL },
 	{ "nvlink-replay-growing", m_nvlink_replay, false, HS_NVLINK, HEALTH_FAIL, HEALTH_ACT_RESET_GPU, "= 4 errors [link 2]", "nvlink-replay-since-load" },
 	{ "nvlink-recovery-growing", m_nvlink_recovery, false, HS_NVLINK, HEALTH_FAIL, HEALTH_ACT_RESET_GPU, "= 1 errors", "nvlink-recovery-since-load" },
-	{ "nvlink-replay-since-load", m_nvlink_replay_old, false, HS_NVLINK, HEALTH_WARN, HEALTH_ACT_NONE, "= 5 errors", NULL },
+	{ "nvlink-replay-since-load", m_nvlink_replay_old, false, HS_NVLINK, HEALTH_PASS, HEALTH_ACT_NONE, "= 5 errors", NULL },
 	{ "nvlink-recovery-since-load", m_nvlink_recovery_old, false, HS_NVLINK, HEALTH_WARN, HEALTH_ACT_NONE, "= 3 errors", NULL },
 	{ "nvlink-crc-rate-fail", m_crc_fail, false, HS_NVLINK, HEALTH_FAIL, HEALTH_ACT_RESET_GPU, "= 100 errors/s [link 7]", NULL },
 	{ "nvlink-crc-rate-warn", m_crc_warn, false, HS_NVLINK, HEALTH_WARN, HEALTH_ACT_DRAIN, "= 5 errors/s", NULL },
