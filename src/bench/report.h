@@ -17,6 +17,17 @@
 #include "claims.h"
 #include "model.h"
 
+/* What a model needs on this server (from the planner, src/plan). */
+struct report_plan_row {
+	char model[48];
+	double params;            /* parameters */
+	double train1_bytes;      /* per GPU: BF16 mixed precision, AdamW, PyTorch, one GPU */
+	double trainn_bytes;      /* per GPU: DeepSpeed ZeRO-3 over the server's GPUs */
+	double serve_bytes;       /* per GPU: BF16 weights, tensor parallel over the server's GPUs */
+	unsigned serve_seqs;      /* 4096-token sequences whose KV cache fits besides */
+};
+#define REPORT_MAX_PLAN 12
+
 struct report {
 	char generated_utc[32];
 	bool simulated;                   /* inventory from the simulator: every output says SIMULATED */
@@ -31,6 +42,11 @@ struct report {
 	const struct cat_gpu *bench_cat;  /* datasheet of the benchmarked GPU 0 (roofline, GEMM bars); may be NULL */
 	char bench_source[200];           /* "results file 'x.json'" or "quick run now" */
 	char bench_note[200];
+	unsigned nplan;                   /* planning rows (0: section says plan_note) */
+	struct report_plan_row plan[REPORT_MAX_PLAN];
+	double plan_mem_bytes;            /* one GPU's memory the rows are judged against */
+	unsigned plan_gpus;               /* the "server's GPUs" of trainn / serve */
+	char plan_note[200];
 	const struct claims *claims;      /* NULL: claims table left out */
 	const struct claim_eval *evals;   /* claims->n entries */
 };
@@ -78,6 +94,9 @@ extern const char *const report_datasheet_headers[REPORT_DS_COLS];
 /* Distinct catalog models of the inventory (at most max); returns how many. */
 unsigned report_models(const struct report *rep, const struct cat_gpu **out, unsigned max);
 void report_datasheet_row(const struct cat_gpu *g, char cells[REPORT_DS_COLS][REPORT_CELL]);
+#define REPORT_PLAN_COLS 5
+extern const char *const report_plan_headers[REPORT_PLAN_COLS];
+void report_plan_row(const struct report *rep, const struct report_plan_row *p, char cells[REPORT_PLAN_COLS][REPORT_CELL]);
 #define REPORT_CLAIM_COLS 6
 extern const char *const report_claim_headers[REPORT_CLAIM_COLS];
 void report_claim_row(const struct claim_eval *e, char cells[REPORT_CLAIM_COLS][REPORT_CELL]);

@@ -379,6 +379,23 @@ void report_print_html(const struct report *rep, FILE *o)
 		fputs("<p>no GPU of this server is in the catalog</p>\n", o);
 	}
 
+	fprintf(o, "<h2>Planning (%u GPU%s of %.1f GB)</h2>\n", rep->plan_gpus, rep->plan_gpus == 1 ? "" : "s",
+		rep->plan_mem_bytes / 1e9);
+	if (rep->nplan) {
+		fputs("<table>\n", o);
+		table_html(o, REPORT_PLAN_COLS, report_plan_headers, NULL, true);
+		for (unsigned i = 0; i < rep->nplan; i++) {
+			report_plan_row(rep, &rep->plan[i], cells);
+			table_html(o, REPORT_PLAN_COLS, NULL, (const char (*)[REPORT_CELL])cells, false);
+		}
+		fputs("</table>\n<p class=\"note\">sequence 2048, micro-batch 1 for training; 4096-token context "
+		      "for serving; details: gpuctl plan</p>\n", o);
+	} else {
+		fputs("<p>", o);
+		esc(o, rep->plan_note[0] ? rep->plan_note : "no planning figures");
+		fputs("</p>\n", o);
+	}
+
 	fputs("<h2>Benchmark</h2>\n", o);
 	if (!rep->bench) {
 		fputs("<p>no benchmark figures: ", o);

@@ -39,6 +39,12 @@ static void ds_row(const void *ctx, unsigned i, char c[][REPORT_CELL])
 	report_datasheet_row(((const struct ds_ctx *)ctx)->g[i], c);
 }
 
+static void plan_row(const void *ctx, unsigned i, char c[][REPORT_CELL])
+{
+	const struct report *rep = ctx;
+	report_plan_row(rep, &rep->plan[i], c);
+}
+
 static void claim_row(const void *ctx, unsigned i, char c[][REPORT_CELL])
 {
 	report_claim_row(&((const struct claim_eval *)ctx)[i], c);
@@ -114,6 +120,13 @@ void report_print_text(const struct report *rep, FILE *out)
 	} else {
 		fprintf(out, "no GPU of this server is in the catalog\n");
 	}
+
+	fprintf(out, "\n== Planning (gpuctl plan; %u GPU%s of %.1f GB) ==\n", rep->plan_gpus, rep->plan_gpus == 1 ? "" : "s",
+		rep->plan_mem_bytes / 1e9);
+	if (rep->nplan)
+		print_rows(out, REPORT_PLAN_COLS, report_plan_headers, rep->nplan, plan_row, rep);
+	else
+		fprintf(out, "%s\n", rep->plan_note[0] ? rep->plan_note : "no planning figures");
 
 	fprintf(out, "\n== Benchmark ==\n");
 	if (!rep->bench) {

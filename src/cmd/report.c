@@ -8,6 +8,7 @@
 #include "cmd.h"
 
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,8 @@
 #include "../bench/claims.h"
 #include "../bench/report.h"
 #include "../bench/results_file.h"
+#include "../core/data_path.h"
+#include "../plan/plan.h"
 #include "../health/health.h"
 #include "../sampler/sampler.h"
 #include "bench_measure.h"
@@ -143,6 +146,61 @@ static void health(struct cmd_ctx *ctx, struct report_state *s)
 	rep->health = &s->health;
 }
 
+/* What the preset models need here: training on one GPU and on all, serving. */
+static void planning(struct cmd_ctx *ctx, struct report_state *s)
+{
+	static const char *const models[] = { "gpt2-xl", "llama-3-8b", "llama-2-13b", "mixtral-8x7b", "llama-3-70b" };
+	struct report *rep = &s->rep;
+	const struct cat_gpu *g = rep->n ? s->cat_for[0] : NULL;
+	char path[4096], err[256];
+	size_t len;
+	if (!rep->n || !VAL_HAS(s->st[0].mem_total_bytes)) {
+		snprintf(rep->plan_note, sizeof(rep->plan_note), "GPU memory unknown: no planning figures");
+		return;
+	}
+	rep->plan_mem_bytes = (double)s->st[0].mem_total_bytes.v;
+	rep->plan_gpus = rep->n;
+	if (data_path_find(ctx->data_dir, "plan/models.json", path, sizeof(path)) != 0) {
+		snprintf(rep->plan_note, sizeof(rep->plan_note), "model presets 'plan/models.json' not found");
+		return;
+	}
+	char *text = read_whole_file(path, 1 << 20, &len, err, sizeof(err));
+	struct plan_presets pre = { 0 };
+	if (!text || plan_presets_parse(&pre, text, len, err, sizeof(err)) != 0) {
+		snprintf(rep->plan_note, sizeof(rep->plan_note), "model presets: %.180s", err);
+		free(text);
+		return;
+	}
+	free(text);
+	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]) && rep->nplan < REPORT_MAX_PLAN; i++) {
+		const struct plan_model *m = plan_presets_find(&pre, models[i]);
+		if (!m)
+			continue;
+		struct report_plan_row *row = &rep->plan[rep->nplan];
+		struct plan_train t;
+		struct plan_mem mem;
+		struct plan_serve sv;
+		struct plan_serve_result sr;
+		snprintf(row->model, sizeof(row->model), "%s", m->name);
+		row->params = plan_model_params(m);
+		plan_train_defaults(&t);
+		row->train1_bytes = plan_train_memory(m, &t, &mem, err, sizeof(err)) == 0 ? mem.total : NAN;
+		t.fw = FW_DEEPSPEED;
+		t.zero = 3;
+		t.dp = rep->n;
+		row->trainn_bytes = plan_train_memory(m, &t, &mem, err, sizeof(err)) == 0 ? mem.total : NAN;
+		plan_serve_defaults(&sv);
+		sv.tp = rep->n;
+		row->serve_bytes = NAN;
+		if (g && plan_serve_compute(m, &sv, g, rep->plan_mem_bytes, g->tflops_bf16, &sr, err, sizeof(err)) == 0) {
+			row->serve_bytes = sr.weights + sr.workspace + sv.cuda_context_bytes;
+			row->serve_seqs = sr.max_seqs;
+		}
+		rep->nplan++;
+	}
+	plan_presets_free(&pre);
+}
+
 static void attach_bench_catalog(struct report_state *s)
 {
 	for (unsigned i = 0; i < BENCH_MAX_GPUS; i++)
@@ -236,6 +294,7 @@ int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
 
 	inventory(ctx, s);
 	health(ctx, s);
+	planning(ctx, s);
 	rc = benchmark(ctx, &o, s);
 	if (rc != 0)
 		goto out;

@@ -68,6 +68,10 @@ static int setup(void **state)
 	snprintf(r->bench_source, sizeof(r->bench_source), "results file 'results-h200x2.json'");
 	r->claims = &f.claims;
 	r->evals = f.evals;
+	r->plan_gpus = 2;
+	r->plan_mem_bytes = 150.8e9;
+	r->nplan = 1;
+	r->plan[0] = (struct report_plan_row){ "llama-3-8b", 8.03e9, 177.6e9, 70.1e9, 9.2e9, 52 };
 	*state = &f;
 	return 0;
 }
@@ -221,6 +225,9 @@ static void test_text(void **state)
 	assert_non_null(strstr(s, "0.87")); /* 4160 / 4800 */
 	assert_non_null(strstr(s, "== The guide's claims =="));
 	assert_non_null(strstr(s, "2.39x"));
+	assert_non_null(strstr(s, "== Planning (gpuctl plan; 2 GPUs of 150.8 GB) =="));
+	assert_non_null(strstr(s, "llama-3-8b    8.03 B      177.6 GB/GPU, does not fit  70.1 GB/GPU, fits"));
+	assert_non_null(strstr(s, "9.2 GB/GPU, fits (52 x 4K-token sequences)"));
 	assert_null(strstr(s, "SIMULATED"));
 	free(s);
 }
