@@ -10,6 +10,7 @@
  */
 #include "agent_internal.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,9 @@
 #include "metrics.h"
 
 #define FIRST_SAMPLE_WAIT_NS 3000000000ull
+#define POOL_KEEP 3        /* response sets kept for reuse: current, previous, one spare */
+#define OM_KEEP_RENDERS 60 /* OpenMetrics is rendered while asked for within this many ticks */
+#define TRIM_EVERY 30      /* ticks between giving freed heap memory back to the system */
 #define KLOG_POLL_MS 250u
 
 uint64_t agent_mono_ns(void)
@@ -98,6 +102,15 @@ static struct published *pool_take(struct agent *a)
 	return p;
 }
 
+static void published_free(struct published *p)
+{
+	abuf_free(&p->prom);
+	abuf_free(&p->om);
+	api_doc_free(&p->gpus);
+	api_doc_free(&p->health);
+	free(p);
+}
+
 static void publish(struct agent *a, struct published *p)
 {
 	pthread_mutex_lock(&a->pub_mu);
@@ -105,7 +118,37 @@ static void publish(struct agent *a, struct published *p)
 	a->current = p; /* keeps the reference pool_take gave it */
 	if (old)
 		old->refs--;
+	/* sets made while slow clients held the others go once they are free */
+	unsigned kept = 0;
+	struct published **pp = &a->pool, *unused = NULL;
+	while (*pp) {
+		struct published *q = *pp;
+		if (++kept > POOL_KEEP && q->refs == 0 && q != a->current) {
+			*pp = q->next;
+			q->next = unused;
+			unused = q;
+			continue;
+		}
+		pp = &q->next;
+	}
 	pthread_mutex_unlock(&a->pub_mu);
+	while (unused) {
+		struct published *next = unused->next;
+		published_free(unused);
+		unused = next;
+	}
+}
+
+void agent_want_openmetrics(struct agent *a)
+{
+	atomic_store(&a->om_asked, atomic_load(&a->renders) + 1);
+}
+
+/* OpenMetrics costs a second rendering: done only while clients ask for it. */
+static bool openmetrics_wanted(struct agent *a)
+{
+	uint64_t asked = atomic_load(&a->om_asked);
+	return asked && atomic_load(&a->renders) + 1 - asked < OM_KEEP_RENDERS;
 }
 
 static void pool_free(struct agent *a)
@@ -113,11 +156,7 @@ static void pool_free(struct agent *a)
 	struct published *p = a->pool;
 	while (p) {
 		struct published *next = p->next;
-		abuf_free(&p->prom);
-		abuf_free(&p->om);
-		api_doc_free(&p->gpus);
-		api_doc_free(&p->health);
-		free(p);
+		published_free(p);
 		p = next;
 	}
 	a->pool = a->current = NULL;
@@ -191,8 +230,10 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 	abuf_reset(&p->prom);
 	abuf_reset(&p->om);
 	int rc = metrics_render(&p->prom, s->now, &o);
-	o.openmetrics = true;
-	rc |= metrics_render(&p->om, s->now, &o);
+	if (openmetrics_wanted(a)) {
+		o.openmetrics = true;
+		rc |= metrics_render(&p->om, s->now, &o);
+	}
 	rc |= api_render_gpus(&p->gpus, s->now, host);
 	rc |= api_render_health(&p->health, s->now, rep, host);
 	/* this tick's snapshot is the next one's "previous" (health rates) */
@@ -224,6 +265,9 @@ static void *render_thread(void *arg)
 				continue;
 			if (render_into(a, &s, p) == 0) {
 				publish(a, p);
+				/* a burst of scrapers leaves freed response sets behind: return them */
+				if (atomic_load(&a->renders) % TRIM_EVERY == 0)
+					malloc_trim(0);
 			} else {
 				pthread_mutex_lock(&a->pub_mu);
 				p->refs--;
@@ -484,6 +528,8 @@ int agent_render_once(struct gpu_backend *be, const struct agent_config *cfg, co
 	}
 	struct render_scratch s;
 	struct published *p = NULL;
+	if (openmetrics)
+		agent_want_openmetrics(a);
 	int rc = scratch_init(&s);
 	if (rc == 0 && (p = pool_take(a)) != NULL && render_into(a, &s, p) == 0) {
 		const struct abuf *src = openmetrics ? &p->om : &p->prom;

@@ -40,6 +40,7 @@ struct agent {
 	atomic_int kernel_log;        /* -1 off, 0 unreadable, 1 reading */
 	char kernel_log_error[256];   /* written before kernel_log leaves -1 */
 	atomic_ullong renders, scrapes, last_render_ns;
+	atomic_ullong om_asked;       /* renders count at the last OpenMetrics request + 1; 0 = never */
 
 	struct MHD_Daemon *httpd;
 	unsigned port;
@@ -47,6 +48,8 @@ struct agent {
 
 /* Takes a reference on the latest rendered responses (NULL before the first). */
 struct published *agent_acquire(struct agent *a);
+/* Notes that a client asked for OpenMetrics (rendered from the next tick on). */
+void agent_want_openmetrics(struct agent *a);
 void agent_release(struct agent *a, struct published *p);
 uint64_t agent_mono_ns(void);
 

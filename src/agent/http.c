@@ -21,7 +21,8 @@
 
 #include "httpreq.h"
 
-#define CONN_MEMORY_LIMIT (16u * 1024u)
+/* per connection: request headers and MHD's own bookkeeping (a scrape needs < 1 KiB) */
+#define CONN_MEMORY_LIMIT (8u * 1024u)
 
 static const char CT_PROM[] = "text/plain; version=0.0.4; charset=utf-8";
 static const char CT_OM[] = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -105,14 +106,21 @@ static enum MHD_Result send_json(struct MHD_Connection *c, const struct api_doc 
 }
 
 /* Called with the raw target before MHD splits it: our parser sees exactly what came in. */
+struct conn_req {
+	struct http_req req;
+	bool headers_seen; /* the handler's first call (headers only) has passed */
+};
+
 static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c)
 {
 	(void)cls;
 	(void)c;
-	struct http_req *req = malloc(sizeof(*req));
-	if (req)
-		http_req_parse(uri, strlen(uri), req);
-	return req;
+	struct conn_req *cr = malloc(sizeof(*cr));
+	if (cr) {
+		http_req_parse(uri, strlen(uri), &cr->req);
+		cr->headers_seen = false;
+	}
+	return cr;
 }
 
 static void request_done(void *cls, struct MHD_Connection *c, void **req_cls, enum MHD_RequestTerminationCode toe)
@@ -128,20 +136,31 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			      const char *version, const char *upload_data, size_t *upload_data_size, void **req_cls)
 {
 	struct agent *a = cls;
-	struct http_req *req = *req_cls;
+	struct conn_req *cr = *req_cls;
 	(void)url;
 	(void)version;
 	(void)upload_data;
-	if (!req)
+	if (!cr)
 		return MHD_NO;
-	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-		return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "gpuctl agent: method %.16s not allowed (use GET)\n", method);
-	const char *clen = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-	if (*upload_data_size > 0 || (clen && strcmp(clen, "0") != 0) ||
-	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
-		return send_text(c, MHD_HTTP_CONTENT_TOO_LARGE, "gpuctl agent: %s\n", "a GET request has no body");
-	if (req->status != 200)
-		return send_text(c, (unsigned)req->status, "gpuctl agent: %s\n", req->error);
+	const struct http_req *req = &cr->req;
+	if (*upload_data_size > 0)
+		return MHD_NO; /* a body was refused on the first call already */
+	if (!cr->headers_seen) {
+		/* Bad requests are answered at once (the connection then closes, which
+		 * is what they deserve); good ones on the second call, because a
+		 * response queued on the first makes libmicrohttpd drop keep-alive. */
+		if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+			return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "gpuctl agent: method %.16s not allowed (use GET)\n",
+					 method);
+		const char *clen = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if ((clen && strcmp(clen, "0") != 0) ||
+		    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+			return send_text(c, MHD_HTTP_CONTENT_TOO_LARGE, "gpuctl agent: %s\n", "a GET request has no body");
+		if (req->status != 200)
+			return send_text(c, (unsigned)req->status, "gpuctl agent: %s\n", req->error);
+		cr->headers_seen = true;
+		return MHD_YES;
+	}
 
 	if (req->route == ROUTE_INDEX) {
 		struct MHD_Response *resp =
@@ -156,6 +175,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	case ROUTE_METRICS: {
 		const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 		bool om = http_accept_openmetrics(accept);
+		if (om)
+			agent_want_openmetrics(a);
+		/* until OpenMetrics is rendered (the next tick), the text format; scrapers
+		 * that ask for OpenMetrics (Prometheus) accept it too */
+		if (om && p->om.len == 0)
+			om = false;
 		return send_published(a, c, p, om ? &p->om : &p->prom, om ? CT_OM : CT_PROM);
 	}
 	case ROUTE_GPUS:

@@ -1,0 +1,312 @@
+/*
+ * agent_bench.c - load generator and cost meter for `gpuctl agent`
+ * (run by bench/agent_bench.sh; results in bench/RESULTS.md).
+ *
+ *   agent_bench scrape PORT PID CLIENTS SECONDS [PERIOD_MS]
+ *       CLIENTS threads, each on its own keep-alive connection to
+ *       127.0.0.1:PORT, GET /metrics for SECONDS: every PERIOD_MS (each client
+ *       at its own phase, as independent Prometheus servers would), or as fast
+ *       as answered when PERIOD_MS is 0 (saturation); prints
+ *       the latency median/p99/max, scrapes per second, and the agent's CPU
+ *       share and resident memory (from /proc/PID) over the same window.
+ *   agent_bench idle PID SECONDS
+ *       the agent's CPU share and RSS with nobody scraping.
+ *   agent_bench sweep SIMSPEC ROUNDS
+ *       the cost of one nvidia-smi-style serial sweep (every GPU, every
+ *       group, then the process list, one after the other, as an exporter
+ *       that shells out to nvidia-smi on each scrape does) through the same
+ *       simulated backend: median and max over ROUNDS.
+ * Loopback only; bounded by SECONDS.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "device/gpu.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* ---- /proc ---- */
+
+static double proc_cpu_s(int pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return -1;
+	unsigned long utime = 0, stime = 0;
+	/* fields after the command: state(3) ... utime(14) stime(15) */
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2)
+		return -1;
+	return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static long proc_rss_kib(int pid, const char *key)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	long v = -1;
+	size_t k = strlen(key);
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, key, k) == 0)
+			v = strtol(line + k, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/* ---- scraping ---- */
+
+struct client {
+	int port;
+	uint64_t period_ns, phase_ns;
+	uint64_t end_ns;
+	uint64_t *lat;
+	size_t n, cap;
+	unsigned errors;
+	size_t bytes;
+};
+
+static int connect_to(int port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		return -1;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	struct timeval tv = { 5, 0 };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* One GET /metrics on a keep-alive connection; returns body bytes or -1. */
+static long scrape_once(int fd, char *buf, size_t cap)
+{
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: bench\r\n"
+				  "Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5\r\n\r\n";
+	if (send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL) != (ssize_t)(sizeof(req) - 1))
+		return -1;
+	size_t have = 0;
+	long body = -1;
+	size_t head = 0;
+	for (;;) {
+		ssize_t r = recv(fd, buf + have, cap - have, 0);
+		if (r <= 0)
+			return -1;
+		have += (size_t)r;
+		if (body < 0) {
+			char *e = memmem(buf, have, "\r\n\r\n", 4);
+			if (!e)
+				continue;
+			head = (size_t)(e - buf) + 4;
+			char *cl = memmem(buf, head, "Content-Length: ", 16);
+			if (!cl || strncmp(buf, "HTTP/1.1 200", 12) != 0)
+				return -1;
+			body = strtol(cl + 16, NULL, 10);
+		}
+		if (have >= head + (size_t)body) {
+			if (have > head + (size_t)body)
+				return -1; /* nothing else was asked for */
+			return body;
+		}
+		if (have == cap)
+			return -1;
+	}
+}
+
+static void *client_main(void *arg)
+{
+	struct client *c = arg;
+	size_t cap = 64u << 20;
+	char *buf = malloc(cap);
+	int fd = -1;
+	uint64_t next = now_ns() + c->phase_ns;
+	while (buf && now_ns() < c->end_ns) {
+		if (c->period_ns) {
+			uint64_t t = now_ns();
+			if (t < next) {
+				struct timespec ts = { (time_t)((next - t) / 1000000000ull), (long)((next - t) % 1000000000ull) };
+				nanosleep(&ts, NULL);
+			}
+			next += c->period_ns;
+			if (now_ns() >= c->end_ns)
+				break;
+		}
+		if (fd < 0 && (fd = connect_to(c->port)) < 0) {
+			c->errors++;
+			usleep(10000);
+			continue;
+		}
+		uint64_t t0 = now_ns();
+		long n = scrape_once(fd, buf, cap);
+		uint64_t t1 = now_ns();
+		if (n < 0) {
+			c->errors++;
+			close(fd);
+			fd = -1;
+			continue;
+		}
+		c->bytes = (size_t)n;
+		if (c->n == c->cap) {
+			c->cap = c->cap ? c->cap * 2 : 4096;
+			c->lat = realloc(c->lat, c->cap * sizeof(*c->lat));
+			if (!c->lat)
+				break;
+		}
+		c->lat[c->n++] = t1 - t0;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return NULL;
+}
+
+static int cmd_scrape(int port, int pid, int clients, double seconds, double period_ms)
+{
+	struct client *c = calloc((size_t)clients, sizeof(*c));
+	pthread_t *t = calloc((size_t)clients, sizeof(*t));
+	if (!c || !t)
+		return 1;
+	double cpu0 = proc_cpu_s(pid);
+	uint64_t start = now_ns();
+	for (int i = 0; i < clients; i++) {
+		c[i].port = port;
+		c[i].end_ns = start + (uint64_t)(seconds * 1e9);
+		c[i].period_ns = (uint64_t)(period_ms * 1e6);
+		c[i].phase_ns = c[i].period_ns * (uint64_t)i / (uint64_t)clients;
+		pthread_attr_t a;
+		pthread_attr_init(&a);
+		pthread_attr_setstacksize(&a, 256 * 1024);
+		pthread_create(&t[i], &a, client_main, &c[i]);
+		pthread_attr_destroy(&a);
+	}
+	for (int i = 0; i < clients; i++)
+		pthread_join(t[i], NULL);
+	double wall = (double)(now_ns() - start) / 1e9;
+	double cpu1 = proc_cpu_s(pid);
+	size_t total = 0;
+	unsigned errors = 0;
+	for (int i = 0; i < clients; i++) {
+		total += c[i].n;
+		errors += c[i].errors;
+	}
+	uint64_t *all = malloc((total ? total : 1) * sizeof(*all));
+	size_t k = 0, bytes = 0;
+	for (int i = 0; i < clients; i++) {
+		memcpy(all + k, c[i].lat, c[i].n * sizeof(*all));
+		k += c[i].n;
+		if (c[i].bytes)
+			bytes = c[i].bytes;
+		free(c[i].lat);
+	}
+	qsort(all, total, sizeof(*all), cmp_u64);
+	if (!total) {
+		printf("scrape: no successful scrape (%u errors)\n", errors);
+		return 1;
+	}
+	printf("scrape: clients=%d period=%s seconds=%.1f scrapes=%zu (%.0f/s) errors=%u body=%zu bytes\n", clients,
+	       period_ms > 0 ? "paced" : "back-to-back", wall, total, (double)total / wall, errors, bytes);
+	if (period_ms > 0)
+		printf("scrape: each client every %.0f ms\n", period_ms);
+	printf("scrape: latency median=%.3f ms p99=%.3f ms max=%.3f ms\n", (double)all[total / 2] / 1e6,
+	       (double)all[(size_t)((double)total * 0.99)] / 1e6, (double)all[total - 1] / 1e6);
+	printf("scrape: agent cpu=%.1f%% of one core, rss=%ld KiB (private %ld KiB), peak rss=%ld KiB\n",
+	       100.0 * (cpu1 - cpu0) / wall, proc_rss_kib(pid, "VmRSS:"), proc_rss_kib(pid, "RssAnon:"),
+	       proc_rss_kib(pid, "VmHWM:"));
+	free(all);
+	free(c);
+	free(t);
+	return errors > total / 100; /* more than 1% failed: not a valid run */
+}
+
+static int cmd_idle(int pid, double seconds)
+{
+	double cpu0 = proc_cpu_s(pid);
+	uint64_t t0 = now_ns();
+	usleep((useconds_t)(seconds * 1e6));
+	double wall = (double)(now_ns() - t0) / 1e9;
+	double cpu1 = proc_cpu_s(pid);
+	if (cpu0 < 0 || cpu1 < 0) {
+		printf("idle: cannot read /proc/%d\n", pid);
+		return 1;
+	}
+	printf("idle: agent cpu=%.2f%% of one core over %.1f s, rss=%ld KiB (private %ld KiB)\n",
+	       100.0 * (cpu1 - cpu0) / wall, wall, proc_rss_kib(pid, "VmRSS:"), proc_rss_kib(pid, "RssAnon:"));
+	return 0;
+}
+
+static int cmd_sweep(const char *spec, int rounds)
+{
+	struct gpu_backend be = { 0 };
+	struct gpu_err err = { "" };
+	if (gpu_backend_open(&be, "sim", spec, &err) != GPU_OK) {
+		fprintf(stderr, "sweep: %s\n", err.msg);
+		return 1;
+	}
+	struct gpu_sample *s = malloc(sizeof(*s));
+	struct gpu_process *p = malloc(GPU_MAX_PROCS * sizeof(*p));
+	uint64_t *t = calloc((size_t)rounds, sizeof(*t));
+	for (int r = 0; r < rounds; r++) {
+		uint64_t t0 = now_ns();
+		for (unsigned g = 0; g < be.gpu_count; g++) {
+			unsigned n;
+			be.ops->sample(&be, g, GPU_GRP_ALL, s, &err);
+			be.ops->processes(&be, g, p, GPU_MAX_PROCS, &n, &err);
+		}
+		t[r] = now_ns() - t0;
+	}
+	qsort(t, (size_t)rounds, sizeof(*t), cmp_u64);
+	printf("sweep: %u GPUs, serial, every group + processes: median=%.1f ms max=%.1f ms (%d rounds)\n", be.gpu_count,
+	       (double)t[rounds / 2] / 1e6, (double)t[rounds - 1] / 1e6, rounds);
+	gpu_backend_close(&be);
+	free(s);
+	free(p);
+	free(t);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if ((argc == 6 || argc == 7) && strcmp(argv[1], "scrape") == 0)
+		return cmd_scrape(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atof(argv[5]), argc == 7 ? atof(argv[6]) : 0);
+	if (argc == 4 && strcmp(argv[1], "idle") == 0)
+		return cmd_idle(atoi(argv[2]), atof(argv[3]));
+	if (argc == 4 && strcmp(argv[1], "sweep") == 0)
+		return cmd_sweep(argv[2], atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
+	fprintf(stderr, "usage: agent_bench scrape PORT PID CLIENTS SECONDS [PERIOD_MS] | idle PID SECONDS | sweep SIMSPEC ROUNDS\n");
+	return 64;
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# agent_bench.sh - `gpuctl agent` performance on simulated servers whose every
+# NVML-like call takes latency_us (default 2000 us, as a real H200 call does):
+# scrape latency median/p99 with CLIENTS concurrent scrapers (each once a
+# second, then all back-to-back), agent CPU and RSS
+# idle (1 s interval) and under load, against one serial nvidia-smi-style
+# sweep of the same fields. At 8 and 64 simulated GPUs. Loopback only.
+#
+#   bench/agent_bench.sh                 # build (Release) and run
+#   BUILD=build-rel CLIENTS=100 SECONDS_LOAD=10 bench/agent_bench.sh
+# Output: plain text; copy the figures into bench/RESULTS.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD="${BUILD:-build-release}"
+CLIENTS="${CLIENTS:-100}"
+SECONDS_LOAD="${SECONDS_LOAD:-10}"
+SECONDS_IDLE="${SECONDS_IDLE:-20}"
+LATENCY_US="${LATENCY_US:-2000}"
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+	cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGPUCTL_WITH_CUDA=OFF >/dev/null
+	cmake --build "$BUILD" -j"$(nproc)" --target gpuctl gpuctl_core >/dev/null
+fi
+cc -O2 -std=c11 -D_GNU_SOURCE -Isrc bench/agent_bench.c "$BUILD/libgpuctl_core.a" \
+	$(pkg-config --libs jansson libmicrohttpd sqlite3 ncursesw) -lpthread -ldl -lm -o "$BUILD/agent_bench"
+export GPUCTL_DATA_DIR="$PWD/data"
+tmp=$(mktemp -d)
+agent_pid=""
+trap '[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+
+echo "date: $(date -u +%Y-%m-%dT%H:%MZ)  host: $(uname -n)  cpus: $(nproc)  $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+for gpus in 8 64; do
+	spec="h200x8,latency_us=$LATENCY_US,gpus=$gpus"
+	echo "== $gpus simulated H200, every call ${LATENCY_US} us, interval 1 s, $CLIENTS scrapers"
+	"$BUILD/gpuctl" --sim "$spec" agent --listen 127.0.0.1:0 --interval 1s --kernel-log off \
+		2>"$tmp/agent.err" &
+	agent_pid=$!
+	port=""
+	for _ in $(seq 1 100); do
+		port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\)\/metrics.*/\1/p' "$tmp/agent.err")
+		[ -n "$port" ] && break
+		sleep 0.1
+	done
+	[ -n "$port" ] || { cat "$tmp/agent.err"; exit 1; }
+	sleep 3 # settle: first ticks rendered
+	"$BUILD/agent_bench" idle "$agent_pid" "$SECONDS_IDLE"
+	# 100 scrapers each once a second (independent Prometheus servers, at spread phases)
+	"$BUILD/agent_bench" scrape "$port" "$agent_pid" "$CLIENTS" "$SECONDS_LOAD" 1000
+	# the same 100 scraping back-to-back: saturation, the worst case
+	"$BUILD/agent_bench" scrape "$port" "$agent_pid" "$CLIENTS" "$SECONDS_LOAD" 0
+	"$BUILD/agent_bench" idle "$agent_pid" 5
+	kill "$agent_pid"
+	wait "$agent_pid" 2>/dev/null || true
+	agent_pid=""
+	"$BUILD/agent_bench" sweep "$spec" 5
+done
