@@ -103,7 +103,7 @@ if command -v tmux >/dev/null; then
 	tm capture-pane -p -t 0 >"$out/top_end.screen"
 	tm kill-server 2>/dev/null
 	expect "top: title without SIMULATED" sh -c "grep -q '^gpuctl top' '$out/top_start.screen'"
-	expect "top: every GPU on screen" sh -c "[ \$(grep -Ec '^ *[0-9]+ .{10} +GPU\\[' '$out/top_start.screen') -eq $ngpu ]"
+	expect "top: every GPU on screen" sh -c "[ \$(grep -Ec '^ *[0-9]+ .+ GPU\\[' '$out/top_start.screen') -eq $ngpu ]"
 	expect "top: help box" grep -q 'gpuctl top - keys' "$out/top_help.screen"
 	expect "top: sorted by pid" grep -q 'sorted by pid' "$out/top_sorted.screen"
 	expect "top: quit by itself with 0" grep -q '^EXITED 0' "$out/top_end.screen"

@@ -110,7 +110,7 @@ static void gpu_line(struct top_ui *ui, unsigned g, int y, int maxx, unsigned ba
 	top_model_name(&v->st, model, sizeof(model));
 	bool sel = ui->nshown && ui->shown[ui->gpu_sel] == g;
 	penf(&p, sel ? A_REVERSE : A_BOLD, "%2u", g);
-	penf(&p, A_NORMAL, " %-10.10s ", model);
+	penf(&p, A_NORMAL, " %-14.14s ", model);
 	if (!v->up) {
 		penf(&p, ui->color ? COLOR_PAIR(PAIR_BAD) | A_BOLD : A_BOLD, "DOWN: %s", v->last_error[0] ? v->last_error : "no answer");
 		return;
@@ -190,6 +190,8 @@ static void gpu_detail_line(struct top_ui *ui, unsigned g, int y, int maxx)
 		penf(&p, up < v->s.nvlink_n && ui->color ? COLOR_PAIR(PAIR_BAD) : A_NORMAL,
 		     "  NVLink %u/%u up rx %s/s tx %s/s", up, v->s.nvlink_n, a, b);
 	}
+	if (v->nmig)
+		penf(&p, A_NORMAL, "  MIG %u instance%s", v->nmig, v->nmig == 1 ? "" : "s");
 	if (v->s.ecc_vol_uncorrected.st == VAL_OK)
 		penf(&p, v->s.ecc_vol_uncorrected.v && ui->color ? COLOR_PAIR(PAIR_BAD) : A_NORMAL,
 		     "  ECC unc %llu", (unsigned long long)v->s.ecc_vol_uncorrected.v);
@@ -237,8 +239,8 @@ static void draw_gpus(struct top_ui *ui, const struct top_layout *L, int y0, int
 		}
 		return;
 	}
-	/* bars share what the fixed fields leave: about 110 columns with every field */
-	int fixed = L->kind == TOP_PANELS ? 60 : 110;
+	/* bars share what the fixed fields leave: about 114 columns with every field */
+	int fixed = L->kind == TOP_PANELS ? 64 : 114;
 	int barw = (cols - fixed) / 2;
 	barw = barw < 5 ? 5 : barw > 40 ? 40 : barw;
 	for (unsigned k = 0; k < ui->nshown; k++) {
@@ -358,17 +360,23 @@ static void draw_title(struct top_ui *ui, int cols)
 	strftime(clock, sizeof(clock), "%H:%M:%S", &lt);
 	penf(&p, A_NORMAL, "  %s  every %.1f s", clock, (double)ui->interval_ns / 1e9);
 
-	/* summary: power, utilization and memory over the shown GPUs */
+	/* summary: power, utilization and memory over the GPUs that report them */
 	double pw = 0, lim = 0, util = 0, used = 0, total = 0;
-	unsigned nutil = 0, down = 0;
+	unsigned npw = 0, nlim = 0, nutil = 0, nmem = 0, down = 0;
 	for (unsigned k = 0; k < ui->nshown; k++) {
 		const struct gpu_view *v = &ui->w.snap->gpu[ui->shown[k]];
 		if (!v->up) {
 			down++;
 			continue;
 		}
-		pw += u64_or_nan(v->s.power_mw, 1e-3) * (v->s.power_mw.st == VAL_OK);
-		lim += u64_or_nan(v->s.power_limit_mw, 1e-3) * (v->s.power_limit_mw.st == VAL_OK);
+		if (v->s.power_mw.st == VAL_OK) {
+			pw += (double)v->s.power_mw.v / 1000.0;
+			npw++;
+		}
+		if (v->s.power_limit_mw.st == VAL_OK) {
+			lim += (double)v->s.power_limit_mw.v / 1000.0;
+			nlim++;
+		}
 		if (v->s.util_gpu_pct.st == VAL_OK) {
 			util += (double)v->s.util_gpu_pct.v;
 			nutil++;
@@ -376,17 +384,27 @@ static void draw_title(struct top_ui *ui, int cols)
 		if (v->s.mem_used_bytes.st == VAL_OK && v->s.mem_total_bytes.st == VAL_OK) {
 			used += (double)v->s.mem_used_bytes.v;
 			total += (double)v->s.mem_total_bytes.v;
+			nmem++;
 		}
 	}
-	char u[12], t[12];
-	top_fmt_bytes((uint64_t)used, u, sizeof(u));
-	top_fmt_bytes((uint64_t)total, t, sizeof(t));
 	struct pen q = { 1, 0, cols, false };
-	penf(&q, A_NORMAL, "%u GPUs", ui->nshown);
+	penf(&q, A_NORMAL, "%u GPU%s", ui->nshown, ui->nshown == 1 ? "" : "s");
 	if (down)
 		penf(&q, ui->color ? COLOR_PAIR(PAIR_BAD) | A_BOLD : A_BOLD, " (%u down)", down);
-	penf(&q, A_NORMAL, "  power %.0f/%.0f W  util avg %.0f%%  memory %s/%s  %u processes", pw, lim,
-	     nutil ? util / nutil : 0.0, u, t, ui->nproc);
+	char a[16], b[16];
+	fmt_num(a, sizeof(a), npw ? pw : NAN, "");
+	fmt_num(b, sizeof(b), nlim ? lim : NAN, " W");
+	penf(&q, A_NORMAL, "  power %s/%s", a, b);
+	fmt_num(a, sizeof(a), nutil ? util / nutil : NAN, "%");
+	penf(&q, A_NORMAL, "  util avg %s", a);
+	if (nmem) {
+		top_fmt_bytes((uint64_t)used, a, sizeof(a));
+		top_fmt_bytes((uint64_t)total, b, sizeof(b));
+		penf(&q, A_NORMAL, "  memory %s/%s", a, b);
+	} else {
+		penf(&q, A_NORMAL, "  memory n/a");
+	}
+	penf(&q, A_NORMAL, "  %u process%s", ui->nproc, ui->nproc == 1 ? "" : "es");
 }
 
 static void draw_bottom(struct top_ui *ui, int y, int cols)

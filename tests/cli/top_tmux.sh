@@ -104,6 +104,16 @@ if expect "16 GPUs: title" '^SIMULATED gpuctl top'; then
 	expect "16 GPUs: q quits" '^EXITED 0$'
 fi
 
+# --- a MIG GPU: utilization not supported is n/a (never 0), instances counted
+start 160 40 --sim h100pcie-mig top
+if expect "MIG: title" '^SIMULATED gpuctl top  h100pcie-mig'; then
+	expect "MIG: utilization n/a in the bar" '^ 0 H100 PCIe +GPU\[ +n/a\]'
+	expect "MIG: n/a in the summary, singular GPU" '^1 GPU  power [0-9]+/350 W  util avg n/a'
+	expect "MIG: instances on the panel" 'MIG 4 instances'
+	key q
+	expect "MIG: q quits" '^EXITED 0$'
+fi
+
 # --- 64 GPUs: a grid at 160x50 and at 80x24, every GPU visible
 for size in "160 50" "80 24"; do
 	start $size --sim h200x8,gpus=64 top
