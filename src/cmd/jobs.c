@@ -1,0 +1,171 @@
+/* jobs.c - `gpuctl jobs [--history]`: your jobs with exit status and
+ * accounting (GPU-seconds, energy, utilization, memory, XIDs, throttling). */
+#include "cmd.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/table.h"
+#include "pool_cmd.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: gpuctl jobs [--history] [--all] [--limit N] [--socket PATH] [--json]\n\n"
+		"Your active jobs; --history: ended ones too, newest first (default at most 100).\n"
+		"--all: every user's (root only). Accounting per job: GPU-seconds, energy (J),\n"
+		"average/peak utilization (%%), peak memory (GiB), XIDs and throttling during the job;\n"
+		"--json gives them per GPU.\n");
+}
+
+struct totals {
+	double gpu_s, energy_j, util_avg, util_peak, mem_peak;
+	bool energy_ok, util_ok, mem_ok;
+	unsigned n, xids;
+	char throttle[128];
+};
+
+static void sum_acct(const json_t *acct, struct totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->energy_ok = t->util_ok = t->mem_ok = json_array_size(acct) > 0;
+	size_t i;
+	const json_t *a;
+	json_array_foreach(acct, i, a) {
+		t->n++;
+		t->gpu_s += json_number_value(json_object_get(a, "gpu_seconds"));
+		const json_t *e = json_object_get(a, "energy_j");
+		t->energy_ok = t->energy_ok && e;
+		t->energy_j += json_number_value(e);
+		const json_t *ua = json_object_get(a, "util_avg_pct"), *up = json_object_get(a, "util_peak_pct");
+		t->util_ok = t->util_ok && ua;
+		t->util_avg += json_number_value(ua);
+		if (json_number_value(up) > t->util_peak)
+			t->util_peak = json_number_value(up);
+		const json_t *mp = json_object_get(a, "mem_peak_bytes");
+		t->mem_ok = t->mem_ok && mp;
+		if (json_number_value(mp) > t->mem_peak)
+			t->mem_peak = json_number_value(mp);
+		const char *k;
+		const json_t *v;
+		json_object_foreach((json_t *)json_object_get(a, "xids"), k, v)
+			t->xids += (unsigned)json_integer_value(v);
+		const char *thr = json_string_value(json_object_get(a, "throttle_reasons"));
+		if (thr && strcmp(thr, "none") != 0)
+			snprintf(t->throttle, sizeof(t->throttle), "%s", thr);
+	}
+	if (t->n)
+		t->util_avg /= t->n;
+}
+
+int cmd_jobs(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	struct pool_opts o = { 0 };
+	bool history = false, all = false;
+	unsigned long limit = 0;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			usage(ctx->out);
+			return EXIT_OK;
+		}
+		int f = pool_cmd_flag(ctx, "jobs", argc, argv, &i, &o);
+		if (f < 0)
+			return EXIT_USAGE;
+		if (f > 0)
+			continue;
+		if (strcmp(argv[i], "--history") == 0) {
+			history = true;
+			continue;
+		}
+		if (strcmp(argv[i], "--all") == 0) {
+			all = true;
+			continue;
+		}
+		bool bad = false;
+		const char *v = pool_cmd_value(argc, argv, &i, "--limit", &bad);
+		if (bad || (v && (!*v || *v == '-'))) {
+			cmd_error(ctx, "jobs", "option '--limit' needs a count");
+			return EXIT_USAGE;
+		}
+		if (v) {
+			char *end;
+			errno = 0;
+			limit = strtoul(v, &end, 10);
+			if (*end || errno || limit == 0 || limit > 1000000) {
+				cmd_error(ctx, "jobs", "bad limit '%s' (1 to 1000000)", v);
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		cmd_error(ctx, "jobs", "unknown option '%s'; see 'gpuctl jobs --help'", argv[i]);
+		return EXIT_USAGE;
+	}
+	json_t *req = pool_cmd_request("jobs"), *resp;
+	if (history)
+		json_object_set_new(req, "history", json_true());
+	if (all)
+		json_object_set_new(req, "all_users", json_true());
+	if (limit)
+		json_object_set_new(req, "limit", json_integer((json_int_t)limit));
+	int rc = pool_cmd_call(ctx, "jobs", &o, req, &resp);
+	if (rc)
+		return rc;
+	if (o.json) {
+		rc = pool_cmd_print_json(ctx, resp);
+		json_decref(resp);
+		return rc;
+	}
+	pool_cmd_banner(ctx, resp);
+	struct table *t = table_new(12);
+	const char *heads[] = { "ID", "USER", "NAME", "STATE", "EXIT", "STARTED", "ELAPSED", "GPUS", "GPU-S",
+				"ENERGY", "UTIL AVG/PEAK", "MEM PEAK" };
+	for (unsigned c = 0; c < 12; c++)
+		table_col(t, c, heads[c], c == 0 || c == 4 || c >= 8 ? TABLE_RIGHT : TABLE_LEFT);
+	size_t i;
+	json_t *j;
+	json_array_foreach(json_object_get(resp, "jobs"), i, j) {
+		char started[32], elapsed[32], gpus[128];
+		uint64_t s = pool_json_u64(j, "start_ns"), e = pool_json_u64(j, "end_ns");
+		pool_fmt_time(s, started, sizeof(started));
+		pool_fmt_duration(s && e > s ? e - s : 0, elapsed, sizeof(elapsed));
+		pool_fmt_gpus(j, gpus, sizeof(gpus));
+		struct totals tt;
+		sum_acct(json_object_get(j, "accounting"), &tt);
+		table_row(t);
+		table_cellf(t, "%llu", (unsigned long long)pool_json_u64(j, "id"));
+		table_cell(t, json_string_value(json_object_get(j, "user")));
+		const char *name = json_string_value(json_object_get(j, "name"));
+		table_cell(t, name && name[0] ? name : "-");
+		table_cell(t, json_string_value(json_object_get(j, "state")));
+		if (json_object_get(j, "exit_signal"))
+			table_cellf(t, "sig %lld", (long long)json_integer_value(json_object_get(j, "exit_signal")));
+		else if (json_object_get(j, "exit_code"))
+			table_cellf(t, "%lld", (long long)json_integer_value(json_object_get(j, "exit_code")));
+		else
+			table_cell(t, "-");
+		table_cell(t, started);
+		table_cell(t, elapsed);
+		table_cell(t, gpus);
+		if (tt.n)
+			table_cellf(t, "%.1f s", tt.gpu_s);
+		else
+			table_cell(t, "-");
+		if (tt.energy_ok)
+			table_cellf(t, "%.1f J", tt.energy_j);
+		else
+			table_cell(t, tt.n ? "n/a" : "-");
+		if (tt.util_ok)
+			table_cellf(t, "%.0f %% / %.0f %%", tt.util_avg, tt.util_peak);
+		else
+			table_cell(t, tt.n ? "n/a" : "-");
+		if (tt.mem_ok)
+			table_cellf(t, "%.2f GiB", tt.mem_peak / (1024.0 * 1024 * 1024));
+		else
+			table_cell(t, tt.n ? "n/a" : "-");
+	}
+	table_print(t, ctx->out);
+	table_free(t);
+	json_decref(resp);
+	return EXIT_OK;
+}

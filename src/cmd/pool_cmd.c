@@ -1,0 +1,166 @@
+/* pool_cmd.c - see pool_cmd.h. */
+#include "pool_cmd.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/json_util.h"
+#include "../pool/client.h"
+#include "../pool/pool.h"
+#include "../pool/proto.h"
+
+const char *pool_cmd_value(int argc, char **argv, int *i, const char *flag, bool *bad)
+{
+	size_t n = strlen(flag);
+	const char *a = argv[*i];
+	if (strncmp(a, flag, n) != 0)
+		return NULL;
+	if (a[n] == '=')
+		return a + n + 1;
+	if (a[n] != '\0')
+		return NULL;
+	if (*i + 1 >= argc) {
+		*bad = true;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+int pool_cmd_flag(const struct cmd_ctx *ctx, const char *cmd, int argc, char **argv, int *i, struct pool_opts *o)
+{
+	if (strcmp(argv[*i], "--json") == 0) {
+		o->json = true;
+		return 1;
+	}
+	bool bad = false;
+	const char *v = pool_cmd_value(argc, argv, i, "--socket", &bad);
+	if (bad) {
+		cmd_error(ctx, cmd, "option '--socket' needs a value");
+		return -1;
+	}
+	if (v) {
+		o->socket = v;
+		return 1;
+	}
+	return 0;
+}
+
+int pool_cmd_job_id(const struct cmd_ctx *ctx, const char *cmd, const char *s, uint64_t *id)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (!*s || *s == '-' || *end || errno || v == 0 || v > INT64_MAX) {
+		cmd_error(ctx, cmd, "bad job id '%s'", s);
+		return EXIT_USAGE;
+	}
+	*id = v;
+	return EXIT_OK;
+}
+
+json_t *pool_cmd_request(const char *op)
+{
+	return json_pack("{s:i, s:s}", "v", PROTO_VERSION, "op", op);
+}
+
+int pool_cmd_call(const struct cmd_ctx *ctx, const char *cmd, struct pool_opts *o, json_t *req, json_t **resp)
+{
+	*resp = NULL;
+	if (!req) {
+		cmd_error(ctx, cmd, "out of memory");
+		return EXIT_SOFTWARE;
+	}
+	if (!o->socket) {
+		struct stat sb;
+		pool_client_socket(getenv("GPUCTL_POOL_SOCKET"), stat("/run/gpuctl/pool.sock", &sb) == 0,
+				   getenv("XDG_RUNTIME_DIR"), getuid(), o->socket_buf, sizeof(o->socket_buf));
+		o->socket = o->socket_buf;
+	}
+	char err[512];
+	int rc = pool_call(o->socket, req, resp, err, sizeof(err));
+	json_decref(req);
+	if (rc == POOL_CALL_NO_AGENT) {
+		cmd_error(ctx, cmd, "%s", err);
+		return EXIT_TEMPFAIL;
+	}
+	if (rc != POOL_CALL_OK) {
+		cmd_error(ctx, cmd, "%s", err);
+		return EXIT_IOERR;
+	}
+	if (!json_is_true(json_object_get(*resp, "ok"))) {
+		const char *msg = json_string_value(json_object_get(*resp, "error"));
+		cmd_error(ctx, cmd, "%s", msg ? msg : "the agent refused the request");
+		json_decref(*resp);
+		*resp = NULL;
+		return EXIT_DATAERR;
+	}
+	return EXIT_OK;
+}
+
+void pool_cmd_banner(const struct cmd_ctx *ctx, const json_t *resp)
+{
+	if (json_is_true(json_object_get(resp, "simulated")))
+		fprintf(ctx->out, "*** SIMULATED server: the pool's agent runs on simulated GPUs ***\n");
+}
+
+int pool_cmd_print_json(const struct cmd_ctx *ctx, json_t *resp)
+{
+	json_object_del(resp, "ok");
+	return json_write(resp, ctx->out) == 0 ? EXIT_OK : EXIT_IOERR;
+}
+
+void pool_fmt_duration(uint64_t ns, char *out, size_t outlen)
+{
+	if (!ns) {
+		snprintf(out, outlen, "-");
+		return;
+	}
+	uint64_t s = ns / 1000000000ull;
+	if (s < 60)
+		snprintf(out, outlen, "%.1f s", (double)ns / 1e9);
+	else if (s < 3600)
+		snprintf(out, outlen, "%llum%02llus", (unsigned long long)(s / 60), (unsigned long long)(s % 60));
+	else
+		snprintf(out, outlen, "%lluh%02llum", (unsigned long long)(s / 3600), (unsigned long long)(s / 60 % 60));
+}
+
+void pool_fmt_time(uint64_t ns, char *out, size_t outlen)
+{
+	if (!ns) {
+		snprintf(out, outlen, "-");
+		return;
+	}
+	time_t t = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+	localtime_r(&t, &tm);
+	strftime(out, outlen, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+void pool_fmt_gpus(const json_t *job, char *out, size_t outlen)
+{
+	const json_t *g = json_object_get(job, "gpus");
+	const json_t *mig = json_object_get(job, "mig_instance");
+	out[0] = '\0';
+	size_t i;
+	const json_t *v;
+	json_array_foreach(g, i, v) {
+		size_t l = strlen(out);
+		snprintf(out + l, outlen - l, "%s%lld", i ? "," : "", (long long)json_integer_value(v));
+	}
+	if (mig) {
+		size_t l = strlen(out);
+		snprintf(out + l, outlen - l, " (MIG gi %lld)", (long long)json_integer_value(json_object_get(mig, "gi")));
+	}
+	if (!out[0])
+		snprintf(out, outlen, "-");
+}
+
+uint64_t pool_json_u64(const json_t *o, const char *key)
+{
+	json_int_t v = json_integer_value(json_object_get(o, key));
+	return v > 0 ? (uint64_t)v : 0;
+}

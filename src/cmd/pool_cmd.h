@@ -1,0 +1,45 @@
+/* pool_cmd.h - what the pool's commands (submit, queue, cancel, logs, wait,
+ * jobs) share: the socket and --json flags, one request with its errors
+ * printed and mapped to exit codes, and formatting. */
+#ifndef GPUCTL_POOL_CMD_H
+#define GPUCTL_POOL_CMD_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cmd.h"
+
+struct pool_opts {
+	const char *socket;      /* --socket PATH */
+	bool json;               /* --json */
+	char socket_buf[256];
+};
+
+/* Takes --socket PATH / --socket=PATH / --json at argv[*i]: 1 taken, 0 not
+ * this flag, -1 error printed (EXIT_USAGE). */
+int pool_cmd_flag(const struct cmd_ctx *ctx, const char *cmd, int argc, char **argv, int *i, struct pool_opts *o);
+/* "--flag value" or "--flag=value" at argv[*i]; NULL when not this flag (*bad on a missing value). */
+const char *pool_cmd_value(int argc, char **argv, int *i, const char *flag, bool *bad);
+/* Parses a job id ("12"); 0 on success, else prints and returns EXIT_USAGE. */
+int pool_cmd_job_id(const struct cmd_ctx *ctx, const char *cmd, const char *s, uint64_t *id);
+
+/* Sends req (stolen) and returns EXIT_OK with *resp, or prints the error and
+ * returns its exit code: 75 no agent, 74 I/O, 65 refused by the agent. */
+int pool_cmd_call(const struct cmd_ctx *ctx, const char *cmd, struct pool_opts *o, json_t *req, json_t **resp);
+/* A new request object {"v": 1, "op": op}. */
+json_t *pool_cmd_request(const char *op);
+/* The SIMULATED banner when the agent serves a simulated server. */
+void pool_cmd_banner(const struct cmd_ctx *ctx, const json_t *resp);
+/* Writes resp without "ok" (the --json output). EXIT_OK or EXIT_IOERR. */
+int pool_cmd_print_json(const struct cmd_ctx *ctx, json_t *resp);
+
+/* "1h02m", "12.3 s", "-" for 0. */
+void pool_fmt_duration(uint64_t ns, char *out, size_t outlen);
+/* Local time "2026-11-30 01:02:03", "-" for 0. */
+void pool_fmt_time(uint64_t ns, char *out, size_t outlen);
+/* "0,1" from a JSON array of indexes; "-" when absent. */
+void pool_fmt_gpus(const json_t *job, char *out, size_t outlen);
+uint64_t pool_json_u64(const json_t *o, const char *key);
+
+#endif

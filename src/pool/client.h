@@ -1,0 +1,20 @@
+/*
+ * client.h - one request to the pool's control socket (the commands'
+ * and the benchmark's side of proto.h). No printing.
+ */
+#ifndef GPUCTL_POOL_CLIENT_H
+#define GPUCTL_POOL_CLIENT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+enum pool_call_status {
+	POOL_CALL_OK = 0,        /* *resp holds the answer (which may say ok: false) */
+	POOL_CALL_NO_AGENT = -1, /* nothing listens on the socket */
+	POOL_CALL_IO = -2,       /* the exchange failed or the answer is malformed */
+};
+
+/* Sends req, returns the response in *resp (a new reference). */
+int pool_call(const char *socket_path, const json_t *req, json_t **resp, char *err, size_t errlen);
+
+#endif

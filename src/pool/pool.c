@@ -1,0 +1,962 @@
+/*
+ * pool.c - the pool's life cycle and its scheduler thread (see pool.h).
+ *
+ * One mutex guards the jobs, the store and the last snapshot; the request
+ * handlers (pool_ops.c) and the scheduler thread take it in turn. The
+ * scheduler thread wakes on a submission or cancellation (pool_kick) and at
+ * least every SCHED_TICK_MS: it settles jobs whose shim wrote an exit record,
+ * escalates cancellations and time limits, folds new samples into the
+ * running jobs' accounting and runs a scheduling pass.
+ */
+#include "pool_internal.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pool/runner.h"
+
+#define SCHED_TICK_MS 50u
+#define SNAP_MIN_AGE_NS 200000000ull   /* re-read the sampler at most this often */
+#define STARTING_GRACE_NS 200000000ull /* a shim forked just before a crash writes its pids */
+
+static uint64_t real_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t pool_now(const struct pool *p)
+{
+	return p->cfg.now_ns ? p->cfg.now_ns() : real_ns();
+}
+
+void pool_config_default(struct pool_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->kill_grace_ns = 10000000000ull;
+}
+
+void pool_default_paths(uid_t euid, const char *xdg_state, const char *xdg_runtime, const char *home,
+			char *state_dir, size_t state_len, char *socket_path, size_t socket_len)
+{
+	if (!state_dir[0]) {
+		if (euid == 0)
+			snprintf(state_dir, state_len, "/var/lib/gpuctl/pool");
+		else if (xdg_state && xdg_state[0] == '/')
+			snprintf(state_dir, state_len, "%s/gpuctl/pool", xdg_state);
+		else if (home && home[0] == '/')
+			snprintf(state_dir, state_len, "%s/.local/state/gpuctl/pool", home);
+		else
+			snprintf(state_dir, state_len, "/tmp/gpuctl-%u/pool", (unsigned)euid);
+	}
+	if (!socket_path[0]) {
+		if (euid == 0)
+			snprintf(socket_path, socket_len, "/run/gpuctl/pool.sock");
+		else if (xdg_runtime && xdg_runtime[0] == '/')
+			snprintf(socket_path, socket_len, "%s/gpuctl-pool.sock", xdg_runtime);
+		else
+			snprintf(socket_path, socket_len, "/tmp/gpuctl-%u/gpuctl-pool.sock", (unsigned)euid);
+	}
+}
+
+void pool_client_socket(const char *env_socket, bool root_socket_exists, const char *xdg_runtime, uid_t uid,
+			char *out, size_t outlen)
+{
+	if (env_socket && env_socket[0]) {
+		snprintf(out, outlen, "%s", env_socket);
+		return;
+	}
+	if (root_socket_exists || uid == 0) {
+		snprintf(out, outlen, "/run/gpuctl/pool.sock");
+		return;
+	}
+	out[0] = '\0';
+	char state[8] = "";
+	pool_default_paths(uid, NULL, xdg_runtime, NULL, state, sizeof(state), out, outlen);
+}
+
+void pool_job_dir(const struct pool *p, uint64_t id, char *out, size_t outlen)
+{
+	snprintf(out, outlen, "%s/jobs/%llu", p->cfg.state_dir, (unsigned long long)id);
+}
+
+void pool_kick(struct pool *p)
+{
+	p->dirty = true;
+	pthread_cond_signal(&p->cv);
+}
+
+void pool_count(const struct pool *p, unsigned *pending, unsigned *running)
+{
+	*pending = *running = 0;
+	for (size_t i = 0; i < p->njobs; i++)
+		if (p->jobs[i]->state == JOB_PENDING)
+			(*pending)++;
+		else
+			(*running)++;
+}
+
+/* ---- the active list (sorted by id: ids only grow) ------------------------------ */
+
+struct pool_job *pool_find_active(struct pool *p, uint64_t id)
+{
+	size_t lo = 0, hi = p->njobs;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (p->jobs[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->njobs && p->jobs[lo]->id == id ? p->jobs[lo] : NULL;
+}
+
+int pool_add_active(struct pool *p, struct pool_job *j)
+{
+	if (p->njobs == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 256;
+		struct pool_job **n = realloc(p->jobs, cap * sizeof(*n));
+		if (!n)
+			return -1;
+		p->jobs = n;
+		p->cap = cap;
+	}
+	size_t at = p->njobs;
+	while (at > 0 && p->jobs[at - 1]->id > j->id)
+		at--;
+	memmove(&p->jobs[at + 1], &p->jobs[at], (p->njobs - at) * sizeof(*p->jobs));
+	p->jobs[at] = j;
+	p->njobs++;
+	if (j->id > p->max_id)
+		p->max_id = j->id;
+	return 0;
+}
+
+void pool_remove_active(struct pool *p, struct pool_job *j)
+{
+	for (size_t i = 0; i < p->njobs; i++)
+		if (p->jobs[i] == j) {
+			memmove(&p->jobs[i], &p->jobs[i + 1], (p->njobs - i - 1) * sizeof(*p->jobs));
+			p->njobs--;
+			return;
+		}
+}
+
+void pool_job_free(struct pool_job *j)
+{
+	if (!j)
+		return;
+	acct_free(&j->acct);
+	free(j->spec_json);
+	free(j);
+}
+
+/* ---- ending jobs ----------------------------------------------------------------- */
+
+static void save(struct pool *p, const struct pool_job *j)
+{
+	/* the store keeps its message; the job goes on in memory either way */
+	(void)store_update(p->st, j);
+}
+
+static void cleanup_cgroup(struct pool *p, const char *dir)
+{
+	if (!dir[0])
+		return;
+	runner_cgroup_kill(dir); /* what the job left behind ends with it */
+	if (!runner_cgroup_remove(dir) && p->ncleanup < sizeof(p->cleanup) / sizeof(p->cleanup[0]))
+		snprintf(p->cleanup[p->ncleanup++], sizeof(p->cleanup[0]), "%s", dir);
+}
+
+void pool_settle(struct pool *p, struct pool_job *j, enum job_state state, const char *reason, uint64_t end_ns)
+{
+	j->state = state;
+	snprintf(j->reason, sizeof(j->reason), "%s", reason);
+	j->end_ns = end_ns;
+	if (j->start_ns && j->acct.n) {
+		if (p->have_snap)
+			acct_update(&j->acct, p->snap);
+		uint64_t wall = end_ns > j->start_ns ? end_ns - j->start_ns : 0;
+		for (unsigned i = 0; i < j->acct.n; i++) {
+			struct acct_summary s;
+			acct_summarize(&j->acct, i, wall, &s);
+			(void)store_put_acct(p->st, j->id, &s);
+		}
+	}
+	save(p, j);
+	cleanup_cgroup(p, j->cgroup);
+	pool_remove_active(p, j);
+	pool_job_free(j);
+	p->dirty = true;
+}
+
+static void settle_from_record(struct pool *p, struct pool_job *j, const struct runner_exit *x)
+{
+	char reason[200];
+	enum job_state st;
+	int ws = x->wait_status;
+	j->exit_code = -1;
+	j->exit_signal = 0;
+	if (x->stage != RUNNER_STAGE_RAN) {
+		st = JOB_FAILED;
+		snprintf(reason, sizeof(reason), "could not start: %s failed: %s", runner_stage_name(x->stage),
+			 strerror(x->error));
+		j->exit_code = 127;
+	} else if (WIFEXITED(ws)) {
+		j->exit_code = WEXITSTATUS(ws);
+		st = j->exit_code == 0 ? JOB_DONE : JOB_FAILED;
+		snprintf(reason, sizeof(reason), "exited with code %d", j->exit_code);
+	} else {
+		j->exit_signal = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
+		st = JOB_FAILED;
+		snprintf(reason, sizeof(reason), "killed by signal %d (%s)", j->exit_signal, strsignal(j->exit_signal));
+	}
+	if (j->cancel_as == JOB_CANCELLED || j->cancel_as == JOB_TIMEOUT) {
+		char r2[200];
+		snprintf(r2, sizeof(r2), "%s; %.160s", j->cancel_as == JOB_CANCELLED ? "cancelled" : "time limit reached",
+			 reason);
+		st = j->cancel_as;
+		snprintf(reason, sizeof(reason), "%s", r2);
+	}
+	pool_settle(p, j, st, reason, x->end_ns ? x->end_ns : pool_now(p));
+}
+
+void pool_signal_stop(struct pool *p, struct pool_job *j, enum job_state as)
+{
+	if (!j->cancel_as)
+		j->cancel_as = as;
+	if (!j->job_pid) {
+		char dir[512];
+		int shim;
+		pool_job_dir(p, j->id, dir, sizeof(dir));
+		if (runner_read_pids(dir, &shim, &j->job_pid) != 1)
+			j->job_pid = 0;
+	}
+	if (j->job_pid > 0)
+		kill(-j->job_pid, SIGTERM);
+	if (!j->term_sent_ns)
+		j->term_sent_ns = pool_now(p);
+}
+
+/* Exit records, lost shims, cancellation grace, time limits. */
+static void watch_running(struct pool *p)
+{
+	uint64_t now = pool_now(p);
+	for (size_t i = 0; i < p->njobs;) {
+		struct pool_job *j = p->jobs[i];
+		if (j->state != JOB_RUNNING) {
+			i++;
+			continue;
+		}
+		char dir[512];
+		pool_job_dir(p, j->id, dir, sizeof(dir));
+		if (j->shim_pid > 0)
+			waitpid(j->shim_pid, NULL, WNOHANG); /* our child: reap; re-attached: ECHILD */
+		bool alive = proc_alive_as(j->shim_pid, j->shim_start_ticks);
+		struct runner_exit x;
+		int rc = runner_read_exit(dir, &x);
+		if (rc == 1) {
+			settle_from_record(p, j, &x);
+			continue;
+		}
+		if (!alive) {
+			pool_settle(p, j, JOB_LOST, rc < 0 ? "its exit record is unreadable"
+							    : "its shim ended without an exit record (killed?)", now);
+			continue;
+		}
+		if (!j->job_pid) {
+			int shim;
+			if (runner_read_pids(dir, &shim, &j->job_pid) != 1)
+				j->job_pid = 0;
+		}
+		if (j->time_limit_ns && !j->cancel_as && now >= j->start_ns + j->time_limit_ns)
+			pool_signal_stop(p, j, JOB_TIMEOUT);
+		if (j->cancel_as && j->term_sent_ns && now >= j->term_sent_ns + p->cfg.kill_grace_ns) {
+			if (j->job_pid > 0)
+				kill(-j->job_pid, SIGKILL);
+			if (j->cgroup[0])
+				runner_cgroup_kill(j->cgroup);
+		}
+		i++;
+	}
+	for (unsigned k = 0; k < p->ncleanup;)
+		if (runner_cgroup_remove(p->cleanup[k]))
+			memmove(p->cleanup[k], p->cleanup[--p->ncleanup], sizeof(p->cleanup[0]));
+		else
+			k++;
+}
+
+/* ---- the sampler's view ------------------------------------------------------------ */
+
+/* Simulated processes are not host processes: always foreign. On real GPUs
+ * a process is the pool's when it descends from a job's shim, and a pid
+ * gone since the sample was taken no longer counts. */
+static bool proc_foreign(const struct pool *p, int pid, const int *shims, unsigned nshim)
+{
+	if (p->simulated)
+		return true;
+	struct proc_stat ps;
+	if (proc_stat_read(pid, &ps) != 0)
+		return false;
+	return !proc_in_jobs(pid, shims, nshim);
+}
+
+/* Reads a new snapshot when the last is old enough; evaluates health and
+ * which GPUs run processes the pool did not start. Called without p->mu. */
+static void refresh_view(struct pool *p, struct snapshot **scratch, bool force)
+{
+	uint64_t m = mono_ns();
+	if (!force && p->have_snap && m - p->snap_read_mono < SNAP_MIN_AGE_NS)
+		return;
+	sampler_read(p->sampler, *scratch);
+	pthread_mutex_lock(&p->mu);
+	p->snap_read_mono = m;
+	if (p->have_snap && (*scratch)->taken_ns == p->snap->taken_ns) {
+		pthread_mutex_unlock(&p->mu);
+		return;
+	}
+	/* prev <- snap <- scratch; the old prev is the next scratch */
+	struct snapshot *old_prev = p->prev;
+	p->prev = p->snap;
+	p->have_prev = p->have_snap;
+	p->snap = *scratch;
+	p->have_snap = true;
+	*scratch = old_prev;
+	p->rep_ok = false;
+	if (p->rules) {
+		char herr[160];
+		struct health_opts ho = { 0 };
+		p->rep_ok = health_evaluate(p->rules, p->snap, p->have_prev ? p->prev : NULL, &ho, p->rep, herr,
+					    sizeof(herr)) == 0;
+	}
+	int shims[512];
+	unsigned nshim = 0;
+	for (size_t i = 0; i < p->njobs && nshim < 512; i++)
+		if (p->jobs[i]->shim_pid > 0)
+			shims[nshim++] = p->jobs[i]->shim_pid;
+	for (unsigned g = 0; g < p->snap->n && g < GPU_MAX_GPUS; g++) {
+		const struct gpu_view *v = &p->snap->gpu[g];
+		p->gpu_fail[g] = p->rep_ok && health_gpu_verdict(p->rep, g) == HEALTH_FAIL;
+		p->gpu_foreign[g] = false;
+		for (unsigned k = 0; k < v->nproc; k++)
+			if (v->procs[k].type != 'G' && v->procs[k].mig_gi < 0 &&
+			    proc_foreign(p, (int)v->procs[k].pid, shims, nshim))
+				p->gpu_foreign[g] = true;
+	}
+	for (size_t i = 0; i < p->njobs; i++)
+		if (p->jobs[i]->state == JOB_RUNNING)
+			acct_update(&p->jobs[i]->acct, p->snap);
+	p->dirty = true;
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* A MIG instance is free for the pool when no foreign process runs in it. */
+static bool mig_foreign(const struct pool *p, const struct gpu_view *v, unsigned gi, const int *shims, unsigned n)
+{
+	for (unsigned k = 0; k < v->nproc; k++)
+		if (v->procs[k].mig_gi == (int)gi && proc_foreign(p, (int)v->procs[k].pid, shims, n))
+			return true;
+	return false;
+}
+
+/* ---- scheduling ---------------------------------------------------------------------- */
+
+static bool job_has_ended(uint64_t id, void *arg)
+{
+	struct pool *p = arg;
+	return id <= p->max_id && pool_find_active(p, id) == NULL;
+}
+
+static int append_env(char ***env, size_t *n, const char *key, const char *value)
+{
+	size_t len = strlen(key) + strlen(value) + 2;
+	char *e = malloc(len);
+	char **grown = realloc(*env, (*n + 2) * sizeof(char *));
+	if (!e || !grown) {
+		free(e);
+		if (grown)
+			*env = grown;
+		return -1;
+	}
+	*env = grown;
+	snprintf(e, len, "%s=%s", key, value);
+	(*env)[(*n)++] = e;
+	(*env)[*n] = NULL;
+	return 0;
+}
+
+static void free_strv(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* argv, env and cwd of a job from its stored spec, with the pool's variables. */
+static int job_exec_spec(const struct pool_job *j, char ***argv, char ***env, char *cwd, size_t cwdlen,
+			 char *err, size_t errlen)
+{
+	*argv = *env = NULL;
+	json_t *spec = json_loads(j->spec_json, 0, NULL);
+	json_t *a = json_object_get(spec, "argv"), *e = json_object_get(spec, "env");
+	const char *c = json_string_value(json_object_get(spec, "cwd"));
+	if (!spec || !json_is_array(a) || !json_array_size(a) || !json_is_array(e) || !c) {
+		json_decref(spec);
+		snprintf(err, errlen, "the job's stored command is damaged");
+		return -1;
+	}
+	snprintf(cwd, cwdlen, "%s", c);
+	*argv = calloc(json_array_size(a) + 1, sizeof(char *));
+	size_t n = 0;
+	*env = calloc(1, sizeof(char *));
+	int rc = *argv && *env ? 0 : -1;
+	for (size_t i = 0; rc == 0 && i < json_array_size(a); i++)
+		if (!((*argv)[i] = strdup(json_string_value(json_array_get(a, i)) ?: "")))
+			rc = -1;
+	static const char *const ours[] = { "CUDA_VISIBLE_DEVICES=", "GPUCTL_JOB_ID=", "GPUCTL_JOB_GPUS=" };
+	for (size_t i = 0; rc == 0 && i < json_array_size(e); i++) {
+		const char *kv = json_string_value(json_array_get(e, i));
+		bool skip = !kv;
+		for (size_t k = 0; !skip && k < 3; k++)
+			skip = strncmp(kv, ours[k], strlen(ours[k])) == 0;
+		if (skip)
+			continue;
+		char *dup = strchr(kv, '=') ? strdup(kv) : NULL;
+		char **grown = dup ? realloc(*env, (n + 2) * sizeof(char *)) : NULL;
+		if (!grown) {
+			free(dup);
+			rc = -1;
+			break;
+		}
+		*env = grown;
+		(*env)[n++] = dup;
+		(*env)[n] = NULL;
+	}
+	char ids[GPU_MAX_GPUS * 3 + 4] = "", idbuf[24];
+	for (unsigned g = 0; g < GPU_MAX_GPUS; g++)
+		if (j->gpu_mask >> g & 1) {
+			snprintf(idbuf, sizeof(idbuf), "%s%u", ids[0] ? "," : "", g);
+			strncat(ids, idbuf, sizeof(ids) - strlen(ids) - 1);
+		}
+	if (j->mig_gpu >= 0)
+		snprintf(ids, sizeof(ids), "%d", j->mig_gpu);
+	char idstr[24];
+	snprintf(idstr, sizeof(idstr), "%llu", (unsigned long long)j->id);
+	if (rc == 0)
+		rc = append_env(env, &n, "CUDA_VISIBLE_DEVICES", j->devices) |
+		     append_env(env, &n, "GPUCTL_JOB_ID", idstr) | append_env(env, &n, "GPUCTL_JOB_GPUS", ids);
+	json_decref(spec);
+	if (rc) {
+		free_strv(*argv);
+		free_strv(*env);
+		*argv = *env = NULL;
+		snprintf(err, errlen, "out of memory");
+	}
+	return rc;
+}
+
+static const char *env_get(char **env, const char *key)
+{
+	size_t n = strlen(key);
+	for (size_t i = 0; env && env[i]; i++)
+		if (strncmp(env[i], key, n) == 0 && env[i][n] == '=')
+			return env[i] + n + 1;
+	return NULL;
+}
+
+static void start_job(struct pool *p, struct pool_job *j, const struct sched_decision *d,
+		      const struct sched_mig *migs)
+{
+	char dir[512], msg[300];
+	pool_job_dir(p, j->id, dir, sizeof(dir));
+	j->gpu_mask = 0;
+	j->mig_gpu = j->mig_gi = -1;
+	j->devices[0] = '\0';
+	unsigned gpus[GPU_MAX_GPUS], ng = 0;
+	if (d->mig_index >= 0) {
+		const struct sched_mig *m = &migs[d->mig_index];
+		j->mig_gpu = (int)m->gpu;
+		j->mig_gi = (int)m->gi_id;
+		snprintf(j->devices, sizeof(j->devices), "%s", m->uuid);
+		gpus[ng++] = m->gpu;
+	} else {
+		for (unsigned k = 0; k < d->place.count; k++) {
+			unsigned g = d->place.gpu[k];
+			j->gpu_mask |= 1ull << g;
+			gpus[ng++] = g;
+			const struct gpu_view *v = &p->snap->gpu[g];
+			char one[112];
+			if (VAL_HAS(v->st.uuid))
+				snprintf(one, sizeof(one), "%s%s", k ? "," : "", v->st.uuid.s);
+			else
+				snprintf(one, sizeof(one), "%s%u", k ? "," : "", g);
+			strncat(j->devices, one, sizeof(j->devices) - strlen(j->devices) - 1);
+		}
+	}
+	j->start_ns = pool_now(p);
+	snprintf(j->boot_id, sizeof(j->boot_id), "%s", p->boot_id);
+	j->state = JOB_STARTING;
+	snprintf(j->reason, sizeof(j->reason), "starting");
+	j->cgroup[0] = '\0';
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+		snprintf(msg, sizeof(msg), "could not start: cannot create '%.200s': %s", dir, strerror(errno));
+		pool_settle(p, j, JOB_FAILED, msg, j->start_ns);
+		return;
+	}
+	if (p->cgroup_base[0] && runner_cgroup_create(p->cgroup_base, j->id, j->cgroup, sizeof(j->cgroup), msg,
+						      sizeof(msg)))
+		j->cgroup[0] = '\0';
+	save(p, j); /* "starting" is durable before the fork */
+
+	char **argv = NULL, **env = NULL, cwd[PROTO_MAX_PATH], path[PROTO_MAX_PATH];
+	gid_t groups[256];
+	int ngroups = 0;
+	if (job_exec_spec(j, &argv, &env, cwd, sizeof(cwd), msg, sizeof(msg)) ||
+	    runner_resolve(argv[0], env_get(env, "PATH"), path, sizeof(path), msg, sizeof(msg))) {
+		char r[300];
+		snprintf(r, sizeof(r), "could not start: %.250s", msg);
+		free_strv(argv);
+		free_strv(env);
+		pool_settle(p, j, JOB_FAILED, r, pool_now(p));
+		return;
+	}
+	bool change_user = p->euid == 0 && j->uid != 0;
+	if (change_user) {
+		ngroups = 256;
+		if (getgrouplist(j->user, j->gid, groups, &ngroups) < 0 || ngroups < 0) {
+			ngroups = 1;
+			groups[0] = j->gid;
+		}
+	}
+	struct runner_spec rs = {
+		.job_dir = dir, .change_user = change_user, .uid = j->uid, .gid = j->gid, .groups = groups,
+		.ngroups = ngroups, .cwd = cwd, .path = path, .argv = argv, .envp = env,
+		.cgroup_dir = j->cgroup[0] ? j->cgroup : NULL,
+	};
+	pid_t shim;
+	int rc = runner_spawn(&rs, &shim, msg, sizeof(msg));
+	free_strv(argv);
+	free_strv(env);
+	if (rc) {
+		char r[300];
+		snprintf(r, sizeof(r), "could not start: %.250s", msg);
+		pool_settle(p, j, JOB_FAILED, r, pool_now(p));
+		return;
+	}
+	struct proc_stat ps;
+	j->shim_pid = shim;
+	j->shim_start_ticks = proc_stat_read(shim, &ps) == 0 ? ps.start_ticks : 0;
+	j->state = JOB_RUNNING;
+	snprintf(j->reason, sizeof(j->reason), "running");
+	save(p, j);
+	(void)acct_begin(&j->acct, gpus, ng, p->have_snap ? p->snap : NULL);
+}
+
+static int ensure_dec(struct pool *p, size_t n)
+{
+	if (n <= p->dec_cap)
+		return 0;
+	struct sched_decision *d = realloc(p->dec, n * sizeof(*d));
+	if (!d)
+		return -1;
+	p->dec = d;
+	p->dec_cap = n;
+	return 0;
+}
+
+/* One scheduling pass over the active jobs (p->mu held). */
+static void schedule(struct pool *p)
+{
+	p->dirty = false;
+	if (!p->have_snap) {
+		for (size_t i = 0; i < p->njobs; i++)
+			if (p->jobs[i]->state == JOB_PENDING)
+				snprintf(p->jobs[i]->reason, sizeof(p->jobs[i]->reason), "waiting for the first GPU sample");
+		return;
+	}
+	size_t np = 0, nr = 0;
+	for (size_t i = 0; i < p->njobs; i++)
+		if (p->jobs[i]->state == JOB_PENDING)
+			np++;
+		else
+			nr++;
+	if (np == 0)
+		return;
+	struct sched_job *pending = calloc(np, sizeof(*pending));
+	struct sched_running *running = calloc(nr ? nr : 1, sizeof(*running));
+	struct sched_mig *migs = calloc(GPU_MAX_GPUS * GPU_MAX_MIG, sizeof(*migs));
+	if (!pending || !running || !migs || ensure_dec(p, np))
+		goto out;
+	struct sched_input in = { 0 };
+	in.now_ns = pool_now(p);
+	in.n = p->snap->n;
+	in.link = (const struct gpu_link(*)[GPU_MAX_GPUS])p->snap->link;
+	in.has_ended = job_has_ended;
+	in.arg = p;
+	in.max_gpus_per_user = p->cfg.max_gpus_per_user;
+	int shims[512];
+	unsigned nshim = 0;
+	size_t ip = 0, ir = 0;
+	for (size_t i = 0; i < p->njobs; i++) {
+		const struct pool_job *j = p->jobs[i];
+		if (j->shim_pid > 0 && nshim < 512)
+			shims[nshim++] = j->shim_pid;
+		if (j->state == JOB_PENDING) {
+			struct sched_job *s = &pending[ip++];
+			s->id = j->id;
+			s->priority = j->priority;
+			s->uid = j->uid;
+			s->submit_ns = j->submit_ns;
+			s->time_limit_ns = j->time_limit_ns;
+			s->after_job = j->after;
+			s->req.count = j->req_gpus;
+			s->req.need_nvlink = j->req_nvlink;
+			s->req.mem_per_gpu = j->req_mem;
+			s->req.allowed_mask = j->req_mask;
+			snprintf(s->mig_profile, sizeof(s->mig_profile), "%s", j->mig_profile);
+		} else {
+			struct sched_running *r = &running[ir++];
+			r->id = j->id;
+			r->uid = j->uid;
+			r->gpu_mask = j->gpu_mask;
+			r->end_ns = j->time_limit_ns ? j->start_ns + j->time_limit_ns : UINT64_MAX;
+			r->mig_gpu = j->mig_gpu;
+			r->mig_gi = j->mig_gi;
+		}
+	}
+	for (unsigned g = 0; g < in.n; g++) {
+		const struct gpu_view *v = &p->snap->gpu[g];
+		struct place_gpu *pg = &in.gpu[g];
+		pg->lost = !v->up || v->s.lost;
+		pg->unhealthy = p->gpu_fail[g];
+		pg->foreign = p->gpu_foreign[g];
+		/* a GPU in MIG mode is handed out by slices only */
+		pg->busy = VAL_HAS(v->st.mig_mode) && v->st.mig_mode.v == 1;
+		pg->mem_known = VAL_HAS(v->s.mem_free_bytes);
+		pg->mem_free_bytes = pg->mem_known ? v->s.mem_free_bytes.v : 0;
+		for (unsigned k = 0; k < v->nmig && in.nmig < GPU_MAX_GPUS * GPU_MAX_MIG; k++) {
+			if (mig_foreign(p, v, v->mig[k].gi_id, shims, nshim))
+				continue;
+			struct sched_mig *m = &migs[in.nmig++];
+			m->gpu = g;
+			m->gi_id = v->mig[k].gi_id;
+			snprintf(m->profile, sizeof(m->profile), "%s", v->mig[k].profile);
+			snprintf(m->uuid, sizeof(m->uuid), "%s", v->mig[k].uuid);
+		}
+	}
+	in.mig = migs;
+	in.pending = pending;
+	in.npending = (unsigned)np;
+	in.running = running;
+	in.nrunning = (unsigned)nr;
+	sched_pass(&in, p->dec);
+	for (size_t k = 0; k < np; k++) {
+		const struct sched_decision *d = &p->dec[k];
+		struct pool_job *j = pool_find_active(p, d->job_id);
+		if (!j)
+			continue;
+		if (d->start) {
+			start_job(p, j, d, migs);
+		} else {
+			snprintf(j->reason, sizeof(j->reason), "%s", d->reason);
+			j->est_start_ns = d->est_start_ns;
+		}
+	}
+out:
+	free(pending);
+	free(running);
+	free(migs);
+}
+
+static void *sched_thread(void *arg)
+{
+	struct pool *p = arg;
+	struct snapshot *scratch = calloc(1, sizeof(*scratch));
+	if (!scratch)
+		return NULL;
+	for (;;) {
+		refresh_view(p, &scratch, false);
+		pthread_mutex_lock(&p->mu);
+		if (p->stopping) {
+			pthread_mutex_unlock(&p->mu);
+			break;
+		}
+		watch_running(p);
+		if (p->dirty)
+			schedule(p);
+		if (!p->dirty && !p->stopping) {
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			ts.tv_nsec += (long)SCHED_TICK_MS * 1000000L;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&p->cv, &p->mu, &ts);
+		}
+		pthread_mutex_unlock(&p->mu);
+	}
+	free(scratch);
+	return NULL;
+}
+
+/* ---- start and recovery ---------------------------------------------------------------- */
+
+static int mkdir_p(const char *path, mode_t mode, char *err, size_t errlen)
+{
+	char buf[512];
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *s = buf + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			if (mkdir(buf, mode) != 0 && errno != EEXIST) {
+				snprintf(err, errlen, "cannot create '%s': %s", buf, strerror(errno));
+				return -1;
+			}
+			*s = '/';
+		}
+	if (mkdir(buf, mode) != 0 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create '%s': %s", buf, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int load_cb(void *arg, struct pool_job *j)
+{
+	struct pool *p = arg;
+	j->mig_gpu = j->mig_gpu < 0 ? -1 : j->mig_gpu;
+	if (pool_add_active(p, j)) {
+		pool_job_free(j);
+		return 1;
+	}
+	return 0;
+}
+
+static void requeue(struct pool *p, struct pool_job *j, const char *why)
+{
+	j->state = JOB_PENDING;
+	j->start_ns = 0;
+	j->gpu_mask = 0;
+	j->mig_gpu = j->mig_gi = -1;
+	j->devices[0] = '\0';
+	j->shim_pid = j->job_pid = 0;
+	j->shim_start_ticks = 0;
+	if (j->cgroup[0])
+		cleanup_cgroup(p, j->cgroup);
+	j->cgroup[0] = '\0';
+	snprintf(j->reason, sizeof(j->reason), "%s", why);
+	save(p, j);
+}
+
+static void attach(struct pool *p, struct pool_job *j)
+{
+	unsigned gpus[GPU_MAX_GPUS], ng = 0;
+	for (unsigned g = 0; g < GPU_MAX_GPUS; g++)
+		if (j->gpu_mask >> g & 1)
+			gpus[ng++] = g;
+	if (j->mig_gpu >= 0)
+		gpus[ng++] = (unsigned)j->mig_gpu;
+	(void)acct_begin(&j->acct, gpus, ng, p->have_snap ? p->snap : NULL);
+	j->state = JOB_RUNNING;
+	snprintf(j->reason, sizeof(j->reason), "re-attached after an agent restart (accounting from then)");
+	save(p, j);
+	p->recovered++;
+}
+
+/* Settles the jobs a previous run left starting or running. */
+static void recover(struct pool *p)
+{
+	bool waited = false;
+	for (size_t i = 0; i < p->njobs;) {
+		struct pool_job *j = p->jobs[i];
+		if (j->state == JOB_PENDING) {
+			i++;
+			continue;
+		}
+		char dir[512];
+		pool_job_dir(p, j->id, dir, sizeof(dir));
+		struct runner_exit x;
+		int shim = 0, jp = 0;
+		if (j->state == JOB_STARTING && !waited) {
+			struct timespec ts = { 0, (long)STARTING_GRACE_NS };
+			nanosleep(&ts, NULL);
+			waited = true;
+		}
+		if (runner_read_exit(dir, &x) == 1) {
+			p->settled++;
+			settle_from_record(p, j, &x);
+			continue;
+		}
+		if (j->state == JOB_RUNNING && proc_alive_as(j->shim_pid, j->shim_start_ticks)) {
+			attach(p, j);
+			i++;
+			continue;
+		}
+		if (j->state == JOB_STARTING) {
+			struct proc_stat ps;
+			if (runner_read_pids(dir, &shim, &jp) == 1 && proc_stat_read(shim, &ps) == 0 &&
+			    ps.session == shim && ps.state != 'Z') {
+				j->shim_pid = shim;
+				j->job_pid = jp;
+				j->shim_start_ticks = ps.start_ticks;
+				attach(p, j);
+				i++;
+				continue;
+			}
+			if (runner_read_pids(dir, &shim, &jp) == 0) {
+				requeue(p, j, "re-queued: the agent stopped while starting it");
+				p->settled++;
+				i++;
+				continue;
+			}
+		}
+		p->settled++;
+		bool rebooted = j->boot_id[0] && p->boot_id[0] && strcmp(j->boot_id, p->boot_id) != 0;
+		pool_settle(p, j, JOB_LOST,
+			    rebooted ? "the machine restarted while it ran (no exit record)"
+				     : "its shim is gone without an exit record (killed?)",
+			    pool_now(p));
+	}
+}
+
+int pool_start(struct pool **out, struct gpu_backend *be, struct sampler *s, const struct health_rules *rules,
+	       const struct pool_config *cfg, char *err, size_t errlen)
+{
+	*out = NULL;
+	struct pool *p = calloc(1, sizeof(*p));
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	p->cfg = *cfg;
+	p->be = be;
+	p->sampler = s;
+	p->rules = rules;
+	p->euid = geteuid();
+	p->listen_fd = -1;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	p->snap = calloc(1, sizeof(*p->snap));
+	p->prev = calloc(1, sizeof(*p->prev));
+	p->rep = calloc(1, sizeof(*p->rep));
+	struct snapshot *scratch = calloc(1, sizeof(*scratch));
+	char path[600];
+	snprintf(path, sizeof(path), "%s/jobs", cfg->state_dir);
+	if (!p->snap || !p->prev || !p->rep || !scratch) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (mkdir_p(path, 0755, err, errlen))
+		goto fail;
+	snprintf(path, sizeof(path), "%s/jobs.db", cfg->state_dir);
+	if (store_open(&p->st, path, err, errlen))
+		goto fail;
+	runner_boot_id(p->boot_id, sizeof(p->boot_id));
+	if (strcmp(cfg->cgroup_parent, "off") == 0) {
+		snprintf(p->cgroup_note, sizeof(p->cgroup_note), "no per-job cgroups (cgroup_parent = off)");
+	} else {
+		char why[256];
+		if (runner_cgroup_base(cfg->cgroup_parent, p->cgroup_base, sizeof(p->cgroup_base), why, sizeof(why)) == 0)
+			snprintf(p->cgroup_note, sizeof(p->cgroup_note), "per-job cgroups under %.250s", p->cgroup_base);
+		else
+			snprintf(p->cgroup_note, sizeof(p->cgroup_note), "no per-job cgroups: %.250s", why);
+	}
+	struct gpu_system sys;
+	struct gpu_err gerr;
+	p->simulated = be && be->ops->system_info(be, &sys, &gerr) == 0 && sys.simulated;
+	refresh_view(p, &scratch, true);
+	if (store_walk(p->st, false, UINT32_MAX, 0, load_cb, p)) {
+		snprintf(err, errlen, "%s", store_error(p->st));
+		goto fail;
+	}
+	/* ids of ended jobs count too (--after) */
+	struct pool_job last;
+	for (uint64_t probe = p->max_id + 1;; probe++) {
+		int rc = store_get(p->st, probe, &last);
+		if (rc != 1)
+			break;
+		free(last.spec_json);
+		p->max_id = probe;
+	}
+	pthread_mutex_lock(&p->mu);
+	recover(p);
+	pthread_mutex_unlock(&p->mu);
+	snprintf(path, sizeof(path), "%s", cfg->socket_path);
+	char *slash = strrchr(path, '/');
+	if (slash && slash != path) {
+		*slash = '\0';
+		if (mkdir_p(path, 0755, err, errlen))
+			goto fail;
+	}
+	if (pool_server_start(p, err, errlen))
+		goto fail;
+	if (pthread_create(&p->sched_thread, NULL, sched_thread, p) != 0) {
+		snprintf(err, errlen, "cannot start the scheduler thread");
+		goto fail;
+	}
+	p->sched_started = true;
+	free(scratch);
+	*out = p;
+	return 0;
+fail:
+	free(scratch);
+	pool_stop(p);
+	return -1;
+}
+
+void pool_get_status(struct pool *p, struct pool_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	pthread_mutex_lock(&p->mu);
+	snprintf(st->cgroup_note, sizeof(st->cgroup_note), "%s", p->cgroup_note);
+	st->recovered = p->recovered;
+	st->settled = p->settled;
+	pool_count(p, &st->pending, &st->running);
+	pthread_mutex_unlock(&p->mu);
+}
+
+void pool_stop(struct pool *p)
+{
+	if (!p)
+		return;
+	pool_server_stop(p);
+	pthread_mutex_lock(&p->mu);
+	p->stopping = true;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	if (p->sched_started)
+		pthread_join(p->sched_thread, NULL);
+	for (size_t i = 0; i < p->njobs; i++)
+		pool_job_free(p->jobs[i]);
+	free(p->jobs);
+	free(p->dec);
+	store_close(p->st);
+	free(p->snap);
+	free(p->prev);
+	free(p->rep);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->cv);
+	free(p);
+}

@@ -1,0 +1,65 @@
+/*
+ * pool.h - the GPU pool embedded in the agent (docs/pool.md).
+ *
+ * pool_start() opens the state (SQLite under state_dir), re-attaches or
+ * settles the jobs of a previous run, listens on the control socket (a Unix
+ * socket; the caller's identity comes from SO_PEERCRED) and runs the
+ * scheduler thread: each pass reads the sampler's latest snapshot, gates
+ * GPUs on health (health_evaluate) and on processes the pool did not start,
+ * runs sched_pass() and starts jobs under their shims (runner.h).
+ * Nothing here prints; errors come back as a one-line message.
+ */
+#ifndef GPUCTL_POOL_H
+#define GPUCTL_POOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "device/gpu.h"
+
+struct pool;
+struct sampler;
+struct health_rules;
+struct abuf;
+
+struct pool_config {
+	char state_dir[256];          /* jobs.db and jobs/<id>/ (stdout, stderr, exit records) */
+	char socket_path[256];        /* the control socket */
+	unsigned max_gpus_per_user;   /* 0: no limit */
+	uint64_t kill_grace_ns;       /* cancel: SIGTERM, then SIGKILL after this (default 10 s) */
+	char cgroup_parent[256];      /* "" = the agent's own cgroup; "off" = no cgroups */
+	uint64_t (*now_ns)(void);     /* wall clock (NULL: CLOCK_REALTIME) */
+};
+
+void pool_config_default(struct pool_config *c);
+
+/* Default places (pure): root: /var/lib/gpuctl/pool and /run/gpuctl/pool.sock;
+ * another user: $XDG_STATE_HOME (or ~/.local/state)/gpuctl/pool and
+ * $XDG_RUNTIME_DIR (or /tmp/gpuctl-UID)/gpuctl-pool.sock. Empty outputs are filled. */
+void pool_default_paths(uid_t euid, const char *xdg_state, const char *xdg_runtime, const char *home,
+			char *state_dir, size_t state_len, char *socket_path, size_t socket_len);
+/* Where a client looks for the socket when not told (pure): $GPUCTL_POOL_SOCKET,
+ * else /run/gpuctl/pool.sock when it exists (root_exists), else the user's. */
+void pool_client_socket(const char *env_socket, bool root_socket_exists, const char *xdg_runtime, uid_t uid,
+			char *out, size_t outlen);
+
+struct pool_status {
+	char cgroup_note[300];        /* "per-job cgroups under DIR" or why there are none */
+	unsigned recovered;           /* jobs re-attached at start */
+	unsigned settled;             /* jobs found ended, lost or re-queued at start */
+	unsigned pending, running;
+};
+
+int pool_start(struct pool **out, struct gpu_backend *be, struct sampler *s, const struct health_rules *rules,
+	       const struct pool_config *cfg, char *err, size_t errlen);
+void pool_get_status(struct pool *p, struct pool_status *st);
+/* Stops serving and scheduling; running jobs go on under their shims. */
+void pool_stop(struct pool *p);
+
+/* Appends the pool's series (job and user labels) to an exposition the agent
+ * rendered; with openmetrics they go before the final "# EOF". */
+void pool_metrics_append(struct pool *p, struct abuf *out, bool openmetrics);
+
+#endif

@@ -1,0 +1,99 @@
+/*
+ * pool_agent.c - the pool's hooks into the agent (src/agent/): its settings
+ * (`pool = on`, `pool_dir`, `pool_socket`, `pool_user_gpu_limit`,
+ * `pool_cgroup`, `pool_kill_grace`; docs/pool.md) and its start/stop with
+ * the agent's backend, sampler and health rules. The agent's files each hold
+ * one call into here.
+ */
+#include "pool/pool_agent.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/agent_internal.h"
+#include "pool/pool.h"
+
+int pool_agent_config_set(struct agent_config *c, const char *key, const char *value, char *err, size_t errlen)
+{
+	struct { const char *key; char *dst; size_t len; } paths[] = {
+		{ "pool_dir", c->pool_dir, sizeof(c->pool_dir) },
+		{ "pool_socket", c->pool_socket, sizeof(c->pool_socket) },
+		{ "pool_cgroup", c->pool_cgroup, sizeof(c->pool_cgroup) },
+	};
+	if (strcmp(key, "pool") == 0) {
+		if (strcmp(value, "on") == 0 || strcmp(value, "true") == 0 || strcmp(value, "1") == 0)
+			c->pool = true;
+		else if (strcmp(value, "off") == 0 || strcmp(value, "false") == 0 || strcmp(value, "0") == 0)
+			c->pool = false;
+		else {
+			snprintf(err, errlen, "bad value '%.40s' for 'pool' (on or off)", value);
+			return -1;
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		if (strcmp(key, paths[i].key) != 0)
+			continue;
+		if (!value[0] || strlen(value) >= paths[i].len || (value[0] != '/' && strcmp(value, "off") != 0)) {
+			snprintf(err, errlen, "bad value for '%s' (an absolute path shorter than %zu bytes%s)", key,
+				 paths[i].len, strcmp(key, "pool_cgroup") == 0 ? ", or off" : "");
+			return -1;
+		}
+		if (strcmp(value, "off") == 0 && strcmp(key, "pool_cgroup") != 0) {
+			snprintf(err, errlen, "bad value for '%s' (an absolute path)", key);
+			return -1;
+		}
+		snprintf(paths[i].dst, paths[i].len, "%s", value);
+		return 0;
+	}
+	if (strcmp(key, "pool_user_gpu_limit") == 0 || strcmp(key, "pool_kill_grace") == 0) {
+		if (strcmp(key, "pool_kill_grace") == 0)
+			return agent_parse_duration(value, 1000000ull, 3600000000000ull, &c->pool_kill_grace_ns, err, errlen);
+		char *end;
+		unsigned long v = strtoul(value, &end, 10);
+		if (!value[0] || value[0] == '-' || *end || v > 64) {
+			snprintf(err, errlen, "bad value '%.40s' for '%s' (0 to 64; 0 = no limit)", value, key);
+			return -1;
+		}
+		c->pool_user_gpu_limit = (unsigned)v;
+		return 0;
+	}
+	return 1;
+}
+
+int pool_agent_start(struct agent *a, char *err, size_t errlen)
+{
+	struct pool_config pc;
+	pool_config_default(&pc);
+	snprintf(pc.state_dir, sizeof(pc.state_dir), "%s", a->cfg.pool_dir);
+	snprintf(pc.socket_path, sizeof(pc.socket_path), "%s", a->cfg.pool_socket);
+	snprintf(pc.cgroup_parent, sizeof(pc.cgroup_parent), "%s", a->cfg.pool_cgroup);
+	pc.max_gpus_per_user = a->cfg.pool_user_gpu_limit;
+	if (a->cfg.pool_kill_grace_ns)
+		pc.kill_grace_ns = a->cfg.pool_kill_grace_ns;
+	if (!pc.state_dir[0] || !pc.socket_path[0]) {
+		snprintf(err, errlen, "the pool needs pool_dir and pool_socket");
+		return -1;
+	}
+	char msg[400];
+	if (pool_start(&a->job_pool, a->be, a->sampler, a->rules, &pc, msg, sizeof(msg))) {
+		snprintf(err, errlen, "pool: %s", msg);
+		return -1;
+	}
+	return 0;
+}
+
+void pool_agent_stop(struct agent *a)
+{
+	pool_stop(a->job_pool);
+	a->job_pool = NULL;
+}
+
+bool pool_agent_status(struct agent *a, struct pool_status *st)
+{
+	if (!a->job_pool)
+		return false;
+	pool_get_status(a->job_pool, st);
+	return true;
+}

@@ -1,0 +1,20 @@
+/* pool_agent.h - the calls the agent makes into the pool (pool_agent.c). */
+#ifndef GPUCTL_POOL_AGENT_H
+#define GPUCTL_POOL_AGENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct agent;
+struct agent_config;
+
+/* A pool setting: 0 set, -1 bad value (message), 1 not a pool key. */
+int pool_agent_config_set(struct agent_config *c, const char *key, const char *value, char *err, size_t errlen);
+/* Starts the pool when the configuration enables it (a->cfg.pool). 0 or -1 with a message. */
+int pool_agent_start(struct agent *a, char *err, size_t errlen);
+void pool_agent_stop(struct agent *a);
+struct pool_status;
+/* The pool's status; false when the agent runs no pool. */
+bool pool_agent_status(struct agent *a, struct pool_status *st);
+
+#endif

@@ -1,0 +1,92 @@
+/* pool_internal.h - what the pool's files share (pool.c: life cycle and the
+ * scheduler thread; pool_ops.c: requests; pool_server.c: the socket;
+ * pool_json.c: job documents; pool_metrics.c: the exposition). Not for use
+ * outside src/pool/. */
+#ifndef GPUCTL_POOL_INTERNAL_H
+#define GPUCTL_POOL_INTERNAL_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "health/health.h"
+#include "pool/job.h"
+#include "pool/pool.h"
+#include "pool/proto.h"
+#include "pool/sched.h"
+#include "pool/store.h"
+#include "sampler/sampler.h"
+
+/* Who is asking (SO_PEERCRED). */
+struct pool_caller {
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+};
+
+struct pool {
+	struct pool_config cfg;
+	struct gpu_backend *be;
+	struct sampler *sampler;
+	const struct health_rules *rules;
+	bool simulated;
+	uid_t euid;
+
+	pthread_mutex_t mu;           /* everything below */
+	pthread_cond_t cv;
+	bool stopping, dirty;
+	struct store *st;
+	struct pool_job **jobs;       /* active jobs (pending, starting, running), by id */
+	size_t njobs, cap;
+	uint64_t max_id;              /* highest id ever given */
+
+	struct snapshot *snap, *prev; /* latest read of the sampler, and the one before */
+	bool have_snap, have_prev;
+	struct health_report *rep;
+	bool rep_ok;
+	bool gpu_fail[GPU_MAX_GPUS];
+	bool gpu_foreign[GPU_MAX_GPUS];
+	uint64_t snap_read_mono;
+
+	struct sched_decision *dec;   /* last pass, by job order */
+	size_t dec_cap;
+
+	char cgroup_base[512];
+	char cgroup_note[300];
+	char boot_id[40];
+	char cleanup[64][300];        /* cgroups to remove once empty */
+	unsigned ncleanup;
+	unsigned recovered, settled;
+
+	int listen_fd;
+	pthread_t sched_thread, server_thread;
+	bool sched_started, server_started;
+};
+
+/* pool.c */
+uint64_t pool_now(const struct pool *p);
+void pool_job_dir(const struct pool *p, uint64_t id, char *out, size_t outlen);
+struct pool_job *pool_find_active(struct pool *p, uint64_t id);
+int pool_add_active(struct pool *p, struct pool_job *j);
+void pool_remove_active(struct pool *p, struct pool_job *j);
+void pool_job_free(struct pool_job *j);
+void pool_kick(struct pool *p);
+/* Active jobs by state: pending, and starting or running. */
+void pool_count(const struct pool *p, unsigned *pending, unsigned *running);
+/* Ends a job now (cancelled before it ran, or after its shim reported). */
+void pool_settle(struct pool *p, struct pool_job *j, enum job_state state, const char *reason, uint64_t end_ns);
+/* Sends SIGTERM to a running job's processes (and marks how it will end). */
+void pool_signal_stop(struct pool *p, struct pool_job *j, enum job_state as);
+
+/* pool_ops.c: a request from caller -> a response (new reference). Takes p->mu. */
+json_t *pool_handle(struct pool *p, const struct pool_caller *c, const char *buf, size_t len);
+
+/* pool_server.c */
+int pool_server_start(struct pool *p, char *err, size_t errlen);
+void pool_server_stop(struct pool *p);
+
+/* pool_json.c */
+json_t *pool_job_json(const struct pool_job *j, bool with_command, const struct sched_decision *d);
+json_t *pool_acct_json(const struct acct_summary *a, unsigned n);
+
+#endif

@@ -1,0 +1,120 @@
+/*
+ * pool_metrics.c - the pool's series in the agent's exposition: one set per
+ * running job and GPU, labelled job, user and gpu (docs/pool.md, "Metrics").
+ * All are gauges of the job so far; they disappear when the job ends (its
+ * totals stay in `gpuctl jobs --history`).
+ */
+#include "pool_internal.h"
+
+#include <string.h>
+
+#include "agent/abuf.h"
+
+struct pm_desc {
+	const char *name, *help;
+};
+
+static const struct pm_desc pm[] = {
+	{ "gpuctl_pool_jobs", "jobs of the pool by state (pending, running)" },
+	{ "gpuctl_job_gpu_seconds", "GPU-seconds of the running job so far, per GPU" },
+	{ "gpuctl_job_energy_joules", "energy the job's GPU used since the job started (energy counter difference)" },
+	{ "gpuctl_job_gpu_utilization_avg_percent", "average GPU utilization during the job" },
+	{ "gpuctl_job_gpu_utilization_peak_percent", "peak GPU utilization during the job" },
+	{ "gpuctl_job_memory_used_avg_bytes", "average GPU memory used during the job (whole GPU)" },
+	{ "gpuctl_job_memory_used_peak_bytes", "peak GPU memory used during the job (whole GPU)" },
+	{ "gpuctl_job_throttle_seconds", "time the GPU was throttled during the job, by reason (power, thermal)" },
+	{ "gpuctl_job_xids", "XID errors on the job's GPU during the job, by code" },
+};
+
+static void header(struct abuf *b, const struct pm_desc *d)
+{
+	abuf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", d->name, d->help, d->name);
+}
+
+/* Label values: the user name comes from the password database; escape anyway. */
+static void put_label_value(struct abuf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			abuf_putc(b, '\\');
+		if (*s == '\n') {
+			abuf_puts(b, "\\n");
+			continue;
+		}
+		abuf_putc(b, *s);
+	}
+}
+
+static void series(struct abuf *b, const char *name, const struct pool_job *j, unsigned gpu, const char *extra_key,
+		   const char *extra_value, double v)
+{
+	abuf_printf(b, "%s{job=\"%llu\",user=\"", name, (unsigned long long)j->id);
+	put_label_value(b, j->user);
+	abuf_printf(b, "\",gpu=\"%u\"", gpu);
+	if (extra_key) {
+		abuf_printf(b, ",%s=\"", extra_key);
+		put_label_value(b, extra_value);
+		abuf_putc(b, '"');
+	}
+	abuf_printf(b, "} %.6g\n", v);
+}
+
+void pool_metrics_append(struct pool *p, struct abuf *out, bool openmetrics)
+{
+	if (!p || out->oom)
+		return;
+	bool had_eof = false;
+	if (openmetrics && out->len >= 6 && memcmp(out->p + out->len - 6, "# EOF\n", 6) == 0) {
+		out->len -= 6;
+		out->p[out->len] = '\0';
+		had_eof = true;
+	}
+	pthread_mutex_lock(&p->mu);
+	unsigned pending, running;
+	pool_count(p, &pending, &running);
+	header(out, &pm[0]);
+	abuf_printf(out, "%s{state=\"pending\"} %u\n%s{state=\"running\"} %u\n", pm[0].name, pending, pm[0].name,
+		    running);
+	uint64_t now = pool_now(p);
+	for (size_t d = 1; d < sizeof(pm) / sizeof(pm[0]); d++) {
+		bool headed = false;
+		for (size_t i = 0; i < p->njobs; i++) {
+			const struct pool_job *j = p->jobs[i];
+			if (j->state != JOB_RUNNING)
+				continue;
+			uint64_t wall = now > j->start_ns ? now - j->start_ns : 0;
+			for (unsigned g = 0; g < j->acct.n; g++) {
+				struct acct_summary s;
+				acct_summarize(&j->acct, g, wall, &s);
+				if (!headed) {
+					header(out, &pm[d]);
+					headed = true;
+				}
+				switch (d) {
+				case 1: series(out, pm[d].name, j, s.gpu, NULL, NULL, s.gpu_seconds); break;
+				case 2: if (s.energy_ok) series(out, pm[d].name, j, s.gpu, NULL, NULL, s.energy_j); break;
+				case 3: if (s.util_ok) series(out, pm[d].name, j, s.gpu, NULL, NULL, s.util_avg_pct); break;
+				case 4: if (s.util_ok) series(out, pm[d].name, j, s.gpu, NULL, NULL, s.util_peak_pct); break;
+				case 5: if (s.mem_ok) series(out, pm[d].name, j, s.gpu, NULL, NULL, s.mem_avg_bytes); break;
+				case 6: if (s.mem_ok) series(out, pm[d].name, j, s.gpu, NULL, NULL, s.mem_peak_bytes); break;
+				case 7:
+					if (s.viol_ok) {
+						series(out, pm[d].name, j, s.gpu, "reason", "power", s.throttle_power_s);
+						series(out, pm[d].name, j, s.gpu, "reason", "thermal", s.throttle_thermal_s);
+					}
+					break;
+				case 8:
+					for (unsigned k = 0; k < s.nxid; k++) {
+						char code[24];
+						snprintf(code, sizeof(code), "%llu", (unsigned long long)s.xid[k].code);
+						series(out, pm[d].name, j, s.gpu, "xid", code, (double)s.xid[k].count);
+					}
+					break;
+				}
+			}
+		}
+	}
+	pthread_mutex_unlock(&p->mu);
+	if (had_eof)
+		abuf_puts(out, "# EOF\n");
+}

@@ -1,0 +1,358 @@
+/*
+ * pool_ops.c - the answers to control requests (docs/pool.md, "Protocol").
+ *
+ * Every request is parsed and checked (proto.c) before anything is touched;
+ * then the caller's rights: a user reads and cancels only their own jobs,
+ * root any; an agent that is not root runs only its own user's jobs.
+ */
+#include "pool_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool may_access(const struct pool_caller *c, const struct pool_job *j)
+{
+	return c->uid == 0 || c->uid == j->uid;
+}
+
+static json_t *errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static json_t *errorf(const char *fmt, ...)
+{
+	char msg[300];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return proto_error(msg);
+}
+
+static void user_name(uid_t uid, char *out, size_t outlen)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res)
+		snprintf(out, outlen, "%s", pw.pw_name);
+	else
+		snprintf(out, outlen, "%u", (unsigned)uid);
+}
+
+static json_t *strings_array(char **v, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+static json_t *do_submit(struct pool *p, const struct pool_caller *c, const struct proto_submit *s)
+{
+	if (p->euid != 0 && c->uid != p->euid)
+		return errorf("this pool runs as uid %u and runs only that user's jobs", (unsigned)p->euid);
+	if (p->have_snap) {
+		unsigned n = p->snap->n;
+		if (s->gpu_ids && (n >= 64 ? 0 : s->gpu_ids >> n))
+			return errorf("'gpu_ids' names a GPU this server does not have (it has %u)", n);
+		if (s->mig[0]) {
+			bool found = false;
+			for (unsigned g = 0; g < n && !found; g++)
+				for (unsigned k = 0; k < p->snap->gpu[g].nmig; k++)
+					if (strcmp(p->snap->gpu[g].mig[k].profile, s->mig) == 0)
+						found = true;
+			if (!found)
+				return errorf("no MIG instance of profile '%s' on this server (the pool never changes "
+					      "the MIG layout)", s->mig);
+		} else {
+			struct place_request req = { .count = s->gpus, .need_nvlink = s->nvlink, .allowed_mask = s->gpu_ids };
+			char why[160];
+			if (!place_feasible(n, (const struct gpu_link(*)[GPU_MAX_GPUS])p->snap->link, &req, why, sizeof(why)))
+				return errorf("%s", why);
+		}
+	}
+	if (s->after && s->after > p->max_id)
+		return errorf("no job %llu to wait for", (unsigned long long)s->after);
+
+	struct pool_job *j = calloc(1, sizeof(*j));
+	if (!j)
+		return proto_error("out of memory");
+	j->uid = c->uid;
+	j->gid = c->gid;
+	user_name(c->uid, j->user, sizeof(j->user));
+	snprintf(j->name, sizeof(j->name), "%s", s->name);
+	j->state = JOB_PENDING;
+	snprintf(j->reason, sizeof(j->reason), "queued");
+	j->priority = s->priority;
+	j->submit_ns = pool_now(p);
+	j->time_limit_ns = s->time_limit_s * 1000000000ull;
+	j->after = s->after;
+	j->req_gpus = s->mig[0] ? 0 : s->gpus;
+	j->req_mask = s->gpu_ids;
+	j->req_nvlink = s->nvlink;
+	j->req_mem = s->mem_per_gpu;
+	snprintf(j->mig_profile, sizeof(j->mig_profile), "%s", s->mig);
+	j->shell = s->shell;
+	j->mig_gpu = j->mig_gi = -1;
+	j->exit_code = -1;
+	json_t *argv = s->shell ? json_pack("[s, s, s]", "/bin/sh", "-c", s->argv[0]) : strings_array(s->argv, s->argc);
+	json_t *spec = json_pack("{s:o, s:o, s:s}", "argv", argv, "env", strings_array(s->env, s->envc), "cwd", s->cwd);
+	j->spec_json = spec ? json_dumps(spec, JSON_COMPACT) : NULL;
+	json_decref(spec);
+	if (!j->spec_json) {
+		pool_job_free(j);
+		return proto_error("out of memory");
+	}
+	if (store_insert(p->st, j)) {
+		json_t *e = errorf("%s", store_error(p->st));
+		pool_job_free(j);
+		return e;
+	}
+	if (pool_add_active(p, j)) {
+		/* keep the store and memory in agreement: the job did not happen */
+		pool_settle(p, j, JOB_FAILED, "out of memory queueing it", pool_now(p));
+		return proto_error("out of memory");
+	}
+	pool_kick(p);
+	return json_pack("{s:b, s:I, s:s}", "ok", 1, "job", (json_int_t)j->id, "state", "pending");
+}
+
+static int cmp_queue(const void *pa, const void *pb)
+{
+	const struct pool_job *a = *(const struct pool_job *const *)pa, *b = *(const struct pool_job *const *)pb;
+	if ((a->state == JOB_PENDING) != (b->state == JOB_PENDING))
+		return a->state == JOB_PENDING ? 1 : -1;
+	if (a->state != JOB_PENDING)
+		return a->id < b->id ? -1 : 1;
+	struct sched_job x = { .id = a->id, .priority = a->priority, .submit_ns = a->submit_ns };
+	struct sched_job y = { .id = b->id, .priority = b->priority, .submit_ns = b->submit_ns };
+	return sched_job_order(&x, &y);
+}
+
+static json_t *do_queue(struct pool *p, const struct pool_caller *c)
+{
+	struct pool_job **v = malloc((p->njobs ? p->njobs : 1) * sizeof(*v));
+	json_t *arr = json_array();
+	if (!v || !arr) {
+		free(v);
+		json_decref(arr);
+		return proto_error("out of memory");
+	}
+	memcpy(v, p->jobs, p->njobs * sizeof(*v));
+	qsort(v, p->njobs, sizeof(*v), cmp_queue);
+	unsigned pos = 0, pending = 0, running = 0;
+	for (size_t i = 0; i < p->njobs; i++) {
+		json_t *o = pool_job_json(v[i], may_access(c, v[i]), NULL);
+		if (v[i]->state == JOB_PENDING) {
+			json_object_set_new(o, "position", json_integer(++pos));
+			pending++;
+		} else {
+			running++;
+		}
+		json_array_append_new(arr, o);
+	}
+	free(v);
+	return json_pack("{s:b, s:o, s:i, s:i}", "ok", 1, "jobs", arr, "pending", pending, "running", running);
+}
+
+/* The job (active, else from the store) into *out; NULL on success, else the error response. */
+static json_t *find_job(struct pool *p, const struct pool_caller *c, uint64_t id, struct pool_job **active,
+			struct pool_job *stored)
+{
+	*active = pool_find_active(p, id);
+	const struct pool_job *j = *active;
+	if (!j) {
+		int rc = id <= p->max_id ? store_get(p->st, id, stored) : 0;
+		if (rc < 0)
+			return errorf("%s", store_error(p->st));
+		if (rc == 0)
+			return errorf("no job %llu", (unsigned long long)id);
+		j = stored;
+	}
+	if (!may_access(c, j)) {
+		if (!*active)
+			free(stored->spec_json);
+		return errorf("job %llu belongs to another user", (unsigned long long)id);
+	}
+	return NULL;
+}
+
+static json_t *job_with_acct(struct pool *p, const struct pool_job *j, bool active)
+{
+	json_t *o = pool_job_json(j, true, NULL);
+	struct acct_summary a[GPU_MAX_GPUS];
+	unsigned n = 0;
+	if (active) {
+		uint64_t now = pool_now(p);
+		uint64_t wall = j->start_ns && now > j->start_ns ? now - j->start_ns : 0;
+		for (unsigned i = 0; i < j->acct.n && n < GPU_MAX_GPUS; i++)
+			acct_summarize(&j->acct, i, wall, &a[n++]);
+	} else if (store_get_acct(p->st, j->id, a, GPU_MAX_GPUS, &n)) {
+		n = 0;
+	}
+	if (o && (n || j->start_ns))
+		json_object_set_new(o, "accounting", pool_acct_json(a, n));
+	return o;
+}
+
+static json_t *do_show(struct pool *p, const struct pool_caller *c, uint64_t id)
+{
+	struct pool_job *active, stored;
+	json_t *e = find_job(p, c, id, &active, &stored);
+	if (e)
+		return e;
+	const struct pool_job *j = active ? active : &stored;
+	json_t *o = job_with_acct(p, j, active != NULL);
+	if (!active)
+		free(stored.spec_json);
+	return json_pack("{s:b, s:o}", "ok", 1, "job", o);
+}
+
+static json_t *do_cancel(struct pool *p, const struct pool_caller *c, uint64_t id)
+{
+	struct pool_job *j, stored;
+	json_t *e = find_job(p, c, id, &j, &stored);
+	if (e)
+		return e;
+	if (!j) {
+		json_t *r = errorf("job %llu already ended (%s)", (unsigned long long)id, job_state_name(stored.state));
+		free(stored.spec_json);
+		return r;
+	}
+	char who[40];
+	user_name(c->uid, who, sizeof(who));
+	if (j->state == JOB_PENDING) {
+		char reason[120];
+		snprintf(reason, sizeof(reason), "cancelled by %s before it started", who);
+		pool_settle(p, j, JOB_CANCELLED, reason, pool_now(p));
+		pool_kick(p);
+		return json_pack("{s:b, s:I, s:s}", "ok", 1, "job", (json_int_t)id, "state", "cancelled");
+	}
+	pool_signal_stop(p, j, JOB_CANCELLED);
+	pool_kick(p);
+	return json_pack("{s:b, s:I, s:s, s:I}", "ok", 1, "job", (json_int_t)id, "state", "cancelling", "grace_s",
+			 (json_int_t)(p->cfg.kill_grace_ns / 1000000000ull));
+}
+
+static json_t *do_logs(struct pool *p, const struct pool_caller *c, const struct proto_request *r)
+{
+	struct pool_job *j, stored;
+	json_t *e = find_job(p, c, r->job, &j, &stored);
+	if (e)
+		return e;
+	enum job_state state = j ? j->state : stored.state;
+	if (!j)
+		free(stored.spec_json);
+	char path[600];
+	pool_job_dir(p, r->job, path, sizeof(path));
+	strncat(path, r->stream == 2 ? "/stderr" : "/stdout", sizeof(path) - strlen(path) - 1);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	uint64_t size = 0;
+	size_t got = 0;
+	unsigned char *data = malloc(r->max_bytes ? r->max_bytes : 1);
+	char *b64 = malloc(4 * ((r->max_bytes + 2) / 3) + 1);
+	if (!data || !b64) {
+		free(data);
+		free(b64);
+		if (fd >= 0)
+			close(fd);
+		return proto_error("out of memory");
+	}
+	if (fd >= 0) {
+		struct stat sb;
+		if (fstat(fd, &sb) == 0)
+			size = (uint64_t)sb.st_size;
+		while (r->offset < size && got < r->max_bytes) {
+			ssize_t n = pread(fd, data + got, r->max_bytes - got, (off_t)(r->offset + got));
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+		close(fd);
+	} else if (errno != ENOENT) {
+		free(data);
+		free(b64);
+		return errorf("cannot read the job's output: %s", strerror(errno));
+	}
+	proto_b64_encode(data, got, b64);
+	json_t *o = json_pack("{s:b, s:s, s:I, s:I, s:s, s:b}", "ok", 1, "data_b64", b64, "offset",
+			      (json_int_t)(r->offset + got), "size", (json_int_t)size, "state", job_state_name(state),
+			      "ended", job_state_ended(state));
+	free(data);
+	free(b64);
+	return o;
+}
+
+struct list_ctx {
+	struct pool *p;
+	json_t *arr;
+};
+
+static int list_cb(void *arg, struct pool_job *j)
+{
+	struct list_ctx *l = arg;
+	struct pool_job *a = pool_find_active(l->p, j->id);
+	json_array_append_new(l->arr, job_with_acct(l->p, a ? a : j, a != NULL));
+	pool_job_free(j);
+	return 0;
+}
+
+static json_t *do_jobs(struct pool *p, const struct pool_caller *c, const struct proto_request *r)
+{
+	if (r->all_users && c->uid != 0)
+		return proto_error("only root may list other users' jobs");
+	uint32_t uid = r->all_users ? UINT32_MAX : c->uid;
+	struct list_ctx l = { p, json_array() };
+	if (!l.arr)
+		return proto_error("out of memory");
+	if (r->history) {
+		if (store_walk(p->st, true, uid, r->limit ? r->limit : 100, list_cb, &l)) {
+			json_decref(l.arr);
+			return errorf("%s", store_error(p->st));
+		}
+	} else {
+		for (size_t i = 0; i < p->njobs; i++)
+			if (uid == UINT32_MAX || p->jobs[i]->uid == uid)
+				json_array_append_new(l.arr, job_with_acct(p, p->jobs[i], true));
+	}
+	return json_pack("{s:b, s:o}", "ok", 1, "jobs", l.arr);
+}
+
+static json_t *do_ping(struct pool *p, const struct pool_caller *c)
+{
+	unsigned pending, running;
+	pool_count(p, &pending, &running);
+	return json_pack("{s:b, s:s, s:i, s:i, s:i, s:i, s:i, s:s}", "ok", 1, "version", GPUCTL_VERSION, "agent_uid",
+			 (int)p->euid, "caller_uid", (int)c->uid, "gpus", p->have_snap ? (int)p->snap->n : 0, "pending",
+			 pending, "running", running, "cgroups", p->cgroup_note);
+}
+
+json_t *pool_handle(struct pool *p, const struct pool_caller *c, const char *buf, size_t len)
+{
+	struct proto_request r;
+	char err[300];
+	if (proto_parse_request(buf, len, &r, err, sizeof(err)))
+		return proto_error(err);
+	json_t *resp = NULL;
+	pthread_mutex_lock(&p->mu);
+	switch (r.op) {
+	case OP_PING: resp = do_ping(p, c); break;
+	case OP_SUBMIT: resp = do_submit(p, c, &r.sub); break;
+	case OP_QUEUE: resp = do_queue(p, c); break;
+	case OP_SHOW: resp = do_show(p, c, r.job); break;
+	case OP_CANCEL: resp = do_cancel(p, c, r.job); break;
+	case OP_LOGS: resp = do_logs(p, c, &r); break;
+	case OP_JOBS: resp = do_jobs(p, c, &r); break;
+	}
+	pthread_mutex_unlock(&p->mu);
+	proto_request_free(&r);
+	if (!resp)
+		return proto_error("out of memory");
+	if (p->simulated)
+		json_object_set_new(resp, "simulated", json_true());
+	return resp;
+}

@@ -1,0 +1,91 @@
+/*
+ * proto.h - the pool's control protocol (pure: parse and serialize, no I/O).
+ *
+ * A client connects to the agent's Unix socket, writes one JSON object (a
+ * request), shuts down its writing side and reads one JSON object back (the
+ * response): {"ok": true, ...} or {"ok": false, "error": "one line"}.
+ * Who is asking is never in the request: the agent takes it from the
+ * socket's peer credentials (SO_PEERCRED). docs/pool.md lists every field.
+ *
+ * proto_parse_request() is the only code that reads what a client sent; it
+ * checks every field's type, range and size, so a malformed or hostile
+ * request is refused here with a message and changes nothing.
+ */
+#ifndef GPUCTL_POOL_PROTO_H
+#define GPUCTL_POOL_PROTO_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROTO_VERSION 1
+#define PROTO_MAX_REQUEST (4u << 20)    /* bytes of one request (environment included) */
+#define PROTO_MAX_ARGS 4096u
+#define PROTO_MAX_ENV 4096u
+#define PROTO_MAX_STRING (128u << 10)   /* one argument or environment entry */
+#define PROTO_MAX_PATH 4096u
+#define PROTO_NAME_LEN 64u
+#define PROTO_MIG_LEN 24u
+#define PROTO_MAX_PRIORITY 1000
+#define PROTO_MAX_TIME_S (366ull * 86400ull)
+#define PROTO_MAX_LOG_CHUNK (1u << 20)  /* bytes of log one request returns */
+
+enum proto_op { OP_PING = 0, OP_SUBMIT, OP_QUEUE, OP_SHOW, OP_CANCEL, OP_LOGS, OP_JOBS };
+
+struct proto_submit {
+	unsigned gpus;               /* whole GPUs (0 with mig set) */
+	uint64_t gpu_ids;            /* bitmask of allowed GPU indexes; 0: any */
+	char mig[PROTO_MIG_LEN];     /* MIG profile ("1g.10gb") or "" */
+	uint64_t mem_per_gpu;        /* bytes free needed on each GPU; 0: any */
+	bool nvlink;                 /* every pair NVLink-connected */
+	int priority;                /* -1000..1000, higher first */
+	uint64_t time_limit_s;       /* 0: none */
+	char name[PROTO_NAME_LEN + 1];
+	uint64_t after;              /* job id to wait for; 0: none */
+	bool shell;                  /* run argv[0] through /bin/sh -c */
+	char cwd[PROTO_MAX_PATH];
+	size_t argc;
+	char **argv;
+	size_t envc;
+	char **env;                  /* "KEY=VALUE" */
+};
+
+struct proto_request {
+	enum proto_op op;
+	uint64_t job;                /* show, cancel, logs */
+	struct proto_submit sub;     /* submit */
+	int stream;                  /* logs: 1 stdout, 2 stderr */
+	uint64_t offset;             /* logs: byte offset */
+	uint64_t max_bytes;          /* logs: at most this many (<= PROTO_MAX_LOG_CHUNK) */
+	bool all_users;              /* queue, jobs: everyone's (default: the caller's own for jobs) */
+	bool history;                /* jobs: ended jobs too */
+	unsigned limit;              /* jobs: at most this many, newest first (0: 100) */
+};
+
+/* Parses one request. Returns 0, or -1 with a one-line message; on error
+ * nothing needs freeing. On success call proto_request_free(). */
+int proto_parse_request(const char *buf, size_t len, struct proto_request *out, char *err, size_t errlen);
+void proto_request_free(struct proto_request *r);
+/* The request as JSON (what a client sends); NULL when out of memory. */
+json_t *proto_request_json(const struct proto_request *r);
+const char *proto_op_name(enum proto_op op);
+
+/* "30s", "10m", "2h", "1d", "1h30m", "HH:MM:SS", "90" (seconds) -> seconds (1 .. PROTO_MAX_TIME_S). */
+int proto_parse_time_limit(const char *s, uint64_t *seconds, char *err, size_t errlen);
+/* "1048576", "512M", "40G", "40GiB", "1.5T" (binary units) -> bytes. */
+int proto_parse_bytes(const char *s, uint64_t *bytes, char *err, size_t errlen);
+/* "0,2,5-7" -> bitmask of GPU indexes below 64. */
+int proto_parse_gpu_ids(const char *s, uint64_t *mask, char *err, size_t errlen);
+
+/* Base64 (RFC 4648) for log bytes, which need not be UTF-8. encode: out holds
+ * 4 * ((n + 2) / 3) + 1 bytes. decode: returns the length, or -1 when malformed;
+ * out holds 3 * (strlen(in) / 4) bytes. */
+void proto_b64_encode(const unsigned char *in, size_t n, char *out);
+long proto_b64_decode(const char *in, unsigned char *out);
+
+/* Responses: {"ok": false, "error": msg} and {"ok": true} (new references). */
+json_t *proto_error(const char *msg);
+json_t *proto_ok(void);
+
+#endif

@@ -1,0 +1,527 @@
+/* runner.c - see runner.h. */
+#include "runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Fixed descriptor numbers in the shim (after the agent's are closed). */
+enum { FD_DIR = 3, FD_OUT, FD_ERR, FD_NULL, FD_CGROUP, FD_PIPE_R, FD_PIPE_W, FD_FIRST_FREE };
+
+const char *runner_stage_name(int stage)
+{
+	switch (stage) {
+	case RUNNER_STAGE_RAN: return "ran";
+	case RUNNER_STAGE_CGROUP: return "joining its cgroup";
+	case RUNNER_STAGE_USER: return "switching to the user";
+	case RUNNER_STAGE_CWD: return "changing to the submitting directory";
+	case RUNNER_STAGE_EXEC: return "executing the command";
+	default: return "starting";
+	}
+}
+
+/* ---- async-signal-safe helpers (used between fork and exec) -------------- */
+
+static size_t fmt_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		p[i] = tmp[n - 1 - i];
+	return n;
+}
+
+static size_t put_field(char *p, const char *key, uint64_t v, int neg)
+{
+	size_t n = 0;
+	while (*key)
+		p[n++] = *key++;
+	if (neg)
+		p[n++] = '-';
+	n += fmt_u64(p + n, v);
+	return n;
+}
+
+/* Writes name durably in the directory: name.tmp, fsync, rename, fsync dir. */
+static void write_record(const char *tmp, const char *name, const char *buf, size_t len)
+{
+	int fd = openat(FD_DIR, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, buf + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	fsync(fd);
+	close(fd);
+	renameat(FD_DIR, tmp, FD_DIR, name);
+	fsync(FD_DIR);
+}
+
+static void move_fd(int from, int to)
+{
+	if (from == to) {
+		fcntl(to, F_SETFD, 0);
+		return;
+	}
+	dup2(from, to);
+}
+
+static void child_fail(int stage)
+{
+	int msg[2] = { stage, errno };
+	ssize_t w = write(FD_PIPE_W, msg, sizeof(msg));
+	(void)w;
+	_exit(127);
+}
+
+/* The job, in the shim's child. Never returns. */
+static void run_job(const struct runner_spec *s)
+{
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (int sig = 1; sig < NSIG; sig++)
+		sigaction(sig, &dfl, NULL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	setpgid(0, 0);
+	close(FD_PIPE_R);
+	if (s->cgroup_dir) {
+		if (write(FD_CGROUP, "0\n", 2) != 2)
+			child_fail(RUNNER_STAGE_CGROUP);
+	}
+	dup2(FD_NULL, 0);
+	dup2(FD_OUT, 1);
+	dup2(FD_ERR, 2);
+	if (s->change_user) {
+		if (setgroups((size_t)s->ngroups, s->groups) || setgid(s->gid) || setuid(s->uid))
+			child_fail(RUNNER_STAGE_USER);
+	}
+	if (chdir(s->cwd))
+		child_fail(RUNNER_STAGE_CWD);
+	close(FD_DIR);
+	close(FD_OUT);
+	close(FD_ERR);
+	close(FD_NULL);
+	if (s->cgroup_dir)
+		close(FD_CGROUP);
+	execve(s->path, s->argv, s->envp);
+	child_fail(RUNNER_STAGE_EXEC);
+}
+
+/* The shim, in the agent's child. Never returns. */
+static void run_shim(const struct runner_spec *s, int dirfd, int out, int errf, int devnull, int cg, int pipefd[2])
+{
+	setsid();
+	struct sigaction ign;
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGTERM, &ign, NULL);
+	sigaction(SIGINT, &ign, NULL);
+	sigaction(SIGHUP, &ign, NULL);
+	sigaction(SIGPIPE, &ign, NULL);
+	/* gather what the shim keeps at fixed numbers above the ones in use, then down */
+	int keep[] = { dirfd, out, errf, devnull, cg, pipefd[0], pipefd[1] };
+	int high[7];
+	for (int i = 0; i < 7; i++)
+		high[i] = keep[i] >= 0 ? fcntl(keep[i], F_DUPFD, 100) : -1;
+	for (int i = 0; i < 7; i++)
+		if (high[i] >= 0)
+			move_fd(high[i], FD_DIR + i);
+		else
+			close(FD_DIR + i); /* not an agent descriptor left open by chance */
+	if (close_range(FD_FIRST_FREE, ~0u, 0) != 0)
+		for (int fd = FD_FIRST_FREE; fd < 65536; fd++)
+			close(fd);
+	fcntl(FD_PIPE_W, F_SETFD, FD_CLOEXEC);
+
+	pid_t child = fork();
+	if (child == 0)
+		run_job(s);
+	close(FD_PIPE_W);
+	close(FD_OUT);
+	close(FD_ERR);
+	close(FD_NULL);
+	if (cg >= 0)
+		close(FD_CGROUP);
+	char buf[160];
+	size_t n = 0;
+	n += put_field(buf + n, "", (uint64_t)getpid(), 0);
+	buf[n++] = ' ';
+	n += put_field(buf + n, "", child > 0 ? (uint64_t)child : 0, 0);
+	buf[n++] = '\n';
+	if (child > 0)
+		write_record("pids.tmp", "pids", buf, n);
+
+	int stage = RUNNER_STAGE_RAN, error = 0, status = 0;
+	if (child < 0) {
+		stage = RUNNER_STAGE_EXEC;
+		error = errno;
+		status = 127 << 8;
+	} else {
+		int msg[2];
+		ssize_t r;
+		do
+			r = read(FD_PIPE_R, msg, sizeof(msg));
+		while (r < 0 && errno == EINTR);
+		if (r == (ssize_t)sizeof(msg)) {
+			stage = msg[0];
+			error = msg[1];
+		}
+		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t end = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	n = 0;
+	n += put_field(buf + n, "v1 status=", (uint64_t)(unsigned)status, 0);
+	n += put_field(buf + n, " end_ns=", end, 0);
+	n += put_field(buf + n, " stage=", (uint64_t)stage, 0);
+	n += put_field(buf + n, " error=", (uint64_t)error, 0);
+	buf[n++] = '\n';
+	write_record("exit.tmp", "exit", buf, n);
+	_exit(0);
+}
+
+int runner_spawn(const struct runner_spec *s, pid_t *shim_pid, char *err, size_t errlen)
+{
+	int dirfd = -1, out = -1, errf = -1, devnull = -1, cg = -1, pipefd[2] = { -1, -1 };
+	int rc = -1;
+	dirfd = open(s->job_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", s->job_dir, strerror(errno));
+		goto out;
+	}
+	out = openat(dirfd, "stdout", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	errf = openat(dirfd, "stderr", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (out < 0 || errf < 0 || devnull < 0) {
+		snprintf(err, errlen, "cannot create the job's output files in '%s': %s", s->job_dir, strerror(errno));
+		goto out;
+	}
+	if (s->change_user && (fchown(out, s->uid, s->gid) || fchown(errf, s->uid, s->gid))) {
+		snprintf(err, errlen, "cannot give the output files to uid %u: %s", (unsigned)s->uid, strerror(errno));
+		goto out;
+	}
+	if (s->cgroup_dir) {
+		char p[512];
+		snprintf(p, sizeof(p), "%s/cgroup.procs", s->cgroup_dir);
+		cg = open(p, O_WRONLY | O_CLOEXEC);
+		if (cg < 0) {
+			snprintf(err, errlen, "cannot open '%s': %s", p, strerror(errno));
+			goto out;
+		}
+	}
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "cannot fork the job's shim: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0)
+		run_shim(s, dirfd, out, errf, devnull, cg, pipefd);
+	*shim_pid = pid;
+	rc = 0;
+out:
+	int fds[] = { dirfd, out, errf, devnull, cg, pipefd[0], pipefd[1] };
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return rc;
+}
+
+/* ---- records --------------------------------------------------------------------- */
+
+int runner_parse_exit(const char *text, struct runner_exit *out)
+{
+	unsigned status, stage, error;
+	unsigned long long end;
+	char tail;
+	memset(out, 0, sizeof(*out));
+	int n = sscanf(text, "v1 status=%u end_ns=%llu stage=%u error=%u%c", &status, &end, &stage, &error, &tail);
+	if (n < 4 || (n == 5 && tail != '\n') || stage > RUNNER_STAGE_EXEC || status > 0xffff)
+		return -1;
+	out->wait_status = (int)status;
+	out->end_ns = end;
+	out->stage = (int)stage;
+	out->error = (int)error;
+	return 0;
+}
+
+int runner_parse_pids(const char *text, int *shim_pid, int *job_pid)
+{
+	int a, b;
+	if (sscanf(text, "%d %d", &a, &b) != 2 || a <= 0 || b <= 0)
+		return -1;
+	*shim_pid = a;
+	*job_pid = b;
+	return 0;
+}
+
+static int read_small(const char *dir, const char *name, char *buf, size_t buflen)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	ssize_t n = read(fd, buf, buflen - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 1;
+}
+
+int runner_read_exit(const char *job_dir, struct runner_exit *out)
+{
+	char buf[256];
+	int rc = read_small(job_dir, "exit", buf, sizeof(buf));
+	if (rc <= 0)
+		return rc;
+	return runner_parse_exit(buf, out) == 0 ? 1 : -1;
+}
+
+int runner_read_pids(const char *job_dir, int *shim_pid, int *job_pid)
+{
+	char buf[128];
+	int rc = read_small(job_dir, "pids", buf, sizeof(buf));
+	if (rc <= 0)
+		return rc;
+	return runner_parse_pids(buf, shim_pid, job_pid) == 0 ? 1 : -1;
+}
+
+/* ---- processes ------------------------------------------------------------------- */
+
+int proc_stat_parse(const char *line, struct proc_stat *out)
+{
+	const char *close = strrchr(line, ')');
+	if (!close || close[1] != ' ')
+		return -1;
+	/* fields after comm: 3 state, 4 ppid, 5 pgrp, 6 session, ... 22 starttime */
+	const char *p = close + 2;
+	memset(out, 0, sizeof(*out));
+	out->state = *p;
+	if (!*p)
+		return -1;
+	p++;
+	unsigned long long v[20];
+	unsigned n = 0;
+	while (*p && n < 20) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		char *end;
+		errno = 0;
+		long long x = strtoll(p, &end, 10);
+		if (end == p || errno)
+			return -1;
+		v[n++] = (unsigned long long)x;
+		p = end;
+	}
+	if (n < 19) /* starttime is the 19th number after the state */
+		return -1;
+	out->ppid = (int)v[0];
+	out->pgrp = (int)v[1];
+	out->session = (int)v[2];
+	out->start_ticks = v[18];
+	return 0;
+}
+
+int proc_stat_read(int pid, struct proc_stat *out)
+{
+	if (pid <= 0)
+		return -1;
+	char p[64], buf[1024];
+	snprintf(p, sizeof(p), "/proc/%d/stat", pid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return proc_stat_parse(buf, out);
+}
+
+bool proc_alive_as(int pid, uint64_t start_ticks)
+{
+	struct proc_stat ps;
+	return proc_stat_read(pid, &ps) == 0 && ps.state != 'Z' && ps.state != 'X' && ps.start_ticks == start_ticks;
+}
+
+bool proc_in_jobs(int pid, const int *shim_pids, unsigned n)
+{
+	int cur = pid;
+	for (unsigned depth = 0; depth < 64 && cur > 1; depth++) {
+		struct proc_stat ps;
+		if (proc_stat_read(cur, &ps))
+			return false;
+		for (unsigned i = 0; i < n; i++)
+			if (shim_pids[i] > 0 && (cur == shim_pids[i] || ps.session == shim_pids[i]))
+				return true;
+		cur = ps.ppid;
+	}
+	return false;
+}
+
+void runner_boot_id(char *out, size_t outlen)
+{
+	out[0] = '\0';
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	if (!f)
+		return;
+	if (fgets(out, (int)outlen, f))
+		out[strcspn(out, "\n")] = '\0';
+	fclose(f);
+}
+
+/* ---- cgroups ---------------------------------------------------------------------- */
+
+int runner_cgroup_base(const char *parent, char *out, size_t outlen, char *err, size_t errlen)
+{
+	if (parent && parent[0]) {
+		struct stat sb;
+		if (stat(parent, &sb) || !S_ISDIR(sb.st_mode)) {
+			snprintf(err, errlen, "cgroup parent '%s' is not a directory", parent);
+			return -1;
+		}
+		snprintf(out, outlen, "%s", parent);
+		return 0;
+	}
+	char mnt[256] = "", line[1024], self[512] = "";
+	FILE *f = fopen("/proc/self/mounts", "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			char dev[128], dir[256], type[32];
+			if (sscanf(line, "%127s %255s %31s", dev, dir, type) == 3 && strcmp(type, "cgroup2") == 0) {
+				snprintf(mnt, sizeof(mnt), "%s", dir);
+				break;
+			}
+		}
+		fclose(f);
+	}
+	if (!mnt[0]) {
+		snprintf(err, errlen, "no cgroup v2 hierarchy is mounted");
+		return -1;
+	}
+	f = fopen("/proc/self/cgroup", "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (strncmp(line, "0::", 3) == 0) {
+				line[strcspn(line, "\n")] = '\0';
+				snprintf(self, sizeof(self), "%.500s", line + 3);
+			}
+		fclose(f);
+	}
+	if (!self[0]) {
+		snprintf(err, errlen, "the agent's cgroup v2 path is unknown");
+		return -1;
+	}
+	snprintf(out, outlen, "%s%s", mnt, strcmp(self, "/") == 0 ? "" : self);
+	if (access(out, W_OK) != 0) {
+		snprintf(err, errlen, "cgroup '%s' is not writable (%s)", out, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int runner_cgroup_create(const char *base, uint64_t job, char *out, size_t outlen, char *err, size_t errlen)
+{
+	snprintf(out, outlen, "%s/gpuctl-job-%llu", base, (unsigned long long)job);
+	if (mkdir(out, 0755) != 0 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create cgroup '%s': %s", out, strerror(errno));
+		out[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+void runner_cgroup_kill(const char *dir)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/cgroup.kill", dir);
+	int fd = open(p, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t w = write(fd, "1", 1);
+		close(fd);
+		if (w == 1)
+			return;
+	}
+	snprintf(p, sizeof(p), "%s/cgroup.procs", dir);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return;
+	int pid;
+	while (fscanf(f, "%d", &pid) == 1)
+		if (pid > 1)
+			kill(pid, SIGKILL);
+	fclose(f);
+}
+
+int runner_cgroup_count(const char *dir)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/cgroup.procs", dir);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return -1;
+	int pid, n = 0;
+	while (fscanf(f, "%d", &pid) == 1)
+		n++;
+	fclose(f);
+	return n;
+}
+
+bool runner_cgroup_remove(const char *dir)
+{
+	return rmdir(dir) == 0 || errno == ENOENT;
+}
+
+int runner_resolve(const char *prog, const char *path_env, char *out, size_t outlen, char *err, size_t errlen)
+{
+	if (strchr(prog, '/')) {
+		snprintf(out, outlen, "%s", prog);
+		return 0;
+	}
+	const char *p = path_env && *path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
+	while (*p) {
+		size_t n = strcspn(p, ":");
+		if (n > 0 && n + strlen(prog) + 2 <= outlen) {
+			snprintf(out, outlen, "%.*s/%s", (int)n, p, prog);
+			struct stat sb;
+			if (stat(out, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_mode & 0111))
+				return 0;
+		}
+		p += n;
+		if (*p == ':')
+			p++;
+	}
+	snprintf(err, errlen, "command '%.200s' not found in PATH", prog);
+	return -1;
+}

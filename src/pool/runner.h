@@ -1,0 +1,96 @@
+/*
+ * runner.h - starting a job under its shim, and everything about processes.
+ *
+ * The shim is a child the agent forks; it calls setsid() (so it outlives
+ * the agent: a kill -9 of the agent leaves it running, re-parented to init),
+ * forks the job, writes "pids" (shim and job pid) into the job's directory,
+ * waits for the job and writes its exit status durably into "exit" (written
+ * to a temporary file, fsync'ed, renamed). Between fork and exec only
+ * async-signal-safe calls run: everything (paths, argv, environment, group
+ * list, open files) is prepared before the fork.
+ *
+ * The job: its own process group (cancel signals the group), its cgroup when
+ * one was made (cgroup.procs written before exec; cgroup.kill on SIGKILL),
+ * stdin /dev/null, stdout/stderr to the job directory's files, then as the
+ * submitting user (setgroups, setgid, setuid when the agent is root), chdir
+ * to the submitting directory, execve.
+ */
+#ifndef GPUCTL_POOL_RUNNER_H
+#define GPUCTL_POOL_RUNNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct runner_spec {
+	const char *job_dir;         /* exists; stdout, stderr, pids, exit go here */
+	bool change_user;            /* setgroups/setgid/setuid (agent is root) */
+	uid_t uid;
+	gid_t gid;
+	const gid_t *groups;         /* supplementary groups */
+	int ngroups;
+	const char *cwd;
+	const char *path;            /* the program, resolved (execve) */
+	char *const *argv;           /* NULL-terminated */
+	char *const *envp;           /* NULL-terminated */
+	const char *cgroup_dir;      /* join this cgroup, or NULL */
+};
+
+/* Forks the shim. Returns 0 with *shim_pid, or -1 with a message. */
+int runner_spawn(const struct runner_spec *s, pid_t *shim_pid, char *err, size_t errlen);
+
+/* What the shim wrote in "exit". */
+struct runner_exit {
+	int wait_status;             /* as waitpid() gave it */
+	uint64_t end_ns;
+	int stage;                   /* 0: the job ran; else where starting it failed (RUNNER_STAGE_*) */
+	int error;                   /* errno of that failure */
+};
+enum { RUNNER_STAGE_RAN = 0, RUNNER_STAGE_CGROUP, RUNNER_STAGE_USER, RUNNER_STAGE_CWD, RUNNER_STAGE_EXEC };
+const char *runner_stage_name(int stage);
+
+/* Parsers of the shim's records (pure). 0 or -1 when malformed. */
+int runner_parse_exit(const char *text, struct runner_exit *out);
+int runner_parse_pids(const char *text, int *shim_pid, int *job_pid);
+/* 1 the record exists (parsed into out), 0 not (yet), -1 unreadable or malformed. */
+int runner_read_exit(const char *job_dir, struct runner_exit *out);
+int runner_read_pids(const char *job_dir, int *shim_pid, int *job_pid);
+
+/* /proc/PID/stat fields the pool needs. */
+struct proc_stat {
+	char state;
+	int ppid, pgrp, session;
+	uint64_t start_ticks;        /* since boot, in clock ticks */
+};
+/* Parses a /proc/PID/stat line (pure; the comm may hold spaces and parentheses). */
+int proc_stat_parse(const char *line, struct proc_stat *out);
+/* Reads /proc/PID/stat. 0, or -1 when the process does not exist. */
+int proc_stat_read(int pid, struct proc_stat *out);
+/* True when pid is alive (not a zombie) with this start time. */
+bool proc_alive_as(int pid, uint64_t start_ticks);
+/* True when pid belongs to one of the shims' jobs: in a shim's session, or
+ * descended from a shim (followed up to 64 parents). */
+bool proc_in_jobs(int pid, const int *shim_pids, unsigned n);
+
+/* The boot id (/proc/sys/kernel/random/boot_id), "" when unreadable. */
+void runner_boot_id(char *out, size_t outlen);
+
+/* cgroup v2: where the job cgroups go: the agent's own cgroup in the
+ * cgroup2 mount (hybrid or unified), or parent when given. 0 with the
+ * directory, or -1 with why there is none. */
+int runner_cgroup_base(const char *parent, char *out, size_t outlen, char *err, size_t errlen);
+/* Makes base/gpuctl-job-ID. 0 or -1 with a message. */
+int runner_cgroup_create(const char *base, uint64_t job, char *out, size_t outlen, char *err, size_t errlen);
+/* Kills every process of the cgroup (cgroup.kill; else SIGKILL to each pid in cgroup.procs). */
+void runner_cgroup_kill(const char *dir);
+/* Removes the cgroup when it is empty; true when it is gone. */
+bool runner_cgroup_remove(const char *dir);
+/* Number of processes in the cgroup (-1: unreadable). */
+int runner_cgroup_count(const char *dir);
+
+/* Resolves a program like execvp: with a '/' as is, else the first
+ * executable PATH entry. 0 or -1 with a message. */
+int runner_resolve(const char *prog, const char *path_env, char *out, size_t outlen, char *err, size_t errlen);
+
+#endif
