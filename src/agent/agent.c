@@ -18,6 +18,8 @@
 
 #include "kmsg.h"
 #include "metrics.h"
+#include "../pool/pool.h"
+#include "../pool/pool_agent.h"
 
 #define FIRST_SAMPLE_WAIT_NS 3000000000ull
 #define POOL_KEEP 3        /* response sets kept for reuse: current, previous, one spare */
@@ -233,6 +235,8 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 	if (openmetrics_wanted(a)) {
 		o.openmetrics = true;
 		rc |= metrics_render(&p->om, s->now, &o);
+	pool_metrics_append(a->job_pool, &p->prom, false);
+	pool_metrics_append(a->job_pool, &p->om, true);
 	}
 	rc |= api_render_gpus(&p->gpus, s->now, host);
 	rc |= api_render_health(&p->health, s->now, rep, host);
@@ -457,6 +461,10 @@ int agent_start(struct agent **out, struct gpu_backend *be, const struct agent_c
 		return -1;
 	}
 	start_klog(a);
+	if (a->cfg.pool && pool_agent_start(a, err, errlen)) {
+		agent_stop(a);
+		return -1;
+	}
 	/* the first responses exist before the port opens */
 	struct render_scratch s;
 	struct published *p = NULL;
@@ -510,6 +518,7 @@ void agent_stop(struct agent *a)
 		pthread_join(a->render_thread, NULL);
 	if (a->klog_started)
 		pthread_join(a->klog_thread, NULL);
+	pool_agent_stop(a);
 	sampler_stop(a->sampler);
 	agent_free(a);
 }

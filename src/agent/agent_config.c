@@ -1,6 +1,8 @@
 /* agent_config.c - the agent's configuration file and flags (see agent_config.h). */
 #include "agent_config.h"
 
+#include "../pool/pool_agent.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -193,6 +195,9 @@ int agent_config_set(struct agent_config *c, const char *key, const char *value,
 		}
 		return copy_value(l->value, sizeof(l->value), key, value, err, errlen);
 	}
+	int pool_rc = pool_agent_config_set(c, key, value, err, errlen);
+	if (pool_rc <= 0)
+		return pool_rc;
 	snprintf(err, errlen, "unknown setting '%.64s'", key);
 	return -1;
 }

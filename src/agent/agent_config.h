@@ -6,6 +6,7 @@
 #ifndef GPUCTL_AGENT_CONFIG_H
 #define GPUCTL_AGENT_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,13 @@ struct agent_config {
 	unsigned per_ip_connections;   /* 0 = no per-address limit */
 	unsigned connection_timeout_s; /* idle/slow connection closed after this */
 	unsigned threads;              /* HTTP worker threads */
+	/* the job pool (src/pool/pool_agent.c, docs/pool.md); off unless asked */
+	bool pool;
+	char pool_dir[256];            /* "" = the default for the agent's user */
+	char pool_socket[256];
+	char pool_cgroup[256];         /* "" = the agent's own cgroup; "off" */
+	unsigned pool_user_gpu_limit;  /* 0 = none */
+	uint64_t pool_kill_grace_ns;   /* 0 = 10 s */
 };
 
 void agent_config_default(struct agent_config *c);

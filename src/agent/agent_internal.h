@@ -44,6 +44,7 @@ struct agent {
 
 	struct MHD_Daemon *httpd;
 	unsigned port;
+	struct pool *job_pool;        /* the job pool when enabled (src/pool/pool_agent.c) */
 };
 
 /* Takes a reference on the latest rendered responses (NULL before the first). */

@@ -9,8 +9,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../agent/agent.h"
+#include "../pool/pool.h"
+#include "../pool/pool_agent.h"
 #include "../core/data_path.h"
 
 #define CONFIG_MAX_BYTES (64u * 1024u)
@@ -21,6 +24,7 @@ static void usage(FILE *out)
 		"usage: gpuctl agent [--listen ADDR:PORT] [--interval DURATION] [--config FILE]\n"
 		"                    [--metrics GROUPS] [--label KEY=VALUE]... [--hostname NAME]\n"
 		"                    [--kernel-log PATH|off] [--stale-after DURATION]\n"
+		"                    [--pool [--pool-dir DIR] [--pool-socket PATH]]\n"
 		"       gpuctl agent --once [--openmetrics] [options]\n\n"
 		"Samples every GPU in the background and serves the latest values:\n"
 		"  /metrics (Prometheus text; OpenMetrics when asked), /api/v1/gpus, /api/v1/health, /healthz\n\n"
@@ -33,6 +37,9 @@ static void usage(FILE *out)
 		"  --hostname NAME        value of the hostname label (default: the machine's)\n"
 		"  --kernel-log PATH|off  where to read 'NVRM: Xid' lines (default /dev/kmsg)\n"
 		"  --stale-after DURATION a GPU with no good sample this long is down (default 5 intervals)\n"
+		"  --pool                 also run the job pool (gpuctl submit/queue; docs/pool.md)\n"
+		"  --pool-dir DIR         the pool's state (default /var/lib/gpuctl/pool as root)\n"
+		"  --pool-socket PATH     its control socket (default /run/gpuctl/pool.sock as root)\n"
 		"  --once                 print one exposition to stdout and exit\n"
 		"  --openmetrics          with --once: OpenMetrics instead of Prometheus text\n"
 		"runs in the foreground until SIGINT or SIGTERM; needs no root.\n",
@@ -47,6 +54,8 @@ static const struct { const char *flag, *key; } value_flags[] = {
 	{ "--hostname", "hostname" },
 	{ "--kernel-log", "kernel_log" },
 	{ "--stale-after", "stale_after" },
+	{ "--pool-dir", "pool_dir" },
+	{ "--pool-socket", "pool_socket" },
 	{ "--config", NULL },
 	{ "--label", NULL },
 };
@@ -112,6 +121,10 @@ static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct agent_c
 		}
 		if (strcmp(a, "--openmetrics") == 0) {
 			*om = true;
+			continue;
+		}
+		if (strcmp(a, "--pool") == 0) {
+			cfg->pool = true;
 			continue;
 		}
 		bool matched = false;
@@ -200,6 +213,9 @@ int cmd_agent(int argc, char **argv, struct cmd_ctx *ctx)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
 	cmd_print_sim_banner(ctx, ctx->err);
+	if (cfg.pool)
+		pool_default_paths(geteuid(), getenv("XDG_STATE_HOME"), getenv("XDG_RUNTIME_DIR"), getenv("HOME"),
+				   cfg.pool_dir, sizeof(cfg.pool_dir), cfg.pool_socket, sizeof(cfg.pool_socket));
 	struct agent *a = NULL;
 	char msg[512];
 	if (agent_start(&a, ctx->be, &cfg, &env, msg, sizeof(msg))) {
@@ -217,6 +233,10 @@ int cmd_agent(int argc, char **argv, struct cmd_ctx *ctx)
 	bool v6 = strchr(host, ':') != NULL;
 	fprintf(ctx->err, "gpuctl agent: listening on http://%s%s%s:%u/metrics (%u GPUs, interval %.3g s)\n",
 		v6 ? "[" : "", host, v6 ? "]" : "", st.port, ctx->be->gpu_count, (double)cfg.interval_ns / 1e9);
+	struct pool_status ps;
+	if (pool_agent_status(a, &ps))
+		fprintf(ctx->err, "gpuctl agent: pool on %s (state %s; %s; %u jobs re-attached, %u settled at start)\n",
+			cfg.pool_socket, cfg.pool_dir, ps.cgroup_note, ps.recovered, ps.settled);
 	fflush(ctx->err);
 
 	sigdelset(&set, SIGPIPE);
