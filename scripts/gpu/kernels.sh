@@ -38,7 +38,7 @@ build() {
     -Xlinker --exclude-libs,ALL >>"$OUT/build.log" 2>&1 || { tail -20 "$OUT/build.log"; return 1; }
   gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Isrc -Ikernels tests/gpu/gk_selftest.c tests/gpu/gk_check.c \
     tests/gpu/gk_timing.c src/kernels_host/kmod.c src/kernels_host/knames.c src/kernels_host/cpu_ref.c \
-    src/kernels_host/cpu_ref_bvh.c src/kernels_host/kapps.c -o "$B/gk_selftest" -ldl -lpthread -lm \
+    src/kernels_host/cpu_ref_bvh.c src/kernels_host/kapps.c src/core/stats.c -o "$B/gk_selftest" -ldl -lpthread -lm \
     >>"$OUT/build.log" 2>&1 || { tail -20 "$OUT/build.log"; return 1; }
   grep -A2 "k_sgemm_regblock\|k_copy16" "$OUT/build.log" | grep -E "registers|spill" | head -4
   echo "build ok"

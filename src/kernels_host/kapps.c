@@ -5,6 +5,8 @@
  */
 #include "kernels_host/cpu_ref.h"
 
+#include "core/stats.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,18 +14,8 @@
 
 static double median_ms(const struct gk_result *r)
 {
-	double v[GK_MAX_SAMPLES];
-	int n = r->nsamples < GK_MAX_SAMPLES ? r->nsamples : GK_MAX_SAMPLES;
-	memcpy(v, r->samples_ms, sizeof(double) * (size_t)n);
-	for (int i = 1; i < n; i++) /* insertion sort: n <= 128 */
-		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			double x = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = x;
-		}
-	if (n == 0)
-		return 0;
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+	struct stats st;
+	return stats_compute(r->samples_ms, (size_t)r->nsamples, &st) == 0 ? st.median : 0;
 }
 
 static void aux(struct gk_result *r, const char *name, double value, const char *unit)

@@ -6,6 +6,8 @@
  */
 #include "gk_driver.h"
 
+#include "core/stats.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -29,18 +31,8 @@ struct gk_common drv_common(const struct drv *d, int dev, int iters)
 
 double drv_median(const struct gk_result *r)
 {
-	double v[GK_MAX_SAMPLES];
-	int n = r->nsamples;
-	if (n <= 0)
-		return 0;
-	memcpy(v, r->samples_ms, sizeof(double) * (size_t)n);
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			double x = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = x;
-		}
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+	struct stats st;
+	return stats_compute(r->samples_ms, (size_t)r->nsamples, &st) == 0 ? st.median : 0;
 }
 
 void drv_expect(struct drv *d, const char *name, int ok, const struct gk_result *r, const char *why)
