@@ -66,9 +66,9 @@ for id in chart-bw chart-roofline chart-p2p chart-gemm; do
 	[ "$total" -gt 0 ] || fail "$id: no data marks"
 	[ "$drawn" = "$total" ] || fail "$id: only $drawn of $total data marks drawn"
 done
-# the counts the fixture implies: 17 kernels on GPU 0's roofline, 2 P2P cells, 9 GEMM bars
-grep -q '^chart-roofline .* 17/17$' "$tmp/probe.txt" || fail "roofline: $(grep roofline "$tmp/probe.txt")"
-grep -q '^chart-p2p .* 2/2$' "$tmp/probe.txt" || fail "p2p: $(grep p2p "$tmp/probe.txt")"
+# the counts the fixture implies: 16 kernels on GPU 0's roofline, 1 P2P cell (0->1), 9 GEMM bars
+grep -q '^chart-roofline .* 16/16$' "$tmp/probe.txt" || fail "roofline: $(grep roofline "$tmp/probe.txt")"
+grep -q '^chart-p2p .* 1/1$' "$tmp/probe.txt" || fail "p2p: $(grep p2p "$tmp/probe.txt")"
 grep -q '^chart-gemm .* 9/9$' "$tmp/probe.txt" || fail "gemm: $(grep gemm "$tmp/probe.txt")"
 
 # and a picture of the page as a user would get it (the report without the probe)

@@ -1,16 +1,23 @@
 #!/usr/bin/env python3
-"""Writes tests/data/results-h200x2.json: a HAND-MADE test fixture in the
-format of `gpuctl bench --save` (docs/bench.md), for the report and output
-tests. Its figures are NOT gpuctl measurements: they are set near what
-shared/docs/h200-readings.md records for a 2x H200 SXM server (PyTorch,
-nvbandwidth, nccl-tests), with made-up ones where that page has none (host
-memcpy, FMA, our GEMM kernels, apps, telemetry). Replace it with a real
-`gpuctl bench --quick --save` from the GPU machine when one is recorded in
-bench/RESULTS.md."""
-import json, math, sys
+"""Writes tests/data/results-h200x2.json (stdout): a results file in the format
+of `gpuctl bench --save` (docs/bench.md) for the report and output tests.
 
-KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
-results = []
+Its figures are REAL, but it was not written by `gpuctl bench`: they are the
+kernels module's own timing run on the lent 2x H200 SXM machine (2026-11-30,
+bench/kernels-run3/timing.jsonl, recorded in bench/RESULTS.md), shaped here
+into results-file form. Per-sample times are rebuilt from each test's
+min/median/max (the run kept no single samples); there is no telemetry (the
+self-test read none), no host memcpy and no sustained run. Replace it with a
+real `gpuctl bench --quick --save` (scripts/gpu/bench.sh) once one is recorded.
+
+    python3 tests/data/make_results_fixture.py > tests/data/results-h200x2.json
+"""
+import json, math, os, re, sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+src = os.path.join(here, "..", "..", "bench", "kernels-run3", "timing.jsonl")
+GiB, MiB = 1 << 30, 1 << 20
+rows = [json.loads(l) for l in open(src)]
 
 def stats(x):
     s = sorted(x); n = len(s)
@@ -23,110 +30,96 @@ def stats(x):
     return {"n": n, "median": med, "min": s[0], "max": s[-1], "mean": mean, "stddev": sd,
             "p10": pct(10), "p90": pct(90), "spread_pct": 100 * (s[-1] - s[0]) / med if med else None}
 
-def tel(power, clock_min=1755, temp=52, reasons=0, samples=4):
-    return {"samples": samples, "window_s": 0.2 * samples, "sm_clock_mhz_min": clock_min,
-            "sm_clock_mhz_max": 1980, "mem_clock_mhz_min": 3201, "power_w_avg": power,
-            "power_w_max": power * 1.08, "temp_c_max": temp, "temp_mem_c_max": temp + 6,
-            "energy_j": power * 0.2 * (samples - 1), "clock_event_reasons": reasons}
+def samples(row):
+    """n times with the row's min, median and max (the middle pair both at the median)."""
+    n, lo, med, hi = row["samples"], row["min_ms"], row["median_ms"], row["max_ms"]
+    half = n // 2
+    below = [lo + (med - lo) * i / max(half - 1, 1) for i in range(half)]
+    above = [med + (hi - med) * i / max(n - half - 1, 1) for i in range(n - half)]
+    if n % 2 == 0:
+        below[-1] = med
+    return sorted(below + above)
 
-def add(suite, test, variant, metric, unit, value, bytes_=0.0, flops=0.0, gpu=0, peer=-1, ngpus=1,
-        size=0, dims=0, scale=None, aux=(), power=300.0, reasons=0):
-    # ten samples within +-1% around the figure, slowest to fastest
+results = []
+def add(row, suite, test, variant, metric, unit, gpu=0, peer=-1, ngpus=1, size=0, dims=0, scale=None, aux=()):
+    ms = samples(row)
+    b, f = row["bytes"], row["flops"]
     if metric == "bandwidth":
-        t = bytes_ / (value * 1e9) * 1e3
+        v = lambda m: b / (m * 1e-3) / 1e9
     elif metric == "tflops":
-        t = flops / (value * 1e12) * 1e3
+        v = lambda m: f / (m * 1e-3) / 1e12
     elif metric == "gflops":
-        t = flops / (value * 1e9) * 1e3
+        v = lambda m: f / (m * 1e-3) / 1e9
     elif metric == "busbw":
-        t = bytes_ / (value / scale * 1e9) * 1e3
+        v = lambda m: b / (m * 1e-3) / 1e9 * scale
     elif metric == "rate":
-        t = scale / (value * 1e6) * 1e3
+        v = lambda m: scale / (m * 1e-3) / 1e6
     elif metric == "latency":
-        t = 10.0
-        scale = value / t
-    ms = [t * (1 + 0.002 * (i - 4.5)) for i in range(10)]
-    def v(m):
-        return {"bandwidth": lambda: bytes_ / (m * 1e-3) / 1e9, "tflops": lambda: flops / (m * 1e-3) / 1e12,
-                "gflops": lambda: flops / (m * 1e-3) / 1e9, "busbw": lambda: bytes_ / (m * 1e-3) / 1e9 * scale,
-                "rate": lambda: scale / (m * 1e-3) / 1e6, "latency": lambda: m * scale}[metric]()
-    vals = [v(m) for m in ms]
-    vs = stats(vals)
-    r = {"suite": suite, "test": test, "variant": variant, "gpu": gpu, "peer": peer, "ngpus": ngpus,
-         "size_bytes": size, "m": dims, "n": dims, "k": dims, "status": "ok", "metric": metric, "unit": unit,
-         "median": vs["median"], "limit": None, "limit_what": "", "ratio": None, "min_ratio": None,
-         "value": vs, "time_ms": stats(ms), "bytes": float(bytes_), "flops": float(flops),
-         "scale": scale, "algbw_gbs": vs["median"] / scale if metric == "busbw" else None,
-         "verified": True, "max_err": 1e-6, "message": "", "samples_ms": ms,
-         "aux": [{"name": a, "value": b, "unit": c} for a, b, c in aux],
-         "telemetry": tel(power, reasons=reasons),
-         "gflops_per_watt": flops / 1e9 / (stats(ms)["median"] * 1e-3) / power if flops else None}
-    results.append(r)
+        scale = row["latency_ns"] / row["median_ms"]
+        v = lambda m: m * scale
+    vs = stats([v(m) for m in ms])
+    known = {"name", "params", "rc", "samples", "median_ms", "min_ms", "max_ms", "bytes", "flops", "rate", "unit",
+             "datasheet", "verified", "mismatches", "nans", "max_err", "variant", "err", "variants_wrong"}
+    extra = [(k, float(row[k]), "") for k in row if k not in known and isinstance(row[k], (int, float))][:6]
+    results.append({
+        "suite": suite, "test": test, "variant": variant, "gpu": gpu, "peer": peer, "ngpus": ngpus,
+        "size_bytes": size, "m": dims, "n": dims, "k": dims, "status": "ok", "metric": metric, "unit": unit,
+        "median": vs["median"], "limit": None, "limit_what": "", "ratio": None, "min_ratio": None,
+        "value": vs, "time_ms": stats(ms), "bytes": float(b), "flops": float(f), "scale": scale,
+        "algbw_gbs": vs["median"] / scale if metric == "busbw" else None,
+        "verified": bool(row["verified"]), "max_err": row.get("max_err"), "message": "", "samples_ms": ms,
+        "aux": [{"name": k, "value": x, "unit": u} for k, x, u in list(aux) + extra],
+        "telemetry": {"samples": 0, "clock_event_reasons": 0}, "gflops_per_watt": None})
 
-add("host", "memcpy", "", "bandwidth", "GB/s", 38.0, bytes_=2 * 512 * MiB, gpu=-1, ngpus=0, size=512 * MiB,
-    aux=[("threads", 32, "")])
-for g in (0, 1):
-    for size, h2d, d2h in ((4 * KiB, 1.1, 1.3), (1 * MiB, 38.2, 40.1), (64 * MiB, 54.6, 54.9), (1 * GiB, 55.4, 55.3)):
-        add("copy", "h2d", "pinned", "bandwidth", "GB/s", h2d, bytes_=size, gpu=g, size=size, power=120)
-        add("copy", "d2h", "pinned", "bandwidth", "GB/s", d2h, bytes_=size, gpu=g, size=size, power=120)
-    add("copy", "h2d", "pinned_sync", "bandwidth", "GB/s", 53.1, bytes_=GiB, gpu=g, size=GiB, power=120)
-    add("copy", "d2h", "pinned_sync", "bandwidth", "GB/s", 53.8, bytes_=GiB, gpu=g, size=GiB, power=120)
-    add("copy", "h2d", "pageable", "bandwidth", "GB/s", 7.6, bytes_=GiB, gpu=g, size=GiB, power=110)
-    add("copy", "d2h", "pageable", "bandwidth", "GB/s", 14.8, bytes_=GiB, gpu=g, size=GiB, power=110)
-    add("copy", "bidir", "pinned", "bandwidth", "GB/s", 97.0, bytes_=2 * GiB, gpu=g, size=GiB, power=125)
-    add("copy", "h2d", "pinned_sm", "bandwidth", "GB/s", 51.4, bytes_=GiB, gpu=g, size=GiB, power=160)
-    add("copy", "d2h", "pinned_sm", "bandwidth", "GB/s", 52.6, bytes_=GiB, gpu=g, size=GiB, power=160)
-    add("copy", "h2d", "pinned_overlap", "bandwidth", "GB/s", 54.1, bytes_=GiB, gpu=g, size=GiB, power=380,
-        aux=[("copy_alone_ms", 19.4, "ms"), ("kernel_alone_ms", 18.0, "ms"), ("both_ms", 20.6, "ms"), ("overlap", 0.93, "")])
-    for op, bw, mult in (("read", 4350, 1), ("write", 4210, 1), ("copy", 4160, 2), ("triad", 4250, 3)):
-        add("memory", op, "", "bandwidth", "GB/s", bw, bytes_=mult * GiB, gpu=g, size=GiB, power=480)
-    add("memory", "latency", "", "latency", "ns", 652.0, gpu=g, size=GiB, aux=[("latency_ns", 652.0, "ns")], power=110)
-    for prec, tf in (("fp64", 32.5), ("fp32", 61.5), ("fp16x2", 123.0), ("bf16x2", 122.4)):
-        add("compute", "fma", prec, "tflops", "TFLOP/s", tf, flops=tf * 1e12 * 0.01, gpu=g, power=600, reasons=4)
-    for prec, tf in (("fp64", 56.5), ("fp32", 50.7), ("tf32", 404.0), ("fp16", 752.0), ("bf16", 781.0), ("fp8_e4m3", 1375.0)):
-        lib = "cublaslt" if prec == "fp8_e4m3" else "cublas"
-        add("compute", lib, prec, "tflops", "TFLOP/s", tf, flops=2.0 * 8192 ** 3, gpu=g, dims=8192,
-            power=690, reasons=4)
-    for name, tf in (("naive", 4.1), ("tiled", 9.8), ("regblock", 38.5), ("cublas", 48.9)):
-        add("gemm", name, "fp32", "tflops", "TFLOP/s", tf, flops=2.0 * 4096 ** 3, gpu=g, dims=4096, power=520)
-for src, dst in ((0, 1), (1, 0)):
-    for size, bw in ((1 * MiB, 120.0), (16 * MiB, 310.0), (256 * MiB, 385.0), (1 * GiB, 391.0 + 2 * src)):
-        add("p2p", "ce", "uni", "bandwidth", "GB/s", bw, bytes_=size, gpu=src, peer=dst, ngpus=2, size=size,
-            aux=[("nvlinks", 18, "links")], power=150)
-    add("p2p", "sm", "uni", "bandwidth", "GB/s", 376.3, bytes_=GiB, gpu=src, peer=dst, ngpus=2, size=GiB,
-        aux=[("nvlinks", 18, "links")], power=200)
-    add("p2p", "host", "uni", "bandwidth", "GB/s", 24.5, bytes_=GiB, gpu=src, peer=dst, ngpus=2, size=GiB,
-        aux=[("nvlinks", 18, "links")], power=120)
-    if src == 0:
-        add("p2p", "ce", "bidir", "bandwidth", "GB/s", 783.4, bytes_=2 * GiB, gpu=src, peer=dst, ngpus=2, size=GiB,
-            aux=[("nvlinks", 18, "links")], power=160)
-    add("p2p", "latency", "uni", "latency", "ns", 829.0, gpu=src, peer=dst, ngpus=2,
-        aux=[("nvlinks", 18, "links"), ("latency_ns", 829.0, "ns")], power=110)
-factor = {"all_reduce": 1.0, "all_gather": 0.5, "reduce_scatter": 0.5, "broadcast": 1.0, "all_to_all": 0.5}
-busbw = {"all_reduce": (64, 268, 327), "all_gather": (40, 150, 170), "reduce_scatter": (42, 160, 175),
-         "broadcast": (30, 250, 330), "all_to_all": (30, 180, 200)}
-for op in factor:
-    for size, bb in zip((MiB, 64 * MiB, GiB), busbw[op]):
-        add("nccl", op, "", "busbw", "GB/s", bb, bytes_=size, gpu=-1, ngpus=2, size=size, scale=factor[op],
-            aux=[("nccl_version", 22803, "")], power=300)
-add("apps", "spmv", "", "gflops", "GFLOP/s", 180.0, flops=2 * 27 * 2 * MiB, bytes_=27 * 2 * MiB * 12 + 2 * MiB * 24,
-    gpu=0, aux=[("rows", 2 * MiB, ""), ("cpu_ms", 41.2, "ms"), ("speedup", 35.0, "x")], power=350)
-add("apps", "lj", "", "gflops", "GFLOP/s", 2500.0, flops=20 * 32 * KiB * 90, gpu=0,
-    aux=[("atoms", 32 * KiB, ""), ("cpu_ms", 55.0, "ms"), ("speedup", 120.0, "x"), ("pairs", 32 * KiB * 90, "")], power=420)
-add("apps", "bvh", "", "rate", "Mrays/s", 900.0, gpu=0, scale=float(MiB),
-    aux=[("triangles", 128 * KiB, ""), ("rays", MiB, ""), ("cpu_ms", 70.0, "ms"), ("speedup", 60.0, "x")], power=380)
-add("sustained", "gemm", "bf16", "tflops", "TFLOP/s", 760.0, flops=2.0 * 8192 ** 3, gpu=0, dims=8192, power=695,
-    reasons=4, aux=[("first_tflops", 781.0, "TFLOP/s"), ("last_tflops", 742.0, "TFLOP/s"), ("loss_pct", 4.99, "%"),
-                    ("step_s", 1.0, "s"), ("clock_min_mhz", 1650, "MHz"), ("temp_max_c", 71, "C"), ("power_max_w", 700, "W")])
+def size_of(params):
+    m = re.match(r"(\d+) (GiB|MiB)", params)
+    return int(m.group(1)) * (GiB if m.group(2) == "GiB" else MiB) if m else 0
+
+for r in rows:
+    name, p = r["name"], r["params"]
+    w = name.split()
+    if w[0] == "memory" and w[1] != "latency":
+        add(r, "memory", w[1], "", "bandwidth", "GB/s", size=size_of(p))
+    elif name == "memory latency":
+        add(r, "memory", "latency", "", "latency", "ns", size=GiB)
+    elif w[0] == "copy" and w[1] in ("h2d", "d2h", "bidir"):
+        variant = {"pinned ce": "pinned", "pinned ce sync": "pinned_sync", "pageable": "pageable",
+                   "pinned sm": "pinned_sm"}.get(" ".join(w[2:]))
+        if variant and not (w[1] == "bidir" and variant != "pinned"):
+            add(r, "copy", w[1], variant, "bandwidth", "GB/s", size=GiB)
+    elif w[0] == "fma":
+        add(r, "compute", "fma", w[1], "tflops", "TFLOP/s")
+    elif w[0] == "gemm" and p.endswith("TN") and (w[2] == "cublas" or w[1] == "fp8_e4m3"):
+        add(r, "compute", w[2].lower(), w[1], "tflops", "TFLOP/s", dims=8192)
+    elif w[0] == "own":
+        add(r, "gemm", w[2], "fp32", "tflops", "TFLOP/s", dims=int(p.split("^")[0]))
+    elif w[0] == "p2p" and w[1] == "0->1":
+        test = {"ce": "ce", "sm": "sm", "host-staged": "host"}[w[2]]
+        if test == "host" and w[3] == "bidir":
+            continue
+        add(r, "p2p", test, w[3], "bandwidth", "GB/s", peer=1, ngpus=2, size=GiB, aux=[("nvlinks", 18, "links")])
+    elif name == "p2p latency":
+        add(r, "p2p", "latency", "uni", "latency", "ns", peer=1, ngpus=2, aux=[("nvlinks", 18, "links")])
+    elif w[0] == "nccl":
+        factor = {"all_reduce": 1.0, "all_gather": 0.5, "reduce_scatter": 0.5, "broadcast": 1.0, "all_to_all": 0.5}[w[1]]
+        add(r, "nccl", w[1], "", "busbw", "GB/s", gpu=-1, ngpus=2, size=size_of(p), scale=factor)
+    elif name == "apps spmv":
+        add(r, "apps", "spmv", "", "gflops", "GFLOP/s", aux=[("rows", 4 * MiB, "")])
+    elif name == "apps lj":
+        add(r, "apps", "lj", "", "gflops", "GFLOP/s", aux=[("atoms", 32768, "")])
+    elif name == "apps bvh":
+        add(r, "apps", "bvh", "", "rate", "Mrays/s", scale=float(2 * MiB),
+            aux=[("triangles", MiB, ""), ("rays", 2 * MiB, "")])
 
 run = {"schema": "gpuctl-bench-results", "version": 1, "simulated": False, "gpuctl_version": "0.1.0",
-       "started_utc": "2026-11-29T12:00:00Z", "host": "fixture-h200x2", "driver_version": "580.159.04",
-       "cuda_version": "13.0", "kernels_build": "hand-made fixture (no kernels ran)", "mode": "quick",
-       "note": "HAND-MADE TEST FIXTURE (tests/data/make_results_fixture.py): figures set near "
-               "shared/docs/h200-readings.md, not measured by gpuctl",
-       "duration_s": 48.0,
-       "gpus": [{"index": i, "name": "NVIDIA H200", "uuid": "GPU-fixture-%d" % i,
-                 "pci_bus_id": "00000000:%02X:00.0" % (0x18 + 0x1a * i), "catalog_model": "H200 SXM"} for i in (0, 1)],
+       "started_utc": "2026-11-30T00:32:00Z", "host": "lent nvidia-h200-x2", "driver_version": "580.159.04",
+       "cuda_version": "13.0", "kernels_build": "gpuctl kernels ABI 1, CUDA 13000, sm_80 sm_90", "mode": "quick",
+       "note": "TEST FIXTURE: real figures of the kernels module's timing run (bench/kernels-run3, see "
+               "bench/RESULTS.md) put into this format by tests/data/make_results_fixture.py, not written by "
+               "gpuctl bench; samples rebuilt from min/median/max",
+       "duration_s": None,
+       "gpus": [{"index": i, "name": "NVIDIA H200", "uuid": "", "pci_bus_id": "00000000:00:%02X.0" % (6 + i),
+                 "catalog_model": "H200 SXM"} for i in (0, 1)],
        "results": results}
 json.dump(run, sys.stdout, indent=1)
 sys.stdout.write("\n")

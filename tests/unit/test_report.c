@@ -1,6 +1,7 @@
 /* test_report.c - `gpuctl report` rendering from the saved results file
- * tests/data/results-h200x2.json (a hand-made fixture): claims, headline
- * figures, chart data, terminal text and the self-contained HTML. */
+ * tests/data/results-h200x2.json (the kernels module's real figures of a 2x
+ * H200 run in results-file form): claims, headline figures, chart data,
+ * terminal text and the self-contained HTML. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -96,34 +97,43 @@ static const struct claim_eval *eval_of(const struct fixture *f, const char *id)
 static void test_fixture_is_marked(void **state)
 {
 	struct fixture *f = *state;
-	assert_non_null(strstr(f->run.note, "HAND-MADE TEST FIXTURE"));
+	assert_non_null(strstr(f->run.note, "TEST FIXTURE"));
 	assert_int_equal(f->run.ngpus, 2);
-	assert_true(f->run.n > 90);
+	assert_int_equal(f->run.n, 52);
 }
 
 static void test_claims(void **state)
 {
 	struct fixture *f = *state;
 	assert_int_equal(f->claims.n, 11);
-	/* C1: pinned 55.4 GB/s vs pageable 7.6 GB/s: 1 - 7.6/55.4 of the time saved */
+	/* C1: pinned 55.43 GB/s vs pageable 8.224 GB/s: 1 - 8.224/55.43 of the time saved */
 	const struct claim_eval *e = eval_of(f, "C1");
-	assert_float_equal(e->ours, 1.0 - 7.6 / 55.4, 1e-3);
-	assert_float_equal(e->ratio, (1.0 - 7.6 / 55.4) / 0.30, 1e-2);
-	assert_string_equal(e->ours_text, "86% of the time saved");
-	/* C2: tiled 9.8 vs naive 4.1 TFLOP/s */
+	assert_float_equal(e->ours, 1.0 - 8.2238 / 55.427, 1e-3);
+	assert_float_equal(e->ratio, (1.0 - 8.2238 / 55.427) / 0.30, 1e-2);
+	assert_string_equal(e->ours_text, "85% of the time saved");
+	/* C2: tiled 8.771 vs naive 5.716 TFLOP/s */
 	e = eval_of(f, "C2");
-	assert_float_equal(e->ours, 9.8 / 4.1, 1e-3);
-	assert_string_equal(e->ours_text, "2.39x");
-	/* C4: the best NVLink copy (393 GB/s) over the host-staged one (24.5 GB/s) */
+	assert_float_equal(e->ours, 8.7713 / 5.7157, 1e-3);
+	assert_string_equal(e->ours_text, "1.53x");
+	/* C3: cuBLAS BF16 794.6 vs FP32 50.79 TFLOP/s */
+	e = eval_of(f, "C3");
+	assert_float_equal(e->ours, 794.62 / 50.792, 1e-2);
+	/* C4: the NVLink copy (394.6 GB/s) over the host-staged one (52.16 GB/s) */
 	e = eval_of(f, "C4");
-	assert_float_equal(e->ours, 393.0 / 24.5, 1e-2);
-	/* C7: a value without a guide number: no ratio */
-	e = eval_of(f, "C7");
-	assert_true(isfinite(e->ours));
+	assert_float_equal(e->ours, 394.6 / 52.161, 1e-2);
+	/* C5: a value without a guide number: no ratio (the best all-reduce busbw) */
+	e = eval_of(f, "C5");
+	assert_float_equal(e->ours, 342.41, 0.01);
 	assert_true(isnan(e->ratio));
-	/* C8: loss_pct 4.99 % of the sustained run */
+	/* C6, C7, C8: no host memcpy, no telemetry, no sustained run in this file */
+	e = eval_of(f, "C6");
+	assert_true(isnan(e->ours));
+	assert_string_equal(e->note, "no result for 'host memcpy' in this run");
+	e = eval_of(f, "C7");
+	assert_true(isnan(e->ours));
+	assert_string_equal(e->ours_text, "not measured");
 	e = eval_of(f, "C8");
-	assert_float_equal(e->ours, 0.0499, 1e-6);
+	assert_true(isnan(e->ours));
 	/* C9: a planner claim, not a bench figure */
 	e = eval_of(f, "C9");
 	assert_true(isnan(e->ours));
@@ -160,31 +170,33 @@ static void test_chart_data(void **state)
 	struct fixture *f = *state;
 	struct report_series s[16];
 	unsigned n = report_bw_series(&f->run, s, 16);
-	/* h2d/d2h pinned on 2 GPUs, p2p copy both ways, 5 collectives */
-	assert_int_equal(n, 11);
-	assert_string_equal(s[0].name, "copy h2d pinned GPU0");
-	assert_int_equal(s[0].n, 4);
-	assert_float_equal(s[0].x[0], 4096, 0);
-	assert_float_equal(s[0].x[3], 1073741824.0, 0);
-	assert_true(s[0].y[3] > 55 && s[0].y[3] < 56);
+	/* the 5 collectives; copies and P2P were measured at one size only */
+	assert_int_equal(n, 5);
+	assert_string_equal(s[0].name, "nccl all_reduce busbw");
+	assert_int_equal(s[0].n, 7);
+	assert_float_equal(s[0].x[0], 1048576.0, 0);
+	assert_float_equal(s[0].x[6], 4294967296.0, 0);
+	assert_float_equal(s[0].y[6], 342.41, 0.01);
+	assert_string_equal(s[4].name, "nccl all_to_all busbw");
+	assert_int_equal(s[4].n, 2);
 
 	double m[16 * 16];
 	assert_int_equal(report_p2p_matrix(&f->run, m, 16), 2);
 	assert_true(isnan(m[0]) && isnan(m[3]));
-	assert_float_equal(m[1], 391.0, 0.5);
-	assert_float_equal(m[2], 393.0, 0.5);
+	assert_float_equal(m[1], 394.6, 0.1);
+	assert_true(isnan(m[2])); /* 1 -> 0 not measured */
 
 	struct report_roof_point p[64];
 	unsigned np = report_roof_points(&f->run, 0, p, 64);
-	/* 4 FMA + 6 cuBLAS + 4 GEMM kernels + 3 apps + sustained: FLOPs on GPU 0 */
-	assert_int_equal(np, 17);
+	/* 4 FMA + 6 cuBLAS + 4 of our GEMMs + SpMV and LJ: FLOPs on GPU 0 */
+	assert_int_equal(np, 16);
 	unsigned compute_only = 0;
 	for (unsigned i = 0; i < np; i++) {
 		compute_only += p[i].compute_only;
 		if (!strcmp(p[i].name, "compute cublas bf16")) {
 			/* 2 * 8192^3 FLOP over 3 * 8192^2 * 2 bytes */
-			assert_float_equal(p[i].ai, 2.0 * 8192 / 6.0, 1e-6);
-			assert_float_equal(p[i].gflops, 781000.0, 10.0);
+			assert_float_equal(p[i].ai, 2.0 * 8192 / 6.0, 0.01); /* the run rounded FLOPs to 6 digits */
+			assert_float_equal(p[i].gflops, 794616.0, 10.0);
 		}
 	}
 	assert_int_equal(compute_only, 5); /* FMA kernels and the LJ proxy count no DRAM bytes */
@@ -193,9 +205,10 @@ static void test_chart_data(void **state)
 	unsigned nh = report_highlights(&f->run, h, REPORT_MAX_HIGHLIGHTS);
 	assert_true(nh >= 20);
 	assert_string_equal(h[0].label, "device memory copy (read+write)");
-	assert_float_equal(h[0].r->value.median, 4160.0, 1.0);
+	assert_float_equal(h[0].r->value.median, 4009.19, 0.01);
 	assert_float_equal(h[0].r->limit, 4800.0, 0);
-	assert_float_equal(h[2].r->value.median, 652.0, 0.5); /* latency: the lowest */
+	assert_float_equal(h[2].r->value.median, 185.98, 0.01); /* latency: the lowest */
+	assert_null(h[19].r); /* host memcpy: not in this run */
 }
 
 static char *render(const struct report *rep, int html)
@@ -220,11 +233,12 @@ static void test_text(void **state)
 	assert_non_null(strstr(s, "not evaluated: test: no health data"));
 	assert_non_null(strstr(s, "H200 SXM"));
 	assert_non_null(strstr(s, "4800 GB/s"));
-	assert_non_null(strstr(s, "note: HAND-MADE TEST FIXTURE"));
+	assert_non_null(strstr(s, "note: TEST FIXTURE"));
 	assert_non_null(strstr(s, "device memory copy (read+write)"));
-	assert_non_null(strstr(s, "0.87")); /* 4160 / 4800 */
+	assert_non_null(strstr(s, "4009 GB/s"));
+	assert_non_null(strstr(s, "394.6 GB/s"));
 	assert_non_null(strstr(s, "== The guide's claims =="));
-	assert_non_null(strstr(s, "2.39x"));
+	assert_non_null(strstr(s, "1.53x"));
 	assert_non_null(strstr(s, "== Planning (gpuctl plan; 2 GPUs of 150.8 GB) =="));
 	assert_non_null(strstr(s, "8.03 B"));
 	assert_non_null(strstr(s, "177.6 GB/GPU, does not fit"));
@@ -270,10 +284,10 @@ static void test_html(void **state)
 	/* the server name is escaped */
 	assert_non_null(strstr(s, "node &lt;1&gt;"));
 	assert_int_equal(count(s, "<svg class=\"chart\""), 4);
-	/* 11 series (lines) with their points */
-	assert_true(marks_in(s, "chart-bw") >= 11 + 2 * 4 * 2);
-	assert_int_equal(marks_in(s, "chart-roofline"), 17);
-	assert_int_equal(marks_in(s, "chart-p2p"), 2);
+	/* 5 lines with 7 + 4 x 2 points */
+	assert_int_equal(marks_in(s, "chart-bw"), 5 + 7 + 4 * 2);
+	assert_int_equal(marks_in(s, "chart-roofline"), 16);
+	assert_int_equal(marks_in(s, "chart-p2p"), 1);
 	assert_int_equal(marks_in(s, "chart-gemm"), 9);
 	assert_non_null(strstr(s, "<h2>The guide's claims</h2>"));
 	assert_null(strstr(s, "SIMULATED"));
