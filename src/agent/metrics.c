@@ -579,16 +579,31 @@ static void render_processes(struct render *r)
 		const struct gpu_view *v = &r->snap->gpu[i];
 		if (!v->up)
 			continue;
-		for (unsigned k = 0; k < v->nproc && k < GPU_MAX_PROCS; k++) {
+		unsigned np = v->nproc < GPU_MAX_PROCS ? v->nproc : GPU_MAX_PROCS;
+		for (unsigned k = 0; k < np; k++) {
 			const struct gpu_process *p = &v->procs[k];
 			if (!VAL_HAS(p->used_mem_bytes))
+				continue;
+			/* a process in both the compute and the graphics list is one series
+			 * (a duplicate series would make Prometheus drop the whole scrape) */
+			bool seen = false;
+			uint64_t mem = p->used_mem_bytes.v;
+			for (unsigned j = 0; j < np && !seen; j++) {
+				if (j == k || v->procs[j].pid != p->pid || !VAL_HAS(v->procs[j].used_mem_bytes))
+					continue;
+				if (j < k)
+					seen = true;
+				else if (v->procs[j].used_mem_bytes.v > mem)
+					mem = v->procs[j].used_mem_bytes.v;
+			}
+			if (seen)
 				continue;
 			snprintf(pid, sizeof(pid), "%u", p->pid);
 			open_sample(r, M_PROC_MEM, i);
 			more(r, "pid", pid);
 			more(r, "user", p->user);
 			more(r, "comm", p->name);
-			val(r, p->used_mem_bytes.v, 0);
+			val(r, mem, 0);
 		}
 	}
 }

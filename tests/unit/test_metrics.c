@@ -241,6 +241,30 @@ static void test_down_gpu(void **state)
 	free(sn);
 }
 
+/* A pid listed twice on a GPU (compute and graphics) gives one series, with the larger figure. */
+static void test_duplicate_process_one_series(void **state)
+{
+	(void)state;
+	struct snapshot *sn = full_snapshot(1);
+	struct gpu_view *v = &sn->gpu[0];
+	v->nproc = 3;
+	v->procs[1] = v->procs[0];
+	v->procs[1].type = 'G';
+	VAL_SET(v->procs[1].used_mem_bytes, 9000000000ull);
+	v->procs[2] = v->procs[0];
+	v->procs[2].pid = 5151;
+	struct metrics_opts o;
+	full_opts(&o);
+	char *t = render(sn, &o);
+	const char *first = strstr(t, "pid=\"4242\"");
+	assert_non_null(first);
+	assert_null(strstr(first + 1, "pid=\"4242\""));
+	assert_non_null(strstr(first, "comm=\"python3\"} 9000000000\n"));
+	assert_non_null(strstr(t, "pid=\"5151\""));
+	free(t);
+	free(sn);
+}
+
 static void test_escaping_and_extra_labels(void **state)
 {
 	(void)state;
@@ -417,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_exact_values),
 		cmocka_unit_test(test_unsupported_is_absent),
 		cmocka_unit_test(test_down_gpu),
+		cmocka_unit_test(test_duplicate_process_one_series),
 		cmocka_unit_test(test_escaping_and_extra_labels),
 		cmocka_unit_test(test_structure_both_formats),
 		cmocka_unit_test(test_groups),
