@@ -85,7 +85,7 @@ static void chart_roofline(const struct report *rep, FILE *o)
 		ylo = fmin(ylo, pt[i].gflops);
 	}
 	struct { const char *name; double tf; } roofs[] = {
-		{ "FP64", g ? g->tflops_fp64 : 0 }, { "FP32", g ? g->tflops_fp32 : 0 },
+		{ "FP64 non-tensor", g ? g->tflops_fp64 : 0 }, { "FP32", g ? g->tflops_fp32 : 0 },
 		{ "BF16 tensor", g ? g->tflops_bf16 : 0 }, { "FP8 tensor", g ? g->tflops_fp8 : 0 },
 	};
 	for (unsigned i = 0; i < 4; i++)
