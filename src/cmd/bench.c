@@ -45,6 +45,8 @@ static void usage(FILE *out)
 		"  --sustained-seconds S   length of the sustained load per GPU (default 60)\n"
 		"  --min-ratio R       exit 1 when a result is under R x datasheet; SUITE=R per suite\n"
 		"  --timeout S         per-test deadline in seconds (default 120)\n"
+		"  --warmup N          untimed runs before the samples (default: the module's)\n"
+		"  --seed N            seed of the random inputs (default: fixed)\n"
 		"  --json, --csv       machine output (docs/bench.md); --json is the results file\n"
 		"  --save FILE         also write the results file\n"
 		"  --results FILE      print a saved results file instead of measuring\n"
