@@ -191,6 +191,10 @@ int proto_parse_request(const char *buf, size_t len, struct proto_request *out, 
 	json_t *o = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (!o) {
 		snprintf(err, errlen, "malformed request: %s", je.text);
+		/* jansson quotes the offending input: keep the message one line */
+		for (char *c = err; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
 		return -1;
 	}
 	int rc = -1;
@@ -215,7 +219,12 @@ int proto_parse_request(const char *buf, size_t len, struct proto_request *out, 
 			known = true;
 		}
 	if (!known) {
-		snprintf(err, errlen, "unknown operation '%.40s'", json_string_value(op));
+		char shown[41];
+		size_t k = 0;
+		for (const char *c = json_string_value(op); *c && k < sizeof(shown) - 1; c++)
+			shown[k++] = (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c; /* the message stays one line */
+		shown[k] = '\0';
+		snprintf(err, errlen, "unknown operation '%s'", shown);
 		goto out;
 	}
 	uint64_t stream = 1, limit = 0;

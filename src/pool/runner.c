@@ -157,6 +157,12 @@ static void run_shim(const struct runner_spec *s, int dirfd, int out, int errf, 
 	pid_t child = fork();
 	if (child == 0)
 		run_job(s);
+	if (child > 0)
+		setpgid(child, child); /* also here, so the group exists before "pids" names it */
+	/* the shim keeps none of the agent's stdin/stdout/stderr (a log pipe, a terminal) */
+	dup2(FD_NULL, 0);
+	dup2(FD_NULL, 1);
+	dup2(FD_NULL, 2);
 	close(FD_PIPE_W);
 	close(FD_OUT);
 	close(FD_ERR);
@@ -214,7 +220,7 @@ int runner_spawn(const struct runner_spec *s, pid_t *shim_pid, char *err, size_t
 	}
 	out = openat(dirfd, "stdout", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 	errf = openat(dirfd, "stderr", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (out < 0 || errf < 0 || devnull < 0) {
 		snprintf(err, errlen, "cannot create the job's output files in '%s': %s", s->job_dir, strerror(errno));
 		goto out;

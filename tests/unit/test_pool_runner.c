@@ -1,0 +1,237 @@
+/* test_pool_runner.c - the shim with real processes: exit records, output
+ * files, environment and directory, failures to start named by stage, the
+ * job's own process group, /proc parsing, PATH lookup, cgroups where the
+ * machine allows them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pool/runner.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/gpuctl-runner-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[160];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void job_dir(const char *name, char *out, size_t outlen)
+{
+	snprintf(out, outlen, "%s/%s", dir, name);
+	assert_int_equal(mkdir(out, 0755), 0);
+}
+
+/* Waits up to 10 s for the exit record, then reaps the shim. */
+static struct runner_exit wait_exit(const char *jd, pid_t shim)
+{
+	struct runner_exit x;
+	for (int i = 0; i < 1000; i++) {
+		if (runner_read_exit(jd, &x) == 1) {
+			int st;
+			assert_int_equal(waitpid(shim, &st, 0), shim);
+			assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+			return x;
+		}
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
+	fail_msg("no exit record in %s", jd);
+	return x;
+}
+
+static void read_file(const char *jd, const char *name, char *out, size_t outlen)
+{
+	char p[256];
+	snprintf(p, sizeof(p), "%s/%s", jd, name);
+	FILE *f = fopen(p, "r");
+	assert_non_null(f);
+	size_t n = fread(out, 1, outlen - 1, f);
+	out[n] = '\0';
+	fclose(f);
+}
+
+static void test_runs_and_records(void **state)
+{
+	(void)state;
+	char jd[128], out[256];
+	job_dir("ok", jd, sizeof(jd));
+	char *argv[] = { "sh", "-c", "echo out; echo err >&2; pwd; echo \"$FOO\"; exit 3", NULL };
+	char *envp[] = { "FOO=bar baz", "PATH=/usr/bin:/bin", NULL };
+	struct runner_spec s = { .job_dir = jd, .cwd = "/tmp", .path = "/bin/sh", .argv = argv, .envp = envp };
+	pid_t shim;
+	char err[256];
+	assert_int_equal(runner_spawn(&s, &shim, err, sizeof(err)), 0);
+	struct runner_exit x = wait_exit(jd, shim);
+	assert_int_equal(x.stage, RUNNER_STAGE_RAN);
+	assert_true(WIFEXITED(x.wait_status));
+	assert_int_equal(WEXITSTATUS(x.wait_status), 3);
+	assert_true(x.end_ns > 0);
+	read_file(jd, "stdout", out, sizeof(out));
+	assert_string_equal(out, "out\n/tmp\nbar baz\n");
+	read_file(jd, "stderr", out, sizeof(out));
+	assert_string_equal(out, "err\n");
+	int sp, jp;
+	assert_int_equal(runner_read_pids(jd, &sp, &jp), 1);
+	assert_int_equal(sp, shim);
+	assert_true(jp > 0 && jp != shim);
+}
+
+static void test_start_failures(void **state)
+{
+	(void)state;
+	char jd[128], err[256];
+	char *argv[] = { "x", NULL };
+	char *envp[] = { NULL };
+	job_dir("nocwd", jd, sizeof(jd));
+	struct runner_spec s = { .job_dir = jd, .cwd = "/nonexistent-gpuctl", .path = "/bin/true", .argv = argv, .envp = envp };
+	pid_t shim;
+	assert_int_equal(runner_spawn(&s, &shim, err, sizeof(err)), 0);
+	struct runner_exit x = wait_exit(jd, shim);
+	assert_int_equal(x.stage, RUNNER_STAGE_CWD);
+	assert_int_equal(x.error, ENOENT);
+	job_dir("noexec", jd, sizeof(jd));
+	s.cwd = "/";
+	s.path = "/nonexistent-gpuctl/prog";
+	assert_int_equal(runner_spawn(&s, &shim, err, sizeof(err)), 0);
+	x = wait_exit(jd, shim);
+	assert_int_equal(x.stage, RUNNER_STAGE_EXEC);
+	assert_int_equal(x.error, ENOENT);
+	assert_string_equal(runner_stage_name(x.stage), "executing the command");
+	/* no job directory: refused before forking */
+	s.job_dir = "/nonexistent-gpuctl";
+	assert_int_equal(runner_spawn(&s, &shim, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "cannot open '/nonexistent-gpuctl'"));
+}
+
+static void test_process_group(void **state)
+{
+	(void)state;
+	char jd[128], err[256];
+	job_dir("group", jd, sizeof(jd));
+	char *argv[] = { "sh", "-c", "sleep 30 & sleep 30; wait", NULL };
+	char *envp[] = { "PATH=/usr/bin:/bin", NULL };
+	struct runner_spec s = { .job_dir = jd, .cwd = "/", .path = "/bin/sh", .argv = argv, .envp = envp };
+	pid_t shim;
+	assert_int_equal(runner_spawn(&s, &shim, err, sizeof(err)), 0);
+	int sp = 0, jp = 0;
+	for (int i = 0; i < 500 && runner_read_pids(jd, &sp, &jp) != 1; i++) {
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
+	assert_true(jp > 0);
+	struct proc_stat shim_ps;
+	assert_int_equal(proc_stat_read(shim, &shim_ps), 0);
+	assert_int_equal(shim_ps.session, shim); /* the shim leads its own session (set before "pids") */
+	int shims[] = { shim };
+	assert_true(proc_in_jobs(jp, shims, 1));
+	assert_false(proc_in_jobs(getpid(), shims, 1));
+	struct proc_stat ps;
+	assert_int_equal(proc_stat_read(jp, &ps), 0);
+	assert_int_equal(ps.pgrp, jp); /* its own group: cancel signals all of it */
+	assert_true(proc_alive_as(shim, ({ struct proc_stat s2; proc_stat_read(shim, &s2); s2.start_ticks; })));
+	assert_int_equal(kill(-jp, SIGTERM), 0);
+	struct runner_exit x = wait_exit(jd, shim);
+	assert_true(WIFSIGNALED(x.wait_status));
+	assert_int_equal(WTERMSIG(x.wait_status), SIGTERM);
+	assert_false(proc_alive_as(shim, 1));
+}
+
+static void test_parsers(void **state)
+{
+	(void)state;
+	struct proc_stat ps;
+	const char *line = "4242 (we (ird) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10 "
+			   "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 3 0 0 0 0 0\n";
+	assert_int_equal(proc_stat_parse(line, &ps), 0);
+	assert_int_equal(ps.state, 'S');
+	assert_int_equal(ps.ppid, 1);
+	assert_int_equal(ps.pgrp, 4242);
+	assert_int_equal(ps.session, 4242);
+	assert_int_equal(ps.start_ticks, 987654);
+	assert_int_equal(proc_stat_parse("12 (x) S 1 2", &ps), -1);
+	assert_int_equal(proc_stat_parse("no parens", &ps), -1);
+	struct runner_exit x;
+	assert_int_equal(runner_parse_exit("v1 status=768 end_ns=5 stage=0 error=0\n", &x), 0);
+	assert_int_equal(x.wait_status, 768);
+	assert_int_equal(runner_parse_exit("v1 status=0 end_ns=5 stage=9 error=0\n", &x), -1);
+	assert_int_equal(runner_parse_exit("v2 status=0\n", &x), -1);
+	assert_int_equal(runner_parse_exit("", &x), -1);
+	int a, b;
+	assert_int_equal(runner_parse_pids("10 11\n", &a, &b), 0);
+	assert_int_equal(a, 10);
+	assert_int_equal(runner_parse_pids("10\n", &a, &b), -1);
+	assert_int_equal(runner_parse_pids("-1 3\n", &a, &b), -1);
+	char path[256], err[256];
+	assert_int_equal(runner_resolve("sh", "/nonexistent:/bin", path, sizeof(path), err, sizeof(err)), 0);
+	assert_string_equal(path, "/bin/sh");
+	assert_int_equal(runner_resolve("./run.sh", "/bin", path, sizeof(path), err, sizeof(err)), 0);
+	assert_string_equal(path, "./run.sh");
+	assert_int_equal(runner_resolve("gpuctl-no-such-program", "/bin:/usr/bin", path, sizeof(path), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "command 'gpuctl-no-such-program' not found in PATH"));
+}
+
+static void test_cgroup(void **state)
+{
+	(void)state;
+	char base[512], cg[256], err[256];
+	if (runner_cgroup_base(NULL, base, sizeof(base), err, sizeof(err)) != 0 ||
+	    runner_cgroup_create(base, 900000000 + (uint64_t)getpid(), cg, sizeof(cg), err, sizeof(err)) != 0) {
+		print_message("skipped: no writable cgroup v2 here (%s)\n", err);
+		skip();
+	}
+	char jd[128];
+	job_dir("cgroup", jd, sizeof(jd));
+	char *argv[] = { "sh", "-c", "setsid sleep 30 & sleep 30", NULL };
+	char *envp[] = { "PATH=/usr/bin:/bin", NULL };
+	struct runner_spec s = { .job_dir = jd, .cwd = "/", .path = "/bin/sh", .argv = argv, .envp = envp, .cgroup_dir = cg };
+	pid_t shim;
+	assert_int_equal(runner_spawn(&s, &shim, err, sizeof(err)), 0);
+	int n = 0;
+	for (int i = 0; i < 500 && (n = runner_cgroup_count(cg)) < 3; i++) {
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
+	assert_int_equal(n, 3); /* sh and both sleeps, the setsid one too: the shim is not in it */
+	runner_cgroup_kill(cg);
+	struct runner_exit x = wait_exit(jd, shim);
+	assert_true(WIFSIGNALED(x.wait_status));
+	for (int i = 0; i < 500 && runner_cgroup_count(cg) > 0; i++) {
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
+	assert_int_equal(runner_cgroup_count(cg), 0);
+	assert_true(runner_cgroup_remove(cg));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_runs_and_records),
+		cmocka_unit_test(test_start_failures),
+		cmocka_unit_test(test_process_group),
+		cmocka_unit_test(test_parsers),
+		cmocka_unit_test(test_cgroup),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
