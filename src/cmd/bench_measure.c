@@ -183,10 +183,23 @@ int bench_measure(struct cmd_ctx *ctx, const struct bench_measure_opts *mo, stru
 	bench_run_init(run);
 	memset(cat, 0, sizeof(*cat));
 	if (!ctx->be) {
-		ctx->or_sim = NULL; /* measuring: real GPUs or nothing */
-		rc = cmd_open_backend(ctx, &own);
-		if (rc != EXIT_OK)
-			return rc;
+		/* real GPUs or nothing: no --or-sim fallback, and no hint to use --sim */
+		struct gpu_err gerr = { "" };
+		rc = gpu_backend_open(&own, "nvml", NULL, &gerr);
+		if (rc == GPU_OK && own.gpu_count == 0) {
+			gpu_backend_close(&own);
+			rc = GPU_ENODEV;
+			snprintf(gerr.msg, sizeof(gerr.msg), "the NVIDIA driver reports no GPU");
+		}
+		if (rc == GPU_OK && own.ops->system_info(&own, &ctx->sys, &gerr) != GPU_OK) {
+			gpu_backend_close(&own);
+			rc = GPU_EIO;
+		}
+		if (rc != GPU_OK) {
+			cmd_error(ctx, mo->cmd, "%s: benchmarks need real GPUs", gerr.msg);
+			return EXIT_UNAVAILABLE;
+		}
+		ctx->be = &own;
 		opened = true;
 	}
 	if (ctx->sys.simulated) {

@@ -42,6 +42,7 @@ grep -q '"results"' "$tmp/simenv.out" && fail "GPUCTL_SIM: printed results"
 # no driver (CI) or, on a GPU machine, no kernels module at this path: one line, 69
 expect 69 nodev -- bench --kernels "$tmp/no-such-module.so" --quick
 one_line nodev.err
+grep -q -- "--sim" "$tmp/nodev.err" && fail "nodev: suggests --sim, which bench refuses: $(cat "$tmp/nodev.err")"
 [ -s "$tmp/nodev.out" ] && fail "nodev: printed something on stdout"
 
 # a saved results file as text: figures with units, datasheet, ratio
