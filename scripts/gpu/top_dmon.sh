@@ -90,7 +90,7 @@ cat "$out/compare.txt" >>"$log"
 
 # --- top in tmux -----------------------------------------------------------
 if command -v tmux >/dev/null; then
-	tm() { tmux -L gpuctl-top-gpu -f /dev/null "$@"; }
+	tm() { tmux -S "$out/tmux.sock" -f /dev/null "$@"; }
 	tm kill-server 2>/dev/null
 	tm new-session -d -x 160 -y 50 "TERM=xterm-256color LANG=C.UTF-8 '$GPUCTL' top --exit-after 40 --measure-cpu '$out/top_cpu.txt'; echo EXITED \$?; sleep 30"
 	sleep 4
@@ -102,6 +102,7 @@ if command -v tmux >/dev/null; then
 	sleep 38
 	tm capture-pane -p -t 0 >"$out/top_end.screen"
 	tm kill-server 2>/dev/null
+	rm -f "$out/tmux.sock"
 	expect "top: title without SIMULATED" sh -c "grep -q '^gpuctl top' '$out/top_start.screen'"
 	expect "top: every GPU on screen" sh -c "[ \$(grep -Ec '^ *[0-9]+ .+ GPU\\[' '$out/top_start.screen') -eq $ngpu ]"
 	expect "top: help box" grep -q 'gpuctl top - keys' "$out/top_help.screen"

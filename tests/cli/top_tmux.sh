@@ -17,9 +17,10 @@ if ! command -v tmux >/dev/null 2>&1; then
 	exit 0
 fi
 tmp="$(mktemp -d)"
-# one tmux server per session (a new session on a server that is shutting down fails)
+# one tmux server per session (a new session on a server that is shutting down
+# fails), its socket in $tmp so that nothing is left behind
 run=0
-tm() { tmux -L "gpuctl-top-test-$$-$run" -f /dev/null "$@"; }
+tm() { tmux -S "$tmp/tmux-$run" -f /dev/null "$@"; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
 fails=0
 checks=0
