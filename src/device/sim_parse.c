@@ -115,7 +115,7 @@ static int rd_uint(const struct pctx *p, const json_t *v, const char *field, uin
 
 static int rd_u32(const struct pctx *p, const json_t *v, const char *field, unsigned *out, unsigned max)
 {
-	uint64_t x;
+	uint64_t x = 0; /* gcc -O2 cannot see that rd_uint sets it whenever rc == 0 */
 	int rc = rd_uint(p, v, field, &x, max);
 	if (rc == 0)
 		*out = (unsigned)x;
