@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# all.sh - the whole real-GPU run in as few device calls as possible.
+#
+#   scripts/gpu/all.sh pack            here: packed Release gpuctl + its shared
+#                                      libraries (foundation.sh pack) and the CUDA
+#                                      kernels module built here with nvcc, into
+#                                      .device-carry/
+#   scripts/gpu/all.sh run PART...     on the GPU machine. PARTs: foundation agent
+#                                      top_dmon (read-only: run side by side), then
+#                                      bench diag pool (one after another, each
+#                                      under its own time limit)
+#
+# Each part is its own script in scripts/gpu/ writing under $OUT/<part>/; this
+# one bundles everything into $OUT/all.tgz (the device tool brings back at most
+# 8 files) and prints each part's exit code and summary last.
+# Device tool: run(command="scripts/gpu/all.sh run ...", carry=[".device-carry"],
+# kind="nvidia-h200-x2").
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+mode="${1:-run}"
+shift || true
+carry="$root/.device-carry"
+
+if [ "$mode" = pack ]; then
+	"$root/scripts/gpu/foundation.sh" pack || exit $?
+	build="$root/build-device-cuda"
+	cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGPUCTL_WITH_CUDA=ON -DBUILD_TESTING=OFF >/dev/null || exit 70
+	cmake --build "$build" --target gpuctl_kernels -j2 >"$build/pack.log" 2>&1 || { tail -5 "$build/pack.log"; exit 70; }
+	mkdir -p "$carry/kernels"
+	cp "$build/kernels/gpuctl_kernels.so" "$carry/kernels/"
+	du -sh "$carry"
+	exit 0
+fi
+
+out="${OUT:-$root/all-out}"
+mkdir -p "$out/parts"
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+export GPUCTL_DATA_DIR="$root/data"
+unset GPUCTL_SIM
+if [ -x "$carry/foundation/gpuctl" ]; then
+	export LD_LIBRARY_PATH="$carry/foundation/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+	export GPUCTL="$carry/foundation/gpuctl"
+fi
+[ -f "$carry/kernels/gpuctl_kernels.so" ] && export GPUCTL_KERNELS="$carry/kernels/gpuctl_kernels.so"
+summary="$out/parts/summary.txt"
+{ date -u '+%Y-%m-%d %H:%M:%S UTC'; nvidia-smi -L; nvidia-smi --query-gpu=index,temperature.gpu,power.draw,clocks.sm,pstate --format=csv; } >"$summary" 2>&1
+
+# part NAME LIMIT_S ARGS...: runs scripts/gpu/NAME.sh with OUT=$out/parts
+part() {
+	local name=$1 limit=$2
+	shift 2
+	local t0=$SECONDS
+	OUT="$out/parts" timeout -k 10 "$limit" "$root/scripts/gpu/$name.sh" "$@" >"$out/parts/$name.stdout" 2>&1
+	local rc=$?
+	echo "== $name: exit $rc in $((SECONDS - t0)) s" >>"$summary"
+}
+
+want() { local p; for p in "${PARTS[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
+PARTS=("$@")
+pids=()
+want foundation && { part foundation 120 run & pids+=($!); }
+want agent && { part agent 200 & pids+=($!); }
+want top_dmon && { part top_dmon 200 & pids+=($!); }
+for p in "${pids[@]}"; do wait "$p"; done
+want bench && part bench 330 run
+want diag && part diag 420
+want pool && part pool 150
+
+for f in "$out"/parts/*/summary.txt "$out"/parts/foundation/compare.txt; do
+	[ -f "$f" ] && { echo "---- $f"; tail -25 "$f"; } >>"$summary"
+done
+tar -C "$out/parts" -czf "$out/all.tgz" . 2>/dev/null
+cp "$summary" "$out/summary.txt"
+cat "$out/summary.txt" | tail -120
