@@ -124,3 +124,55 @@ void abuf_put_scaled(struct abuf *b, uint64_t v, unsigned decimals)
 	abuf_putc(b, '.');
 	abuf_put(b, tmp, n);
 }
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if it is not one. */
+static size_t utf8_seq(const unsigned char *s)
+{
+	if (s[0] < 0x80)
+		return 1;
+	size_t n;
+	unsigned min;
+	if ((s[0] & 0xe0) == 0xc0) {
+		n = 2;
+		min = 0x80;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		n = 3;
+		min = 0x800;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		n = 4;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	unsigned cp = s[0] & (0x7f >> n);
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+void utf8_clean(char *dst, size_t dstlen, const char *src)
+{
+	if (!dstlen)
+		return;
+	const unsigned char *p = (const unsigned char *)src;
+	size_t w = 0;
+	while (*p) {
+		size_t n = utf8_seq(p);
+		bool bad = n == 0 || (n == 1 && ((*p < 0x20 && *p != '\n') || *p == 0x7f));
+		size_t out = bad ? 1 : n;
+		if (w + out >= dstlen)
+			break;
+		if (bad)
+			dst[w++] = '?';
+		else
+			for (size_t i = 0; i < n; i++)
+				dst[w++] = (char)p[i];
+		p += bad ? 1 : n;
+	}
+	dst[w] = '\0';
+}

@@ -23,6 +23,10 @@ void abuf_puts(struct abuf *b, const char *s);
 void abuf_putc(struct abuf *b, char c);
 void abuf_printf(struct abuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void abuf_put_u64(struct abuf *b, uint64_t v);
+/* Copies src with every byte that is not part of valid UTF-8, and every
+ * control character but '\n', replaced by '?' (names from /proc are bytes).
+ * NUL-terminated, truncated at a character boundary. */
+void utf8_clean(char *dst, size_t dstlen, const char *src);
 /* v / 10^decimals printed exactly, trailing zeros dropped: (350123, 3) -> "350.123". */
 void abuf_put_scaled(struct abuf *b, uint64_t v, unsigned decimals);
 

@@ -186,8 +186,11 @@ static json_t *gpu_object(const struct snapshot *snap, unsigned i)
 			const struct gpu_process *p = &v->procs[k];
 			json_t *po = json_object();
 			json_object_set_new(po, "pid", json_integer(p->pid));
-			json_object_set_new(po, "user", json_string(p->user));
-			json_object_set_new(po, "comm", json_string(p->name));
+			char clean[sizeof(p->name)];
+			utf8_clean(clean, sizeof(clean), p->user);
+			json_object_set_new(po, "user", json_string(clean));
+			utf8_clean(clean, sizeof(clean), p->name);
+			json_object_set_new(po, "comm", json_string(clean));
 			put_u64v(po, "memory_used_bytes", p->used_mem_bytes, 1);
 			json_array_append_new(procs, po);
 		}

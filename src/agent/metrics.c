@@ -192,17 +192,21 @@ struct render {
 	size_t off[GPU_MAX_GPUS + 2];    /* lab offsets: GPU i at [off[i], off[i+1]); the host-only set last */
 };
 
+/* A label value: valid UTF-8 (Prometheus rejects a scrape with anything
+ * else, and process names are arbitrary bytes), with \\, \" and \n escaped. */
 static void put_escaped(struct abuf *b, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\')
+	char clean[256];
+	utf8_clean(clean, sizeof(clean), s);
+	for (const char *c = clean; *c; c++) {
+		if (*c == '\\')
 			abuf_put(b, "\\\\", 2);
-		else if (*s == '"')
+		else if (*c == '"')
 			abuf_put(b, "\\\"", 2);
-		else if (*s == '\n')
+		else if (*c == '\n')
 			abuf_put(b, "\\n", 2);
 		else
-			abuf_putc(b, *s);
+			abuf_putc(b, *c);
 	}
 }
 

@@ -280,6 +280,11 @@ static void test_escaping_and_extra_labels(void **state)
 	assert_non_null(strstr(t, "model=\"odd \\\"name\\\"\\\\x\\ny\",hostname=\"override\",rack=\"r\\\"1\"}"));
 	assert_non_null(strstr(t, "gpuctl_agent_gpus{hostname=\"override\",rack=\"r\\\"1\"} 1\n"));
 	free(t);
+	/* process names are bytes: invalid UTF-8 and control characters become '?' */
+	snprintf(sn->gpu[0].procs[0].name, sizeof(sn->gpu[0].procs[0].name), "py\xfft\x01h\xc3\xa9");
+	t = render(sn, &o);
+	assert_non_null(strstr(t, "comm=\"py?t?h\xc3\xa9\"}"));
+	free(t);
 	free(sn);
 }
 
