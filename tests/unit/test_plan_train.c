@@ -372,6 +372,13 @@ static void test_measured_serving_peaks_within_10_percent(void **state)
 		assert_float_equal(r.kv_bytes, num(c, "kv_cache_bytes"), 0);
 		double meas = num(c, "peak_bytes");
 		assert_true(fabs(r.peak - meas) / meas <= 0.10);
+		/* the bounds are upper bounds of what PyTorch reached on the H200 (4.8 TB/s, 989.4 TFLOP/s) */
+		struct cat_gpu h200;
+		memset(&h200, 0, sizeof(h200));
+		h200.mem_bw_gbs = 4800;
+		assert_int_equal(plan_serve_compute(&m, &s, &h200, 141e9, 989.4, &r, err, sizeof(err)), 0);
+		assert_true(r.decode_tok_s >= num(c, "decode_tokens_per_s"));
+		assert_true(r.prefill_tok_s >= num(c, "batch") * num(c, "prompt") / num(c, "prefill_s"));
 		n++;
 	}
 	assert_true(n >= 6);
