@@ -482,6 +482,18 @@ void diag_cuda_context_check(const struct snapshot *snap, const struct diag_gpu_
 			diag_add(out, "cuda_context", (int)i, -1, HEALTH_PASS, "CUDA device %d, context made, %.1f GiB free",
 				 cuda[i], (double)di.mem_free_bytes / (double)(1024 * MIB));
 	}
+	/* the driver/CUDA mismatch: the module's runtime against what the driver supports */
+	for (unsigned i = 0; i < snap->n; i++) {
+		struct gk_device_info di;
+		memset(&di, 0, sizeof(di));
+		if (cuda[i] < 0 || api->device_info(cuda[i], &di) != GK_OK || !di.driver_version || !di.runtime_version)
+			continue;
+		int d = di.driver_version, r = di.runtime_version;
+		diag_add(out, "cuda_version", -1, -1, d >= r ? HEALTH_PASS : HEALTH_FAIL,
+			 "driver supports CUDA %d.%d, the kernels module's runtime is %d.%d%s", d / 1000, d % 1000 / 10,
+			 r / 1000, r % 1000 / 10, d >= r ? "" : ": upgrade the driver");
+		break;
+	}
 }
 
 static const struct cat_gpu *model_of(const struct catalog *cat, const struct gpu_view *g)

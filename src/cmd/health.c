@@ -299,7 +299,8 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: gpuctl health [-i ID[,ID...]] [--json] [--window SECONDS] [--idle]\n"
-		"                     [--allow-uid UID[,UID...]] [--allow-pid PID[,PID...]] [--rules FILE]\n\n"
+		"                     [--allow-uid UID[,UID...]] [--allow-pid PID[,PID...]] [--rules FILE]\n"
+		"                     [--need-cuda X.Y]\n\n"
 		"Passive health checks (seconds, no GPU work): a verdict per GPU and subsystem\n"
 		"with the reason, the evidence and the action (docs/health.md).\n\n"
 		"  -i, --id ID          GPUs by index, range, UUID or bus id (default all)\n"
@@ -309,7 +310,8 @@ static void usage(FILE *out)
 		"      --idle           any compute process is foreign (Slurm prolog/epilog)\n"
 		"      --allow-uid LIST compute processes of these users are not foreign\n"
 		"      --allow-pid LIST nor are these processes\n"
-		"      --rules FILE     use this rules file instead of the shipped one\n\n"
+		"      --rules FILE     use this rules file instead of the shipped one\n"
+		"      --need-cuda X.Y  warn when the driver supports an older CUDA than this\n\n"
 		"exit: 0 healthy, 1 warnings, 2 failure, 69 could not check, 64 usage, 65 bad rules file\n");
 }
 
@@ -334,7 +336,8 @@ int cmd_health(int argc, char **argv, struct cmd_ctx *ctx)
 		{ "id", required_argument, NULL, 'i' }, { "json", no_argument, NULL, 'J' },
 		{ "window", required_argument, NULL, 'w' }, { "idle", no_argument, NULL, 'I' },
 		{ "allow-uid", required_argument, NULL, 'U' }, { "allow-pid", required_argument, NULL, 'P' },
-		{ "rules", required_argument, NULL, 'R' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "rules", required_argument, NULL, 'R' }, { "need-cuda", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	static uint32_t uids[64], pids[64];
 	const char *ids = NULL, *rules = NULL;
@@ -350,6 +353,17 @@ int cmd_health(int argc, char **argv, struct cmd_ctx *ctx)
 		case 'J': json = true; break;
 		case 'I': opts.expect_idle = true; break;
 		case 'R': rules = optarg; break;
+		case 'C': {
+			unsigned major = 0, minor = 0;
+			char extra;
+			int got = sscanf(optarg, "%u.%u%c", &major, &minor, &extra);
+			if (got < 1 || got > 2 || major == 0 || major > 99 || minor > 9) {
+				cmd_error(ctx, "health", "bad CUDA version '%s' (MAJOR.MINOR, e.g. 13.0)", optarg);
+				return EXIT_USAGE;
+			}
+			opts.cuda_required = major * 1000 + minor * 10;
+			break;
+		}
 		case 'w': {
 			char *end;
 			window = strtod(optarg, &end);

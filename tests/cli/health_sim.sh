@@ -130,8 +130,16 @@ checks=$((checks + 1))
 [ "$(jq -r .xid_events_watched "$tmp/w0.out")" = false ] || fail "--window 0 watched events"
 [ "$(jq -r '.gpus[0].subsystems.xid' "$tmp/w0.out")" = "N/A" ] || fail "--window 0: XID must be N/A, not PASS"
 
+# --need-cuda: the simulated driver supports CUDA 13.0
 checks=$((checks + 1))
-for bad in "--window -1" "--window x" "-i 9" "--allow-uid abc" "--bogus" "extra"; do
+"$GPUCTL" --sim h200x8 health --window 0 --need-cuda 13.1 --json > "$tmp/cuda.out" 2>&1
+rc=$?
+[ $rc = 1 ] || fail "--need-cuda 13.1: exit $rc, want 1"
+[ "$(jq -r '.system.findings[0].rule' "$tmp/cuda.out")" = cuda-too-old ] || fail "--need-cuda 13.1: no cuda-too-old finding"
+"$GPUCTL" --sim h200x8 health --window 0 --need-cuda 12.4 > /dev/null 2>&1 || fail "--need-cuda 12.4 should pass"
+
+checks=$((checks + 1))
+for bad in "--need-cuda x" "--need-cuda 13.0.1" "--window -1" "--window x" "-i 9" "--allow-uid abc" "--bogus" "extra"; do
 	# shellcheck disable=SC2086
 	"$GPUCTL" --sim h200x8 health $bad > "$tmp/bad.out" 2> "$tmp/bad.err"
 	rc=$?
