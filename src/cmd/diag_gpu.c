@@ -152,7 +152,11 @@ static bool run_memtest(struct job *j, struct gk_result *r)
 		}
 		struct diag_judgement jd;
 		diag_judge_errors(r->verify.mismatches, r->verify.checked, "wrong 32-bit words", &jd);
-		double gib = r->bytes / (double)(1024 * MIB);
+		double tested = NAN; /* the module names the buffer size in aux "tested_bytes" */
+		for (int k = 0; k < r->naux && k < GK_MAX_AUX; k++)
+			if (strcmp(r->aux[k].name, "tested_bytes") == 0)
+				tested = r->aux[k].value;
+		double gib = tested / (double)(1024 * MIB);
 		job_add(j, pattern_names[p], j->gpu, -1, jd.verdict, true, (double)r->verify.mismatches, "words",
 			"%s over %.1f GiB x %d pass%s%s", jd.detail, gib, passes, passes == 1 ? "" : "es",
 			j->o->flip_bits ? " (test-only --flip-bits was set)" : "");

@@ -91,7 +91,10 @@ static int f_memtest(const struct gk_memtest_args *a, struct gk_result *r)
 			nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
 		return GK_ETIMEOUT;
 	}
-	r->bytes = 120e9;
+	r->bytes = 2 * 120e9;
+	r->naux = 1;
+	snprintf(r->aux[0].name, sizeof(r->aux[0].name), "tested_bytes");
+	r->aux[0].value = 120.0 * 1024 * 1024 * 1024;
 	r->verify.checked = 30000000000ull;
 	r->verify.mismatches = a->flip_bits;
 	r->rc = a->flip_bits ? GK_EVERIFY : GK_OK;
@@ -269,6 +272,7 @@ static void test_flip_bits_fails_the_memory_test(void **state)
 	run(2, 2, 64, 1);
 	for (int g = 0; g < 2; g++) {
 		expect("memtest_walking_ones", g, -1, HEALTH_FAIL, "64 wrong 32-bit words");
+		expect("memtest_address", g, -1, HEALTH_FAIL, "over 120.0 GiB x 1 pass");
 		expect("memtest_random", g, -1, HEALTH_FAIL, "--flip-bits");
 	}
 }
