@@ -221,7 +221,7 @@ void health_print_table(const struct cmd_ctx *ctx, const struct health_run *hr, 
 	if (v >= HEALTH_WARN)
 		fprintf(out, ", action: %s", health_action_text(a));
 	if (hr->have_prev)
-		fprintf(out, " (window %.1f s", hr->window_s);
+		fprintf(out, " (window %.1f s", (double)rep->window_ns / 1e9);
 	else
 		fprintf(out, " (single snapshot: rate rules not evaluated");
 	fprintf(out, "%s)\n", hr->xids_collected ? "" : "; XID events not available");
@@ -271,7 +271,8 @@ json_t *health_report_json(const struct health_run *hr)
 			a = rep->gpu[i].action;
 	json_object_set_new(o, "verdict", json_string(health_verdict_name(v)));
 	json_object_set_new(o, "action", json_string(health_action_name(v >= HEALTH_WARN ? a : HEALTH_ACT_NONE)));
-	json_object_set_new(o, "window_s", hr->have_prev ? json_real(hr->window_s) : json_null());
+	/* the window as measured between the two snapshots (it can exceed --window) */
+	json_object_set_new(o, "window_s", hr->have_prev ? json_real((double)rep->window_ns / 1e9) : json_null());
 	json_object_set_new(o, "xid_events_watched", json_boolean(hr->xids_collected));
 	json_t *sys = entity_json(&rep->system);
 	json_object_set_new(sys, "info", json_gpu_system(&hr->now.sys));
