@@ -174,7 +174,7 @@ static void label(char *out, size_t len, const struct claim_sel *s)
 
 static void eval_one(const struct claim *c, const struct bench_run *run, const char *why_none, struct claim_eval *e)
 {
-	char a[48], b[48];
+	char a[128], b[128];
 	e->claim = c;
 	e->ours = e->ratio = NAN;
 	e->note[0] = '\0';

@@ -43,7 +43,7 @@ struct claim_eval {
 	double ours;             /* NAN when not measured */
 	double ratio;            /* ours / guide; NAN when either is missing */
 	char ours_text[64];      /* "2.31 x", "412 GFLOP/s/W", "not measured" */
-	char note[160];          /* why not measured, or what the figure is made of */
+	char note[400];          /* why not measured, or what the figure is made of */
 };
 
 int claims_parse(struct claims *out, const char *json, size_t len, char *err, size_t errlen);

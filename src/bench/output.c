@@ -48,7 +48,7 @@ void bench_fmt_work(const struct bench_result *r, char *out, size_t outlen)
 	static const char *const fu[] = { "FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP" };
 	double v = r->flops > 0 ? r->flops : r->bytes;
 	const char *const *u = r->flops > 0 ? fu : bu;
-	char n[32];
+	char n[20]; /* 19 + " " + unit fits the 32-byte cells callers pass */
 	if (!(v > 0)) {
 		snprintf(out, outlen, "%s", "");
 		return;

@@ -114,7 +114,7 @@ static void chart_roofline(const struct report *rep, FILE *o)
 	for (unsigned i = 0; i < n; i++) {
 		char t[160];
 		double x = pt[i].compute_only ? 5e3 : pt[i].ai;
-		snprintf(t, sizeof(t), "%s: %.4g GFLOP/s at %s%.3g FLOP/B", pt[i].name, pt[i].gflops,
+		snprintf(t, sizeof(t), "%.100s: %.4g GFLOP/s at %s%.3g FLOP/B", pt[i].name, pt[i].gflops,
 			 pt[i].compute_only ? "(no DRAM traffic) " : "", pt[i].compute_only ? 0.0 : pt[i].ai);
 		const char *col = svg_palette[!strncmp(pt[i].name, "compute fma", 11) ? 1 : !strncmp(pt[i].name, "compute", 7) ? 0
 					      : !strncmp(pt[i].name, "gemm", 4) ? 2 : 3];
