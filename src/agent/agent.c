@@ -232,11 +232,11 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 	abuf_reset(&p->prom);
 	abuf_reset(&p->om);
 	int rc = metrics_render(&p->prom, s->now, &o);
+	pool_metrics_append(a->job_pool, &p->prom, false);
 	if (openmetrics_wanted(a)) {
 		o.openmetrics = true;
 		rc |= metrics_render(&p->om, s->now, &o);
-	pool_metrics_append(a->job_pool, &p->prom, false);
-	pool_metrics_append(a->job_pool, &p->om, true);
+		pool_metrics_append(a->job_pool, &p->om, true);
 	}
 	rc |= api_render_gpus(&p->gpus, s->now, host);
 	rc |= api_render_health(&p->health, s->now, rep, host);
