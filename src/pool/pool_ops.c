@@ -142,7 +142,8 @@ static json_t *do_queue(struct pool *p, const struct pool_caller *c)
 		json_decref(arr);
 		return proto_error("out of memory");
 	}
-	memcpy(v, p->jobs, p->njobs * sizeof(*v));
+	if (p->njobs)
+		memcpy(v, p->jobs, p->njobs * sizeof(*v));
 	qsort(v, p->njobs, sizeof(*v), cmp_queue);
 	unsigned pos = 0, pending = 0, running = 0;
 	for (size_t i = 0; i < p->njobs; i++) {
@@ -181,7 +182,7 @@ static json_t *find_job(struct pool *p, const struct pool_caller *c, uint64_t id
 	return NULL;
 }
 
-static json_t *job_with_acct(struct pool *p, const struct pool_job *j, bool active)
+json_t *pool_job_with_acct(struct pool *p, const struct pool_job *j, bool active)
 {
 	json_t *o = pool_job_json(j, true, NULL);
 	struct acct_summary a[GPU_MAX_GPUS];
@@ -206,7 +207,7 @@ static json_t *do_show(struct pool *p, const struct pool_caller *c, uint64_t id)
 	if (e)
 		return e;
 	const struct pool_job *j = active ? active : &stored;
-	json_t *o = job_with_acct(p, j, active != NULL);
+	json_t *o = pool_job_with_acct(p, j, active != NULL);
 	if (!active)
 		free(stored.spec_json);
 	return json_pack("{s:b, s:o}", "ok", 1, "job", o);
@@ -296,7 +297,7 @@ static int list_cb(void *arg, struct pool_job *j)
 {
 	struct list_ctx *l = arg;
 	struct pool_job *a = pool_find_active(l->p, j->id);
-	json_array_append_new(l->arr, job_with_acct(l->p, a ? a : j, a != NULL));
+	json_array_append_new(l->arr, pool_job_with_acct(l->p, a ? a : j, a != NULL));
 	pool_job_free(j);
 	return 0;
 }
@@ -317,7 +318,7 @@ static json_t *do_jobs(struct pool *p, const struct pool_caller *c, const struct
 	} else {
 		for (size_t i = 0; i < p->njobs; i++)
 			if (uid == UINT32_MAX || p->jobs[i]->uid == uid)
-				json_array_append_new(l.arr, job_with_acct(p, p->jobs[i], true));
+				json_array_append_new(l.arr, pool_job_with_acct(p, p->jobs[i], true));
 	}
 	return json_pack("{s:b, s:o}", "ok", 1, "jobs", l.arr);
 }
@@ -333,6 +334,9 @@ static json_t *do_ping(struct pool *p, const struct pool_caller *c)
 
 json_t *pool_handle(struct pool *p, const struct pool_caller *c, const char *buf, size_t len)
 {
+	json_t *slurm = pool_slurm_handle(p, c, buf, len);
+	if (slurm)
+		return slurm;
 	struct proto_request r;
 	char err[300];
 	if (proto_parse_request(buf, len, &r, err, sizeof(err)))

@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# pool.sh - the job pool of `gpuctl agent --pool` on simulated servers:
+# submit/queue/logs/wait/cancel/jobs, the job's environment, directory and
+# CUDA_VISIBLE_DEVICES, no shell unless asked, exit codes, start failures,
+# time limits, priorities, health gating from the fault file (a failed GPU,
+# a foreign process), MIG slices, metrics with job/user labels, hostile
+# requests on the socket, usage errors.
+#
+# Run by CTest (GPUCTL = the binary). By hand:
+#   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/pool.sh
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/pool_lib.bash"
+G="$GPUCTL"
+
+# --- usage errors and no agent (exit codes: docs/exit-codes.md)
+expect_exit() { # expect_exit CODE DESCRIPTION ARGS...
+	local code="$1" what="$2"; shift 2
+	checks=$((checks + 1))
+	"$G" "$@" >"$tmp/usage.out" 2>"$tmp/usage.err"
+	local rc=$?
+	[ "$rc" -eq "$code" ] || fail "$what: exit $rc, want $code ($(head -c 200 "$tmp/usage.err"))"
+	grep -q "^gpuctl $1: " "$tmp/usage.err" || fail "$what: no 'gpuctl $1:' message"
+}
+export GPUCTL_POOL_SOCKET="$tmp/none.sock"
+expect_exit 64 "submit without a command" submit --gpus 2
+expect_exit 64 "bad gpu count" submit --gpus 0 -- true
+expect_exit 64 "bad time" submit --time soon -- true
+expect_exit 64 "bad memory" submit --mem-per-gpu lots -- true
+expect_exit 64 "mig with gpus" submit --mig 1g.10gb --gpus 1 -- true
+expect_exit 64 "shell with two words" submit --shell -- echo hi
+expect_exit 64 "unknown flag" queue --frobnicate
+expect_exit 64 "bad job id" cancel 12x
+expect_exit 64 "logs without id" logs
+expect_exit 75 "no agent" queue
+check "no agent says how to start one" grep -q "gpuctl agent --pool" "$tmp/usage.err"
+
+# --- an agent on 8 simulated H200 without processes, faults from a file
+make_free_server h200x8 "$tmp/free8.json"
+faults="$tmp/faults.json"
+start_agent "$tmp/free8.json,faults=$faults" || exit 1
+check "agent reports the pool" grep -q "gpuctl agent: pool on $sock" "$tmp/agent.log"
+
+mkdir -p "$tmp/work dir"
+cd "$tmp/work dir" || exit 1
+id=$(MYVAR='a b $c' "$G" submit --id-only --name env -- sh -c 'echo "$CUDA_VISIBLE_DEVICES"; pwd; echo "$MYVAR"; echo "$GPUCTL_JOB_ID"; echo oops >&2')
+cd "$tmp" || exit 1
+check "submit prints an id" test -n "$id"
+"$G" wait "$id" >"$tmp/wait.out"
+check "wait: exit 0 for a done job" test $? -eq 0
+check "wait says done" grep -q "job $id done" "$tmp/wait.out"
+"$G" logs "$id" >"$tmp/out.txt"
+uuid=$(sed -n 1p "$tmp/out.txt")
+check "CUDA_VISIBLE_DEVICES is a GPU UUID of the server" grep -q "\"$uuid\"" "$tmp/free8.json"
+check "runs in the submitting directory" test "$(sed -n 2p "$tmp/out.txt")" = "$tmp/work dir"
+check "gets the submitting environment" test "$(sed -n 3p "$tmp/out.txt")" = 'a b $c'
+check "GPUCTL_JOB_ID set" test "$(sed -n 4p "$tmp/out.txt")" = "$id"
+check "stderr apart" test "$("$G" logs --stderr "$id")" = "oops"
+check "logs --json has base64 data" test "$("$G" logs --json "$id" | jq -r .data_b64 | base64 -d | sed -n 4p)" = "$id"
+
+# no shell unless asked
+id=$("$G" submit --id-only -- echo '$HOME;' '`id`')
+"$G" wait "$id" >/dev/null
+check "no shell: words arrive as typed" test "$("$G" logs "$id")" = '$HOME; `id`'
+id=$("$G" submit --id-only --shell -- 'echo $((6*7)) | tr 4 X')
+"$G" wait "$id" >/dev/null
+check "--shell runs /bin/sh -c" test "$("$G" logs "$id")" = "X2"
+
+# exit codes, start failures
+id=$("$G" submit --id-only -- sh -c 'exit 3')
+"$G" wait "$id" >/dev/null
+check "wait: exit 2 for a failed job" test $? -eq 2
+check "failed state" test "$(state_of "$id")" = failed
+check "exit code kept" test "$(jobfield "$id" exit_code)" = 3
+id=$("$G" submit --id-only -- gpuctl-no-such-program)
+"$G" wait "$id" >/dev/null
+check "unknown command fails with the reason" sh -c "\"$G\" jobs --history --json | jq -r '.jobs[] | select(.id == $id) | .reason' | grep -q \"command 'gpuctl-no-such-program' not found in PATH\""
+
+# two 1-GPU jobs side by side on different GPUs; an 8-GPU job waits for them
+a=$("$G" submit --id-only -- sleep 2)
+b=$("$G" submit --id-only -- sleep 2)
+c=$("$G" submit --id-only --gpus 8 --name all -- true)
+check "job a running" wait_state "$a" running
+check "job b running" wait_state "$b" running
+ga=$(jobfield "$a" 'gpus[0]')
+gb=$(jobfield "$b" 'gpus[0]')
+check "side by side on different GPUs" test "$ga" != "$gb"
+"$G" queue >"$tmp/queue.txt"
+check "queue shows the waiting reason" grep -q "waiting for 8 free GPUs" "$tmp/queue.txt"
+check "queue --json has the pending job with its position" test "$("$G" queue --json | jq ".jobs[] | select(.id == $c) | .position")" = 1
+"$G" wait "$c" >/dev/null
+check "the 8-GPU job ran after both" test "$(jobfield "$c" start_ns)" -ge "$(jobfield "$a" end_ns)"
+check "it had every GPU" test "$(jobfield "$c" 'gpus | length')" = 8
+
+# priorities: with every GPU taken, the higher priority starts first
+blk=$("$G" submit --id-only --gpus 8 -- sleep 1)
+lo=$("$G" submit --id-only --gpus 8 --priority -5 -- true)
+hi=$("$G" submit --id-only --gpus 8 --priority 10 -- true)
+"$G" wait "$blk" "$lo" "$hi" >/dev/null
+check "higher priority started first" test "$(jobfield "$hi" start_ns)" -le "$(jobfield "$lo" start_ns)"
+# --after: the dependent starts only once the first has ended
+first=$("$G" submit --id-only -- sleep 1)
+dep=$("$G" submit --id-only --after "$first" -- true)
+sleep 0.3
+check "dependent waits with the reason" sh -c "\"$G\" queue --json | jq -r '.jobs[] | select(.id == $dep) | .reason' | grep -q 'waiting for job $first to end'"
+"$G" wait "$dep" >/dev/null
+check "dependent started after" test "$(jobfield "$dep" start_ns)" -ge "$(jobfield "$first" end_ns)"
+
+# cancel (running and pending), time limit
+run=$("$G" submit --id-only -- sleep 60)
+check "running before cancel" wait_state "$run" running
+"$G" cancel "$run" >"$tmp/cancel.out"
+check "cancel answers" grep -q "job $run cancelling" "$tmp/cancel.out"
+check "cancelled" wait_state "$run" cancelled 15
+hold=$("$G" submit --id-only -- sleep 30)
+pend=$("$G" submit --id-only --after "$hold" -- true)
+"$G" cancel "$pend" >/dev/null
+check "pending job cancelled at once" test "$(state_of "$pend")" = cancelled
+"$G" cancel "$hold" >/dev/null
+"$G" cancel "$pend" 2>"$tmp/cancel.err"
+check "cancel of an ended job: exit 65" test $? -eq 65
+check "says it ended" grep -q "already ended" "$tmp/cancel.err"
+tl=$("$G" submit --id-only --time 1s -- sleep 60)
+check "time limit kills" wait_state "$tl" timeout 15
+
+# accounting in jobs --history
+acc=$("$G" submit --id-only --gpus 2 -- sleep 0.6)
+"$G" wait "$acc" >/dev/null
+check "accounting per GPU" test "$(jobfield "$acc" 'accounting | length')" = 2
+check "energy counted" sh -c "test \"\$(\"$G\" jobs --history --json | jq '[.jobs[] | select(.id == $acc) | .accounting[].energy_j] | min > 0')\" = true"
+check "GPU-seconds about the wall time" sh -c "test \"\$(\"$G\" jobs --history --json | jq '[.jobs[] | select(.id == $acc) | .accounting[].gpu_seconds] | add | (. > 1.0 and . < 3.0)')\" = true"
+"$G" jobs --history >"$tmp/jobs.txt"
+check "jobs table has units" grep -q " J " "$tmp/jobs.txt"
+check "human output says SIMULATED" grep -q SIMULATED "$tmp/jobs.txt"
+check "json says simulated" test "$("$G" queue --json | jq .simulated)" = true
+
+# metrics with job and user labels while a job runs
+port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\)\/metrics.*/\1/p' "$tmp/agent.log" | head -1)
+m=$("$G" submit --id-only -- sleep 3)
+check "metrics job running" wait_state "$m" running
+sleep 0.5
+curl -s "http://127.0.0.1:$port/metrics" >"$tmp/metrics.txt"
+check "gpu-seconds series with job and user" grep -q "^gpuctl_job_gpu_seconds{job=\"$m\",user=\"$(id -un)\",gpu=\"" "$tmp/metrics.txt"
+check "energy series" grep -q "^gpuctl_job_energy_joules{job=\"$m\"" "$tmp/metrics.txt"
+check "pool job counts" grep -q '^gpuctl_pool_jobs{state="running"} 1' "$tmp/metrics.txt"
+# the agent renders OpenMetrics from the tick after it is first asked for
+curl -s -H 'Accept: application/openmetrics-text; version=1.0.0' "http://127.0.0.1:$port/metrics" >/dev/null
+sleep 0.3
+curl -s -H 'Accept: application/openmetrics-text; version=1.0.0' "http://127.0.0.1:$port/metrics" >"$tmp/om.txt"
+check "OpenMetrics still ends in # EOF" test "$(tail -1 "$tmp/om.txt")" = "# EOF"
+check "OpenMetrics has the job series" grep -q "^gpuctl_job_gpu_seconds{job=\"$m\"" "$tmp/om.txt"
+"$G" cancel "$m" >/dev/null
+
+# health gating: GPU 3 fails (row remap failure), GPU 5 runs a foreign process
+printf '{"faults":[{"kind":"remap_failure","gpu":3},{"kind":"foreign_process","gpu":5}]}\n' >"$faults.tmp"
+mv "$faults.tmp" "$faults"
+sleep 0.6
+h3=$("$G" submit --id-only --gpu-ids 3 -- true)
+h5=$("$G" submit --id-only --gpu-ids 5 -- true)
+six=$("$G" submit --id-only --gpus 6 -- sleep 0.3)
+sleep 0.5
+"$G" queue --json >"$tmp/q.json"
+check "unhealthy GPU named" test "$(jq -r ".jobs[] | select(.id == $h3) | .reason" "$tmp/q.json")" = "GPU 3 unhealthy"
+check "foreign process named" test "$(jq -r ".jobs[] | select(.id == $h5) | .reason" "$tmp/q.json")" = "GPU 5 runs a process the pool did not start"
+"$G" wait "$six" >/dev/null
+check "6-GPU job avoided GPUs 3 and 5" test "$(jobfield "$six" 'gpus | map(select(. == 3 or . == 5)) | length')" = 0
+rm -f "$faults"
+check "GPU 3 used once healthy again" wait_state "$h3" done 10
+check "GPU 5 used once the process is gone" wait_state "$h5" done 10
+
+# hostile requests on the socket change nothing
+before=$("$G" jobs --history --all --limit 100000 --json | jq '.jobs | length')
+send() { python3 - "$sock" "$1" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.sendall(sys.argv[2].encode("latin-1"))
+s.shutdown(socket.SHUT_WR)
+print(s.makefile("rb").read().decode("utf-8", "replace"))
+PY
+}
+if command -v python3 >/dev/null; then
+	for req in 'garbage' '{"v":1,"op":"submit","cwd":"rel","argv":["true"]}' \
+		'{"v":1,"op":"submit","cwd":"/","argv":["true"],"gpus":99}' \
+		'{"v":1,"op":"submit","cwd":"/","argv":["true"],"env":["X"]}' \
+		'{"v":1,"op":"submit","cwd":"/","argv":["true"],"gpu_ids":[9]}' \
+		'{"v":1,"op":"submit","cwd":"/","argv":["true"],"mig":"1g.10gb"}' \
+		'{"v":1,"op":"submit","cwd":"/","argv":["true"],"after":999999}' \
+		'{"v":1,"op":"cancel","job":999999}' '{"v":1,"op":"logs","job":1,"stream":7}' '[]' '{"v":1}'; do
+		checks=$((checks + 1))
+		out=$(send "$req")
+		echo "$out" | jq -e '.ok == false and (.error | length > 0)' >/dev/null || fail "hostile '$req' -> $out"
+	done
+	after=$("$G" jobs --history --all --limit 100000 --json | jq '.jobs | length')
+	check "hostile requests created no job" test "$before" = "$after"
+fi
+stop_agent
+
+# --- MIG: the simulated H100 with 3g.40gb, 2g.20gb, 2x 1g.10gb (a foreign process on gi 2 and 9)
+rm -rf "$tmp/state"
+start_agent h100pcie-mig || exit 1
+m1=$("$G" submit --id-only --mig 1g.10gb -- sh -c 'echo "$CUDA_VISIBLE_DEVICES"; sleep 1')
+m2=$("$G" submit --id-only --mig 1g.10gb -- true)
+m3=$("$G" submit --id-only --mig 2g.20gb -- sh -c 'echo "$CUDA_VISIBLE_DEVICES"')
+check "first 1g slice runs" wait_state "$m1" running
+sleep 0.3
+check "second waits: the other 1g slice has a foreign process" sh -c "\"$G\" queue --json | jq -r '.jobs[] | select(.id == $m2) | .reason' | grep -q 'waiting for a free MIG slice 1g.10gb'"
+"$G" wait "$m1" "$m2" "$m3" >/dev/null
+check "1g slice: its MIG UUID (gi 10)" test "$("$G" logs "$m1")" = "MIG-9a2e5bef-640f-4d6f-8ad6-1ccd3b9c97b2"
+check "2g slice: its MIG UUID" test "$("$G" logs "$m3")" = "MIG-7ec25b04-4098-4264-b71d-00cadd7f5aaf"
+check "slice recorded" test "$(jobfield "$m1" mig_instance.gi)" = 10
+"$G" submit --mig 7g.80gb -- true 2>"$tmp/mig.err"
+check "unknown profile refused: 65" test $? -eq 65
+check "the pool never changes the layout" grep -q "never changes the MIG layout" "$tmp/mig.err"
+w=$("$G" submit --id-only --gpus 1 -- true)
+sleep 0.3
+check "a MIG-mode GPU is not given whole" test "$(state_of "$w")" = pending
+stop_agent
+
+finish

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# pool_users.sh - the pool with two real Unix users (created here with
+# useradd, removed at the end; needs root, skips cleanly otherwise): a job
+# runs as the user who submitted it (uid, gid, output files theirs), a user
+# reads and cancels only their own jobs, sees no one else's command, root
+# may do anything, and only root lists everyone's history.
+#
+# Run by CTest (GPUCTL = the binary). By hand, as root:
+#   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/pool_users.sh
+set -u
+if [ "$(id -u)" -ne 0 ] || ! command -v useradd >/dev/null || ! command -v runuser >/dev/null; then
+	echo "skipped: needs root, useradd and runuser"
+	exit 0
+fi
+. "$(dirname "${BASH_SOURCE[0]}")/pool_lib.bash"
+G="$GPUCTL"
+ua="gpt_a_$$"
+ub="gpt_b_$$"
+users_made=""
+cleanup_users() {
+	stop_agent
+	for u in $users_made; do userdel "$u" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup_users EXIT
+for u in "$ua" "$ub"; do
+	useradd -M -d /nonexistent -s /bin/sh "$u" || { echo "FAIL: useradd $u"; exit 1; }
+	users_made="$users_made $u"
+done
+# the users must reach the binary and the data (a build under /root may not be)
+if ! runuser -u "$ua" -- test -x "$G" || ! runuser -u "$ua" -- test -r "$GPUCTL_DATA_DIR/sim/h200x8.json"; then
+	echo "skipped: user $ua cannot run '$G' here"
+	exit 0
+fi
+as() { # as USER gpuctl ARGS...
+	local u="$1"; shift
+	(cd "$tmp/shared" && runuser -u "$u" -- env GPUCTL_POOL_SOCKET="$sock" GPUCTL_DATA_DIR="$GPUCTL_DATA_DIR" "$G" "$@")
+}
+mkdir -p "$tmp/shared"
+chmod 1777 "$tmp/shared"
+make_free_server h200x8 "$tmp/free8.json"
+start_agent "$tmp/free8.json" || exit 1
+check "socket open to every user" test "$(stat -c %a "$sock")" = 666
+
+ja=$(as "$ua" submit --id-only -- sh -c 'id -u; id -g; sleep 30')
+check "user A submitted" test -n "$ja"
+check "A's job running" wait_state "$ja" running
+sleep 0.3
+check "runs as A's uid" test "$(as "$ua" logs "$ja" | sed -n 1p)" = "$(id -u "$ua")"
+check "with A's gid" test "$(as "$ua" logs "$ja" | sed -n 2p)" = "$(id -g "$ua")"
+check "output file is A's, mode 600" test "$(stat -c '%U %a' "$tmp/state/jobs/$ja/stdout")" = "$ua 600"
+check "job recorded with A's name" test "$(jobfield "$ja" user)" = "$ua"
+
+as "$ub" logs "$ja" >/dev/null 2>"$tmp/b.err"
+check "B cannot read A's logs: exit 65" test $? -eq 65
+check "says whose" grep -q "belongs to another user" "$tmp/b.err"
+as "$ub" cancel "$ja" >/dev/null 2>&1
+check "B cannot cancel A's job" test $? -eq 65
+check "A's job still running" test "$(state_of "$ja")" = running
+check "B sees A's job in the queue" test "$(as "$ub" queue --json | jq "[.jobs[] | select(.id == $ja)] | length")" = 1
+check "but not its command" test "$(as "$ub" queue --json | jq ".jobs[] | select(.id == $ja) | has(\"command\")")" = false
+check "A sees its own command" test "$(as "$ua" queue --json | jq -r ".jobs[] | select(.id == $ja) | .command[0]")" = sh
+as "$ub" jobs --all >/dev/null 2>&1
+check "only root lists everyone's jobs" test $? -eq 65
+jb=$(as "$ub" submit --id-only -- true)
+as "$ub" wait "$jb" >/dev/null
+check "B's own job done" test $? -eq 0
+check "B's history holds only B's jobs" test "$(as "$ub" jobs --history --json | jq "[.jobs[] | select(.user != \"$ub\")] | length")" = 0
+"$G" cancel "$ja" >/dev/null
+check "root cancels A's job" wait_state "$ja" cancelled 15
+stop_agent
+finish
