@@ -13,6 +13,7 @@
 
 #include "../bench/results_file.h"
 #include "../core/data_path.h"
+#include "../plan/price_files.h"
 #include "plan_cmd.h"
 
 /* ---- shared helpers ------------------------------------------------------ */
@@ -129,42 +130,24 @@ static int load_json_file(struct pctx *p, const char *path, char **text, size_t 
 	return 0;
 }
 
+/* The shipped table is every *.json file in data/prices (one per provider), then --prices FILE. */
 int plan_load_prices(struct pctx *p)
 {
 	if (p->prices_loaded)
 		return 0;
-	char path[4096], err[512];
-	char *text;
-	size_t len;
-	int rc;
-	if (data_path_find(p->ctx->data_dir, "prices/aws.json", path, sizeof(path))) {
-		perr(p, "cannot find the price table 'prices/aws.json' (set --data-dir)");
+	static const int code[] = { [PRICES_OK] = EXIT_OK, [PRICES_NOINPUT] = EXIT_NOINPUT,
+				    [PRICES_BADDATA] = EXIT_DATAERR, [PRICES_NOMEM] = EXIT_SOFTWARE };
+	char dir[4096], err[768];
+	if (data_path_find(p->ctx->data_dir, "prices", dir, sizeof(dir))) {
+		perr(p, "cannot find the price tables 'prices/' (set --data-dir)");
 		return EXIT_NOINPUT;
 	}
-	if ((rc = load_json_file(p, path, &text, &len)))
-		return rc;
-	rc = plan_prices_parse(&p->prices, text, len, err, sizeof(err));
-	free(text);
-	if (rc) {
-		perr(p, "%s: %s", path, err);
-		return EXIT_DATAERR;
-	}
-	if (p->prices_file) {
-		struct plan_prices mine;
-		if ((rc = load_json_file(p, p->prices_file, &text, &len)))
-			return rc;
-		rc = plan_prices_parse(&mine, text, len, err, sizeof(err));
-		free(text);
-		if (rc) {
-			perr(p, "'%s': %s", p->prices_file, err);
-			return EXIT_DATAERR;
-		}
-		rc = plan_prices_append(&p->prices, &mine, err, sizeof(err));
-		plan_prices_free(&mine);
-		if (rc) {
-			perr(p, "%s", err);
-			return EXIT_SOFTWARE;
-		}
+	enum plan_prices_status st = plan_prices_load_dir(&p->prices, dir, NULL, err, sizeof(err));
+	if (st == PRICES_OK && p->prices_file)
+		st = plan_prices_load_file(&p->prices, p->prices_file, err, sizeof(err));
+	if (st != PRICES_OK) {
+		perr(p, "%s", err);
+		return code[st];
 	}
 	p->prices_loaded = true;
 	return 0;

@@ -45,6 +45,29 @@ check "today's p4d on-demand 12 h = 263.52 USD" grep -q '263.52 USD' "$tmp/c2"
 check "cost JSON: on_demand 393.312" [ "$(jq '.cost[0].on_demand' "$tmp/c3")" = "393.312" ]
 check "cost JSON: spot null, not 0" [ "$(jq '.cost[0].spot' "$tmp/c3")" = "null" ]
 
+# the default table is every data/prices/*.json: AWS, Azure and Google Cloud rows, each cited and dated
+"$GPUCTL" plan cost --hours 1 --json >"$tmp/c4"
+check "default prices: all three providers (and the guide's unnamed one)" \
+	[ "$(jq -c '[.cost[].provider] | unique' "$tmp/c4")" = '["aws","azure","gcp","unnamed"]' ]
+check "default prices: every row has a source and a date" jqe '.cost | length > 20 and all(.source != "" and .date != "")' "$tmp/c4"
+# a row with all four prices: a3-highgpu-8g (8x H100), 100 h; spot with the default 10% more hours
+"$GPUCTL" plan cost --instance a3-highgpu-8g --hours 100 >"$tmp/c5" 2>&1
+check "a3-highgpu-8g: exit 0" [ $? = 0 ]
+check "a3-highgpu-8g: on-demand, 1-year, 3-year and spot listed" \
+	grep -Eq '^a3-highgpu-8g +1 x 8 +H100 SXM +us-central1 +2024-11-07 +8849\.00 USD +6138\.37 USD +3886\.44 USD +3915\.23 USD *$' "$tmp/c5"
+"$GPUCTL" plan cost --instance a3-highgpu-8g --hours 100 --json >"$tmp/c6"
+check "cost JSON: four prices for a3-highgpu-8g" jqe '.cost | length == 1 and (.[0] | .on_demand == 8849 and
+	(.reserved_1y - 6138.3672 | fabs) < 1e-6 and (.reserved_3y - 3886.4381 | fabs) < 1e-6 and
+	(.spot - 3915.2311 | fabs) < 1e-6 and (.source | test("pricing.yml")))' "$tmp/c6"
+"$GPUCTL" plan cost --gpu 'A100 SXM 80GB' --hours 1 --json >"$tmp/c7"
+check "--gpu 'A100 SXM 80GB': AWS, Azure and GCP rows" \
+	[ "$(jq -c '[.cost[].instance] | sort' "$tmp/c7")" = '["Standard_ND96amsr_A100_v4","a2-ultragpu-8g","p4de.24xlarge (before 2025-06)"]' ]
+# a broken file among the shipped ones is named (exit 65); the other files are not enough
+mkdir -p "$tmp/data/prices"
+cp "$GPUCTL_DATA_DIR"/prices/*.json "$tmp/data/prices/"
+echo '{"rows": 1}' >"$tmp/data/prices/zz-broken.json"
+GPUCTL_DATA_DIR="$tmp/data" expect_error 65 "zz-broken.json.*missing array 'rows'" plan cost --hours 1
+
 # published checks through the CLI
 "$GPUCTL" plan train --params 7B --framework deepspeed --json >"$tmp/t1"
 check "7B mixed AdamW unsharded = 112e9 bytes" \

@@ -1,4 +1,5 @@
-/* test_plan_cost.c - the shipped price table reproduces the guide's arithmetic (C10),
+/* test_plan_cost.c - the shipped price tables (every *.json in data/prices) parse, every row
+ * names its source and date and a catalog GPU, and reproduce the guide's arithmetic (C10);
  * price-file errors name the column, spot overhead, rent-versus-buy break-even. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,24 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/catalog.h"
 #include "core/data_path.h"
 #include "plan/plan.h"
+#include "plan/price_files.h"
 
 static struct plan_prices shipped;
+static size_t shipped_files;
 
+/* The table `gpuctl plan cost` uses by default: every *.json file in data/prices. */
 static int load(void **state)
 {
 	(void)state;
-	char path[4096], err[256];
-	size_t len;
-	if (data_path_find(getenv("GPUCTL_DATA_DIR"), "prices/aws.json", path, sizeof(path)))
+	char dir[4096], err[768];
+	if (data_path_find(getenv("GPUCTL_DATA_DIR"), "prices", dir, sizeof(dir)))
 		return -1;
-	char *text = read_whole_file(path, 1 << 20, &len, err, sizeof(err));
-	if (!text)
+	if (plan_prices_load_dir(&shipped, dir, &shipped_files, err, sizeof(err)) != PRICES_OK) {
+		print_error("%s\n", err);
 		return -1;
-	int rc = plan_prices_parse(&shipped, text, len, err, sizeof(err));
-	free(text);
-	return rc;
+	}
+	return 0;
 }
 
 static int unload(void **state)
@@ -59,10 +62,60 @@ static void test_guide_c10_arithmetic(void **state)
 	assert_float_equal(plan_job_cost(row("p4d.24xlarge"), PRICE_ON_DEMAND, 1, 12, 0), 21.96 * 12, 1e-9);
 	/* a price that is not known is NAN, never 0 */
 	assert_true(isnan(plan_job_cost(v100, PRICE_SPOT, 1, 72, 0)));
+}
+
+static bool has_provider(const char *provider)
+{
+	for (size_t i = 0; i < shipped.n; i++)
+		if (strcmp(shipped.p[i].provider, provider) == 0)
+			return true;
+	return false;
+}
+
+/* Every shipped row says where its prices come from and when, names a catalog GPU (so
+ * --gpu finds it), and its known prices are positive and ordered the way commitments
+ * and spot are sold: 3-year < 1-year < on-demand, spot < on-demand. */
+static void test_shipped_rows_cited_and_consistent(void **state)
+{
+	(void)state;
+	assert_int_equal(shipped_files, 3); /* aws.json, azure.json, gcp.json */
+	assert_true(has_provider("aws") && has_provider("gcp") && has_provider("azure"));
+	struct catalog cat;
+	char err[256];
+	assert_int_equal(catalog_load_default(&cat, err, sizeof(err)), 0);
 	for (size_t i = 0; i < shipped.n; i++) {
-		assert_true(shipped.p[i].source[0] && shipped.p[i].date[0]);
-		assert_true(shipped.p[i].gpus >= 1);
+		const struct plan_price *r = &shipped.p[i];
+		if (!r->source[0] || !r->date[0] || !catalog_find(&cat, r->gpu_model) || r->gpus < 1)
+			fail_msg("row '%s': source, date, catalog GPU '%s' or GPU count missing", r->instance, r->gpu_model);
+		assert_string_equal(r->currency, "USD");
+		assert_true(r->on_demand > 0); /* every shipped row has at least its on-demand rate */
+		for (int k = PRICE_1Y; k < PRICE_COUNT; k++) {
+			double v = plan_price_rate(r, (enum plan_pricing)k);
+			if (!isnan(v) && !(v > 0 && v < r->on_demand))
+				fail_msg("row '%s': %s rate %g not below on-demand %g", r->instance,
+					 plan_pricing_name((enum plan_pricing)k), v, r->on_demand);
+		}
+		if (!isnan(r->reserved_1y) && !isnan(r->reserved_3y))
+			assert_true(r->reserved_3y < r->reserved_1y);
 	}
+	catalog_free(&cat);
+}
+
+/* a3-highgpu-8g (8x H100, us-central1) has all four rates: 100 h on each, spot with 10%
+ * more hours, from the rates in data/prices/gcp.json. */
+static void test_row_with_all_four_rates(void **state)
+{
+	(void)state;
+	const struct plan_price *a3 = row("a3-highgpu-8g");
+	assert_int_equal(a3->gpus, 8);
+	assert_string_equal(a3->gpu_model, "H100 SXM");
+	assert_float_equal(plan_job_cost(a3, PRICE_ON_DEMAND, 1, 100, 0.1), 8849.0, 1e-6);
+	assert_float_equal(plan_job_cost(a3, PRICE_1Y, 1, 100, 0.1), 6138.3672, 1e-6);
+	assert_float_equal(plan_job_cost(a3, PRICE_3Y, 1, 100, 0.1), 3886.4381, 1e-6);
+	assert_float_equal(plan_job_cost(a3, PRICE_SPOT, 1, 100, 0.1), 35.59301 * 110, 1e-6);
+	/* a rate the source does not give stays unknown, not 0 */
+	assert_true(isnan(plan_price_rate(row("a2-ultragpu-8g"), PRICE_1Y)));
+	assert_true(isnan(plan_price_rate(row("Standard_ND96isr_H100_v5"), PRICE_SPOT)));
 }
 
 static void test_spot_overhead_adds_hours(void **state)
@@ -152,6 +205,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_guide_c10_arithmetic),
+		cmocka_unit_test(test_shipped_rows_cited_and_consistent),
+		cmocka_unit_test(test_row_with_all_four_rates),
 		cmocka_unit_test(test_spot_overhead_adds_hours),
 		cmocka_unit_test(test_price_file_errors_name_the_column),
 		cmocka_unit_test(test_breakeven),
