@@ -71,5 +71,9 @@ unsigned sampler_gpu_count(const struct sampler *s);
 
 /* One synchronous sweep without threads (for one-shot commands: info, health). */
 int snapshot_take(struct gpu_backend *be, unsigned groups, struct snapshot *out, struct gpu_err *err);
+/* The same with a deadline (0: the default, 20 s): a GPU that has not answered
+ * by then is down ("no answer within ...") and the sweep returns. */
+int snapshot_take_timeout(struct gpu_backend *be, unsigned groups, uint64_t timeout_ns, struct snapshot *out,
+			  struct gpu_err *err);
 
 #endif
