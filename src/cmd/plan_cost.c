@@ -264,7 +264,7 @@ int plan_cost_cmd(struct pctx *p, int argc, char **argv)
 			"\nHow this was computed: cost = hourly rate x instances x hours (spot: x (1 + overhead), the "
 			"share of hours redone after interruptions); instances = ceil(GPUs / GPUs per instance). "
 			"Break-even busy hours = purchase / (rent - power x PUE x kWh price - other costs per busy hour). "
-			"Rates come from data/prices/aws.json (every row with its source and date) and --prices FILE.\n");
+			"Rates come from every data/prices/*.json (every row with its source and date) and --prices FILE.\n");
 	}
 	return EXIT_OK;
 }
