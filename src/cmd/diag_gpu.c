@@ -56,6 +56,9 @@ struct job {
 	bool nccl_pair;                   /* one pair, run to find the culprit of a failed all-reduce */
 	int ndevs;
 	int devs[GK_MAX_DEVS], devs_nvml[GK_MAX_DEVS];
+	/* copies: an abandoned job's thread outlives the caller's options and catalog */
+	struct diag_gpu_opts o_copy;
+	struct cat_gpu cat_copy;
 	pthread_mutex_t m;
 	pthread_cond_t cv;
 	bool done, abandoned;
@@ -510,6 +513,16 @@ static const struct cat_gpu *model_of(const struct catalog *cat, const struct gp
 	return m;
 }
 
+static void job_set_model(struct job *j, const struct cat_gpu *m)
+{
+	if (m) {
+		j->cat_copy = *m;
+		j->cat = &j->cat_copy;
+	} else {
+		j->cat = NULL;
+	}
+}
+
 static struct job *job_new(enum job_kind kind, const struct gk_api *api, const struct diag_gpu_opts *o,
 			   const struct cat_gpu *m, int gpu, int cuda)
 {
@@ -517,8 +530,9 @@ static struct job *job_new(enum job_kind kind, const struct gk_api *api, const s
 	if (j) {
 		j->kind = kind;
 		j->api = api;
-		j->o = o;
-		j->cat = m;
+		j->o_copy = *o;
+		j->o = &j->o_copy;
+		job_set_model(j, m);
 		j->gpu = gpu;
 		j->cuda = cuda;
 		j->peer = j->peer_cuda = -1;
@@ -632,7 +646,7 @@ int diag_gpu_run(const struct gk_api *api, const struct snapshot *snap, const st
 		for (unsigned i = 0; i < snap->n; i++)
 			if (usable[i]) {
 				if (!nj->cat)
-					nj->cat = model[i];
+					job_set_model(nj, model[i]);
 				nj->devs_nvml[nj->ndevs] = (int)i;
 				nj->devs[nj->ndevs++] = cuda[i];
 			}
