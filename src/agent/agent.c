@@ -22,7 +22,7 @@
 #include "../pool/pool_agent.h"
 
 #define FIRST_SAMPLE_WAIT_NS 3000000000ull
-#define POOL_KEEP 3        /* response sets kept for reuse: current, previous, one spare */
+#define POOL_KEEP 2        /* response sets kept for reuse: the current one and one to render into */
 #define OM_KEEP_RENDERS 60 /* OpenMetrics is rendered while asked for within this many ticks */
 #define TRIM_EVERY 30      /* ticks between giving freed heap memory back to the system */
 #define KLOG_POLL_MS 250u

@@ -22,7 +22,7 @@
 #include "httpreq.h"
 
 /* per connection: request headers and MHD's own bookkeeping (a scrape needs < 1 KiB) */
-#define CONN_MEMORY_LIMIT (8u * 1024u)
+#define CONN_MEMORY_LIMIT (4u * 1024u)
 
 static const char CT_PROM[] = "text/plain; version=0.0.4; charset=utf-8";
 static const char CT_OM[] = "application/openmetrics-text; version=1.0.0; charset=utf-8";
