@@ -28,6 +28,11 @@ if [ "$mode" = pack ]; then
 	cmake --build "$build" --target gpuctl_kernels -j2 >"$build/pack.log" 2>&1 || { tail -5 "$build/pack.log"; exit 70; }
 	mkdir -p "$carry/kernels"
 	cp "$build/kernels/gpuctl_kernels.so" "$carry/kernels/"
+	# tmux (to drive `gpuctl top`) in case the GPU machine has none
+	mkdir -p "$carry/tools/bin" "$carry/tools/lib"
+	cp "$(command -v tmux)" "$carry/tools/bin/"
+	ldd "$(command -v tmux)" | awk '/=> \// { print $3 }' | grep -Ev '/(libc|libm|libresolv)\.so' |
+		while read -r lib; do cp -L "$lib" "$carry/tools/lib/"; done
 	du -sh "$carry"
 	exit 0
 fi
@@ -42,6 +47,9 @@ if [ -x "$carry/foundation/gpuctl" ]; then
 	export GPUCTL="$carry/foundation/gpuctl"
 fi
 [ -f "$carry/kernels/gpuctl_kernels.so" ] && export GPUCTL_KERNELS="$carry/kernels/gpuctl_kernels.so"
+if ! command -v tmux >/dev/null && [ -x "$carry/tools/bin/tmux" ]; then
+	export PATH="$carry/tools/bin:$PATH" LD_LIBRARY_PATH="$carry/tools/lib:$LD_LIBRARY_PATH" TERM="${TERM:-xterm-256color}"
+fi
 summary="$out/parts/summary.txt"
 { date -u '+%Y-%m-%d %H:%M:%S UTC'; nvidia-smi -L; nvidia-smi --query-gpu=index,temperature.gpu,power.draw,clocks.sm,pstate --format=csv; } >"$summary" 2>&1
 
