@@ -52,11 +52,13 @@ struct pool {
 	size_t dec_cap;
 
 	char cgroup_base[512];
+	char cgroup_tag[12];          /* from the state directory: pools of two agents never share a cgroup */
 	char cgroup_note[300];
 	char boot_id[40];
 	char cleanup[64][300];        /* cgroups to remove once empty */
 	unsigned ncleanup;
 	unsigned recovered, settled;
+	uint64_t passes, last_pass_ns;  /* scheduling passes run, and how long the last took */
 
 	int listen_fd;
 	pthread_t sched_thread, server_thread;
@@ -84,6 +86,15 @@ json_t *pool_handle(struct pool *p, const struct pool_caller *c, const char *buf
 /* pool_server.c */
 int pool_server_start(struct pool *p, char *err, size_t errlen);
 void pool_server_stop(struct pool *p);
+
+/* pool_slurm.c: Slurm jobs recorded by the prolog (docs/slurm.md). They have no shim. */
+#define POOL_SLURM_SHIM (-1)
+/* The Slurm job id of a job recorded from Slurm, 0 for the pool's own. */
+uint64_t pool_slurm_job_id(const struct pool_job *j);
+/* The answer to a slurm_* request, or NULL when buf is not one. Takes p->mu. */
+json_t *pool_slurm_handle(struct pool *p, const struct pool_caller *c, const char *buf, size_t len);
+/* pool_ops.c: a job's document with its accounting (so far, when active). p->mu held. */
+json_t *pool_job_with_acct(struct pool *p, const struct pool_job *j, bool active);
 
 /* pool_json.c */
 json_t *pool_job_json(const struct pool_job *j, bool with_command, const struct sched_decision *d);

@@ -51,6 +51,9 @@ static void series(struct abuf *b, const char *name, const struct pool_job *j, u
 	abuf_printf(b, "%s{job=\"%llu\",user=\"", name, (unsigned long long)j->id);
 	put_label_value(b, j->user);
 	abuf_printf(b, "\",gpu=\"%u\"", gpu);
+	uint64_t hpc_job = pool_slurm_job_id(j);
+	if (hpc_job)
+		abuf_printf(b, ",hpc_job=\"%llu\"", (unsigned long long)hpc_job);
 	if (extra_key) {
 		abuf_printf(b, ",%s=\"", extra_key);
 		put_label_value(b, extra_value);

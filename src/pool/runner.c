@@ -457,9 +457,10 @@ int runner_cgroup_base(const char *parent, char *out, size_t outlen, char *err, 
 	return 0;
 }
 
-int runner_cgroup_create(const char *base, uint64_t job, char *out, size_t outlen, char *err, size_t errlen)
+int runner_cgroup_create(const char *base, const char *tag, uint64_t job, char *out, size_t outlen, char *err,
+			 size_t errlen)
 {
-	snprintf(out, outlen, "%s/gpuctl-job-%llu", base, (unsigned long long)job);
+	snprintf(out, outlen, "%s/gpuctl-%s-job-%llu", base, tag, (unsigned long long)job);
 	if (mkdir(out, 0755) != 0 && errno != EEXIST) {
 		snprintf(err, errlen, "cannot create cgroup '%s': %s", out, strerror(errno));
 		out[0] = '\0';

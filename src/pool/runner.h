@@ -80,8 +80,10 @@ void runner_boot_id(char *out, size_t outlen);
  * cgroup2 mount (hybrid or unified), or parent when given. 0 with the
  * directory, or -1 with why there is none. */
 int runner_cgroup_base(const char *parent, char *out, size_t outlen, char *err, size_t errlen);
-/* Makes base/gpuctl-job-ID. 0 or -1 with a message. */
-int runner_cgroup_create(const char *base, uint64_t job, char *out, size_t outlen, char *err, size_t errlen);
+/* Makes base/gpuctl-TAG-job-ID (TAG tells the pools of several agents apart).
+ * 0 or -1 with a message. */
+int runner_cgroup_create(const char *base, const char *tag, uint64_t job, char *out, size_t outlen, char *err,
+			 size_t errlen);
 /* Kills every process of the cgroup (cgroup.kill; else SIGKILL to each pid in cgroup.procs). */
 void runner_cgroup_kill(const char *dir);
 /* Removes the cgroup when it is empty; true when it is gone. */

@@ -128,6 +128,11 @@ unsigned sched_pass(const struct sched_input *in, struct sched_decision *out)
 		q[i] = &in->pending[i];
 	qsort(q, in->npending, sizeof(*q), cmp_job_ptr);
 
+	/* Once a reservation stands, jobs of one shape fail the same way until a
+	 * job starts: remember those failures within the pass, so a queue of
+	 * 10 000 jobs of a few shapes costs a few placements, not 10 000. */
+	struct { struct place_request req; bool ends_in_time; char reason[SCHED_REASON_LEN]; } fails[32];
+	unsigned nfails = 0;
 	unsigned nstart = 0;
 	bool blocked = false;            /* a job ahead holds a reservation */
 	uint64_t reserved = 0;           /* its GPUs */
@@ -162,6 +167,7 @@ unsigned sched_pass(const struct sched_input *in, struct sched_decision *out)
 			}
 			mig_taken[mi] = true;
 			g[in->mig[mi].gpu].busy = true;
+			nfails = 0;
 			d->start = true;
 			d->mig_index = mi;
 			d->backfilled = blocked;
@@ -177,6 +183,17 @@ unsigned sched_pass(const struct sched_input *in, struct sched_decision *out)
 		memcpy(avail, g, sizeof(avail));
 		bool ends_in_time = blocked && reserved_at && job->time_limit_ns &&
 				    in->now_ns + job->time_limit_ns <= reserved_at;
+		bool cached = false;
+		for (unsigned f = 0; blocked && f < nfails && !cached; f++)
+			if (fails[f].ends_in_time == ends_in_time && fails[f].req.count == job->req.count &&
+			    fails[f].req.need_nvlink == job->req.need_nvlink &&
+			    fails[f].req.mem_per_gpu == job->req.mem_per_gpu &&
+			    fails[f].req.allowed_mask == job->req.allowed_mask) {
+				snprintf(d->reason, sizeof(d->reason), "%s", fails[f].reason);
+				cached = true;
+			}
+		if (cached)
+			continue;
 		if (blocked && !ends_in_time)
 			for (unsigned k = 0; k < in->n; k++)
 				if (reserved >> k & 1)
@@ -194,6 +211,7 @@ unsigned sched_pass(const struct sched_input *in, struct sched_decision *out)
 			start_uid[nstart] = job->uid;
 			start_mask[nstart] = mask;
 			nstart++;
+			nfails = 0; /* the GPUs changed */
 			continue;
 		}
 		/* Explain with what the job would see without reservations. */
@@ -201,6 +219,12 @@ unsigned sched_pass(const struct sched_input *in, struct sched_decision *out)
 			snprintf(d->reason, sizeof(d->reason), "%s", pr.reason);
 		else
 			snprintf(d->reason, sizeof(d->reason), "GPUs reserved for a job ahead in the queue");
+		if (blocked && nfails < sizeof(fails) / sizeof(fails[0])) {
+			fails[nfails].req = job->req;
+			fails[nfails].ends_in_time = ends_in_time;
+			snprintf(fails[nfails].reason, sizeof(fails[nfails].reason), "%s", d->reason);
+			nfails++;
+		}
 		if (!blocked) {
 			uint64_t mask;
 			reserved_at = reserve_for(in, job, g, &mask);

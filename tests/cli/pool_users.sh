@@ -58,8 +58,10 @@ as "$ub" cancel "$ja" >/dev/null 2>&1
 check "B cannot cancel A's job" test $? -eq 65
 check "A's job still running" test "$(state_of "$ja")" = running
 check "B sees A's job in the queue" test "$(as "$ub" queue --json | jq "[.jobs[] | select(.id == $ja)] | length")" = 1
-check "but not its command" test "$(as "$ub" queue --json | jq ".jobs[] | select(.id == $ja) | has(\"command\")")" = false
-check "A sees its own command" test "$(as "$ua" queue --json | jq -r ".jobs[] | select(.id == $ja) | .command[0]")" = sh
+check "but no command in the queue" test "$(as "$ub" queue --json | jq ".jobs[] | select(.id == $ja) | has(\"command\")")" = false
+check "A sees its own command" test "$(as "$ua" jobs --json | jq -r ".jobs[] | select(.id == $ja) | .command[0]")" = sh
+as "$ub" jobs --json >"$tmp/bjobs.json"
+check "B's job list holds none of A's" test "$(jq "[.jobs[] | select(.id == $ja)] | length" "$tmp/bjobs.json")" = 0
 as "$ub" jobs --all >/dev/null 2>&1
 check "only root lists everyone's jobs" test $? -eq 65
 jb=$(as "$ub" submit --id-only -- true)

@@ -196,7 +196,7 @@ static void test_cgroup(void **state)
 	(void)state;
 	char base[512], cg[256], err[256];
 	if (runner_cgroup_base(NULL, base, sizeof(base), err, sizeof(err)) != 0 ||
-	    runner_cgroup_create(base, 900000000 + (uint64_t)getpid(), cg, sizeof(cg), err, sizeof(err)) != 0) {
+	    runner_cgroup_create(base, "test", (uint64_t)getpid(), cg, sizeof(cg), err, sizeof(err)) != 0) {
 		print_message("skipped: no writable cgroup v2 here (%s)\n", err);
 		skip();
 	}

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pool/sched.h"
@@ -117,6 +118,38 @@ static void test_backfill_outside_reservation(void **state)
 	}
 }
 
+/* A long queue of few shapes behind a blocked head: the same answers as
+ * one job alone would get (the pass remembers failures of a shape), and a
+ * short job still backfills among thousands that cannot. */
+static void test_long_queue(void **state)
+{
+	(void)state;
+	struct sched_input in;
+	base(&in);
+	struct sched_running r = { .id = 1, .uid = 7, .gpu_mask = 0x3f, .end_ns = 300 * S, .mig_gpu = -1 };
+	in.running = &r;
+	in.nrunning = 1;
+	enum { N = 5000 };
+	struct sched_job *p = calloc(N, sizeof(*p));
+	struct sched_decision *d = calloc(N, sizeof(*d));
+	p[0] = job(2, 8, 0, 1, 0); /* the head: all 8 at t=300 s */
+	for (unsigned i = 1; i < N; i++)
+		p[i] = job(3 + i, 1 + i % 2, 0, 2 + i, 0);
+	p[N - 1] = job(3 + N, 2, 0, 2 + N, 60); /* ends before t=300 s: may backfill */
+	in.pending = p;
+	in.npending = N;
+	assert_int_equal(sched_pass(&in, d), 1);
+	assert_int_equal(d[0].est_start_ns, 300 * S);
+	for (unsigned i = 1; i < N - 1; i++) {
+		assert_false(d[i].start);
+		assert_string_equal(d[i].reason, "GPUs reserved for a job ahead in the queue");
+	}
+	assert_true(d[N - 1].start);
+	assert_true(d[N - 1].backfilled);
+	free(p);
+	free(d);
+}
+
 static void test_user_limit(void **state)
 {
 	(void)state;
@@ -198,6 +231,7 @@ int main(void)
 		cmocka_unit_test(test_priority_then_fifo),
 		cmocka_unit_test(test_backfill_never_delays_head),
 		cmocka_unit_test(test_backfill_outside_reservation),
+		cmocka_unit_test(test_long_queue),
 		cmocka_unit_test(test_user_limit),
 		cmocka_unit_test(test_dependency),
 		cmocka_unit_test(test_mig_slices),
