@@ -12,11 +12,13 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: gpuctl jobs [--history] [--all] [--limit N] [--socket PATH] [--json]\n\n"
+		"usage: gpuctl jobs [--history] [--all] [--limit N] [--socket PATH] [--json]\n"
+		"       gpuctl jobs --slurm JOBID [--socket PATH] [--json]\n\n"
 		"Your active jobs; --history: ended ones too, newest first (default at most 100).\n"
 		"--all: every user's (root only). Accounting per job: GPU-seconds, energy (J),\n"
 		"average/peak utilization (%%), peak memory (GiB), XIDs and throttling during the job;\n"
-		"--json gives them per GPU.\n");
+		"--json gives them per GPU. --slurm: the Slurm job's GPUs as the prolog recorded them\n"
+		"(docs/slurm.md), running or ended.\n");
 }
 
 struct totals {
@@ -64,6 +66,7 @@ int cmd_jobs(int argc, char **argv, struct cmd_ctx *ctx)
 	struct pool_opts o = { 0 };
 	bool history = false, all = false;
 	unsigned long limit = 0;
+	const char *slurm_job = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			usage(ctx->out);
@@ -83,7 +86,16 @@ int cmd_jobs(int argc, char **argv, struct cmd_ctx *ctx)
 			continue;
 		}
 		bool bad = false;
-		const char *v = pool_cmd_value(argc, argv, &i, "--limit", &bad);
+		const char *v = pool_cmd_value(argc, argv, &i, "--slurm", &bad);
+		if (v || bad) {
+			if (bad || !*v || strspn(v, "0123456789") != strlen(v) || strlen(v) > 10) {
+				cmd_error(ctx, "jobs", "option '--slurm' needs a Slurm job id");
+				return EXIT_USAGE;
+			}
+			slurm_job = v;
+			continue;
+		}
+		v = pool_cmd_value(argc, argv, &i, "--limit", &bad);
 		if (bad || (v && (!*v || *v == '-'))) {
 			cmd_error(ctx, "jobs", "option '--limit' needs a count");
 			return EXIT_USAGE;
@@ -101,7 +113,9 @@ int cmd_jobs(int argc, char **argv, struct cmd_ctx *ctx)
 		cmd_error(ctx, "jobs", "unknown option '%s'; see 'gpuctl jobs --help'", argv[i]);
 		return EXIT_USAGE;
 	}
-	json_t *req = pool_cmd_request("jobs"), *resp;
+	json_t *req = pool_cmd_request(slurm_job ? "slurm_show" : "jobs"), *resp;
+	if (slurm_job)
+		json_object_set_new(req, "slurm_job", json_integer((json_int_t)strtoull(slurm_job, NULL, 10)));
 	if (history)
 		json_object_set_new(req, "history", json_true());
 	if (all)
@@ -111,6 +125,9 @@ int cmd_jobs(int argc, char **argv, struct cmd_ctx *ctx)
 	int rc = pool_cmd_call(ctx, "jobs", &o, req, &resp);
 	if (rc)
 		return rc;
+	if (slurm_job) /* one job, shown as a list of one */
+		json_object_set_new(resp, "jobs", json_pack("[o]", json_incref(json_object_get(resp, "job"))));
+	json_object_del(resp, "job");
 	if (o.json) {
 		rc = pool_cmd_print_json(ctx, resp);
 		json_decref(resp);

@@ -1,0 +1,523 @@
+/*
+ * slurm.c - `gpuctl slurm VERB` (docs/slurm.md):
+ *   gres-conf     gres.conf lines and the slurm.conf NodeName fragment
+ *   health-check  HealthCheckProgram: drain on FAIL, resume what it drained
+ *   job-start     prolog: record a Slurm job's GPUs with the agent
+ *   job-end       epilog: end it (accounting kept), optional AdminComment
+ *   stats         one line of a Slurm job's GPU statistics
+ */
+#include "cmd.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../agent/abuf.h"
+#include "../sampler/sampler.h"
+#include "../slurm/gres.h"
+#include "../slurm/node.h"
+#include "../slurm/req.h"
+#include "../slurm/summary.h"
+#include "health_cmd.h"
+#include "pool_cmd.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: gpuctl slurm gres-conf [--node NAME] [--dev-dir DIR] [--type NAME] [--no-fragment]\n"
+		"       gpuctl slurm health-check [--node NAME] [--window SECONDS] [--idle] [--scontrol PATH] [--dry-run]\n"
+		"       gpuctl slurm job-start --job ID --gpus LIST --uid UID [--user NAME] [--socket PATH]\n"
+		"       gpuctl slurm job-end --job ID [--state done|failed|cancelled|timeout] [--socket PATH]\n"
+		"       gpuctl slurm stats --job ID [--admin-comment [--scontrol PATH]] [--socket PATH] [--json]\n\n"
+		"gres-conf     gres.conf lines for this node (Type, File, Cores, Links = NVLink counts;\n"
+		"              MIG instances as MultipleFiles) and the slurm.conf 'NodeName ... Gres=' fragment\n"
+		"health-check  for HealthCheckProgram: on FAIL drains the node with 'gpuctl: GPU N RULE';\n"
+		"              when healthy again resumes it, only if gpuctl drained it\n"
+		"job-start     for the Prolog (PrologFlags=Alloc): the agent accounts the job's GPUs\n"
+		"job-end       for the Epilog: ends the accounting (the statistics stay)\n"
+		"stats         the job's GPU statistics so far (or final) in one line; --admin-comment\n"
+		"              also writes them to the running job's AdminComment (scontrol update)\n"
+		"Environment defaults: SLURMD_NODENAME (--node), SLURM_JOB_ID (--job),\n"
+		"SLURM_JOB_GPUS (--gpus), SLURM_JOB_UID (--uid), SLURM_JOB_USER (--user).\n");
+}
+
+/* "--flag value" / "--flag=value" at argv[*i]; NULL when argv[*i] is not flag. */
+static const char *opt_value(int argc, char **argv, int *i, const char *flag, bool *missing)
+{
+	size_t n = strlen(flag);
+	if (strncmp(argv[*i], flag, n) != 0)
+		return NULL;
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (argv[*i][n] != '\0')
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = true;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+/* Runs argv (no shell), its stdout into out (may be NULL). Returns the exit status, -1 if it could not run. */
+static int run_prog(char *const argv[], char *out, size_t outlen)
+{
+	int fds[2];
+	if (pipe(fds) != 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		close(fds[1]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	size_t len = 0;
+	char scratch[512];
+	for (;;) {
+		char *dst = out && len + 1 < outlen ? out + len : scratch;
+		size_t room = out && len + 1 < outlen ? outlen - 1 - len : sizeof(scratch);
+		ssize_t r = read(fds[0], dst, room);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		if (dst != scratch)
+			len += (size_t)r;
+	}
+	if (out && outlen)
+		out[len] = '\0';
+	close(fds[0]);
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int parse_u64(const struct cmd_ctx *ctx, const char *what, const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = s && *s ? strtoull(s, &end, 10) : 0;
+	if (!s || !*s || *end || errno || v > max || *s == '-') {
+		cmd_error(ctx, "slurm", "bad %s '%s'", what, s ? s : "");
+		return EXIT_USAGE;
+	}
+	*out = v;
+	return EXIT_OK;
+}
+
+/* ---- gres-conf -------------------------------------------------------------------- */
+
+/* Logical core index of each CPU from sysfs: cores numbered in (package, core id) order. */
+static int host_cpu_cores(int *map, unsigned *ncpu)
+{
+	struct { int pkg, core; } key[SLURM_MAX_CPUS];
+	unsigned n = 0;
+	for (unsigned c = 0; c < SLURM_MAX_CPUS; c++) {
+		char path[128];
+		int v[2];
+		const char *f[2] = { "physical_package_id", "core_id" };
+		bool ok = true;
+		for (int k = 0; k < 2 && ok; k++) {
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/topology/%s", c, f[k]);
+			FILE *fp = fopen(path, "r");
+			ok = fp && fscanf(fp, "%d", &v[k]) == 1;
+			if (fp)
+				fclose(fp);
+		}
+		if (!ok) {
+			key[c].pkg = key[c].core = -1; /* absent or offline */
+			continue;
+		}
+		key[c].pkg = v[0];
+		key[c].core = v[1];
+		n = c + 1;
+	}
+	if (n == 0)
+		return -1;
+	for (unsigned c = 0; c < n; c++) {
+		if (key[c].pkg < 0) {
+			map[c] = -1;
+			continue;
+		}
+		/* index = number of distinct (pkg, core) pairs ordered before this one */
+		int idx = 0;
+		for (unsigned d = 0; d < n; d++) {
+			if (key[d].pkg < 0 || !(key[d].pkg < key[c].pkg || (key[d].pkg == key[c].pkg && key[d].core < key[c].core)))
+				continue;
+			bool first = true;
+			for (unsigned e = 0; e < d && first; e++)
+				first = !(key[e].pkg == key[d].pkg && key[e].core == key[d].core);
+			idx += first;
+		}
+		map[c] = idx;
+	}
+	*ncpu = n;
+	return 0;
+}
+
+static int with_backend(struct cmd_ctx *ctx, struct gpu_backend *be)
+{
+	if (ctx->be)
+		return EXIT_OK;
+	return cmd_open_backend(ctx, be);
+}
+
+static void drop_backend(struct cmd_ctx *ctx, struct gpu_backend *be)
+{
+	if (ctx->be == be) {
+		gpu_backend_close(be);
+		ctx->be = NULL;
+	}
+}
+
+static int do_gres_conf(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	struct slurm_gres_opts o = { 0 };
+	bool fragment = true;
+	for (int i = 2; i < argc; i++) {
+		bool missing = false;
+		const char *v;
+		if ((v = opt_value(argc, argv, &i, "--node", &missing)))
+			o.node = v;
+		else if ((v = opt_value(argc, argv, &i, "--dev-dir", &missing)))
+			o.dev_dir = v;
+		else if ((v = opt_value(argc, argv, &i, "--type", &missing)))
+			o.type = v;
+		else if (strcmp(argv[i], "--no-fragment") == 0)
+			fragment = false;
+		else {
+			cmd_error(ctx, "slurm gres-conf", missing ? "option '%s' needs a value" : "unknown option '%s'",
+				  argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (o.type && (!o.type[0] || strpbrk(o.type, " :,=\t"))) {
+		cmd_error(ctx, "slurm gres-conf", "bad type '%s' (no spaces, ':', ',' or '=')", o.type);
+		return EXIT_USAGE;
+	}
+	struct gpu_backend be = { 0 };
+	int rc = with_backend(ctx, &be);
+	if (rc)
+		return rc;
+	static int cpu_core[SLURM_MAX_CPUS];
+	unsigned ncpu = 0;
+	if (!ctx->sys.simulated && host_cpu_cores(cpu_core, &ncpu) == 0) {
+		o.cpu_core = cpu_core;
+		o.ncpu = ncpu;
+	}
+	struct snapshot *snap = cmd_take_snapshot(ctx, "slurm gres-conf", GPU_GRP_BASIC, &rc);
+	if (!snap) {
+		drop_backend(ctx, &be);
+		return rc;
+	}
+	struct abuf out;
+	abuf_init(&out);
+	char err[256];
+	abuf_printf(&out, "# gres.conf for %s%s, written by gpuctl slurm gres-conf\n",
+		    o.node && o.node[0] ? o.node : ctx->sys.server_name, ctx->sys.simulated ? " (SIMULATED server)" : "");
+	abuf_puts(&out, "# Links: NVLinks to GPU 0,1,... (-1 itself); the pool's placement ranks pairs the same way\n");
+	rc = slurm_gres_conf(snap, &o, &out, err, sizeof(err));
+	if (!rc && fragment) {
+		abuf_puts(&out, "# slurm.conf (GresTypes=gpu; merge with the node's CPUs, memory...):\n# ");
+		rc = slurm_gres_node_line(snap, &o, &out, err, sizeof(err));
+	}
+	if (rc)
+		cmd_error(ctx, "slurm gres-conf", "%s", err);
+	else
+		fputs(out.p, ctx->out);
+	abuf_free(&out);
+	free(snap);
+	drop_backend(ctx, &be);
+	return rc ? EXIT_DATAERR : EXIT_OK;
+}
+
+/* ---- health-check ------------------------------------------------------------------- */
+
+static int do_health_check(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	const char *node = getenv("SLURMD_NODENAME"), *scontrol = "scontrol";
+	double window = 1.0;
+	bool idle = false, dry = false;
+	for (int i = 2; i < argc; i++) {
+		bool missing = false;
+		const char *v;
+		if ((v = opt_value(argc, argv, &i, "--node", &missing)))
+			node = v;
+		else if ((v = opt_value(argc, argv, &i, "--scontrol", &missing)))
+			scontrol = v;
+		else if ((v = opt_value(argc, argv, &i, "--window", &missing))) {
+			char *end;
+			window = strtod(v, &end);
+			if (end == v || *end || !(window >= 0 && window <= 600)) {
+				cmd_error(ctx, "slurm health-check", "bad window '%s' (0 to 600 seconds)", v);
+				return EXIT_USAGE;
+			}
+		} else if (strcmp(argv[i], "--idle") == 0)
+			idle = true;
+		else if (strcmp(argv[i], "--dry-run") == 0)
+			dry = true;
+		else {
+			cmd_error(ctx, "slurm health-check", missing ? "option '%s' needs a value" : "unknown option '%s'",
+				  argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	char host[256];
+	if (!node || !node[0]) {
+		if (gethostname(host, sizeof(host)) != 0)
+			snprintf(host, sizeof(host), "localhost");
+		host[strcspn(host, ".")] = '\0';
+		node = host;
+	}
+	struct gpu_backend be = { 0 };
+	int rc = with_backend(ctx, &be);
+	if (rc)
+		return rc;
+	struct health_run *hr = calloc(1, sizeof(*hr));
+	if (!hr) {
+		drop_backend(ctx, &be);
+		cmd_error(ctx, "slurm health-check", "out of memory");
+		return EXIT_SOFTWARE;
+	}
+	hr->opts.expect_idle = idle;
+	rc = health_run_collect(ctx, "slurm health-check", hr, window, NULL, NULL);
+	if (rc) {
+		free(hr);
+		drop_backend(ctx, &be);
+		return rc;
+	}
+	enum health_verdict verdict = health_run_verdict(hr);
+	char reason[SLURM_REASON_LEN];
+	bool fail = slurm_drain_reason(&hr->rep, hr->mask, reason, sizeof(reason));
+	free(hr);
+	drop_backend(ctx, &be);
+
+	char show[8192];
+	char *show_argv[] = { (char *)scontrol, "show", "node", (char *)node, "-o", NULL };
+	int src = run_prog(show_argv, show, sizeof(show));
+	struct slurm_node_info ni;
+	char err[200];
+	if (src != 0 || slurm_node_parse(show, &ni, err, sizeof(err))) {
+		cmd_error(ctx, "slurm health-check", "cannot read node '%s' from '%s show node' (%s)", node, scontrol,
+			  src != 0 ? "it failed" : err);
+		return EXIT_UNAVAILABLE;
+	}
+	enum slurm_hc_action act = slurm_health_decide(fail, reason, &ni);
+	fprintf(ctx->out, "%s: health %s; node %s%s%s; action: %s%s%s\n", node, health_verdict_name(verdict), ni.state,
+		ni.reason[0] ? ", reason: " : "", ni.reason, slurm_hc_action_name(act), fail ? ", " : "",
+		fail ? reason : "");
+	if (dry || act == SLURM_HC_NONE || act == SLURM_HC_KEEP_OTHERS)
+		return health_exit_code(verdict);
+	char node_arg[300], reason_arg[SLURM_REASON_LEN + 16];
+	snprintf(node_arg, sizeof(node_arg), "NodeName=%s", node);
+	snprintf(reason_arg, sizeof(reason_arg), "Reason=%s", reason);
+	char *drain_argv[] = { (char *)scontrol, "update", node_arg, "State=DRAIN", reason_arg, NULL };
+	char *resume_argv[] = { (char *)scontrol, "update", node_arg, "State=RESUME", NULL };
+	if (run_prog(act == SLURM_HC_DRAIN ? drain_argv : resume_argv, NULL, 0) != 0) {
+		cmd_error(ctx, "slurm health-check", "'%s update %s' failed", scontrol, node_arg);
+		return EXIT_UNAVAILABLE;
+	}
+	return health_exit_code(verdict);
+}
+
+/* ---- job-start, job-end, stats --------------------------------------------------------- */
+
+struct job_args {
+	const char *job, *gpus, *uid, *user, *state, *scontrol;
+	bool admin_comment;
+	struct pool_opts po;
+};
+
+static int job_args_parse(int argc, char **argv, struct cmd_ctx *ctx, const char *cmd, struct job_args *a)
+{
+	a->job = getenv("SLURM_JOB_ID");
+	a->gpus = getenv("SLURM_JOB_GPUS");
+	a->uid = getenv("SLURM_JOB_UID");
+	a->user = getenv("SLURM_JOB_USER");
+	a->scontrol = "scontrol";
+	for (int i = 2; i < argc; i++) {
+		int f = pool_cmd_flag(ctx, cmd, argc, argv, &i, &a->po);
+		if (f < 0)
+			return EXIT_USAGE;
+		if (f > 0)
+			continue;
+		bool missing = false;
+		const char *v;
+		if ((v = opt_value(argc, argv, &i, "--job", &missing)))
+			a->job = v;
+		else if ((v = opt_value(argc, argv, &i, "--gpus", &missing)))
+			a->gpus = v;
+		else if ((v = opt_value(argc, argv, &i, "--uid", &missing)))
+			a->uid = v;
+		else if ((v = opt_value(argc, argv, &i, "--user", &missing)))
+			a->user = v;
+		else if ((v = opt_value(argc, argv, &i, "--state", &missing)))
+			a->state = v;
+		else if ((v = opt_value(argc, argv, &i, "--scontrol", &missing)))
+			a->scontrol = v;
+		else if (strcmp(argv[i], "--admin-comment") == 0)
+			a->admin_comment = true;
+		else {
+			cmd_error(ctx, cmd, missing ? "option '%s' needs a value" : "unknown option '%s'", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (!a->job) {
+		cmd_error(ctx, cmd, "which Slurm job? (--job ID or SLURM_JOB_ID)");
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+/* Sends a Slurm request; EXIT_OK with *resp, or the error printed. */
+static int slurm_call(struct cmd_ctx *ctx, const char *cmd, struct job_args *a, const struct slurm_req *r,
+		      json_t **resp)
+{
+	return pool_cmd_call(ctx, cmd, &a->po, slurm_req_json(r), resp);
+}
+
+static int do_job_start(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	struct job_args a = { 0 };
+	int rc = job_args_parse(argc, argv, ctx, "slurm job-start", &a);
+	if (rc)
+		return rc;
+	struct slurm_req r = { .op = SLURM_OP_START };
+	uint64_t uid;
+	char err[200];
+	if (parse_u64(ctx, "job id", a.job, SLURM_JOB_MAX, &r.job) || !a.uid ||
+	    parse_u64(ctx, "uid", a.uid, UINT32_MAX - 1, &uid))
+		return EXIT_USAGE;
+	r.uid = (uint32_t)uid;
+	if (slurm_gpu_list_parse(a.gpus ? a.gpus : "", &r.gpu_mask, err, sizeof(err))) {
+		cmd_error(ctx, "slurm job-start", "%s", err);
+		return EXIT_USAGE;
+	}
+	if (a.user && strlen(a.user) <= SLURM_USER_LEN)
+		snprintf(r.user, sizeof(r.user), "%s", a.user);
+	json_t *resp;
+	rc = slurm_call(ctx, "slurm job-start", &a, &r, &resp);
+	if (rc)
+		return rc;
+	if (a.po.json) {
+		rc = pool_cmd_print_json(ctx, resp);
+		json_decref(resp);
+		return rc;
+	}
+	fprintf(ctx->out, "Slurm job %llu: GPU accounting started (agent job %llu)\n", (unsigned long long)r.job,
+		(unsigned long long)pool_json_u64(resp, "job"));
+	json_decref(resp);
+	return EXIT_OK;
+}
+
+static int show(struct cmd_ctx *ctx, const char *cmd, struct job_args *a, uint64_t job, json_t **resp)
+{
+	struct slurm_req r = { .op = SLURM_OP_SHOW, .job = job };
+	return slurm_call(ctx, cmd, a, &r, resp);
+}
+
+static int do_job_end(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	struct job_args a = { 0 };
+	int rc = job_args_parse(argc, argv, ctx, "slurm job-end", &a);
+	if (rc)
+		return rc;
+	if (a.admin_comment) {
+		cmd_error(ctx, "slurm job-end", "Slurm refuses AdminComment for a job that ended; use 'gpuctl slurm stats "
+			  "--admin-comment' while it runs (the SPANK plugin's admin_comment=1 does)");
+		return EXIT_USAGE;
+	}
+	struct slurm_req r = { .op = SLURM_OP_END };
+	if (parse_u64(ctx, "job id", a.job, SLURM_JOB_MAX, &r.job))
+		return EXIT_USAGE;
+	snprintf(r.state, sizeof(r.state), "%s", a.state ? a.state : "done");
+	json_t *resp;
+	rc = slurm_call(ctx, "slurm job-end", &a, &r, &resp);
+	if (rc)
+		return rc;
+	json_decref(resp);
+	rc = show(ctx, "slurm job-end", &a, r.job, &resp);
+	if (rc)
+		return rc;
+	char line[400];
+	slurm_stats_summary(json_object_get(resp, "job"), line, sizeof(line));
+	fprintf(ctx->out, "Slurm job %llu: %s\n", (unsigned long long)r.job, line);
+	json_decref(resp);
+	return EXIT_OK;
+}
+
+/* Slurm refuses AdminComment updates of a finished job: this runs while it
+ * still runs (the SPANK plugin at a step's end, or the job itself). */
+static int write_admin_comment(struct cmd_ctx *ctx, struct job_args *a, uint64_t job, const char *line)
+{
+	char job_arg[64], comment[420];
+	snprintf(job_arg, sizeof(job_arg), "JobId=%llu", (unsigned long long)job);
+	snprintf(comment, sizeof(comment), "AdminComment=%s", line);
+	char *upd[] = { (char *)a->scontrol, "update", job_arg, comment, NULL };
+	if (run_prog(upd, NULL, 0) != 0) {
+		cmd_error(ctx, "slurm stats", "'%s update %s AdminComment=...' failed", a->scontrol, job_arg);
+		return EXIT_UNAVAILABLE;
+	}
+	return EXIT_OK;
+}
+
+static int do_stats(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	struct job_args a = { 0 };
+	int rc = job_args_parse(argc, argv, ctx, "slurm stats", &a);
+	if (rc)
+		return rc;
+	uint64_t job;
+	if (parse_u64(ctx, "job id", a.job, SLURM_JOB_MAX, &job))
+		return EXIT_USAGE;
+	json_t *resp;
+	rc = show(ctx, "slurm stats", &a, job, &resp);
+	if (rc)
+		return rc;
+	if (a.po.json) {
+		rc = pool_cmd_print_json(ctx, resp);
+		json_decref(resp);
+		return rc;
+	}
+	pool_cmd_banner(ctx, resp);
+	char line[400];
+	slurm_stats_summary(json_object_get(resp, "job"), line, sizeof(line));
+	fprintf(ctx->out, "Slurm job %llu: %s\n", (unsigned long long)job, line);
+	json_decref(resp);
+	if (a.admin_comment)
+		return write_admin_comment(ctx, &a, job, line);
+	return EXIT_OK;
+}
+
+int cmd_slurm(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(argc < 2 ? ctx->err : ctx->out);
+		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	}
+	for (int i = 2; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			usage(ctx->out);
+			return EXIT_OK;
+		}
+	static const struct { const char *name; int (*fn)(int, char **, struct cmd_ctx *); } verbs[] = {
+		{ "gres-conf", do_gres_conf }, { "health-check", do_health_check }, { "job-start", do_job_start },
+		{ "job-end", do_job_end }, { "stats", do_stats },
+	};
+	for (size_t v = 0; v < sizeof(verbs) / sizeof(verbs[0]); v++)
+		if (strcmp(argv[1], verbs[v].name) == 0)
+			return verbs[v].fn(argc, argv, ctx);
+	cmd_error(ctx, "slurm", "unknown verb '%s'; see 'gpuctl slurm --help'", argv[1]);
+	return EXIT_USAGE;
+}
