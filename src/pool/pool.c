@@ -520,7 +520,7 @@ static void start_job(struct pool *p, struct pool_job *j, const struct sched_dec
 		pool_settle(p, j, JOB_FAILED, msg, j->start_ns);
 		return;
 	}
-	if (p->cgroup_base[0] && runner_cgroup_create(p->cgroup_base, j->id, j->cgroup, sizeof(j->cgroup), msg,
+	if (p->cgroup_base[0] && runner_cgroup_create(p->cgroup_base, p->cgroup_tag, j->id, j->cgroup, sizeof(j->cgroup), msg,
 						      sizeof(msg)))
 		j->cgroup[0] = '\0';
 	save(p, j); /* "starting" is durable before the fork */
@@ -699,8 +699,12 @@ static void *sched_thread(void *arg)
 			break;
 		}
 		watch_running(p);
-		if (p->dirty)
+		if (p->dirty) {
+			uint64_t t0 = mono_ns();
 			schedule(p);
+			p->last_pass_ns = mono_ns() - t0;
+			p->passes++;
+		}
 		if (!p->dirty && !p->stopping) {
 			struct timespec ts;
 			clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -875,6 +879,10 @@ int pool_start(struct pool **out, struct gpu_backend *be, struct sampler *s, con
 	if (store_open(&p->st, path, err, errlen))
 		goto fail;
 	runner_boot_id(p->boot_id, sizeof(p->boot_id));
+	uint32_t h = 2166136261u; /* FNV-1a of the state directory */
+	for (const char *c = cfg->state_dir; *c; c++)
+		h = (h ^ (unsigned char)*c) * 16777619u;
+	snprintf(p->cgroup_tag, sizeof(p->cgroup_tag), "%08x", h);
 	if (strcmp(cfg->cgroup_parent, "off") == 0) {
 		snprintf(p->cgroup_note, sizeof(p->cgroup_note), "no per-job cgroups (cgroup_parent = off)");
 	} else {

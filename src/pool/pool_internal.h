@@ -52,11 +52,13 @@ struct pool {
 	size_t dec_cap;
 
 	char cgroup_base[512];
+	char cgroup_tag[12];          /* from the state directory: pools of two agents never share a cgroup */
 	char cgroup_note[300];
 	char boot_id[40];
 	char cleanup[64][300];        /* cgroups to remove once empty */
 	unsigned ncleanup;
 	unsigned recovered, settled;
+	uint64_t passes, last_pass_ns;  /* scheduling passes run, and how long the last took */
 
 	int listen_fd;
 	pthread_t sched_thread, server_thread;
