@@ -176,29 +176,29 @@ static void test_hung_call_goes_stale_alone(void **state)
 {
 	(void)state;
 	struct gpu_backend *be = open_sim("h200x8,latency_us=100");
-	struct sampler *s = start(be, 40 * MS, 300 * MS);
+	struct sampler *s = start(be, 40 * MS, 500 * MS);
 	assert_true(sampler_wait_first(s, 10000 * MS));
 	wait_for(s, 2, is_up, 3000, "first sample");
 	struct gpu_err err = { "" };
-	struct sim_fault f = { .kind = SIM_FAULT_HANG, .gpu = 2, .duration_s = 1.5 };
+	struct sim_fault f = { .kind = SIM_FAULT_HANG, .gpu = 2, .duration_s = 4 };
 	assert_true(sim_inject(be, &f, &err) > 0);
 	wait_for(s, 2, is_down, 3000, "going stale");
 	struct snapshot *sn = malloc(sizeof(*sn));
 	uint64_t t0 = mono();
 	sampler_read(s, sn);
 	uint64_t took = mono() - t0;
-	/* a read copies under short locks: it never waits for the hung call */
-	assert_true(took < 100 * MS);
+	/* a read copies under short locks: it never waits for the (4 s) hung call */
+	assert_true(took < 250 * MS);
 	assert_false(sn->gpu[2].up);
 	assert_non_null(strstr(sn->gpu[2].last_error, "stale"));
-	for (unsigned i = 0; i < 8; i++) {
-		if (i == 2)
-			continue;
-		assert_true(sn->gpu[i].up);
-		assert_true(sn->taken_ns - sn->gpu[i].last_ok_ns < 300 * MS);
-	}
+	/* the others are still sampled while GPU 2 hangs */
+	for (unsigned i = 0; i < 8; i++)
+		if (i != 2)
+			wait_for(s, i, is_up, 2000, "staying up during another GPU's hang");
+	sampler_read(s, sn);
+	assert_false(sn->gpu[2].up);
 	/* the hang ends: the GPU is up again */
-	wait_for(s, 2, is_up, 5000, "recovering");
+	wait_for(s, 2, is_up, 8000, "recovering");
 	sampler_stop(s);
 	close_sim(be);
 	free(sn);
@@ -306,8 +306,7 @@ static void test_stop_with_hung_gpu(void **state)
 	sampler_read_gpu(s, 4, v);
 	assert_false(v->up);
 	assert_non_null(strstr(v->last_error, "has not returned"));
-	sampler_read_gpu(s, 3, v);
-	assert_true(v->up);
+	wait_for(s, 3, is_up, 3000, "up next to a hung GPU");
 	uint64_t t0 = mono();
 	sampler_stop(s);
 	assert_true(mono() - t0 < 10000 * MS);
