@@ -57,6 +57,7 @@ interval = 200ms
 stale_after = 1s
 label.cluster = test
 connection_timeout = 2
+max_connections = 8
 kernel_log = $klog
 EOF
 "$GPUCTL" --sim "h200x8,latency_us=2000,faults=$faults" agent --config "$tmp/agent.conf" \
@@ -182,6 +183,24 @@ timeout 8 cat <&4 >/dev/null
 t1=$(date +%s)
 exec 4>&-
 check "slow client dropped within the timeout ($((t1 - t0)) s)" [ $((t1 - t0)) -le 6 ]
+
+# connection limit (8): 8 idle connections fill it, a ninth is refused; once they go, scrapes work
+check "the ninth connection is refused, and scrapes work once the others close" python3 - "$port" <<'PY'
+import socket, sys, time, urllib.request
+port = int(sys.argv[1])
+held = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(8)]
+time.sleep(0.3)
+refused = False
+try:
+    urllib.request.urlopen("http://127.0.0.1:%d/healthz" % port, timeout=1).read()
+except Exception:
+    refused = True
+for s in held:
+    s.close()
+time.sleep(0.3)
+ok = urllib.request.urlopen("http://127.0.0.1:%d/healthz" % port, timeout=5).status == 200
+sys.exit(0 if refused and ok else 1)
+PY
 
 # --- XIDs from the kernel log: GPU 2 is at PCI 00000000:3A:00.0 on h200x8
 bus2=$(grep '^gpuctl_gpu_up{gpu="2"' "$tmp/m.txt" | sed 's/.*pci_bus_id="\([^"]*\)".*/\1/')
