@@ -88,7 +88,7 @@ void pool_client_socket(const char *env_socket, bool root_socket_exists, const c
 		return;
 	}
 	out[0] = '\0';
-	char state[8] = "";
+	char state[256] = "";
 	pool_default_paths(uid, NULL, xdg_runtime, NULL, state, sizeof(state), out, outlen);
 }
 
@@ -581,6 +581,9 @@ static int ensure_dec(struct pool *p, size_t n)
 	return 0;
 }
 
+_Static_assert(PROTO_MIG_LEN == sizeof(((struct sched_job *)0)->mig_profile), "MIG profile sizes differ");
+_Static_assert(sizeof(((struct pool_job *)0)->reason) >= SCHED_REASON_LEN, "reason too short");
+
 /* One scheduling pass over the active jobs (p->mu held). */
 static void schedule(struct pool *p)
 {
@@ -630,7 +633,7 @@ static void schedule(struct pool *p)
 			s->req.need_nvlink = j->req_nvlink;
 			s->req.mem_per_gpu = j->req_mem;
 			s->req.allowed_mask = j->req_mask;
-			snprintf(s->mig_profile, sizeof(s->mig_profile), "%s", j->mig_profile);
+			memcpy(s->mig_profile, j->mig_profile, sizeof(s->mig_profile));
 		} else {
 			struct sched_running *r = &running[ir++];
 			r->id = j->id;
@@ -675,7 +678,7 @@ static void schedule(struct pool *p)
 		if (d->start) {
 			start_job(p, j, d, migs);
 		} else {
-			snprintf(j->reason, sizeof(j->reason), "%s", d->reason);
+			memcpy(j->reason, d->reason, sizeof(d->reason)); /* NUL-terminated within */
 			j->est_start_ns = d->est_start_ns;
 		}
 	}

@@ -80,8 +80,9 @@ void pool_settle(struct pool *p, struct pool_job *j, enum job_state state, const
 /* Sends SIGTERM to a running job's processes (and marks how it will end). */
 void pool_signal_stop(struct pool *p, struct pool_job *j, enum job_state as);
 
-/* pool_ops.c: a request from caller -> a response (new reference). Takes p->mu. */
-json_t *pool_handle(struct pool *p, const struct pool_caller *c, const char *buf, size_t len);
+/* pool_ops.c: a request from caller -> the response text (heap, NUL-terminated,
+ * ending in a newline), NULL when out of memory. Takes p->mu. */
+char *pool_handle(struct pool *p, const struct pool_caller *c, const char *buf, size_t len);
 
 /* pool_server.c */
 int pool_server_start(struct pool *p, char *err, size_t errlen);
@@ -99,5 +100,9 @@ json_t *pool_job_with_acct(struct pool *p, const struct pool_job *j, bool active
 /* pool_json.c */
 json_t *pool_job_json(const struct pool_job *j, bool with_command, const struct sched_decision *d);
 json_t *pool_acct_json(const struct acct_summary *a, unsigned n);
+struct abuf;
+/* The queue answer written straight as text (no JSON objects: it must stay
+ * fast at 10 000 jobs): jobs in queue order, pending ones with a position. */
+void pool_queue_render(struct abuf *b, struct pool_job *const *v, size_t n, bool simulated);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/abuf.h"
 #include "core/json_util.h"
 
 static const char *const state_names[JOB_STATE_COUNT] = {
@@ -149,4 +150,98 @@ json_t *pool_acct_json(const struct acct_summary *a, unsigned n)
 		json_array_append_new(arr, o);
 	}
 	return arr;
+}
+
+/* ---- the queue, written as text ------------------------------------------------ */
+
+static void put_str(struct abuf *b, const char *s)
+{
+	abuf_putc(b, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			abuf_putc(b, '\\');
+			abuf_putc(b, (char)c);
+		} else if (c < 0x20 || c == 0x7f) {
+			abuf_printf(b, "\\u%04x", c);
+		} else {
+			abuf_putc(b, (char)c);
+		}
+	}
+	abuf_putc(b, '"');
+}
+
+static void put_key_u64(struct abuf *b, const char *key, uint64_t v)
+{
+	abuf_printf(b, ",\"%s\":", key);
+	abuf_put_u64(b, v > INT64_MAX ? INT64_MAX : v);
+}
+
+static void put_mask(struct abuf *b, uint64_t mask)
+{
+	abuf_putc(b, '[');
+	bool first = true;
+	for (unsigned g = 0; g < 64; g++)
+		if (mask >> g & 1) {
+			abuf_printf(b, first ? "%u" : ",%u", g);
+			first = false;
+		}
+	abuf_putc(b, ']');
+}
+
+void pool_queue_render(struct abuf *b, struct pool_job *const *v, size_t n, bool simulated)
+{
+	unsigned pending = 0, running = 0;
+	abuf_puts(b, "{\"ok\":true,\"jobs\":[");
+	for (size_t i = 0; i < n; i++) {
+		const struct pool_job *j = v[i];
+		abuf_puts(b, i ? ",{\"id\":" : "{\"id\":");
+		abuf_put_u64(b, j->id);
+		abuf_puts(b, ",\"name\":");
+		put_str(b, j->name);
+		abuf_puts(b, ",\"user\":");
+		put_str(b, j->user);
+		put_key_u64(b, "uid", j->uid);
+		abuf_puts(b, ",\"state\":");
+		put_str(b, job_state_name(j->state));
+		abuf_puts(b, ",\"reason\":");
+		put_str(b, j->reason);
+		abuf_printf(b, ",\"priority\":%d", j->priority);
+		put_key_u64(b, "submit_ns", j->submit_ns);
+		if (j->start_ns)
+			put_key_u64(b, "start_ns", j->start_ns);
+		if (j->state == JOB_PENDING && j->est_start_ns)
+			put_key_u64(b, "est_start_ns", j->est_start_ns);
+		if (j->time_limit_ns)
+			put_key_u64(b, "time_limit_s", j->time_limit_ns / 1000000000ull);
+		if (j->after)
+			put_key_u64(b, "after", j->after);
+		abuf_puts(b, ",\"request\":{");
+		if (j->mig_profile[0]) {
+			abuf_puts(b, "\"mig\":");
+			put_str(b, j->mig_profile);
+		} else {
+			abuf_printf(b, "\"gpus\":%u", j->req_gpus);
+			if (j->req_mask) {
+				abuf_puts(b, ",\"gpu_ids\":");
+				put_mask(b, j->req_mask);
+			}
+			abuf_printf(b, ",\"nvlink\":%s", j->req_nvlink ? "true" : "false");
+		}
+		if (j->req_mem)
+			put_key_u64(b, "mem_per_gpu_bytes", j->req_mem);
+		abuf_putc(b, '}');
+		if (j->gpu_mask || j->mig_gpu >= 0) {
+			abuf_puts(b, ",\"gpus\":");
+			put_mask(b, j->mig_gpu >= 0 ? 1ull << j->mig_gpu : j->gpu_mask);
+			if (j->mig_gpu >= 0)
+				abuf_printf(b, ",\"mig_instance\":{\"gpu\":%d,\"gi\":%d}", j->mig_gpu, j->mig_gi);
+		}
+		if (j->state == JOB_PENDING)
+			abuf_printf(b, ",\"position\":%u", ++pending);
+		else
+			running++;
+		abuf_putc(b, '}');
+	}
+	abuf_printf(b, "],\"pending\":%u,\"running\":%u%s}\n", pending, running, simulated ? ",\"simulated\":true" : "");
 }

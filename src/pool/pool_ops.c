@@ -7,6 +7,8 @@
  */
 #include "pool_internal.h"
 
+#include "agent/abuf.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -133,33 +135,24 @@ static int cmp_queue(const void *pa, const void *pb)
 	return sched_job_order(&x, &y);
 }
 
-static json_t *do_queue(struct pool *p)
+/* The queue as text (see pool_queue_render). NULL when out of memory. */
+static char *do_queue(struct pool *p)
 {
 	struct pool_job **v = malloc((p->njobs ? p->njobs : 1) * sizeof(*v));
-	json_t *arr = json_array();
-	if (!v || !arr) {
-		free(v);
-		json_decref(arr);
-		return proto_error("out of memory");
-	}
+	if (!v)
+		return NULL;
 	if (p->njobs)
 		memcpy(v, p->jobs, p->njobs * sizeof(*v));
 	qsort(v, p->njobs, sizeof(*v), cmp_queue);
-	unsigned pos = 0, pending = 0, running = 0;
-	for (size_t i = 0; i < p->njobs; i++) {
-		/* no commands here: the queue is everyone's overview and stays fast
-		 * at 10 000 jobs ('show' and 'jobs' give your commands) */
-		json_t *o = pool_job_json(v[i], false, NULL);
-		if (v[i]->state == JOB_PENDING) {
-			json_object_set_new(o, "position", json_integer(++pos));
-			pending++;
-		} else {
-			running++;
-		}
-		json_array_append_new(arr, o);
-	}
+	struct abuf b;
+	abuf_init(&b);
+	pool_queue_render(&b, v, p->njobs, p->simulated);
 	free(v);
-	return json_pack("{s:b, s:o, s:i, s:i}", "ok", 1, "jobs", arr, "pending", pending, "running", running);
+	if (b.oom) {
+		abuf_free(&b);
+		return NULL;
+	}
+	return b.p;
 }
 
 /* The job (active, else from the store) into *out; NULL on success, else the error response. */
@@ -335,31 +328,47 @@ static json_t *do_ping(struct pool *p, const struct pool_caller *c)
 			 (json_int_t)p->passes, "last_pass_ns", (json_int_t)p->last_pass_ns);
 }
 
-json_t *pool_handle(struct pool *p, const struct pool_caller *c, const char *buf, size_t len)
+char *pool_handle(struct pool *p, const struct pool_caller *c, const char *buf, size_t len)
 {
-	json_t *slurm = pool_slurm_handle(p, c, buf, len);
-	if (slurm)
-		return slurm;
 	struct proto_request r;
 	char err[300];
-	if (proto_parse_request(buf, len, &r, err, sizeof(err)))
-		return proto_error(err);
 	json_t *resp = NULL;
-	pthread_mutex_lock(&p->mu);
-	switch (r.op) {
-	case OP_PING: resp = do_ping(p, c); break;
-	case OP_SUBMIT: resp = do_submit(p, c, &r.sub); break;
-	case OP_QUEUE: resp = do_queue(p); break;
-	case OP_SHOW: resp = do_show(p, c, r.job); break;
-	case OP_CANCEL: resp = do_cancel(p, c, r.job); break;
-	case OP_LOGS: resp = do_logs(p, c, &r); break;
-	case OP_JOBS: resp = do_jobs(p, c, &r); break;
+	if (proto_parse_request(buf, len, &r, err, sizeof(err))) {
+		resp = proto_error(err);
+	} else {
+		pthread_mutex_lock(&p->mu);
+		switch (r.op) {
+		case OP_PING: resp = do_ping(p, c); break;
+		case OP_SUBMIT: resp = do_submit(p, c, &r.sub); break;
+		case OP_QUEUE: {
+			char *text = do_queue(p);
+			pthread_mutex_unlock(&p->mu);
+			proto_request_free(&r);
+			return text;
+		}
+		case OP_SHOW: resp = do_show(p, c, r.job); break;
+		case OP_CANCEL: resp = do_cancel(p, c, r.job); break;
+		case OP_LOGS: resp = do_logs(p, c, &r); break;
+		case OP_JOBS: resp = do_jobs(p, c, &r); break;
+		}
+		pthread_mutex_unlock(&p->mu);
+		proto_request_free(&r);
 	}
-	pthread_mutex_unlock(&p->mu);
-	proto_request_free(&r);
 	if (!resp)
-		return proto_error("out of memory");
+		return NULL;
 	if (p->simulated)
 		json_object_set_new(resp, "simulated", json_true());
-	return resp;
+	char *text = json_dumps(resp, JSON_COMPACT);
+	json_decref(resp);
+	if (!text)
+		return NULL;
+	size_t n = strlen(text);
+	char *line = realloc(text, n + 2);
+	if (!line) {
+		free(text);
+		return NULL;
+	}
+	line[n] = '\n';
+	line[n + 1] = '\0';
+	return line;
 }

@@ -67,6 +67,7 @@ static void serve_one(struct pool *p, int fd)
 	size_t cap = 16384, len = 0;
 	char *buf = malloc(cap);
 	json_t *resp = NULL;
+	char *text = NULL;
 	bool too_big = false, timed_out = false;
 	while (buf) {
 		if (len == cap) {
@@ -99,16 +100,22 @@ static void serve_one(struct pool *p, int fd)
 		resp = proto_error("request not complete within 5 s (a client shuts down its writing side when done)");
 	else {
 		struct pool_caller c = { .uid = cred.uid, .gid = cred.gid, .pid = cred.pid };
-		resp = pool_handle(p, &c, buf, len);
+		text = pool_handle(p, &c, buf, len);
+		if (!text)
+			resp = proto_error("out of memory");
 	}
 	free(buf);
-	char *text = resp ? json_dumps(resp, JSON_COMPACT) : NULL;
+	bool own_error = resp != NULL; /* pool_handle's text already ends in a newline */
+	if (own_error) {
+		text = json_dumps(resp, JSON_COMPACT);
+		json_decref(resp);
+	}
 	if (text) {
 		write_all(fd, text, strlen(text));
-		write_all(fd, "\n", 1);
+		if (own_error)
+			write_all(fd, "\n", 1);
 	}
 	free(text);
-	json_decref(resp);
 }
 
 static void *server_thread(void *arg)
