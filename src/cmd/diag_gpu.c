@@ -43,7 +43,7 @@ static uint64_t mono_ns(void)
 }
 
 /* ---- a job under a watchdog ---------------------------------------------- */
-enum job_kind { JOB_LOCAL, JOB_COPY, JOB_P2P, JOB_NCCL };
+enum job_kind { JOB_LOCAL, JOB_COPY, JOB_MEMBW, JOB_P2P, JOB_NCCL };
 
 struct job {
 	enum job_kind kind;
@@ -331,10 +331,11 @@ static void *job_main(void *arg)
 	if (r) {
 		switch (j->kind) {
 		case JOB_LOCAL:
-			if (run_memtest(j, r) && j->o->level >= 3 && run_mem_bw(j, r) && run_stress(j, r) && j->o->level >= 4)
+			if (run_memtest(j, r) && j->o->level >= 3 && run_stress(j, r) && j->o->level >= 4)
 				run_sustained(j, r);
 			break;
 		case JOB_COPY: job_set_current(j, "pcie_h2d"); run_copy(j, r); break;
+		case JOB_MEMBW: run_mem_bw(j, r); break;
 		case JOB_P2P: job_set_current(j, "p2p"); run_p2p(j, r); break;
 		case JOB_NCCL: job_set_current(j, "nccl_all_reduce"); run_nccl(j, r); break;
 		}
@@ -607,11 +608,18 @@ int diag_gpu_run(const struct gk_api *api, const struct snapshot *snap, const st
 			abandoned_jobs[nabandoned++] = local[i];
 		job_free(local[i], done);
 	}
-	/* 2. PCIe copies, one GPU at a time */
+	/* 2. PCIe copies and device-memory bandwidth, one GPU at a time: bandwidth
+	 * measured while other GPUs run their tests from the same process came out
+	 * 12% under the same kernel alone (3.53 vs 4.01 TB/s on an H200) */
 	for (unsigned i = 0; i < snap->n; i++) {
 		struct job *j = usable[i] ? job_new(JOB_COPY, api, o, model[i], (int)i, cuda[i]) : NULL;
 		if (j) {
 			usable[i] = run_one(j, 2 * 60.0, out);
+			job_free(j, usable[i]);
+		}
+		j = usable[i] && o->level >= 3 ? job_new(JOB_MEMBW, api, o, model[i], (int)i, cuda[i]) : NULL;
+		if (j) {
+			usable[i] = run_one(j, 60.0, out);
 			job_free(j, usable[i]);
 		}
 	}

@@ -30,7 +30,7 @@ static void test_thresholds_from_catalog(void **state)
 	assert_string_equal(th.unit, "GB/s");
 	assert_non_null(strstr(th.basis, "PCIe Gen5 x16"));
 	assert_int_equal(diag_threshold_for(&h200, DT_MEM_BW, 0, &th), 0);
-	assert_float_equal(th.min, 3600, 1e-9);
+	assert_float_equal(th.min, 0.70 * 4800, 1e-9);
 	/* NVSwitch: every pair gets all 18 links: 0.75 x 450 */
 	assert_int_equal(diag_threshold_for(&h200, DT_P2P, 18, &th), 0);
 	assert_float_equal(th.min, 337.5, 1e-9);
@@ -40,7 +40,7 @@ static void test_thresholds_from_catalog(void **state)
 	assert_int_equal(diag_threshold_for(&h200, DT_NCCL_ALLREDUCE, 18, &th), 0);
 	assert_float_equal(th.min, 0.65 * 450, 1e-9);
 	assert_int_equal(diag_threshold_for(&h200, DT_GEMM_BF16, 0, &th), 0);
-	assert_float_equal(th.min, 0.70 * 989.4, 1e-9);
+	assert_float_equal(th.min, 0.65 * 989.4, 1e-9);
 	assert_string_equal(th.unit, "TFLOP/s");
 	/* no NVLink: the PCIe path with its own (lower) share */
 	assert_int_equal(diag_threshold_for(&l40s, DT_P2P, 0, &th), 0);
