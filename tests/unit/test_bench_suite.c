@@ -473,16 +473,16 @@ static void test_telemetry_accumulation(void **state)
 	bench_tel_acc_init(&a[0]);
 	bench_tel_acc_init(&a[1]);
 	struct gpu_sample s0 = sample(1000, 50000, 400000, 1980, 40, CLK_EVT_GPU_IDLE);
-	struct gpu_sample s1 = sample(1500, 300000, 600000, 1755, 55, CLK_EVT_SW_POWER_CAP);
+	struct gpu_sample s1 = sample(2000, 500000, 600000, 1755, 55, CLK_EVT_SW_POWER_CAP);
 	bench_tel_acc_add(&a[0], &s0);
 	bench_tel_acc_add(&a[0], &s0); /* the same sample twice counts once */
 	bench_tel_acc_add(&a[0], &s1);
 	assert_int_equal(a[0].n, 2);
 	struct bench_telemetry t;
 	bench_tel_summarise(a, 1, &t);
-	/* 250 J over 0.5 s = 500 W from the energy counter (not the 500 W mean by chance: readings 400/600) */
-	assert_float_equal(t.energy_j, 250.0, 1e-9);
-	assert_float_equal(t.power_w_avg, 500.0, 1e-9);
+	/* 450 J over 1 s = 450 W from the energy counter (not the 500 W mean of the readings) */
+	assert_float_equal(t.energy_j, 450.0, 1e-9);
+	assert_float_equal(t.power_w_avg, 450.0, 1e-9);
 	assert_float_equal(t.power_w_max, 600.0, 1e-9);
 	assert_float_equal(t.sm_clock_mhz_min, 1755, 0);
 	assert_float_equal(t.sm_clock_mhz_max, 1980, 0);
@@ -492,8 +492,20 @@ static void test_telemetry_accumulation(void **state)
 	struct gpu_sample s2 = sample(1200, 70000, 300000, 1600, 61, 0);
 	bench_tel_acc_add(&a[1], &s2);
 	bench_tel_summarise(a, 2, &t);
-	assert_float_equal(t.power_w_avg, 800.0, 1e-9);
+	assert_float_equal(t.power_w_avg, 750.0, 1e-9);
 	assert_true(isnan(t.energy_j));
+	/* a window under a second: the counter's coarse steps would mislead (0 W or
+	 * double), so the readings' mean counts, and no energy is claimed */
+	struct bench_tel_acc shortw;
+	bench_tel_acc_init(&shortw);
+	struct gpu_sample q0 = sample(1000, 50000, 400000, 1980, 40, 0);
+	struct gpu_sample q1 = sample(1050, 50000, 600000, 1980, 41, 0);
+	bench_tel_acc_add(&shortw, &q0);
+	bench_tel_acc_add(&shortw, &q1);
+	struct bench_telemetry ts;
+	bench_tel_summarise(&shortw, 1, &ts);
+	assert_float_equal(ts.power_w_avg, 500.0, 1e-9);
+	assert_true(isnan(ts.energy_j));
 	assert_float_equal(t.sm_clock_mhz_min, 1600, 0);
 	assert_float_equal(t.temp_c_max, 61, 0);
 	/* a GPU with no sample at all: no power figure for the test */
