@@ -7,8 +7,9 @@
 #                                      .device-carry/
 #   scripts/gpu/all.sh run PART...     on the GPU machine. PARTs: foundation agent
 #                                      top_dmon (read-only: run side by side), then
-#                                      bench diag pool (one after another, each
-#                                      under its own time limit)
+#                                      bench torch diag pool (one after another,
+#                                      each under its own time limit; torch =
+#                                      bench/torch_ref.py, PyTorch's figures)
 #
 # Each part is its own script in scripts/gpu/ writing under $OUT/<part>/; this
 # one bundles everything into $OUT/all.tgz (the device tool brings back at most
@@ -75,6 +76,13 @@ want agent && { part agent 200 & pids+=($!); }
 want top_dmon && { part top_dmon 200 & pids+=($!); }
 for p in "${pids[@]}"; do wait "$p"; done
 want bench && part bench 330 run
+if want torch; then
+	# PyTorch's figures for the same operations, in the same run as gpuctl bench
+	mkdir -p "$out/parts/torch"
+	t0=$SECONDS
+	timeout -k 10 300 python3 "$root/bench/torch_ref.py" >"$out/parts/torch/torch_ref.json" 2>"$out/parts/torch/torch_ref.err"
+	echo "== torch: exit $? in $((SECONDS - t0)) s" >>"$summary"
+fi
 want diag && part diag 420
 want pool && part pool 150
 
