@@ -185,8 +185,35 @@ static void cleanup_cgroup(struct pool *p, const char *dir)
 		snprintf(p->cleanup[p->ncleanup++], sizeof(p->cleanup[0]), "%s", dir);
 }
 
+/* The shim writes its exit record and then exits: wait for it later so it
+ * leaves no zombie (a re-attached shim is not our child: ECHILD drops it). */
+static void reap_later(struct pool *p, pid_t pid)
+{
+	if (pid <= 0 || waitpid(pid, NULL, WNOHANG) != 0)
+		return;
+	if (p->nreap == p->reap_cap) {
+		size_t cap = p->reap_cap ? p->reap_cap * 2 : 64;
+		pid_t *n = realloc(p->reap, cap * sizeof(*n));
+		if (!n)
+			return;
+		p->reap = n;
+		p->reap_cap = cap;
+	}
+	p->reap[p->nreap++] = pid;
+}
+
+static void reap_shims(struct pool *p)
+{
+	for (size_t i = 0; i < p->nreap;)
+		if (waitpid(p->reap[i], NULL, WNOHANG) != 0)
+			p->reap[i] = p->reap[--p->nreap];
+		else
+			i++;
+}
+
 void pool_settle(struct pool *p, struct pool_job *j, enum job_state state, const char *reason, uint64_t end_ns)
 {
+	reap_later(p, j->shim_pid);
 	j->state = state;
 	snprintf(j->reason, sizeof(j->reason), "%s", reason);
 	j->end_ns = end_ns;
@@ -296,6 +323,7 @@ static void watch_running(struct pool *p)
 		}
 		i++;
 	}
+	reap_shims(p);
 	for (unsigned k = 0; k < p->ncleanup;)
 		if (runner_cgroup_remove(p->cleanup[k]))
 			memmove(p->cleanup[k], p->cleanup[--p->ncleanup], sizeof(p->cleanup[0]));
@@ -964,6 +992,7 @@ void pool_stop(struct pool *p)
 		pool_job_free(p->jobs[i]);
 	free(p->jobs);
 	free(p->dec);
+	free(p->reap);
 	store_close(p->st);
 	free(p->snap);
 	free(p->prev);

@@ -58,6 +58,8 @@ struct pool {
 	char cleanup[64][300];        /* cgroups to remove once empty */
 	unsigned ncleanup;
 	unsigned recovered, settled;
+	pid_t *reap;                  /* ended jobs' shims still to be waited for (our children) */
+	size_t nreap, reap_cap;
 	uint64_t passes, last_pass_ns;  /* scheduling passes run, and how long the last took */
 
 	int listen_fd;

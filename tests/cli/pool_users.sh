@@ -71,4 +71,38 @@ check "B's history holds only B's jobs" test "$(as "$ub" jobs --history --json |
 "$G" cancel "$ja" >/dev/null
 check "root cancels A's job" wait_state "$ja" cancelled 15
 stop_agent
+
+# per-user limit: A may hold 2 GPUs; B is not held back by A's queue
+printf 'pool_user_gpu_limit = 2\n' >"$tmp/limit.conf"
+start_agent "$tmp/free8.json" --config "$tmp/limit.conf" || exit 1
+a1=$(as "$ua" submit --id-only --gpus 2 -- sleep 30)
+a2=$(as "$ua" submit --id-only --gpus 1 -- true)
+b1=$(as "$ub" submit --id-only --gpus 2 -- true)
+check "A's first job runs" wait_state "$a1" running
+check "B's job runs past A's held one" wait_state "$b1" done
+check "A's second waits: limit" test "$("$G" queue --json | jq -r ".jobs[] | select(.id == $a2) | .reason")" = "user limit of 2 GPUs reached"
+"$G" cancel "$a1" >/dev/null
+check "then it runs" wait_state "$a2" done 15
+stop_agent
+
+# an agent that is not root runs only its own user's jobs; its socket is 0600
+usock="$tmp/shared/user.sock"
+runuser -u "$ua" -- env GPUCTL_DATA_DIR="$GPUCTL_DATA_DIR" "$G" --sim "$tmp/free8.json" agent --listen 127.0.0.1:0 \
+	--interval 100ms --kernel-log off --pool --pool-dir "$tmp/shared/ustate" --pool-socket "$usock" \
+	>"$tmp/uagent.log" 2>&1 &
+agent_pid=$!
+for _ in $(seq 1 300); do [ -S "$usock" ] && break; sleep 0.05; done
+sleep 0.3
+check "user agent's socket is 0600" test "$(stat -c %a "$usock")" = 600
+check "user agent has no cgroups or says why" grep -q "cgroups" "$tmp/uagent.log"
+uj=$(cd "$tmp/shared" && runuser -u "$ua" -- env GPUCTL_POOL_SOCKET="$usock" "$G" submit --id-only -- id -u)
+check "its own user submits" test -n "$uj"
+(cd "$tmp/shared" && runuser -u "$ub" -- env GPUCTL_POOL_SOCKET="$usock" "$G" submit -- true) >/dev/null 2>"$tmp/ub.err"
+check "another user cannot even connect: exit 75" test $? -eq 75
+GPUCTL_POOL_SOCKET="$usock" "$G" submit -- true >/dev/null 2>"$tmp/root.err"
+check "root is refused: 65" test $? -eq 65
+check "with the reason" grep -q "runs only that user's jobs" "$tmp/root.err"
+GPUCTL_POOL_SOCKET="$usock" "$G" wait "$uj" >/dev/null
+check "the user's job ran as that user" test "$(GPUCTL_POOL_SOCKET="$usock" "$G" logs "$uj")" = "$(id -u "$ua")"
+stop_agent
 finish
