@@ -332,8 +332,11 @@ char *pool_handle(struct pool *p, const struct pool_caller *c, const char *buf, 
 {
 	struct proto_request r;
 	char err[300];
-	json_t *resp = NULL;
-	if (proto_parse_request(buf, len, &r, err, sizeof(err))) {
+	json_t *resp = pool_slurm_handle(p, c, buf, len); /* slurm_* requests (pool_slurm.c) */
+	bool slurm = resp != NULL;
+	if (slurm) {
+		/* answered as is */
+	} else if (proto_parse_request(buf, len, &r, err, sizeof(err))) {
 		resp = proto_error(err);
 	} else {
 		pthread_mutex_lock(&p->mu);
@@ -356,7 +359,7 @@ char *pool_handle(struct pool *p, const struct pool_caller *c, const char *buf, 
 	}
 	if (!resp)
 		return NULL;
-	if (p->simulated)
+	if (p->simulated && !slurm)
 		json_object_set_new(resp, "simulated", json_true());
 	char *text = json_dumps(resp, JSON_COMPACT);
 	json_decref(resp);
