@@ -150,6 +150,19 @@ check "OpenMetrics still ends in # EOF" test "$(tail -1 "$tmp/om.txt")" = "# EOF
 check "OpenMetrics has the job series" grep -q "^gpuctl_job_gpu_seconds{job=\"$m\"" "$tmp/om.txt"
 "$G" cancel "$m" >/dev/null
 
+# XIDs and throttling seen during a job are in its accounting
+xj=$("$G" submit --id-only --gpu-ids 6 -- sleep 1.5)
+check "xid job running" wait_state "$xj" running
+sleep 0.3
+printf '{"faults":[{"kind":"xid","gpu":6,"xid":13},{"kind":"thermal","gpu":6}]}\n' >"$faults.tmp"
+mv "$faults.tmp" "$faults"
+"$G" wait "$xj" >/dev/null
+rm -f "$faults"
+check "the job's XID counted" test "$(jobfield "$xj" 'accounting[0].xids["13"]')" = 1
+check "its throttling named" sh -c "\"$G\" jobs --history --json | jq -r '.jobs[] | select(.id == $xj) | .accounting[0].throttle_reasons' | grep -qi thermal"
+check "thermal throttle time counted" test "$(jobfield "$xj" 'accounting[0].throttle_thermal_s > 0')" = true
+sleep 0.5
+
 # health gating: GPU 3 fails (row remap failure), GPU 5 runs a foreign process
 printf '{"faults":[{"kind":"remap_failure","gpu":3},{"kind":"foreign_process","gpu":5}]}\n' >"$faults.tmp"
 mv "$faults.tmp" "$faults"
