@@ -4,6 +4,8 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config libjansson-dev libmicrohttpd-dev libsqlite3-dev
       libncurses-dev libcmocka-dev clang curl tmux python3)
 [ "${GPUCTL_TEST_DEPS:-0}" = 1 ] && pkgs+=(prometheus chromium)
+# the Slurm test cluster (tests/cli/slurm_cluster.sh) and the SPANK plugin's header
+[ "${GPUCTL_TEST_DEPS:-0}" = 1 ] && pkgs+=(slurmctld slurmd slurm-client munge libslurm-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

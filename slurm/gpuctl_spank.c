@@ -10,9 +10,9 @@
  *                                   a failure stops the task with the verdict
  *                                   printed to the job's output
  *
- *   admin_comment=1 (plugin argument): at the end of every step, on the node,
- *                                   write the job's statistics so far to its
- *                                   AdminComment (scontrol update, as root)
+ *   admin_comment=1 (plugin argument): when a step's rank-0 task ends, on the
+ *                                   node, write the job's statistics so far to
+ *                                   its AdminComment (scontrol update, as root)
  *
  * plugstack.conf: optional /usr/lib/gpuctl/gpuctl_spank.so [gpuctl=PATH]
  * [socket=PATH] [sim=SPEC] [admin_comment=1]; "%n" in socket and sim is the
@@ -190,30 +190,38 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 	return -1;
 }
 
-/* The step's end on the node (slurmstepd, root; the job still runs): with
- * admin_comment=1, the job's statistics so far go to its AdminComment
- * (Slurm refuses updates of a finished job, so the epilog cannot). */
-static void write_admin_comment(spank_t sp)
+/* A task ended on the node (slurmstepd, root): with admin_comment=1, the
+ * job's statistics so far go to its AdminComment. This runs before srun
+ * hears of the task's end, so the job still runs (Slurm refuses updates of
+ * a finished job, which is why the epilog cannot do it). Once per step: the
+ * task of global rank 0. */
+int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 {
-	uint32_t job = 0;
-	char node[128] = "", id[24];
+	(void)ac;
+	(void)av;
+	uint32_t job = 0, rank = 1;
+	if (!admin_comment || !spank_remote(sp))
+		return 0;
+	if (spank_get_item(sp, S_TASK_GLOBAL_ID, &rank) != ESPANK_SUCCESS || rank != 0)
+		return 0;
 	if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS || job == 0)
-		return;
+		return 0;
+	char node[128] = "", id[24];
 	if (spank_getenv(sp, "SLURMD_NODENAME", node, sizeof(node)) != ESPANK_SUCCESS)
 		node[0] = '\0';
 	snprintf(id, sizeof(id), "%u", job);
 	char *argv[] = { NULL, "slurm", "stats", "--job", id, "--admin-comment", NULL };
 	if (run_gpuctl(node, argv) != 0)
 		slurm_info("gpuctl: no AdminComment for job %u", job);
+	return 0;
 }
 
 /* At the end of the step: in srun, print the job's statistics so far. */
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
+	(void)sp;
 	(void)ac;
 	(void)av;
-	if (spank_context() == S_CTX_REMOTE && admin_comment)
-		write_admin_comment(sp);
 	if (!want_stats || spank_context() != S_CTX_LOCAL)
 		return 0;
 	/* srun's own environment names the allocation (S_JOB_ID is not available here) */
