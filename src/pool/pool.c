@@ -1,5 +1,6 @@
 /*
- * pool.c - the pool's life cycle and its scheduler thread (see pool.h).
+ * pool.c - the pool's scheduler thread and what happens to jobs (see pool.h;
+ * starting and stopping the pool: pool_life.c).
  *
  * One mutex guards the jobs, the store and the last snapshot; the request
  * handlers (pool_ops.c) and the scheduler thread take it in turn. The
@@ -26,7 +27,6 @@
 
 #define SCHED_TICK_MS 50u
 #define SNAP_MIN_AGE_NS 200000000ull   /* re-read the sampler at most this often */
-#define STARTING_GRACE_NS 200000000ull /* a shim forked just before a crash writes its pids */
 
 static uint64_t real_ns(void)
 {
@@ -45,51 +45,6 @@ static uint64_t mono_ns(void)
 uint64_t pool_now(const struct pool *p)
 {
 	return p->cfg.now_ns ? p->cfg.now_ns() : real_ns();
-}
-
-void pool_config_default(struct pool_config *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->kill_grace_ns = 10000000000ull;
-}
-
-void pool_default_paths(uid_t euid, const char *xdg_state, const char *xdg_runtime, const char *home,
-			char *state_dir, size_t state_len, char *socket_path, size_t socket_len)
-{
-	if (!state_dir[0]) {
-		if (euid == 0)
-			snprintf(state_dir, state_len, "/var/lib/gpuctl/pool");
-		else if (xdg_state && xdg_state[0] == '/')
-			snprintf(state_dir, state_len, "%s/gpuctl/pool", xdg_state);
-		else if (home && home[0] == '/')
-			snprintf(state_dir, state_len, "%s/.local/state/gpuctl/pool", home);
-		else
-			snprintf(state_dir, state_len, "/tmp/gpuctl-%u/pool", (unsigned)euid);
-	}
-	if (!socket_path[0]) {
-		if (euid == 0)
-			snprintf(socket_path, socket_len, "/run/gpuctl/pool.sock");
-		else if (xdg_runtime && xdg_runtime[0] == '/')
-			snprintf(socket_path, socket_len, "%s/gpuctl-pool.sock", xdg_runtime);
-		else
-			snprintf(socket_path, socket_len, "/tmp/gpuctl-%u/gpuctl-pool.sock", (unsigned)euid);
-	}
-}
-
-void pool_client_socket(const char *env_socket, bool root_socket_exists, const char *xdg_runtime, uid_t uid,
-			char *out, size_t outlen)
-{
-	if (env_socket && env_socket[0]) {
-		snprintf(out, outlen, "%s", env_socket);
-		return;
-	}
-	if (root_socket_exists || uid == 0) {
-		snprintf(out, outlen, "/run/gpuctl/pool.sock");
-		return;
-	}
-	out[0] = '\0';
-	char state[256] = "";
-	pool_default_paths(uid, NULL, xdg_runtime, NULL, state, sizeof(state), out, outlen);
 }
 
 void pool_job_dir(const struct pool *p, uint64_t id, char *out, size_t outlen)
@@ -170,13 +125,13 @@ void pool_job_free(struct pool_job *j)
 
 /* ---- ending jobs ----------------------------------------------------------------- */
 
-static void save(struct pool *p, const struct pool_job *j)
+void pool_save(struct pool *p, const struct pool_job *j)
 {
 	/* the store keeps its message; the job goes on in memory either way */
 	(void)store_update(p->st, j);
 }
 
-static void cleanup_cgroup(struct pool *p, const char *dir)
+void pool_cleanup_cgroup(struct pool *p, const char *dir)
 {
 	if (!dir[0])
 		return;
@@ -227,14 +182,14 @@ void pool_settle(struct pool *p, struct pool_job *j, enum job_state state, const
 			(void)store_put_acct(p->st, j->id, &s);
 		}
 	}
-	save(p, j);
-	cleanup_cgroup(p, j->cgroup);
+	pool_save(p, j);
+	pool_cleanup_cgroup(p, j->cgroup);
 	pool_remove_active(p, j);
 	pool_job_free(j);
 	p->dirty = true;
 }
 
-static void settle_from_record(struct pool *p, struct pool_job *j, const struct runner_exit *x)
+void pool_settle_from_record(struct pool *p, struct pool_job *j, const struct runner_exit *x)
 {
 	char reason[200];
 	enum job_state st;
@@ -300,7 +255,7 @@ static void watch_running(struct pool *p)
 		struct runner_exit x;
 		int rc = runner_read_exit(dir, &x);
 		if (rc == 1) {
-			settle_from_record(p, j, &x);
+			pool_settle_from_record(p, j, &x);
 			continue;
 		}
 		if (!alive) {
@@ -348,7 +303,7 @@ static bool proc_foreign(const struct pool *p, int pid, const int *shims, unsign
 
 /* Reads a new snapshot when the last is old enough; evaluates health and
  * which GPUs run processes the pool did not start. Called without p->mu. */
-static void refresh_view(struct pool *p, struct snapshot **scratch, bool force)
+void pool_refresh_view(struct pool *p, struct snapshot **scratch, bool force)
 {
 	uint64_t m = mono_ns();
 	if (!force && p->have_snap && m - p->snap_read_mono < SNAP_MIN_AGE_NS)
@@ -551,7 +506,7 @@ static void start_job(struct pool *p, struct pool_job *j, const struct sched_dec
 	if (p->cgroup_base[0] && runner_cgroup_create(p->cgroup_base, p->cgroup_tag, j->id, j->cgroup, sizeof(j->cgroup), msg,
 						      sizeof(msg)))
 		j->cgroup[0] = '\0';
-	save(p, j); /* "starting" is durable before the fork */
+	pool_save(p, j); /* "starting" is durable before the fork */
 
 	char **argv = NULL, **env = NULL, cwd[PROTO_MAX_PATH], path[PROTO_MAX_PATH];
 	gid_t groups[256];
@@ -593,7 +548,7 @@ static void start_job(struct pool *p, struct pool_job *j, const struct sched_dec
 	j->shim_start_ticks = proc_stat_read(shim, &ps) == 0 ? ps.start_ticks : 0;
 	j->state = JOB_RUNNING;
 	snprintf(j->reason, sizeof(j->reason), "running");
-	save(p, j);
+	pool_save(p, j);
 	(void)acct_begin(&j->acct, gpus, ng, p->have_snap ? p->snap : NULL);
 }
 
@@ -716,14 +671,14 @@ out:
 	free(migs);
 }
 
-static void *sched_thread(void *arg)
+void *pool_sched_thread(void *arg)
 {
 	struct pool *p = arg;
 	struct snapshot *scratch = calloc(1, sizeof(*scratch));
 	if (!scratch)
 		return NULL;
 	for (;;) {
-		refresh_view(p, &scratch, false);
+		pool_refresh_view(p, &scratch, false);
 		pthread_mutex_lock(&p->mu);
 		if (p->stopping) {
 			pthread_mutex_unlock(&p->mu);
@@ -750,254 +705,4 @@ static void *sched_thread(void *arg)
 	}
 	free(scratch);
 	return NULL;
-}
-
-/* ---- start and recovery ---------------------------------------------------------------- */
-
-static int mkdir_p(const char *path, mode_t mode, char *err, size_t errlen)
-{
-	char buf[512];
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *s = buf + 1; *s; s++)
-		if (*s == '/') {
-			*s = '\0';
-			if (mkdir(buf, mode) != 0 && errno != EEXIST) {
-				snprintf(err, errlen, "cannot create '%s': %s", buf, strerror(errno));
-				return -1;
-			}
-			*s = '/';
-		}
-	if (mkdir(buf, mode) != 0 && errno != EEXIST) {
-		snprintf(err, errlen, "cannot create '%s': %s", buf, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-static int load_cb(void *arg, struct pool_job *j)
-{
-	struct pool *p = arg;
-	j->mig_gpu = j->mig_gpu < 0 ? -1 : j->mig_gpu;
-	if (pool_add_active(p, j)) {
-		pool_job_free(j);
-		return 1;
-	}
-	return 0;
-}
-
-static void requeue(struct pool *p, struct pool_job *j, const char *why)
-{
-	j->state = JOB_PENDING;
-	j->start_ns = 0;
-	j->gpu_mask = 0;
-	j->mig_gpu = j->mig_gi = -1;
-	j->devices[0] = '\0';
-	j->shim_pid = j->job_pid = 0;
-	j->shim_start_ticks = 0;
-	if (j->cgroup[0])
-		cleanup_cgroup(p, j->cgroup);
-	j->cgroup[0] = '\0';
-	snprintf(j->reason, sizeof(j->reason), "%s", why);
-	save(p, j);
-}
-
-static void attach(struct pool *p, struct pool_job *j)
-{
-	unsigned gpus[GPU_MAX_GPUS], ng = 0;
-	for (unsigned g = 0; g < GPU_MAX_GPUS; g++)
-		if (j->gpu_mask >> g & 1)
-			gpus[ng++] = g;
-	if (j->mig_gpu >= 0)
-		gpus[ng++] = (unsigned)j->mig_gpu;
-	(void)acct_begin(&j->acct, gpus, ng, p->have_snap ? p->snap : NULL);
-	j->state = JOB_RUNNING;
-	snprintf(j->reason, sizeof(j->reason), "re-attached after an agent restart (accounting from then)");
-	save(p, j);
-	p->recovered++;
-}
-
-/* Settles the jobs a previous run left starting or running. */
-static void recover(struct pool *p)
-{
-	bool waited = false;
-	for (size_t i = 0; i < p->njobs;) {
-		struct pool_job *j = p->jobs[i];
-		if (j->state == JOB_PENDING) {
-			i++;
-			continue;
-		}
-		char dir[512];
-		pool_job_dir(p, j->id, dir, sizeof(dir));
-		struct runner_exit x;
-		int shim = 0, jp = 0;
-		if (j->state == JOB_STARTING && !waited) {
-			struct timespec ts = { 0, (long)STARTING_GRACE_NS };
-			nanosleep(&ts, NULL);
-			waited = true;
-		}
-		if (runner_read_exit(dir, &x) == 1) {
-			p->settled++;
-			settle_from_record(p, j, &x);
-			continue;
-		}
-		if (j->state == JOB_RUNNING && (j->shim_pid == POOL_SLURM_SHIM ||
-						proc_alive_as(j->shim_pid, j->shim_start_ticks))) {
-			attach(p, j);
-			i++;
-			continue;
-		}
-		if (j->state == JOB_STARTING) {
-			struct proc_stat ps;
-			if (runner_read_pids(dir, &shim, &jp) == 1 && proc_stat_read(shim, &ps) == 0 &&
-			    ps.session == shim && ps.state != 'Z') {
-				j->shim_pid = shim;
-				j->job_pid = jp;
-				j->shim_start_ticks = ps.start_ticks;
-				attach(p, j);
-				i++;
-				continue;
-			}
-			if (runner_read_pids(dir, &shim, &jp) == 0) {
-				requeue(p, j, "re-queued: the agent stopped while starting it");
-				p->settled++;
-				i++;
-				continue;
-			}
-		}
-		p->settled++;
-		bool rebooted = j->boot_id[0] && p->boot_id[0] && strcmp(j->boot_id, p->boot_id) != 0;
-		pool_settle(p, j, JOB_LOST,
-			    rebooted ? "the machine restarted while it ran (no exit record)"
-				     : "its shim is gone without an exit record (killed?)",
-			    pool_now(p));
-	}
-}
-
-int pool_start(struct pool **out, struct gpu_backend *be, struct sampler *s, const struct health_rules *rules,
-	       const struct pool_config *cfg, char *err, size_t errlen)
-{
-	*out = NULL;
-	struct pool *p = calloc(1, sizeof(*p));
-	if (!p) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	p->cfg = *cfg;
-	p->be = be;
-	p->sampler = s;
-	p->rules = rules;
-	p->euid = geteuid();
-	p->listen_fd = -1;
-	pthread_mutex_init(&p->mu, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&p->cv, &ca);
-	pthread_condattr_destroy(&ca);
-	p->snap = calloc(1, sizeof(*p->snap));
-	p->prev = calloc(1, sizeof(*p->prev));
-	p->rep = calloc(1, sizeof(*p->rep));
-	struct snapshot *scratch = calloc(1, sizeof(*scratch));
-	char path[600];
-	snprintf(path, sizeof(path), "%s/jobs", cfg->state_dir);
-	if (!p->snap || !p->prev || !p->rep || !scratch) {
-		snprintf(err, errlen, "out of memory");
-		goto fail;
-	}
-	if (mkdir_p(path, 0755, err, errlen))
-		goto fail;
-	snprintf(path, sizeof(path), "%s/jobs.db", cfg->state_dir);
-	if (store_open(&p->st, path, err, errlen))
-		goto fail;
-	runner_boot_id(p->boot_id, sizeof(p->boot_id));
-	uint32_t h = 2166136261u; /* FNV-1a of the state directory */
-	for (const char *c = cfg->state_dir; *c; c++)
-		h = (h ^ (unsigned char)*c) * 16777619u;
-	snprintf(p->cgroup_tag, sizeof(p->cgroup_tag), "%08x", h);
-	if (strcmp(cfg->cgroup_parent, "off") == 0) {
-		snprintf(p->cgroup_note, sizeof(p->cgroup_note), "no per-job cgroups (cgroup_parent = off)");
-	} else {
-		char why[256];
-		if (runner_cgroup_base(cfg->cgroup_parent, p->cgroup_base, sizeof(p->cgroup_base), why, sizeof(why)) == 0)
-			snprintf(p->cgroup_note, sizeof(p->cgroup_note), "per-job cgroups under %.250s", p->cgroup_base);
-		else
-			snprintf(p->cgroup_note, sizeof(p->cgroup_note), "no per-job cgroups: %.250s", why);
-	}
-	struct gpu_system sys;
-	struct gpu_err gerr;
-	p->simulated = be && be->ops->system_info(be, &sys, &gerr) == 0 && sys.simulated;
-	refresh_view(p, &scratch, true);
-	if (store_walk(p->st, false, UINT32_MAX, 0, load_cb, p)) {
-		snprintf(err, errlen, "%s", store_error(p->st));
-		goto fail;
-	}
-	/* ids of ended jobs count too (--after) */
-	struct pool_job last;
-	for (uint64_t probe = p->max_id + 1;; probe++) {
-		int rc = store_get(p->st, probe, &last);
-		if (rc != 1)
-			break;
-		free(last.spec_json);
-		p->max_id = probe;
-	}
-	pthread_mutex_lock(&p->mu);
-	recover(p);
-	pthread_mutex_unlock(&p->mu);
-	snprintf(path, sizeof(path), "%s", cfg->socket_path);
-	char *slash = strrchr(path, '/');
-	if (slash && slash != path) {
-		*slash = '\0';
-		if (mkdir_p(path, 0755, err, errlen))
-			goto fail;
-	}
-	if (pool_server_start(p, err, errlen))
-		goto fail;
-	if (pthread_create(&p->sched_thread, NULL, sched_thread, p) != 0) {
-		snprintf(err, errlen, "cannot start the scheduler thread");
-		goto fail;
-	}
-	p->sched_started = true;
-	free(scratch);
-	*out = p;
-	return 0;
-fail:
-	free(scratch);
-	pool_stop(p);
-	return -1;
-}
-
-void pool_get_status(struct pool *p, struct pool_status *st)
-{
-	memset(st, 0, sizeof(*st));
-	pthread_mutex_lock(&p->mu);
-	snprintf(st->cgroup_note, sizeof(st->cgroup_note), "%s", p->cgroup_note);
-	st->recovered = p->recovered;
-	st->settled = p->settled;
-	pool_count(p, &st->pending, &st->running);
-	pthread_mutex_unlock(&p->mu);
-}
-
-void pool_stop(struct pool *p)
-{
-	if (!p)
-		return;
-	pool_server_stop(p);
-	pthread_mutex_lock(&p->mu);
-	p->stopping = true;
-	pthread_cond_broadcast(&p->cv);
-	pthread_mutex_unlock(&p->mu);
-	if (p->sched_started)
-		pthread_join(p->sched_thread, NULL);
-	for (size_t i = 0; i < p->njobs; i++)
-		pool_job_free(p->jobs[i]);
-	free(p->jobs);
-	free(p->dec);
-	free(p->reap);
-	store_close(p->st);
-	free(p->snap);
-	free(p->prev);
-	free(p->rep);
-	pthread_mutex_destroy(&p->mu);
-	pthread_cond_destroy(&p->cv);
-	free(p);
 }

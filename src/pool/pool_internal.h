@@ -1,5 +1,6 @@
-/* pool_internal.h - what the pool's files share (pool.c: life cycle and the
- * scheduler thread; pool_ops.c: requests; pool_server.c: the socket;
+/* pool_internal.h - what the pool's files share (pool.c: the scheduler thread
+ * and the jobs' lives; pool_life.c: start, recovery, stop; pool_ops.c:
+ * requests; pool_server.c: the socket;
  * pool_json.c: job documents; pool_metrics.c: the exposition). Not for use
  * outside src/pool/. */
 #ifndef GPUCTL_POOL_INTERNAL_H
@@ -79,6 +80,16 @@ void pool_kick(struct pool *p);
 void pool_count(const struct pool *p, unsigned *pending, unsigned *running);
 /* Ends a job now (cancelled before it ran, or after its shim reported). */
 void pool_settle(struct pool *p, struct pool_job *j, enum job_state state, const char *reason, uint64_t end_ns);
+/* Writes every column of the job (the store keeps any error's message). */
+void pool_save(struct pool *p, const struct pool_job *j);
+/* Kills what is left in a job's cgroup and removes it (later, if still busy). */
+void pool_cleanup_cgroup(struct pool *p, const char *dir);
+struct runner_exit;
+/* Ends a job as its shim's exit record says. */
+void pool_settle_from_record(struct pool *p, struct pool_job *j, const struct runner_exit *x);
+/* Reads the sampler (when the last read is old, or force), health and foreign processes. Without p->mu. */
+void pool_refresh_view(struct pool *p, struct snapshot **scratch, bool force);
+void *pool_sched_thread(void *arg);
 /* Sends SIGTERM to a running job's processes (and marks how it will end). */
 void pool_signal_stop(struct pool *p, struct pool_job *j, enum job_state as);
 
