@@ -196,7 +196,11 @@ void pool_settle_from_record(struct pool *p, struct pool_job *j, const struct ru
 	int ws = x->wait_status;
 	j->exit_code = -1;
 	j->exit_signal = 0;
-	if (x->stage != RUNNER_STAGE_RAN) {
+	if (x->stage == RUNNER_STAGE_EXEC && x->error == ENOENT) {
+		st = JOB_FAILED;
+		snprintf(reason, sizeof(reason), "could not start: command not found (in the job's PATH, as its user)");
+		j->exit_code = 127;
+	} else if (x->stage != RUNNER_STAGE_RAN) {
 		st = JOB_FAILED;
 		snprintf(reason, sizeof(reason), "could not start: %s failed: %s", runner_stage_name(x->stage),
 			 strerror(x->error));
@@ -508,11 +512,10 @@ static void start_job(struct pool *p, struct pool_job *j, const struct sched_dec
 		j->cgroup[0] = '\0';
 	pool_save(p, j); /* "starting" is durable before the fork */
 
-	char **argv = NULL, **env = NULL, cwd[PROTO_MAX_PATH], path[PROTO_MAX_PATH];
+	char **argv = NULL, **env = NULL, cwd[PROTO_MAX_PATH];
 	gid_t groups[256];
 	int ngroups = 0;
-	if (job_exec_spec(j, &argv, &env, cwd, sizeof(cwd), msg, sizeof(msg)) ||
-	    runner_resolve(argv[0], env_get(env, "PATH"), path, sizeof(path), msg, sizeof(msg))) {
+	if (job_exec_spec(j, &argv, &env, cwd, sizeof(cwd), msg, sizeof(msg))) {
 		char r[300];
 		snprintf(r, sizeof(r), "could not start: %.250s", msg);
 		free_strv(argv);
@@ -530,7 +533,8 @@ static void start_job(struct pool *p, struct pool_job *j, const struct sched_dec
 	}
 	struct runner_spec rs = {
 		.job_dir = dir, .change_user = change_user, .uid = j->uid, .gid = j->gid, .groups = groups,
-		.ngroups = ngroups, .cwd = cwd, .path = path, .argv = argv, .envp = env,
+		.ngroups = ngroups, .cwd = cwd, .path = argv[0], .search_path = env_get(env, "PATH"),
+		.argv = argv, .envp = env,
 		.cgroup_dir = j->cgroup[0] ? j->cgroup : NULL,
 	};
 	pid_t shim;

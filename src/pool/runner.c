@@ -94,6 +94,39 @@ static void child_fail(int stage)
 	_exit(127);
 }
 
+/* execvp's search, async-signal-safe, run as the user after the switch (so
+ * the agent never probes paths on a user's behalf). Never returns. */
+static void exec_search(const struct runner_spec *s)
+{
+	if (strchr(s->path, '/')) {
+		execve(s->path, s->argv, s->envp);
+		child_fail(RUNNER_STAGE_EXEC);
+	}
+	const char *p = s->search_path && s->search_path[0] ? s->search_path : "/usr/local/bin:/usr/bin:/bin";
+	size_t plen = strlen(s->path);
+	int last = ENOENT;
+	char buf[4096];
+	for (;;) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		const char *dir = n ? p : ".";
+		size_t dn = n ? n : 1;
+		if (dn + plen + 2 <= sizeof(buf)) {
+			memcpy(buf, dir, dn);
+			buf[dn] = '/';
+			memcpy(buf + dn + 1, s->path, plen + 1);
+			execve(buf, s->argv, s->envp);
+			if (errno != ENOENT && errno != ENOTDIR)
+				last = errno; /* EACCES and the like win over "not found" */
+		}
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	errno = last;
+	child_fail(RUNNER_STAGE_EXEC);
+}
+
 /* The job, in the shim's child (in_cgroup: clone3 put it there). Never returns. */
 static void run_job(const struct runner_spec *s, bool in_cgroup)
 {
@@ -128,8 +161,7 @@ static void run_job(const struct runner_spec *s, bool in_cgroup)
 	close(FD_NULL);
 	if (s->cgroup_dir)
 		close(FD_CGROUP);
-	execve(s->path, s->argv, s->envp);
-	child_fail(RUNNER_STAGE_EXEC);
+	exec_search(s);
 }
 
 /* The shim, in the agent's child. Never returns. */
@@ -526,27 +558,4 @@ int runner_cgroup_count(const char *dir)
 bool runner_cgroup_remove(const char *dir)
 {
 	return rmdir(dir) == 0 || errno == ENOENT;
-}
-
-int runner_resolve(const char *prog, const char *path_env, char *out, size_t outlen, char *err, size_t errlen)
-{
-	if (strchr(prog, '/')) {
-		snprintf(out, outlen, "%s", prog);
-		return 0;
-	}
-	const char *p = path_env && *path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
-	while (*p) {
-		size_t n = strcspn(p, ":");
-		if (n > 0 && n + strlen(prog) + 2 <= outlen) {
-			snprintf(out, outlen, "%.*s/%s", (int)n, p, prog);
-			struct stat sb;
-			if (stat(out, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_mode & 0111))
-				return 0;
-		}
-		p += n;
-		if (*p == ':')
-			p++;
-	}
-	snprintf(err, errlen, "command '%.200s' not found in PATH", prog);
-	return -1;
 }

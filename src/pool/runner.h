@@ -31,7 +31,9 @@ struct runner_spec {
 	const gid_t *groups;         /* supplementary groups */
 	int ngroups;
 	const char *cwd;
-	const char *path;            /* the program, resolved (execve) */
+	const char *path;            /* the program: with a '/' as is, else searched in search_path */
+	const char *search_path;     /* the job's PATH (NULL: /usr/local/bin:/usr/bin:/bin), searched
+				      * by the job itself, as the user, like execvp */
 	char *const *argv;           /* NULL-terminated */
 	char *const *envp;           /* NULL-terminated */
 	const char *cgroup_dir;      /* join this cgroup, or NULL */
@@ -90,9 +92,5 @@ void runner_cgroup_kill(const char *dir);
 bool runner_cgroup_remove(const char *dir);
 /* Number of processes in the cgroup (-1: unreadable). */
 int runner_cgroup_count(const char *dir);
-
-/* Resolves a program like execvp: with a '/' as is, else the first
- * executable PATH entry. 0 or -1 with a message. */
-int runner_resolve(const char *prog, const char *path_env, char *out, size_t outlen, char *err, size_t errlen);
 
 #endif

@@ -73,7 +73,8 @@ check "failed state" test "$(state_of "$id")" = failed
 check "exit code kept" test "$(jobfield "$id" exit_code)" = 3
 id=$("$G" submit --id-only -- gpuctl-no-such-program)
 "$G" wait "$id" >/dev/null
-check "unknown command fails with the reason" sh -c "\"$G\" jobs --history --json | jq -r '.jobs[] | select(.id == $id) | .reason' | grep -q \"command 'gpuctl-no-such-program' not found in PATH\""
+check "unknown command fails with the reason" sh -c "\"$G\" jobs --history --json | jq -r '.jobs[] | select(.id == $id) | .reason' | grep -q 'command not found'"
+check "exit code 127 for it" test "$(jobfield "$id" exit_code)" = 127
 
 # two 1-GPU jobs side by side on different GPUs; an 8-GPU job waits for them
 a=$("$G" submit --id-only -- sleep 2)

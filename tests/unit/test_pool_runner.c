@@ -1,6 +1,6 @@
 /* test_pool_runner.c - the shim with real processes: exit records, output
  * files, environment and directory, failures to start named by stage, the
- * job's own process group, /proc parsing, PATH lookup, cgroups where the
+ * job's own process group, /proc parsing, the PATH search, cgroups where the
  * machine allows them. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -118,6 +118,24 @@ static void test_start_failures(void **state)
 	assert_int_equal(x.stage, RUNNER_STAGE_EXEC);
 	assert_int_equal(x.error, ENOENT);
 	assert_string_equal(runner_stage_name(x.stage), "executing the command");
+	/* PATH searched by the job, like execvp: found in a later entry, or not at all */
+	job_dir("search", jd, sizeof(jd));
+	char *argv2[] = { "sh", "-c", "exit 7", NULL };
+	s.path = "sh";
+	s.search_path = "/nonexistent-gpuctl::/bin";
+	s.argv = argv2;
+	assert_int_equal(runner_spawn(&s, &shim, err, sizeof(err)), 0);
+	x = wait_exit(jd, shim);
+	assert_int_equal(x.stage, RUNNER_STAGE_RAN);
+	assert_int_equal(WEXITSTATUS(x.wait_status), 7);
+	job_dir("notfound", jd, sizeof(jd));
+	s.path = "gpuctl-no-such-program";
+	s.search_path = "/bin:/usr/bin";
+	assert_int_equal(runner_spawn(&s, &shim, err, sizeof(err)), 0);
+	x = wait_exit(jd, shim);
+	assert_int_equal(x.stage, RUNNER_STAGE_EXEC);
+	assert_int_equal(x.error, ENOENT);
+	s.search_path = NULL;
 	/* no job directory: refused before forking */
 	s.job_dir = "/nonexistent-gpuctl";
 	assert_int_equal(runner_spawn(&s, &shim, err, sizeof(err)), -1);
@@ -182,13 +200,6 @@ static void test_parsers(void **state)
 	assert_int_equal(a, 10);
 	assert_int_equal(runner_parse_pids("10\n", &a, &b), -1);
 	assert_int_equal(runner_parse_pids("-1 3\n", &a, &b), -1);
-	char path[256], err[256];
-	assert_int_equal(runner_resolve("sh", "/nonexistent:/bin", path, sizeof(path), err, sizeof(err)), 0);
-	assert_string_equal(path, "/bin/sh");
-	assert_int_equal(runner_resolve("./run.sh", "/bin", path, sizeof(path), err, sizeof(err)), 0);
-	assert_string_equal(path, "./run.sh");
-	assert_int_equal(runner_resolve("gpuctl-no-such-program", "/bin:/usr/bin", path, sizeof(path), err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "command 'gpuctl-no-such-program' not found in PATH"));
 }
 
 static void test_cgroup(void **state)
