@@ -149,7 +149,7 @@ int cmd_dmon(int argc, char **argv, struct cmd_ctx *ctx)
 		return EXIT_USAGE;
 	}
 	struct watch w;
-	rc = watch_start(&w, ctx, "dmon", o.ids, o.interval_ns, moncol_sampler_groups(cols, (unsigned)ncols), false);
+	rc = watch_start(&w, ctx, "dmon", o.ids, o.interval_ns, moncol_sampler_groups(cols, (unsigned)ncols), false, 1);
 	if (rc)
 		return rc;
 	struct dmon_hist *hist = calloc(w.n ? w.n : 1, sizeof(*hist));

@@ -41,7 +41,7 @@ void watch_sleep_until(uint64_t mono_ns)
 }
 
 int watch_start(struct watch *w, struct cmd_ctx *ctx, const char *cmd, const char *id_spec,
-		uint64_t interval_ns, unsigned groups, bool processes)
+		uint64_t interval_ns, unsigned groups, bool processes, unsigned slow_every)
 {
 	memset(w, 0, sizeof(*w));
 	w->snap = calloc(1, sizeof(*w->snap));
@@ -54,6 +54,7 @@ int watch_start(struct watch *w, struct cmd_ctx *ctx, const char *cmd, const cha
 	cfg.interval_ns = interval_ns;
 	cfg.groups = groups;
 	cfg.processes = processes;
+	cfg.slow_group_every = slow_every;
 	cfg.events = false;
 	struct gpu_err err = { "" };
 	if (sampler_start(&w->sampler, ctx->be, &cfg, &err) != GPU_OK) {

@@ -25,7 +25,7 @@ struct watch {
  * for a first sample and applies `id_spec` (NULL: every GPU). On failure
  * prints "gpuctl CMD: ..." and returns an exit code; 0 on success. */
 int watch_start(struct watch *w, struct cmd_ctx *ctx, const char *cmd, const char *id_spec,
-		uint64_t interval_ns, unsigned groups, bool processes);
+		uint64_t interval_ns, unsigned groups, bool processes, unsigned slow_every);
 void watch_stop(struct watch *w);
 
 /* Set by SIGINT/SIGTERM once watch_catch_signals() ran. */

@@ -140,6 +140,38 @@ static void set_in_call(struct slot *sl, uint64_t now)
 	pthread_mutex_unlock(&sl->mu);
 }
 
+/* Keeps the slow groups' last values (ECC, PCIe, NVLink, violation counters)
+ * on a tick that skips them, rather than publishing them as unread. */
+static void carry_slow_groups(struct gpu_sample *dst, const struct gpu_sample *prev)
+{
+	dst->ecc_vol_corrected = prev->ecc_vol_corrected;
+	dst->ecc_vol_uncorrected = prev->ecc_vol_uncorrected;
+	dst->ecc_agg_corrected = prev->ecc_agg_corrected;
+	dst->ecc_agg_uncorrected = prev->ecc_agg_uncorrected;
+	dst->ecc_sram_uncorrected = prev->ecc_sram_uncorrected;
+	dst->ecc_dram_uncorrected = prev->ecc_dram_uncorrected;
+	dst->retired_pages_sbe = prev->retired_pages_sbe;
+	dst->retired_pages_dbe = prev->retired_pages_dbe;
+	dst->retired_pages_pending = prev->retired_pages_pending;
+	dst->remap_corrected = prev->remap_corrected;
+	dst->remap_uncorrected = prev->remap_uncorrected;
+	dst->remap_pending = prev->remap_pending;
+	dst->remap_failure = prev->remap_failure;
+	dst->pcie_gen = prev->pcie_gen;
+	dst->pcie_width = prev->pcie_width;
+	dst->pcie_tx_kbps = prev->pcie_tx_kbps;
+	dst->pcie_rx_kbps = prev->pcie_rx_kbps;
+	dst->pcie_replays = prev->pcie_replays;
+	dst->viol_power_ns = prev->viol_power_ns;
+	dst->viol_thermal_ns = prev->viol_thermal_ns;
+	dst->viol_sync_boost_ns = prev->viol_sync_boost_ns;
+	dst->viol_board_limit_ns = prev->viol_board_limit_ns;
+	dst->viol_low_util_ns = prev->viol_low_util_ns;
+	dst->viol_reliability_ns = prev->viol_reliability_ns;
+	dst->nvlink_n = prev->nvlink_n;
+	memcpy(dst->nvlink, prev->nvlink, sizeof(dst->nvlink));
+}
+
 /* One sampling attempt of one GPU; returns true when the static info must be re-read next time. */
 static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, uint64_t tick)
 {
@@ -157,7 +189,7 @@ static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, u
 	unsigned groups = s->cfg.groups;
 	bool skip_slow = s->cfg.slow_group_every > 1 && tick % s->cfg.slow_group_every != 0;
 	if (skip_slow)
-		groups &= ~GPU_GRP_PCIE;
+		groups &= ~SAMPLER_SLOW_GROUPS;
 	if (rc == GPU_OK) {
 		memset(&w->smp, 0, sizeof(w->smp));
 		rc = be->ops->sample(be, sl->index, groups, &w->smp, &err);
@@ -193,14 +225,8 @@ static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, u
 	if (rc == GPU_OK) {
 		if (need_static)
 			v->st = w->st;
-		if (skip_slow) {
-			/* keep the slow group's last values rather than publishing them as unread */
-			w->smp.pcie_gen = v->s.pcie_gen;
-			w->smp.pcie_width = v->s.pcie_width;
-			w->smp.pcie_tx_kbps = v->s.pcie_tx_kbps;
-			w->smp.pcie_rx_kbps = v->s.pcie_rx_kbps;
-			w->smp.pcie_replays = v->s.pcie_replays;
-		}
+		if (skip_slow)
+			carry_slow_groups(&w->smp, &v->s);
 		if (!w->smp.timestamp_ns)
 			w->smp.timestamp_ns = now;
 		v->s = w->smp;

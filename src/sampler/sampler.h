@@ -14,10 +14,15 @@
 #include <stdint.h>
 #include "../device/gpu.h"
 
+/* ECC, PCIe (throughput reads take 20 ms), NVLink and violation counters:
+ * the groups that change slowly or cost most. */
+#define SAMPLER_SLOW_GROUPS (GPU_GRP_ECC | GPU_GRP_PCIE | GPU_GRP_NVLINK | GPU_GRP_VIOL)
+
 struct sampler_config {
 	uint64_t interval_ns;      /* default 1 s */
 	unsigned groups;           /* GPU_GRP_* bitmask; GPU_GRP_ALL by default */
-	uint64_t slow_group_every; /* sample the slow groups (PCIe throughput) every Nth tick; 0 = every tick */
+	uint64_t slow_group_every; /* sample SAMPLER_SLOW_GROUPS every Nth tick only (0/1 = every tick):
+	                            * each NVML call costs 1-3 ms of CPU on an H200 */
 	uint64_t stale_after_ns;   /* a GPU whose last good sample is older is up = false (default 5 intervals) */
 	bool processes;            /* also list processes */
 	bool events;               /* also collect XID events (one extra thread) */

@@ -268,7 +268,8 @@ static void test_xid_counted_and_kept(void **state)
 	free(v);
 }
 
-/* The slow group (PCIe) read every third tick still shows its last values in between. */
+/* The slow groups (ECC, PCIe, NVLink, violation counters) read every third
+ * tick still show their last values in between. */
 static void test_slow_group_values_carried(void **state)
 {
 	(void)state;
@@ -287,6 +288,11 @@ static void test_slow_group_values_carried(void **state)
 		assert_true(v->up);
 		assert_true(VAL_HAS(v->s.pcie_gen));
 		assert_true(VAL_HAS(v->s.pcie_width));
+		assert_true(VAL_HAS(v->s.ecc_vol_uncorrected));
+		assert_true(VAL_HAS(v->s.remap_pending));
+		assert_true(VAL_HAS(v->s.viol_power_ns));
+		assert_int_equal(v->s.nvlink_n, 18);
+		assert_true(VAL_HAS(v->s.nvlink[17].active));
 		sleep_ms(17);
 	}
 	sampler_stop(s);
