@@ -67,7 +67,8 @@ struct pool_job {
 	int exit_code;               /* -1 when none */
 	int exit_signal;             /* 0 when none */
 	/* run time bookkeeping (not stored) */
-	uint64_t term_sent_ns;       /* cancel: when SIGTERM went out (SIGKILL follows after the grace) */
+	uint64_t term_sent_ns;       /* cancel: when it was asked (SIGKILL follows after the grace) */
+	bool term_delivered;         /* SIGTERM sent to the job's process group */
 	enum job_state cancel_as;    /* JOB_CANCELLED or JOB_TIMEOUT once asked to stop */
 	uint64_t est_start_ns;       /* pending: the scheduler's estimate, 0 unknown */
 	struct acct_job acct;

@@ -235,8 +235,10 @@ void pool_signal_stop(struct pool *p, struct pool_job *j, enum job_state as)
 		if (runner_read_pids(dir, &shim, &j->job_pid) != 1)
 			j->job_pid = 0;
 	}
-	if (j->job_pid > 0)
+	if (j->job_pid > 0 && !j->term_delivered) {
 		kill(-j->job_pid, SIGTERM);
+		j->term_delivered = true;
+	}
 	if (!j->term_sent_ns)
 		j->term_sent_ns = pool_now(p);
 }
@@ -272,6 +274,8 @@ static void watch_running(struct pool *p)
 			if (runner_read_pids(dir, &shim, &j->job_pid) != 1)
 				j->job_pid = 0;
 		}
+		if (j->cancel_as && !j->term_delivered) /* asked before the job's pid was known */
+			pool_signal_stop(p, j, j->cancel_as);
 		if (j->time_limit_ns && !j->cancel_as && now >= j->start_ns + j->time_limit_ns)
 			pool_signal_stop(p, j, JOB_TIMEOUT);
 		if (j->cancel_as && j->term_sent_ns && now >= j->term_sent_ns + p->cfg.kill_grace_ns) {

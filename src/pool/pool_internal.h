@@ -63,6 +63,7 @@ struct pool {
 	size_t nreap, reap_cap;
 	uint64_t passes, last_pass_ns;  /* scheduling passes run, and how long the last took */
 
+	int lock_fd;                  /* flock on pool_dir/lock: one agent per state directory */
 	int listen_fd;
 	pthread_t sched_thread, server_thread;
 	bool sched_started, server_started;

@@ -7,9 +7,11 @@
 #include "pool_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -200,6 +202,7 @@ int pool_start(struct pool **out, struct gpu_backend *be, struct sampler *s, con
 	p->rules = rules;
 	p->euid = geteuid();
 	p->listen_fd = -1;
+	p->lock_fd = -1;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
@@ -218,6 +221,14 @@ int pool_start(struct pool **out, struct gpu_backend *be, struct sampler *s, con
 	}
 	if (mkdir_p(path, 0755, err, errlen))
 		goto fail;
+	snprintf(path, sizeof(path), "%s/lock", cfg->state_dir);
+	p->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (p->lock_fd < 0 || flock(p->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+		snprintf(err, errlen, "%s '%s' (%s)",
+			 p->lock_fd < 0 ? "cannot open the lock" : "another agent runs the pool of state directory",
+			 cfg->state_dir, strerror(errno));
+		goto fail;
+	}
 	snprintf(path, sizeof(path), "%s/jobs.db", cfg->state_dir);
 	if (store_open(&p->st, path, err, errlen))
 		goto fail;
@@ -306,6 +317,8 @@ void pool_stop(struct pool *p)
 	free(p->dec);
 	free(p->reap);
 	store_close(p->st);
+	if (p->lock_fd >= 0)
+		close(p->lock_fd);
 	free(p->snap);
 	free(p->prev);
 	free(p->rep);

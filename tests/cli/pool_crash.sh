@@ -85,5 +85,11 @@ done
 "$G" jobs --history --all --limit 100000 --json >"$tmp/all.json"
 check "no job left half-started" test "$(jq '[.jobs[] | select(.state == "starting")] | length' "$tmp/all.json")" = 0
 check "database still answers after three crashes" test "$(jq '.jobs | length' "$tmp/all.json")" -ge "$got"
+# a second agent on the same state directory is refused (it would run the same jobs)
+"$G" --sim "$srv" agent --listen 127.0.0.1:0 --kernel-log off --pool --pool-dir "$tmp/state" \
+	--pool-socket "$tmp/other.sock" >"$tmp/other.log" 2>&1
+check "second agent on the same state: exit 74" test $? -eq 74
+check "says why" grep -q "another agent runs the pool of state directory" "$tmp/other.log"
+check "the first still answers" "$G" queue
 stop_agent
 finish
