@@ -693,20 +693,27 @@ void *pool_sched_thread(void *arg)
 			break;
 		}
 		watch_running(p);
+		/* A pass may not follow the last one sooner than that one took: with
+		 * 10 000 queued jobs a burst of submissions is scheduled in batches
+		 * and keeps getting the lock, while a short queue is not delayed. */
+		uint64_t wait_ns = (uint64_t)SCHED_TICK_MS * 1000000ull;
 		if (p->dirty) {
-			uint64_t t0 = mono_ns();
-			schedule(p);
-			p->last_pass_ns = mono_ns() - t0;
-			p->passes++;
+			uint64_t t0 = mono_ns(), ready = p->last_pass_end_mono + p->last_pass_ns;
+			if (t0 >= ready) {
+				schedule(p);
+				p->last_pass_end_mono = mono_ns();
+				p->last_pass_ns = p->last_pass_end_mono - t0;
+				p->passes++;
+			} else {
+				wait_ns = ready - t0;
+			}
 		}
-		if (!p->dirty && !p->stopping) {
+		if (!p->stopping && (!p->dirty || wait_ns < (uint64_t)SCHED_TICK_MS * 1000000ull)) {
 			struct timespec ts;
 			clock_gettime(CLOCK_MONOTONIC, &ts);
-			ts.tv_nsec += (long)SCHED_TICK_MS * 1000000L;
-			if (ts.tv_nsec >= 1000000000L) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000L;
-			}
+			uint64_t until = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + wait_ns;
+			ts.tv_sec = (time_t)(until / 1000000000ull);
+			ts.tv_nsec = (long)(until % 1000000000ull);
 			pthread_cond_timedwait(&p->cv, &p->mu, &ts);
 		}
 		pthread_mutex_unlock(&p->mu);

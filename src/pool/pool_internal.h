@@ -62,6 +62,7 @@ struct pool {
 	pid_t *reap;                  /* ended jobs' shims still to be waited for (our children) */
 	size_t nreap, reap_cap;
 	uint64_t passes, last_pass_ns;  /* scheduling passes run, and how long the last took */
+	uint64_t last_pass_end_mono;
 
 	int lock_fd;                  /* flock on pool_dir/lock: one agent per state directory */
 	int listen_fd;
