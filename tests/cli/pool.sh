@@ -57,6 +57,11 @@ check "GPUCTL_JOB_ID set" test "$(sed -n 4p "$tmp/out.txt")" = "$id"
 check "stderr apart" test "$("$G" logs --stderr "$id")" = "oops"
 check "logs --json has base64 data" test "$("$G" logs --json "$id" | jq -r .data_b64 | base64 -d | sed -n 4p)" = "$id"
 
+# logs -f follows until the job ends
+id=$("$G" submit --id-only -- sh -c 'echo first; sleep 1; echo second')
+check "logs -f prints all and returns at the end" test "$(timeout 20 "$G" logs -f "$id" | tr '\n' ' ')" = "first second "
+check "the job had ended when logs -f returned" test "$(state_of "$id")" = done
+
 # no shell unless asked
 id=$("$G" submit --id-only -- echo '$HOME;' '`id`')
 "$G" wait "$id" >/dev/null
