@@ -111,6 +111,8 @@ static bool nvl_get(const struct gpu_nvlink *l, enum nvl_field f, uint64_t *out)
 	return false;
 }
 
+#define NVL_RATE_MIN_EVENTS 10
+
 /* Over all links: total (sum), new in the window (sum of deltas) or worst rate. */
 enum nvl_mode { NVL_TOTAL, NVL_NEW, NVL_WORST_RATE };
 
@@ -139,6 +141,11 @@ static struct mval mv_nvlink(const struct ctx *c, enum nvl_field f, enum nvl_mod
 			continue;
 		}
 		double d = (double)(v - pv), val = mode == NVL_NEW ? d : d / c->dt_s;
+		/* a rate from a handful of errors says little (two CRC errors in a
+		 * 1.3 s window on a healthy H200 read 1.56/s): judge it from
+		 * NVL_RATE_MIN_EVENTS on, and take a longer --window for low rates */
+		if (mode == NVL_WORST_RATE && d < NVL_RATE_MIN_EVENTS)
+			val = 0;
 		m.st = MV_OK;
 		if (mode == NVL_NEW)
 			m.v += d;

@@ -172,7 +172,7 @@ static void m_nvlink_recovery(struct snapshot *p, struct snapshot *n, struct hea
 static void m_nvlink_replay_old(struct snapshot *p, struct snapshot *n, struct health_opts *o) { (void)o; VAL_SET(p->gpu[1].s.nvlink[2].replay_errors, 5); VAL_SET(n->gpu[1].s.nvlink[2].replay_errors, 5); }
 static void m_nvlink_recovery_old(struct snapshot *p, struct snapshot *n, struct health_opts *o) { (void)o; VAL_SET(p->gpu[1].s.nvlink[2].recovery_errors, 3); VAL_SET(n->gpu[1].s.nvlink[2].recovery_errors, 3); }
 static void m_crc_fail(struct snapshot *p, struct snapshot *n, struct health_opts *o) { (void)o; VAL_SET(p->gpu[1].s.nvlink[7].crc_flit_errors, 1000); VAL_SET(n->gpu[1].s.nvlink[7].crc_flit_errors, 1090); VAL_SET(n->gpu[1].s.nvlink[7].crc_data_errors, 10); }
-static void m_crc_warn(struct snapshot *p, struct snapshot *n, struct health_opts *o) { (void)o; VAL_SET(p->gpu[1].s.nvlink[7].crc_data_errors, 10); VAL_SET(n->gpu[1].s.nvlink[7].crc_data_errors, 15); }
+static void m_crc_warn(struct snapshot *p, struct snapshot *n, struct health_opts *o) { (void)o; VAL_SET(p->gpu[1].s.nvlink[7].crc_data_errors, 10); VAL_SET(n->gpu[1].s.nvlink[7].crc_data_errors, 22); }
 /* Gen5 x16 budget: 1e-12 * 32e9 * 16 = 0.512 errors/s; 3 replays in 1 s is over it */
 static void m_pcie_replay(struct snapshot *p, struct snapshot *n, struct health_opts *o) { (void)o; VAL_SET(p->gpu[1].s.pcie_replays, 100); VAL_SET(n->gpu[1].s.pcie_replays, 103); }
 static void m_pcie_gen(struct snapshot *p, struct snapshot *n, struct health_opts *o) { (void)p; (void)o; VAL_SET(n->gpu[1].s.pcie_gen, 3); VAL_SET(n->gpu[1].s.pstate, 0); VAL_SET(n->gpu[1].s.util_gpu_pct, 90); }
@@ -228,7 +228,7 @@ static const struct rule_case cases[] = {
 	{ "nvlink-replay-since-load", m_nvlink_replay_old, false, HS_NVLINK, HEALTH_PASS, HEALTH_ACT_NONE, "= 5 errors", NULL },
 	{ "nvlink-recovery-since-load", m_nvlink_recovery_old, false, HS_NVLINK, HEALTH_WARN, HEALTH_ACT_NONE, "= 3 errors", NULL },
 	{ "nvlink-crc-rate-fail", m_crc_fail, false, HS_NVLINK, HEALTH_FAIL, HEALTH_ACT_RESET_GPU, "= 100 errors/s [link 7]", NULL },
-	{ "nvlink-crc-rate-warn", m_crc_warn, false, HS_NVLINK, HEALTH_WARN, HEALTH_ACT_DRAIN, "= 5 errors/s", NULL },
+	{ "nvlink-crc-rate-warn", m_crc_warn, false, HS_NVLINK, HEALTH_WARN, HEALTH_ACT_DRAIN, "= 12 errors/s", NULL },
 	{ "pcie-replay-rate", m_pcie_replay, false, HS_PCIE, HEALTH_WARN, HEALTH_ACT_DRAIN, "3 replays/s, budget 0.512/s", NULL },
 	{ "pcie-gen-below-max", m_pcie_gen, false, HS_PCIE, HEALTH_WARN, HEALTH_ACT_DRAIN, "Gen3 of Gen5", NULL },
 	{ "pcie-width-below-max", m_pcie_width, false, HS_PCIE, HEALTH_WARN, HEALTH_ACT_DRAIN, "x8 of x16", NULL },
@@ -294,6 +294,21 @@ static void test_every_shipped_rule_has_a_case(void **state)
 			fail_msg("rule '%s' has no test case", rules->rules[i].id);
 		assert_true(rules->rules[i].source[0] != '\0');
 	}
+}
+
+/* Two CRC errors in the window (1.56/s over 1.3 s on a healthy H200) are too
+ * few to call a rate: no finding. */
+static void test_crc_rate_needs_enough_errors(void **state)
+{
+	(void)state;
+	struct fixture *f = fx_new();
+	VAL_SET(f->prev.gpu[1].s.nvlink[7].crc_flit_errors, 40);
+	VAL_SET(f->now.gpu[1].s.nvlink[7].crc_flit_errors, 42);
+	char err[128];
+	assert_int_equal(health_evaluate(rules, &f->now, &f->prev, NULL, &f->rep, err, sizeof(err)), 0);
+	assert_null(find_rule(&f->rep.gpu[1], "nvlink-crc-rate-warn"));
+	assert_null(find_rule(&f->rep.gpu[1], "nvlink-crc-rate-fail"));
+	free(f);
 }
 
 static void test_crc_fail_replaces_warn(void **state)
@@ -476,6 +491,7 @@ int main(void)
 		cmocka_unit_test(test_each_rule),
 		cmocka_unit_test(test_every_shipped_rule_has_a_case),
 		cmocka_unit_test(test_crc_fail_replaces_warn),
+		cmocka_unit_test(test_crc_rate_needs_enough_errors),
 		cmocka_unit_test(test_rates_need_prev),
 		cmocka_unit_test(test_unsupported_is_not_zero),
 		cmocka_unit_test(test_lost_gpu_skips_the_rest),
