@@ -7,6 +7,7 @@
 #                                      .device-carry/
 #   scripts/gpu/all.sh run PART...     on the GPU machine. PARTs: foundation agent
 #                                      top_dmon (read-only: run side by side), then
+#                                      nvmlcost (bench/nvml_cost: NVML cost per call),
 #                                      bench torch diag pool (one after another,
 #                                      each under its own time limit; torch =
 #                                      bench/torch_ref.py, PyTorch's figures)
@@ -29,6 +30,9 @@ if [ "$mode" = pack ]; then
 	cmake --build "$build" --target gpuctl_kernels -j2 >"$build/pack.log" 2>&1 || { tail -5 "$build/pack.log"; exit 70; }
 	mkdir -p "$carry/kernels"
 	cp "$build/kernels/gpuctl_kernels.so" "$carry/kernels/"
+	# bench/nvml_cost: what each NVML call costs (part nvmlcost)
+	mkdir -p "$carry/tools/bin"
+	gcc -std=c11 -O2 -Wall -Wextra -Werror -o "$carry/tools/bin/nvml_cost" "$root/bench/nvml_cost.c" -ldl || exit 70
 	# tmux (to drive `gpuctl top`) in case the GPU machine has none
 	mkdir -p "$carry/tools/bin" "$carry/tools/lib"
 	cp "$(command -v tmux)" "$carry/tools/bin/"
@@ -75,6 +79,8 @@ want foundation && { part foundation 120 run & pids+=($!); }
 want agent && { part agent 200 & pids+=($!); }
 want top_dmon && { part top_dmon 200 & pids+=($!); }
 for p in "${pids[@]}"; do wait "$p"; done
+# alone: its NVML calls would show in the agent's and top's CPU figures
+want nvmlcost && part nvmlcost 120
 want bench && part bench 330 run
 if want torch; then
 	# PyTorch's figures for the same operations, in the same run as gpuctl bench

@@ -112,8 +112,43 @@ enum {
 #define NVML_EVENT_DBE 0x2ULL
 #define NVML_EVENT_XID 0x8ULL
 
-/* nvmlFieldValue_t ids and value types */
+/* nvmlFieldValue_t ids (nvml.h, checked against two copies of it: NVIDIA's
+ * header and pynvml's). IDs never change; a driver that does not know one
+ * answers that field with an error of its own. */
+#define NVML_FI_DEV_ECC_SBE_VOL_TOTAL 3   /* corrected, since driver load */
+#define NVML_FI_DEV_ECC_DBE_VOL_TOTAL 4   /* uncorrected, since driver load */
+#define NVML_FI_DEV_ECC_SBE_AGG_TOTAL 5   /* corrected, lifetime */
+#define NVML_FI_DEV_ECC_DBE_AGG_TOTAL 6   /* uncorrected, lifetime */
+#define NVML_FI_DEV_ECC_DBE_AGG_DEV 23    /* uncorrected, lifetime, device memory (= DRAM) */
+#define NVML_FI_DEV_RETIRED_SBE 29        /* pages retired for single-bit errors */
+#define NVML_FI_DEV_RETIRED_DBE 30
+#define NVML_FI_DEV_RETIRED_PENDING 31    /* 1 = a retirement is pending */
+/* per-link NVLink error counters, links 0-5 then 6-11 (no ids past link 11) */
+#define NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0 32
+#define NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0 39
+#define NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L0 46
+#define NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L0 53
 #define NVML_FI_DEV_MEMORY_TEMP 82
+#define NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION 83 /* mJ since driver load */
+#define NVML_FI_DEV_PCIE_REPLAY_COUNTER 94
+#define NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L6 96
+#define NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L6 102
+#define NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L6 108
+#define NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L6 114
+#define NVML_FI_DEV_REMAPPED_COR 142
+#define NVML_FI_DEV_REMAPPED_UNC 143
+#define NVML_FI_DEV_REMAPPED_PENDING 144  /* 1 = rows pending remapping */
+#define NVML_FI_DEV_REMAPPED_FAILURE 145  /* 1 = a remapping failed */
+/* the link in scopeId */
+#define NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY 161
+#define NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY 162
+#define NVML_FI_DEV_NVLINK_ERROR_DL_CRC 163 /* which CRC counter it is, the header does not say */
+#define NVML_FI_DEV_NVLINK_GET_STATE 165
+/* mW; scopeId 0 = the GPU alone. AVERAGE (over 1 s, Ampere on, not GA100) is
+ * what nvmlDeviceGetPowerUsage answers on those GPUs. */
+#define NVML_FI_DEV_POWER_AVERAGE 185
+#define NVML_FI_DEV_POWER_INSTANT 186
+#define NVML_FI_DEV_PERF_POLICY_POWER 74  /* violation counters; unit not documented */
 #define NVML_VALUE_TYPE_DOUBLE 0
 #define NVML_VALUE_TYPE_UNSIGNED_INT 1
 #define NVML_VALUE_TYPE_UNSIGNED_LONG 2

@@ -12,36 +12,9 @@
 
 #include "nvml_priv.h"
 
-/* What one read gathered: whether the GPU answered at all. */
-struct rd {
-	bool lost;
-	nvmlReturn_t first_error;
-	const char *first_what;
-};
-
-static void note(struct rd *rd, nvmlReturn_t r, const char *what)
-{
-	if (r == NVML_ERROR_GPU_IS_LOST)
-		rd->lost = true;
-	if (r != NVML_SUCCESS && r != NVML_ERROR_NOT_SUPPORTED && r != NVML_ERROR_FUNCTION_NOT_FOUND &&
-	    rd->first_error == NVML_SUCCESS) {
-		rd->first_error = r;
-		rd->first_what = what;
-	}
-}
-
-static void put_u64(struct rd *rd, u64v *f, nvmlReturn_t r, uint64_t v, const char *what)
-{
-	note(rd, r, what);
-	if (r == NVML_SUCCESS)
-		VAL_SET(*f, v);
-	else
-		f->st = nvml_val_status(r);
-}
-
 static void put_str(struct rd *rd, strv *f, nvmlReturn_t r, const char *s, const char *what)
 {
-	note(rd, r, what);
+	nvml_note(rd, r, what);
 	if (r == NVML_SUCCESS) {
 		snprintf(f->s, sizeof(f->s), "%s", s);
 		f->st = VAL_OK;
@@ -56,13 +29,13 @@ static void put_str(struct rd *rd, strv *f, nvmlReturn_t r, const char *s, const
 	do {                                                                     \
 		unsigned int v_ = 0;                                             \
 		nvmlReturn_t r_ = NVML_CALL(api, fn, __VA_ARGS__, &v_);          \
-		put_u64(rd, &(field), r_, v_, what);                             \
+		nvml_put_u64(rd, &(field), r_, v_, what);                             \
 	} while (0)
 #define GET_U64(field, fn, what, ...)                                            \
 	do {                                                                     \
 		unsigned long long v_ = 0;                                       \
 		nvmlReturn_t r_ = NVML_CALL(api, fn, __VA_ARGS__, &v_);          \
-		put_u64(rd, &(field), r_, v_, what);                             \
+		nvml_put_u64(rd, &(field), r_, v_, what);                             \
 	} while (0)
 #define GET_STR(field, fn, what, h, bufsize)                                     \
 	do {                                                                     \
@@ -151,8 +124,8 @@ int nvml_static_info(struct gpu_backend *be, unsigned gpu, struct gpu_static *ou
 
 	int ccmaj = 0, ccmin = 0;
 	r = NVML_CALL(api, DeviceGetCudaComputeCapability, h, &ccmaj, &ccmin);
-	put_u64(rd, &out->cc_major, r, (uint64_t)ccmaj, "compute capability");
-	put_u64(rd, &out->cc_minor, r, (uint64_t)ccmin, "compute capability");
+	nvml_put_u64(rd, &out->cc_major, r, (uint64_t)ccmaj, "compute capability");
+	nvml_put_u64(rd, &out->cc_minor, r, (uint64_t)ccmin, "compute capability");
 	GET_U32(out->cuda_cores, DeviceGetNumGpuCores, "CUDA cores", h);
 	/* NVML has no SM count for a whole GPU: cores / cores per SM of its architecture. */
 	unsigned per_sm = VAL_HAS(out->cc_major) ? nvml_cores_per_sm(ccmaj, ccmin) : 0;
@@ -164,7 +137,7 @@ int nvml_static_info(struct gpu_backend *be, unsigned gpu, struct gpu_static *ou
 	nvmlMemory_t mem;
 	memset(&mem, 0, sizeof(mem));
 	r = NVML_CALL(api, DeviceGetMemoryInfo, h, &mem);
-	put_u64(rd, &out->mem_total_bytes, r, mem.total, "memory");
+	nvml_put_u64(rd, &out->mem_total_bytes, r, mem.total, "memory");
 	GET_U32(out->mem_bus_width_bits, DeviceGetMemoryBusWidth, "bus width", h);
 	GET_U32(out->max_sm_clock_mhz, DeviceGetMaxClockInfo, "max clocks", h, NVML_CLOCK_SM);
 	GET_U32(out->max_mem_clock_mhz, DeviceGetMaxClockInfo, "max clocks", h, NVML_CLOCK_MEM);
@@ -172,20 +145,20 @@ int nvml_static_info(struct gpu_backend *be, unsigned gpu, struct gpu_static *ou
 	GET_U32(out->power_default_limit_mw, DeviceGetPowerManagementDefaultLimit, "power limit", h);
 	unsigned int pmin = 0, pmax = 0;
 	r = NVML_CALL(api, DeviceGetPowerManagementLimitConstraints, h, &pmin, &pmax);
-	put_u64(rd, &out->power_max_limit_mw, r, pmax, "power limit");
+	nvml_put_u64(rd, &out->power_max_limit_mw, r, pmax, "power limit");
 
 	int mode = 0, pending = 0;
 	r = NVML_CALL(api, DeviceGetPersistenceMode, h, &mode);
-	put_u64(rd, &out->persistence_mode, r, mode ? 1 : 0, "persistence mode");
+	nvml_put_u64(rd, &out->persistence_mode, r, mode ? 1 : 0, "persistence mode");
 	r = NVML_CALL(api, DeviceGetComputeMode, h, &mode);
-	put_u64(rd, &out->compute_mode, r, (uint64_t)mode, "compute mode");
+	nvml_put_u64(rd, &out->compute_mode, r, (uint64_t)mode, "compute mode");
 	r = NVML_CALL(api, DeviceGetEccMode, h, &mode, &pending);
-	put_u64(rd, &out->ecc_mode, r, mode ? 1 : 0, "ECC mode");
-	put_u64(rd, &out->ecc_mode_pending, r, pending ? 1 : 0, "ECC mode");
+	nvml_put_u64(rd, &out->ecc_mode, r, mode ? 1 : 0, "ECC mode");
+	nvml_put_u64(rd, &out->ecc_mode_pending, r, pending ? 1 : 0, "ECC mode");
 	unsigned int mig = 0, migp = 0;
 	r = NVML_CALL(api, DeviceGetMigMode, h, &mig, &migp);
-	put_u64(rd, &out->mig_mode, r, mig ? 1 : 0, "MIG mode");
-	put_u64(rd, &out->mig_mode_pending, r, migp ? 1 : 0, "MIG mode");
+	nvml_put_u64(rd, &out->mig_mode, r, mig ? 1 : 0, "MIG mode");
+	nvml_put_u64(rd, &out->mig_mode_pending, r, migp ? 1 : 0, "MIG mode");
 
 	/* what the device supports; older drivers only know the device+host maximum */
 	if (api->DeviceGetGpuMaxPcieLinkGeneration)
@@ -229,82 +202,62 @@ static void sample_basic(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, stru
 	struct nvml_gpu *g = &p->gpu[gpu];
 	nvmlUtilization_t u = { 0, 0 };
 	nvmlReturn_t r = NVML_CALL(api, DeviceGetUtilizationRates, h, &u);
-	put_u64(rd, &s->util_gpu_pct, r, u.gpu, "utilization");
-	put_u64(rd, &s->util_mem_pct, r, u.memory, "utilization");
+	nvml_put_u64(rd, &s->util_gpu_pct, r, u.gpu, "utilization");
+	nvml_put_u64(rd, &s->util_mem_pct, r, u.memory, "utilization");
 	nvmlMemory_t mem = { 0, 0, 0 };
 	r = read_memory(api, h, &mem);
-	put_u64(rd, &s->mem_used_bytes, r, mem.used, "memory");
-	put_u64(rd, &s->mem_free_bytes, r, mem.free, "memory");
-	put_u64(rd, &s->mem_total_bytes, r, mem.total, "memory");
+	nvml_put_u64(rd, &s->mem_used_bytes, r, mem.used, "memory");
+	nvml_put_u64(rd, &s->mem_free_bytes, r, mem.free, "memory");
+	nvml_put_u64(rd, &s->mem_total_bytes, r, mem.total, "memory");
 	if (rd->lost)
 		return; /* every other call would say the same */
 	GET_U32(s->temp_c, DeviceGetTemperature, "temperature", h, NVML_TEMPERATURE_GPU);
-	nvmlFieldValue_t fv;
-	memset(&fv, 0, sizeof(fv));
-	fv.fieldId = NVML_FI_DEV_MEMORY_TEMP;
-	r = NVML_CALL(api, DeviceGetFieldValues, h, 1, &fv);
-	if (r == NVML_SUCCESS)
-		r = fv.nvmlReturn;
-	uint64_t v = 0;
-	if (r == NVML_SUCCESS && !nvml_field_value_u64(&fv, &v))
-		r = NVML_ERROR_NOT_SUPPORTED;
-	put_u64(rd, &s->temp_mem_c, r, v, "memory temperature");
 	if (!g->thresholds_read) {
 		struct rd ignore = { 0 };
 		unsigned int t = 0;
 		r = NVML_CALL(api, DeviceGetTemperatureThreshold, h, NVML_TEMP_THRESHOLD_SLOWDOWN, &t);
-		put_u64(&ignore, &g->temp_slowdown_c, r, t, "thresholds");
+		nvml_put_u64(&ignore, &g->temp_slowdown_c, r, t, "thresholds");
 		t = 0;
 		r = NVML_CALL(api, DeviceGetTemperatureThreshold, h, NVML_TEMP_THRESHOLD_SHUTDOWN, &t);
-		put_u64(&ignore, &g->temp_shutdown_c, r, t, "thresholds");
+		nvml_put_u64(&ignore, &g->temp_shutdown_c, r, t, "thresholds");
 		g->thresholds_read = !ignore.lost;
 	}
 	s->temp_slowdown_c = g->temp_slowdown_c;
 	s->temp_shutdown_c = g->temp_shutdown_c;
 	GET_U32(s->fan_pct, DeviceGetFanSpeed, "fan", h);
-	GET_U32(s->power_mw, DeviceGetPowerUsage, "power", h);
 	GET_U32(s->power_limit_mw, DeviceGetEnforcedPowerLimit, "power limit", h);
-	GET_U64(s->energy_mj, DeviceGetTotalEnergyConsumption, "energy", h);
 	GET_U32(s->sm_clock_mhz, DeviceGetClockInfo, "clocks", h, NVML_CLOCK_SM);
 	GET_U32(s->mem_clock_mhz, DeviceGetClockInfo, "clocks", h, NVML_CLOCK_MEM);
 	int ps = 32;
 	r = NVML_CALL(api, DeviceGetPerformanceState, h, &ps);
 	if (r == NVML_SUCCESS && (ps < 0 || ps > 15))
 		r = NVML_ERROR_NOT_SUPPORTED; /* NVML_PSTATE_UNKNOWN */
-	put_u64(rd, &s->pstate, r, (uint64_t)ps, "P-state");
+	nvml_put_u64(rd, &s->pstate, r, (uint64_t)ps, "P-state");
 	GET_U64(s->clock_event_reasons, DeviceGetCurrentClocksEventReasons, "clock events", h);
 }
 
-static void sample_ecc(struct nvml_priv *p, nvmlDevice_t h, struct gpu_sample *s, struct rd *rd)
+static unsigned want_ecc(struct gpu_sample *s, struct nvml_fv_want *w)
+{
+	const struct nvml_fv_want list[] = {
+		{ FVS_ECC_VOL_COR, &s->ecc_vol_corrected }, { FVS_ECC_VOL_UNC, &s->ecc_vol_uncorrected },
+		{ FVS_ECC_AGG_COR, &s->ecc_agg_corrected }, { FVS_ECC_AGG_UNC, &s->ecc_agg_uncorrected },
+		{ FVS_ECC_DRAM_UNC, &s->ecc_dram_uncorrected },
+		/* page retirement (before Ampere) and row remapping (Ampere on): a GPU has one of them */
+		{ FVS_RETIRED_SBE, &s->retired_pages_sbe }, { FVS_RETIRED_DBE, &s->retired_pages_dbe },
+		{ FVS_RETIRED_PENDING, &s->retired_pages_pending },
+		{ FVS_REMAP_COR, &s->remap_corrected }, { FVS_REMAP_UNC, &s->remap_uncorrected },
+		{ FVS_REMAP_PENDING, &s->remap_pending }, { FVS_REMAP_FAILURE, &s->remap_failure },
+	};
+	memcpy(w, list, sizeof(list));
+	return sizeof(list) / sizeof(list[0]);
+}
+
+/* SRAM errors have no field id: their own call. */
+static void sample_ecc_sram(struct nvml_priv *p, nvmlDevice_t h, struct gpu_sample *s, struct rd *rd)
 {
 	struct nvml_api *api = &p->api;
-	GET_U64(s->ecc_vol_corrected, DeviceGetTotalEccErrors, "ECC", h, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC);
-	GET_U64(s->ecc_vol_uncorrected, DeviceGetTotalEccErrors, "ECC", h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC);
-	GET_U64(s->ecc_agg_corrected, DeviceGetTotalEccErrors, "ECC", h, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC);
-	GET_U64(s->ecc_agg_uncorrected, DeviceGetTotalEccErrors, "ECC", h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC);
 	GET_U64(s->ecc_sram_uncorrected, DeviceGetMemoryErrorCounter, "ECC", h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
 		NVML_AGGREGATE_ECC, NVML_MEMORY_LOCATION_SRAM);
-	GET_U64(s->ecc_dram_uncorrected, DeviceGetMemoryErrorCounter, "ECC", h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
-		NVML_AGGREGATE_ECC, NVML_MEMORY_LOCATION_DRAM);
-	/* Page retirement (before Ampere) and row remapping (Ampere on): a GPU has one of them. */
-	const int causes[2] = { NVML_PAGE_RETIREMENT_CAUSE_SBE, NVML_PAGE_RETIREMENT_CAUSE_DBE };
-	u64v *dst[2] = { &s->retired_pages_sbe, &s->retired_pages_dbe };
-	for (int i = 0; i < 2; i++) {
-		unsigned int count = 0;
-		nvmlReturn_t r = NVML_CALL(api, DeviceGetRetiredPages, h, causes[i], &count, NULL);
-		if (r == NVML_ERROR_INSUFFICIENT_SIZE)
-			r = NVML_SUCCESS; /* count holds how many there are */
-		put_u64(rd, dst[i], r, count, "retired pages");
-	}
-	int pend = 0;
-	nvmlReturn_t r = NVML_CALL(api, DeviceGetRetiredPagesPendingStatus, h, &pend);
-	put_u64(rd, &s->retired_pages_pending, r, pend ? 1 : 0, "retired pages");
-	unsigned int corr = 0, unc = 0, ispend = 0, fail = 0;
-	r = NVML_CALL(api, DeviceGetRemappedRows, h, &corr, &unc, &ispend, &fail);
-	put_u64(rd, &s->remap_corrected, r, corr, "remapped rows");
-	put_u64(rd, &s->remap_uncorrected, r, unc, "remapped rows");
-	put_u64(rd, &s->remap_pending, r, ispend ? 1 : 0, "remapped rows");
-	put_u64(rd, &s->remap_failure, r, fail ? 1 : 0, "remapped rows");
 }
 
 static void sample_pcie(struct nvml_priv *p, nvmlDevice_t h, struct gpu_sample *s, struct rd *rd)
@@ -312,23 +265,27 @@ static void sample_pcie(struct nvml_priv *p, nvmlDevice_t h, struct gpu_sample *
 	struct nvml_api *api = &p->api;
 	GET_U32(s->pcie_gen, DeviceGetCurrPcieLinkGeneration, "PCIe", h);
 	GET_U32(s->pcie_width, DeviceGetCurrPcieLinkWidth, "PCIe", h);
-	GET_U32(s->pcie_replays, DeviceGetPcieReplayCounter, "PCIe replays", h);
 	/* each of these samples the link for 20 ms */
 	GET_U32(s->pcie_tx_kbps, DeviceGetPcieThroughput, "PCIe throughput", h, NVML_PCIE_UTIL_TX_BYTES);
 	GET_U32(s->pcie_rx_kbps, DeviceGetPcieThroughput, "PCIe throughput", h, NVML_PCIE_UTIL_RX_BYTES);
 }
 
-static void sample_nvlink(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, struct gpu_sample *s, struct rd *rd)
+/* Per-link state and error counters go into the batch; the link facts that
+ * do not change (version, remote end) come from the cache. */
+static unsigned want_nvlink(struct nvml_priv *p, unsigned gpu, struct gpu_sample *s, struct nvml_fv_want *w)
 {
-	struct nvml_api *api = &p->api;
 	struct nvml_gpu *g = &p->gpu[gpu];
+	unsigned n = 0;
 	nvml_links_ensure(p, gpu);
 	s->nvlink_n = g->nlinks;
 	for (unsigned l = 0; l < g->nlinks; l++) {
 		struct gpu_nvlink *k = &s->nvlink[l];
-		int state = 0;
-		nvmlReturn_t r = NVML_CALL(api, DeviceGetNvLinkState, h, l, &state);
-		put_u64(rd, &k->active, r, state ? 1 : 0, "NVLink state");
+		unsigned base = FVS_NVL_BASE + l * NVL_KINDS;
+		w[n++] = (struct nvml_fv_want){ base + NVL_STATE, &k->active };
+		w[n++] = (struct nvml_fv_want){ base + NVL_REPLAY, &k->replay_errors };
+		w[n++] = (struct nvml_fv_want){ base + NVL_RECOVERY, &k->recovery_errors };
+		w[n++] = (struct nvml_fv_want){ base + NVL_CRC_FLIT, &k->crc_flit_errors };
+		w[n++] = (struct nvml_fv_want){ base + NVL_CRC_DATA, &k->crc_data_errors };
 		k->version = g->link_version[l];
 		if (g->links[l].remote_busid[0]) {
 			snprintf(k->remote_pci_bus_id.s, sizeof(k->remote_pci_bus_id.s), "%s", g->links[l].remote_busid);
@@ -336,17 +293,12 @@ static void sample_nvlink(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, str
 		} else {
 			k->remote_pci_bus_id.st = VAL_UNSUPPORTED;
 		}
-		GET_U64(k->replay_errors, DeviceGetNvLinkErrorCounter, "NVLink errors", h, l, NVML_NVLINK_ERROR_DL_REPLAY);
-		GET_U64(k->recovery_errors, DeviceGetNvLinkErrorCounter, "NVLink errors", h, l, NVML_NVLINK_ERROR_DL_RECOVERY);
-		GET_U64(k->crc_flit_errors, DeviceGetNvLinkErrorCounter, "NVLink errors", h, l, NVML_NVLINK_ERROR_DL_CRC_FLIT);
-		GET_U64(k->crc_data_errors, DeviceGetNvLinkErrorCounter, "NVLink errors", h, l, NVML_NVLINK_ERROR_DL_CRC_DATA);
 		/* NVML's per-link byte counters (nvmlDeviceGetNvLinkUtilizationCounter) are
 		 * deprecated and answer "not supported" on Hopper. */
 		k->tx_bytes.st = VAL_UNSUPPORTED;
 		k->rx_bytes.st = VAL_UNSUPPORTED;
-		if (rd->lost)
-			return;
 	}
+	return n;
 }
 
 static void sample_viol(struct nvml_priv *p, nvmlDevice_t h, struct gpu_sample *s, struct rd *rd)
@@ -359,7 +311,7 @@ static void sample_viol(struct nvml_priv *p, nvmlDevice_t h, struct gpu_sample *
 	for (int i = 0; i < 6; i++) {
 		nvmlViolationTime_t vt = { 0, 0 };
 		nvmlReturn_t r = NVML_CALL(api, DeviceGetViolationStatus, h, policy[i], &vt);
-		put_u64(rd, dst[i], r, vt.violationTime, "violation status");
+		nvml_put_u64(rd, dst[i], r, vt.violationTime, "violation status");
 	}
 }
 
@@ -375,17 +327,33 @@ int nvml_sample(struct gpu_backend *be, unsigned gpu, unsigned groups, struct gp
 		out->lost = rc == GPU_ENODEV;
 		return rc;
 	}
+	unsigned long calls0 = nvml_thread_calls;
+	/* everything of the asked groups that has a field id: one batch */
+	struct nvml_fv_want want[FVS_COUNT];
+	unsigned nw = 0;
+	if (groups & GPU_GRP_BASIC) {
+		want[nw++] = (struct nvml_fv_want){ FVS_MEM_TEMP, &out->temp_mem_c };
+		want[nw++] = (struct nvml_fv_want){ FVS_POWER, &out->power_mw };
+		want[nw++] = (struct nvml_fv_want){ FVS_ENERGY, &out->energy_mj };
+	}
+	if (groups & GPU_GRP_ECC)
+		nw += want_ecc(out, want + nw);
+	if (groups & GPU_GRP_PCIE)
+		want[nw++] = (struct nvml_fv_want){ FVS_PCIE_REPLAY, &out->pcie_replays };
 	if (groups & GPU_GRP_BASIC)
 		sample_basic(p, gpu, h, out, &rd);
+	if ((groups & GPU_GRP_NVLINK) && !rd.lost)
+		nw += want_nvlink(p, gpu, out, want + nw);
+	if (nw && !rd.lost)
+		nvml_fields_read(p, gpu, h, want, nw, &rd);
 	if ((groups & GPU_GRP_ECC) && !rd.lost)
-		sample_ecc(p, h, out, &rd);
+		sample_ecc_sram(p, h, out, &rd);
 	if ((groups & GPU_GRP_PCIE) && !rd.lost)
 		sample_pcie(p, h, out, &rd);
-	if ((groups & GPU_GRP_NVLINK) && !rd.lost)
-		sample_nvlink(p, gpu, h, out, &rd);
 	if ((groups & GPU_GRP_VIOL) && !rd.lost)
 		sample_viol(p, h, out, &rd);
 	out->lost = rd.lost;
+	p->gpu[gpu].last_sample_calls = nvml_thread_calls - calls0;
 	out->duration_ns = gpu_backend_now_ns(be) - out->timestamp_ns;
 	return finish(p, gpu, &rd, err);
 }
@@ -501,12 +469,12 @@ int nvml_mig_instances(struct gpu_backend *be, unsigned gpu, struct gpu_mig *out
 			g->uuid[0] = '\0';
 		nvmlMemory_t mem = { 0, 0, 0 };
 		r = NVML_CALL(api, DeviceGetMemoryInfo, m, &mem);
-		put_u64(rd, &g->mem_total_bytes, r, mem.total, "MIG memory");
-		put_u64(rd, &g->mem_used_bytes, r, mem.used, "MIG memory");
+		nvml_put_u64(rd, &g->mem_total_bytes, r, mem.total, "MIG memory");
+		nvml_put_u64(rd, &g->mem_used_bytes, r, mem.used, "MIG memory");
 		nvmlDeviceAttributes_t at;
 		memset(&at, 0, sizeof(at));
 		r = NVML_CALL(api, DeviceGetAttributes, m, &at);
-		put_u64(rd, &g->sm_count, r, at.multiprocessorCount, "MIG attributes");
+		nvml_put_u64(rd, &g->sm_count, r, at.multiprocessorCount, "MIG attributes");
 		(*n)++;
 	}
 	return GPU_OK;

@@ -16,8 +16,33 @@
 #include "nvml_api.h"
 #include "nvml_map.h"
 
+/* NVML calls made by this thread (each costs about its wall time in CPU on
+ * an H200, so sample() counts them; see nvml_last_sample_calls). */
+extern _Thread_local unsigned long nvml_thread_calls;
+
 /* Calls an NVML entry point that this driver may lack. */
-#define NVML_CALL(api, fn, ...) ((api)->fn ? (api)->fn(__VA_ARGS__) : NVML_ERROR_FUNCTION_NOT_FOUND)
+#define NVML_CALL(api, fn, ...) \
+	((api)->fn ? (nvml_thread_calls++, (api)->fn(__VA_ARGS__)) : NVML_ERROR_FUNCTION_NOT_FOUND)
+
+/* Metrics that nvmlDeviceGetFieldValues can deliver in one call (nvml_fields.c).
+ * Per NVLink: NVL_KINDS slots from FVS_NVL_BASE + link * NVL_KINDS. */
+enum nvml_fv_slot {
+	FVS_MEM_TEMP, FVS_POWER, FVS_ENERGY,
+	FVS_ECC_VOL_COR, FVS_ECC_VOL_UNC, FVS_ECC_AGG_COR, FVS_ECC_AGG_UNC, FVS_ECC_DRAM_UNC,
+	FVS_RETIRED_SBE, FVS_RETIRED_DBE, FVS_RETIRED_PENDING,
+	FVS_REMAP_COR, FVS_REMAP_UNC, FVS_REMAP_PENDING, FVS_REMAP_FAILURE,
+	FVS_PCIE_REPLAY,
+	FVS_NVL_BASE,
+};
+enum { NVL_STATE, NVL_REPLAY, NVL_RECOVERY, NVL_CRC_FLIT, NVL_CRC_DATA, NVL_KINDS };
+#define FVS_COUNT (FVS_NVL_BASE + GPU_MAX_NVLINKS * NVL_KINDS)
+
+/* How a slot is read on this GPU, learnt on the first samples. */
+enum nvml_fv_route {
+	FV_BATCH = 0, /* in the nvmlDeviceGetFieldValues batch */
+	FV_CALL,      /* the batch does not deliver it: its own call */
+	FV_NONE,      /* neither: "not supported", no call any more */
+};
 
 struct nvml_gpu {
 	nvmlDevice_t h;
@@ -34,6 +59,10 @@ struct nvml_gpu {
 	/* temperature thresholds, read with the first sample */
 	bool thresholds_read;
 	u64v temp_slowdown_c, temp_shutdown_c;
+	/* nvmlDeviceGetFieldValues: off when the driver lacks it or refuses it */
+	bool fv_off;
+	unsigned char fv_route[FVS_COUNT]; /* enum nvml_fv_route */
+	unsigned long last_sample_calls;   /* NVML calls of the last sample() */
 };
 
 struct nvml_priv {
@@ -61,6 +90,32 @@ int nvml_open_with_api(struct gpu_backend *be, const struct nvml_api *api, struc
 void nvml_call_error(struct nvml_priv *p, struct gpu_err *err, unsigned gpu, const char *what, nvmlReturn_t rc);
 /* nvml_topo.c: reads the NVLink cache of one GPU once. */
 void nvml_links_ensure(struct nvml_priv *p, unsigned gpu);
+
+/* What one read gathered: whether the GPU answered at all. */
+struct rd {
+	bool lost;
+	nvmlReturn_t first_error;
+	const char *first_what;
+};
+/* nvml_fields.c: record an answer; store it as a value or its status. */
+void nvml_note(struct rd *rd, nvmlReturn_t r, const char *what);
+void nvml_put_u64(struct rd *rd, u64v *f, nvmlReturn_t r, uint64_t v, const char *what);
+
+/* One metric to read: its slot and where its value goes. */
+struct nvml_fv_want {
+	unsigned slot;
+	u64v *dst;
+};
+/* nvml_fields.c: reads the wanted metrics of one GPU with one
+ * nvmlDeviceGetFieldValues call, and with their own calls those the batch
+ * does not deliver (or all of them, where the driver lacks the batch). */
+void nvml_fields_read(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, const struct nvml_fv_want *want,
+		      unsigned n, struct rd *rd);
+/* nvml_fields.c, pure: the field id and scope of a slot; false if none. */
+bool nvml_fv_slot_field(unsigned slot, unsigned *id, unsigned *scope);
+
+/* Test hook: NVML calls made by the last sample() of GPU gpu. */
+unsigned long nvml_last_sample_calls(struct gpu_backend *be, unsigned gpu);
 
 /* nvml_device.c */
 int nvml_static_info(struct gpu_backend *be, unsigned gpu, struct gpu_static *out, struct gpu_err *err);

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# nvmlcost.sh - on a real GPU server (part `nvmlcost` of scripts/gpu/all.sh):
+# runs bench/nvml_cost (packed by `scripts/gpu/all.sh pack` into
+# .device-carry/tools/bin, else built here with gcc), which prints, per GPU,
+# the wall and thread-CPU time of each NVML call gpuctl makes and of the
+# nvmlDeviceGetFieldValues batches it sends (median of 20), what every field
+# of the full batch answered, and the fields whose meaning nvml.h leaves open
+# next to the single calls they may stand for. About 10 s on 2x H200.
+# Results: $OUT/nvmlcost/cost.txt and summary.txt. Exit: nvml_cost's (69: no NVML).
+# Reads only. Run it alone, not beside the agent/top CPU measurements.
+set -u -o pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+out="${OUT:-$root/nvmlcost-out}/nvmlcost"
+mkdir -p "$out"
+bin="$root/.device-carry/tools/bin/nvml_cost"
+if [ ! -x "$bin" ]; then
+	bin=/tmp/nvml_cost
+	gcc -std=c11 -O2 -Wall -Wextra -Werror -o "$bin" "$root/bench/nvml_cost.c" -ldl >"$out/build.log" 2>&1 ||
+		{ echo "nvmlcost.sh: cannot build bench/nvml_cost.c (see build.log)" | tee "$out/summary.txt"; exit 69; }
+fi
+"$bin" >"$out/cost.txt" 2>&1
+rc=$?
+{
+	echo "nvml_cost exit $rc"
+	# the per-call table only (not the field dumps)
+	grep -E '^(nvmlInit|GPU |  (call|nvml))' "$out/cost.txt"
+} >"$out/summary.txt"
+exit $rc

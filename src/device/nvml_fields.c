@@ -1,0 +1,281 @@
+/*
+ * nvml_fields.c - the batched reads of the nvml backend.
+ *
+ * On an H200 every NVML call costs about its wall time in CPU (1-3 ms: the
+ * library spins while the GPU's firmware answers), and a sample of every
+ * group used to make ~120 calls per GPU, 90 of them for NVLink (18 links x
+ * state + 4 error counters). nvmlDeviceGetFieldValues answers many metrics in
+ * one call (what DCGM does), each with its own return code. So a sample asks
+ * for all the metrics of its groups that have a field id in one batch, and
+ * makes an own call only for a metric the batch does not deliver on this GPU
+ * (the field is unknown to the driver, or answered "not supported"). What it
+ * learns is kept per GPU: a metric neither way supports costs no call at all
+ * after the first sample.
+ */
+#include <string.h>
+
+#include "nvml_priv.h"
+
+_Thread_local unsigned long nvml_thread_calls;
+
+void nvml_note(struct rd *rd, nvmlReturn_t r, const char *what)
+{
+	if (r == NVML_ERROR_GPU_IS_LOST)
+		rd->lost = true;
+	if (r != NVML_SUCCESS && r != NVML_ERROR_NOT_SUPPORTED && r != NVML_ERROR_FUNCTION_NOT_FOUND &&
+	    rd->first_error == NVML_SUCCESS) {
+		rd->first_error = r;
+		rd->first_what = what;
+	}
+}
+
+void nvml_put_u64(struct rd *rd, u64v *f, nvmlReturn_t r, uint64_t v, const char *what)
+{
+	nvml_note(rd, r, what);
+	if (r == NVML_SUCCESS)
+		VAL_SET(*f, v);
+	else
+		f->st = nvml_val_status(r);
+}
+
+/* Per-link counter ids: links 0-5 and 6-11 have ids of their own; links 12
+ * on have only the scoped DL replay/recovery ids (scopeId = link). */
+static unsigned link_field(unsigned kind, unsigned link, unsigned *scope)
+{
+	static const unsigned l0[NVL_KINDS] = { 0, NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L0,
+						NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L0,
+						NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0,
+						NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0 };
+	static const unsigned l6[NVL_KINDS] = { 0, NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L6,
+						NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L6,
+						NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L6,
+						NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L6 };
+	*scope = 0;
+	if (kind == NVL_STATE) {
+		*scope = link;
+		return NVML_FI_DEV_NVLINK_GET_STATE;
+	}
+	if (link < 6)
+		return l0[kind] + link;
+	if (link < 12)
+		return l6[kind] + (link - 6);
+	/* NVML_FI_DEV_NVLINK_ERROR_DL_CRC exists too, but nvml.h does not say
+	 * whether it is the flit or the data CRC counter: those two keep their
+	 * own calls on links 12-17 rather than report one under the other's name. */
+	*scope = link;
+	if (kind == NVL_REPLAY)
+		return NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY;
+	if (kind == NVL_RECOVERY)
+		return NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY;
+	return 0;
+}
+
+bool nvml_fv_slot_field(unsigned slot, unsigned *id, unsigned *scope)
+{
+	static const unsigned fixed[FVS_NVL_BASE] = {
+		[FVS_MEM_TEMP] = NVML_FI_DEV_MEMORY_TEMP,
+		[FVS_POWER] = NVML_FI_DEV_POWER_AVERAGE,
+		[FVS_ENERGY] = NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION,
+		[FVS_ECC_VOL_COR] = NVML_FI_DEV_ECC_SBE_VOL_TOTAL,
+		[FVS_ECC_VOL_UNC] = NVML_FI_DEV_ECC_DBE_VOL_TOTAL,
+		[FVS_ECC_AGG_COR] = NVML_FI_DEV_ECC_SBE_AGG_TOTAL,
+		[FVS_ECC_AGG_UNC] = NVML_FI_DEV_ECC_DBE_AGG_TOTAL,
+		[FVS_ECC_DRAM_UNC] = NVML_FI_DEV_ECC_DBE_AGG_DEV,
+		[FVS_RETIRED_SBE] = NVML_FI_DEV_RETIRED_SBE,
+		[FVS_RETIRED_DBE] = NVML_FI_DEV_RETIRED_DBE,
+		[FVS_RETIRED_PENDING] = NVML_FI_DEV_RETIRED_PENDING,
+		[FVS_REMAP_COR] = NVML_FI_DEV_REMAPPED_COR,
+		[FVS_REMAP_UNC] = NVML_FI_DEV_REMAPPED_UNC,
+		[FVS_REMAP_PENDING] = NVML_FI_DEV_REMAPPED_PENDING,
+		[FVS_REMAP_FAILURE] = NVML_FI_DEV_REMAPPED_FAILURE,
+		[FVS_PCIE_REPLAY] = NVML_FI_DEV_PCIE_REPLAY_COUNTER,
+	};
+	if (slot >= FVS_COUNT)
+		return false;
+	if (slot < FVS_NVL_BASE) {
+		*id = fixed[slot];
+		*scope = 0; /* FVS_POWER: the GPU alone */
+		return *id != 0;
+	}
+	unsigned k = slot - FVS_NVL_BASE;
+	*id = link_field(k % NVL_KINDS, k / NVL_KINDS, scope);
+	return *id != 0;
+}
+
+/* Flags read as 1/0, whatever non-zero value the driver uses. */
+static uint64_t slot_value(unsigned slot, uint64_t v)
+{
+	bool flag = slot == FVS_RETIRED_PENDING || slot == FVS_REMAP_PENDING || slot == FVS_REMAP_FAILURE ||
+		    (slot >= FVS_NVL_BASE && (slot - FVS_NVL_BASE) % NVL_KINDS == NVL_STATE);
+	return flag ? v != 0 : v;
+}
+
+/* nvmlDeviceGetRemappedRows fills four slots: called once per read. */
+struct remap_once {
+	bool done;
+	nvmlReturn_t r;
+	unsigned int v[4]; /* corrected, uncorrected, pending, failure */
+};
+
+/* The own call of one slot. */
+static nvmlReturn_t slot_call(struct nvml_api *api, nvmlDevice_t h, unsigned slot, uint64_t *v,
+			      struct remap_once *rm)
+{
+	unsigned int u = 0;
+	unsigned long long ull = 0;
+	nvmlReturn_t r;
+	switch (slot) {
+	case FVS_MEM_TEMP:
+		return NVML_ERROR_NOT_SUPPORTED; /* a field only */
+	case FVS_POWER:
+		r = NVML_CALL(api, DeviceGetPowerUsage, h, &u);
+		*v = u;
+		return r;
+	case FVS_ENERGY:
+		r = NVML_CALL(api, DeviceGetTotalEnergyConsumption, h, &ull);
+		*v = ull;
+		return r;
+	case FVS_ECC_VOL_COR:
+	case FVS_ECC_VOL_UNC:
+	case FVS_ECC_AGG_COR:
+	case FVS_ECC_AGG_UNC: {
+		int type = slot == FVS_ECC_VOL_COR || slot == FVS_ECC_AGG_COR ? NVML_MEMORY_ERROR_TYPE_CORRECTED
+									      : NVML_MEMORY_ERROR_TYPE_UNCORRECTED;
+		int counter = slot == FVS_ECC_VOL_COR || slot == FVS_ECC_VOL_UNC ? NVML_VOLATILE_ECC : NVML_AGGREGATE_ECC;
+		r = NVML_CALL(api, DeviceGetTotalEccErrors, h, type, counter, &ull);
+		*v = ull;
+		return r;
+	}
+	case FVS_ECC_DRAM_UNC:
+		r = NVML_CALL(api, DeviceGetMemoryErrorCounter, h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC,
+			      NVML_MEMORY_LOCATION_DRAM, &ull);
+		*v = ull;
+		return r;
+	case FVS_RETIRED_SBE:
+	case FVS_RETIRED_DBE:
+		r = NVML_CALL(api, DeviceGetRetiredPages, h,
+			      slot == FVS_RETIRED_SBE ? NVML_PAGE_RETIREMENT_CAUSE_SBE : NVML_PAGE_RETIREMENT_CAUSE_DBE,
+			      &u, NULL);
+		*v = u;
+		return r == NVML_ERROR_INSUFFICIENT_SIZE ? NVML_SUCCESS : r; /* u holds how many there are */
+	case FVS_RETIRED_PENDING: {
+		int pend = 0;
+		r = NVML_CALL(api, DeviceGetRetiredPagesPendingStatus, h, &pend);
+		*v = (uint64_t)pend;
+		return r;
+	}
+	case FVS_REMAP_COR:
+	case FVS_REMAP_UNC:
+	case FVS_REMAP_PENDING:
+	case FVS_REMAP_FAILURE:
+		if (!rm->done) {
+			rm->done = true;
+			rm->r = NVML_CALL(api, DeviceGetRemappedRows, h, &rm->v[0], &rm->v[1], &rm->v[2], &rm->v[3]);
+		}
+		*v = rm->v[slot - FVS_REMAP_COR];
+		return rm->r;
+	case FVS_PCIE_REPLAY:
+		r = NVML_CALL(api, DeviceGetPcieReplayCounter, h, &u);
+		*v = u;
+		return r;
+	default:
+		break;
+	}
+	unsigned k = slot - FVS_NVL_BASE, link = k / NVL_KINDS;
+	static const int counter[NVL_KINDS] = { 0, NVML_NVLINK_ERROR_DL_REPLAY, NVML_NVLINK_ERROR_DL_RECOVERY,
+						NVML_NVLINK_ERROR_DL_CRC_FLIT, NVML_NVLINK_ERROR_DL_CRC_DATA };
+	if (k % NVL_KINDS == NVL_STATE) {
+		int state = 0;
+		r = NVML_CALL(api, DeviceGetNvLinkState, h, link, &state);
+		*v = (uint64_t)state;
+		return r;
+	}
+	r = NVML_CALL(api, DeviceGetNvLinkErrorCounter, h, link, counter[k % NVL_KINDS], &ull);
+	*v = ull;
+	return r;
+}
+
+/* Answers that mean "this way does not deliver it", as opposed to a failure. */
+static bool not_here(nvmlReturn_t r)
+{
+	return r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND || r == NVML_ERROR_INVALID_ARGUMENT;
+}
+
+void nvml_fields_read(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, const struct nvml_fv_want *want,
+		      unsigned n, struct rd *rd)
+{
+	struct nvml_api *api = &p->api;
+	struct nvml_gpu *g = &p->gpu[gpu];
+	nvmlFieldValue_t fv[FVS_COUNT];
+	unsigned batch_of[FVS_COUNT]; /* fv[k] answers want[batch_of[k]] */
+	bool own_call[FVS_COUNT];
+	unsigned nb = 0;
+	if (n > FVS_COUNT)
+		n = FVS_COUNT;
+	memset(own_call, 0, sizeof(own_call));
+	for (unsigned i = 0; i < n; i++) {
+		unsigned slot = want[i].slot, id = 0, scope = 0;
+		if (slot >= FVS_COUNT) {
+			want[i].dst->st = VAL_ERROR;
+			continue;
+		}
+		if (g->fv_route[slot] == FV_NONE) {
+			want[i].dst->st = VAL_UNSUPPORTED;
+		} else if (g->fv_route[slot] == FV_BATCH && !g->fv_off && nvml_fv_slot_field(slot, &id, &scope)) {
+			memset(&fv[nb], 0, sizeof(fv[nb]));
+			fv[nb].fieldId = id;
+			fv[nb].scopeId = scope;
+			batch_of[nb++] = i;
+		} else {
+			if (g->fv_route[slot] == FV_BATCH && (g->fv_off || !nvml_fv_slot_field(slot, &id, &scope)))
+				g->fv_route[slot] = FV_CALL;
+			own_call[i] = true;
+		}
+	}
+	if (nb) {
+		nvmlReturn_t r = NVML_CALL(api, DeviceGetFieldValues, h, (int)nb, fv);
+		if (r == NVML_ERROR_GPU_IS_LOST) {
+			nvml_note(rd, r, "field values");
+			for (unsigned k = 0; k < nb; k++)
+				want[batch_of[k]].dst->st = VAL_ERROR;
+			return;
+		}
+		if (r != NVML_SUCCESS) {
+			/* refused as a whole: own calls, this time; for good if it will not change */
+			if (not_here(r))
+				g->fv_off = true;
+			for (unsigned k = 0; k < nb; k++)
+				own_call[batch_of[k]] = true;
+		} else {
+			for (unsigned k = 0; k < nb; k++) {
+				const struct nvml_fv_want *w = &want[batch_of[k]];
+				nvmlReturn_t fr = fv[k].nvmlReturn;
+				uint64_t v = 0;
+				if (fr == NVML_SUCCESS && nvml_field_value_u64(&fv[k], &v)) {
+					VAL_SET(*w->dst, slot_value(w->slot, v));
+				} else if (fr == NVML_SUCCESS || not_here(fr)) {
+					g->fv_route[w->slot] = FV_CALL; /* try its own call, from now on */
+					own_call[batch_of[k]] = true;
+				} else {
+					nvml_put_u64(rd, w->dst, fr, 0, "field values");
+				}
+			}
+		}
+	}
+	struct remap_once rm = { false, NVML_SUCCESS, { 0, 0, 0, 0 } };
+	for (unsigned i = 0; i < n && !rd->lost; i++) {
+		if (!own_call[i])
+			continue;
+		uint64_t v = 0;
+		nvmlReturn_t r = slot_call(api, h, want[i].slot, &v, &rm);
+		if (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND)
+			g->fv_route[want[i].slot] = FV_NONE; /* not supported either way: stays so */
+		nvml_put_u64(rd, want[i].dst, r, slot_value(want[i].slot, v), "NVML");
+	}
+}
+
+unsigned long nvml_last_sample_calls(struct gpu_backend *be, unsigned gpu)
+{
+	struct nvml_priv *p = nvml_priv_of(be);
+	return gpu < p->n ? p->gpu[gpu].last_sample_calls : 0;
+}
