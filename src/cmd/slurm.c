@@ -108,7 +108,7 @@ static int parse_u64(const struct cmd_ctx *ctx, const char *what, const char *s,
 	char *end;
 	errno = 0;
 	unsigned long long v = s && *s ? strtoull(s, &end, 10) : 0;
-	if (!s || !*s || *end || errno || v > max || *s == '-') {
+	if (!s || !*s || *end || errno || v > max || *s == '-' || (v == 0 && strcmp(what, "uid") != 0)) {
 		cmd_error(ctx, "slurm", "bad %s '%s'", what, s ? s : "");
 		return EXIT_USAGE;
 	}

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# slurm_cli.sh - `gpuctl slurm` and `gpuctl jobs --slurm` without a Slurm
+# cluster: gres.conf on the shipped simulated servers, the Slurm requests
+# against a real agent with its pool (simulated server), the health check's
+# drain/resume decisions through a stand-in scontrol that records what it is
+# asked, and the errors and exit codes. (The real cluster: slurm_cluster.sh.)
+# Run by CTest (GPUCTL = the binary). By hand:
+#   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/slurm_cli.sh
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+: "${GPUCTL:?set GPUCTL to the gpuctl binary}"
+export GPUCTL_DATA_DIR="${GPUCTL_DATA_DIR:-$here/../../data}"
+unset GPUCTL_SIM GPUCTL_POOL_SOCKET SLURM_JOB_ID SLURM_JOB_GPUS SLURM_JOB_UID SLURM_JOB_USER SLURMD_NODENAME
+t="$(mktemp -d)"
+agent=
+cleanup() {
+	[ -n "$agent" ] && kill "$agent" 2>/dev/null && wait "$agent" 2>/dev/null
+	rm -rf "$t"
+}
+trap cleanup EXIT
+fails=0
+checks=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# expect CODE CMD...: runs CMD, output in $out, checks the exit code
+expect() {
+	local want=$1
+	shift
+	out="$("$@" 2>&1)"
+	local rc=$?
+	checks=$((checks + 1))
+	[ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want: $out"
+}
+has() { echo "$out" | grep -q -- "$1" || fail "expected '$1' in: $out"; }
+
+# ---- usage ----------------------------------------------------------------------------
+expect 64 "$GPUCTL" slurm
+expect 0 "$GPUCTL" slurm --help
+has "gres-conf"
+expect 64 "$GPUCTL" slurm frobnicate
+has "gpuctl slurm: unknown verb 'frobnicate'"
+
+# ---- gres-conf --------------------------------------------------------------------------
+expect 0 "$GPUCTL" --sim h200x8 slurm gres-conf --node gpu01
+has "^NodeName=gpu01 Name=gpu Type=nvidia_h200 File=/dev/nvidia7 Cores=56-111,168-223 Links=18,18,18,18,18,18,18,-1$"
+has "^# NodeName=gpu01 Gres=gpu:nvidia_h200:8$"
+has "SIMULATED"
+[ "$(echo "$out" | grep -c '^NodeName=gpu01 Name=gpu ')" = 8 ] || fail "8 GPU lines expected: $out"
+expect 0 "$GPUCTL" --sim l40sx4 slurm gres-conf --no-fragment --type l40s --dev-dir /x/dev
+has "^Name=gpu Type=l40s File=/x/dev/nvidia2 Cores=32-63,96-127 Links=0,0,-1,0$"
+echo "$out" | grep -q "Gres=" && fail "--no-fragment printed the fragment"
+expect 0 "$GPUCTL" --sim h100pcie-mig slurm gres-conf
+has "MultipleFiles=/dev/nvidia0,/dev/nvidia-caps/nvidia-cap"
+expect 64 "$GPUCTL" --sim h200x8 slurm gres-conf --type "a b"
+has "bad type 'a b'"
+expect 64 "$GPUCTL" --sim h200x8 slurm gres-conf --node
+has "option '--node' needs a value"
+expect 64 "$GPUCTL" --sim h200x8 slurm gres-conf --bogus
+expect 66 "$GPUCTL" --sim nosuchserver slurm gres-conf
+
+# ---- job-start / job-end / stats / jobs --slurm, errors without an agent ----------------
+expect 75 "$GPUCTL" slurm job-start --job 5 --gpus 0 --uid 0 --socket "$t/none.sock"
+expect 64 "$GPUCTL" slurm job-start --gpus 0 --uid 0 --socket "$t/none.sock"
+has "which Slurm job"
+expect 64 "$GPUCTL" slurm job-start --job 5 --gpus 0,x --uid 0 --socket "$t/none.sock"
+has "bad GPU list '0,x'"
+expect 64 "$GPUCTL" slurm job-start --job 0 --gpus 0 --uid 0 --socket "$t/none.sock"
+expect 64 "$GPUCTL" slurm job-start --job 5 --gpus 0 --socket "$t/none.sock"
+expect 64 "$GPUCTL" slurm job-end --job 5 --admin-comment --socket "$t/none.sock"
+has "AdminComment"
+expect 64 "$GPUCTL" jobs --slurm x12
+has "needs a Slurm job id"
+
+# ---- with an agent -------------------------------------------------------------------------
+sock="$t/pool.sock"
+GPUCTL_SIM="$here/../data/slurm-nvpairs.json" "$GPUCTL" agent --listen 127.0.0.1:0 --kernel-log off --pool --pool-dir "$t/pool" \
+	--pool-socket "$sock" >"$t/agent.log" 2>&1 &
+agent=$!
+for _ in $(seq 100); do "$GPUCTL" queue --socket "$sock" >/dev/null 2>&1 && break; sleep 0.1; done
+expect 0 env SLURM_JOB_ID=4242 SLURM_JOB_GPUS=2,3 SLURM_JOB_UID=0 SLURM_JOB_USER=root \
+	"$GPUCTL" slurm job-start --socket "$sock"
+has "Slurm job 4242: GPU accounting started"
+expect 0 "$GPUCTL" slurm job-start --job 4242 --gpus 2,3 --uid 0 --socket "$sock" --json
+has '"already": true'
+expect 65 "$GPUCTL" slurm job-start --job 4243 --gpus 4 --uid 0 --socket "$sock"
+has "names a GPU this server does not have"
+# the pool places around the Slurm job's GPUs 2,3: 2 GPUs run on 0,1, then 3 GPUs wait
+expect 0 "$GPUCTL" submit --socket "$sock" --gpus 2 -- true
+has "^job [0-9]* submitted"
+two="$(echo "$out" | sed -n 's/^job \([0-9]*\) submitted.*/\1/p')"
+expect 0 timeout 20 "$GPUCTL" wait --socket "$sock" "$two"
+expect 0 "$GPUCTL" jobs --history --socket "$sock" --json
+echo "$out" | tr -d ' \n' | grep -q "\"id\":$two,[^}]*\"state\":\"done\"" || fail "the 2-GPU pool job did not run: $out"
+expect 0 "$GPUCTL" jobs --history --socket "$sock"
+echo "$out" | grep -q "^ *$two .* done .* 0,1 " || fail "the 2-GPU pool job ran elsewhere than 0,1: $out"
+expect 0 "$GPUCTL" submit --socket "$sock" --gpus 3 -- true
+wait3="$(echo "$out" | sed -n 's/^job \([0-9]*\) submitted.*/\1/p')"
+sleep 1.5
+expect 0 "$GPUCTL" queue --socket "$sock" --json
+echo "$out" | tr -d ' \n' | grep -q "\"id\":$wait3,[^}]*\"state\":\"pending\"" ||
+	fail "a 3-GPU pool job started beside the Slurm job's GPUs 2,3: $out"
+expect 0 "$GPUCTL" cancel --socket "$sock" "$wait3"
+sleep 2
+expect 0 "$GPUCTL" slurm stats --job 4242 --socket "$sock"
+has "^Slurm job 4242: gpuctl: 2 GPUs, [0-9.]* GPU-s, [0-9.]* J, util avg [0-9]* % peak [0-9]* %, mem peak [0-9.]* GiB, XIDs none"
+expect 0 "$GPUCTL" jobs --slurm 4242 --socket "$sock" --json
+has '"slurm_job": 4242'
+has '"state": "running"'
+has '"name": "slurm-4242"'
+expect 0 "$GPUCTL" slurm job-end --job 4242 --socket "$sock"
+has "^Slurm job 4242: gpuctl: 2 GPUs"
+expect 0 "$GPUCTL" jobs --slurm 4242 --socket "$sock"
+has "slurm-4242 *done"
+has "SIMULATED"
+expect 0 "$GPUCTL" slurm job-end --job 4242 --socket "$sock" --json
+expect 65 "$GPUCTL" jobs --slurm 999 --socket "$sock"
+has "no Slurm job 999 recorded"
+expect 65 "$GPUCTL" slurm job-end --job 999 --socket "$sock"
+has "did its prolog run"
+# the pool's own requests still work beside the Slurm ones
+expect 0 "$GPUCTL" jobs --history --socket "$sock"
+has "slurm-4242"
+
+# ---- health-check through a stand-in scontrol -------------------------------------------
+cat >"$t/scontrol" <<'SH'
+#!/bin/sh
+# stand-in: "show node N -o" prints $FAKE/node; "update ..." is recorded
+case "$1" in
+show) [ -f "$FAKE/fail" ] && exit 1; cat "$FAKE/node" ;;
+update) printf '%s\n' "$*" >>"$FAKE/calls" ;;
+*) exit 2 ;;
+esac
+SH
+chmod 755 "$t/scontrol"
+export FAKE="$t"
+hc() { expect "$1" env GPUCTL_SIM="h200x8,faults=$t/faults.json" SLURMD_NODENAME=gpu01 "$GPUCTL" slurm health-check \
+	--window 0 --scontrol "$t/scontrol" "${@:2}"; }
+calls() { cat "$t/calls" 2>/dev/null; }
+: >"$t/calls"
+echo "NodeName=gpu01 Arch=x86_64 State=IDLE Partitions=gpu" >"$t/node"
+hc 0
+has "gpu01: health PASS; node IDLE; action: none"
+[ -z "$(calls)" ] || fail "a healthy idle node got: $(calls)"
+printf '{"faults": [{"kind": "ecc_uncorrectable", "gpu": 3, "count": 1}]}\n' >"$t/faults.json"
+hc 2
+has "action: drain, gpuctl: GPU 3 ecc-volatile-uncorrectable"
+[ "$(calls)" = "update NodeName=gpu01 State=DRAIN Reason=gpuctl: GPU 3 ecc-volatile-uncorrectable" ] ||
+	fail "drain call: $(calls)"
+: >"$t/calls"
+hc 2 --dry-run
+[ -z "$(calls)" ] || fail "--dry-run called scontrol update: $(calls)"
+echo "NodeName=gpu01 State=IDLE+DRAIN Reason=maintenance [admin@2026-11-30T01:00:00]" >"$t/node"
+hc 2
+has "action: keep"
+[ -z "$(calls)" ] || fail "an admin's drain was overwritten: $(calls)"
+rm -f "$t/faults.json"
+hc 0
+has "action: none"
+[ -z "$(calls)" ] || fail "an admin's drain was resumed: $(calls)"
+echo "NodeName=gpu01 State=IDLE+DRAIN Reason=gpuctl: GPU 3 ecc-volatile-uncorrectable [root@2026-11-30T01:00:00]" >"$t/node"
+hc 0
+has "action: resume"
+[ "$(calls)" = "update NodeName=gpu01 State=RESUME" ] || fail "resume call: $(calls)"
+touch "$t/fail"
+hc 69
+has "cannot read node 'gpu01'"
+rm -f "$t/fail"
+hc 64 --window x
+
+echo "slurm_cli: $checks commands, $fails failures"
+[ "$fails" = 0 ]
