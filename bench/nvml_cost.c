@@ -3,8 +3,9 @@
  * wall time and CPU time of the calling thread, median of 20 calls each, for
  * the single-value getters and for nvmlDeviceGetFieldValues batches of the
  * sizes gpuctl's sampler sends; then what every field of the full batch
- * answers (return code, value), and the values of the fields whose meaning
- * nvml.h leaves open next to the single call they may stand for.
+ * answers (return code, value), and fields next to the single calls they
+ * stand for (violation times, power, the NVLink CRC counters of links 12 on)
+ * to check units and meanings on real hardware.
  *
  * Standalone: libnvidia-ml.so.1 is dlopen'ed, the declarations are gpuctl's
  * own (src/device/nvml_api.h), no NVIDIA header or library at build time.
@@ -327,6 +328,8 @@ static void one_gpu(unsigned g)
 	}
 	arg_i = NVML_PERF_POLICY_POWER;
 	measure("nvmlDeviceGetViolationStatus(power)", c_viol, GetViolation != NULL);
+	arg_i = NVML_PERF_POLICY_LOW_UTILIZATION;
+	measure("nvmlDeviceGetViolationStatus(low utilization)", c_viol, GetViolation != NULL);
 	measure("nvmlDeviceGetComputeRunningProcesses", c_procs, GetProcs != NULL);
 
 	/* the batches gpuctl sends */
@@ -346,6 +349,8 @@ static void one_gpu(unsigned g)
 	add_basic_fields();
 	add_ecc_fields();
 	add_field(NVML_FI_DEV_PCIE_REPLAY_COUNTER, 0);
+	for (unsigned k = 0; k < 6; k++)
+		add_field(NVML_FI_DEV_PERF_POLICY_POWER + k, 0); /* violation counters */
 	add_nvlink_fields(links);
 	measure_batch("all groups");
 	if (GetFields) {

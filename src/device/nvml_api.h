@@ -148,7 +148,12 @@ enum {
  * what nvmlDeviceGetPowerUsage answers on those GPUs. */
 #define NVML_FI_DEV_POWER_AVERAGE 185
 #define NVML_FI_DEV_POWER_INSTANT 186
-#define NVML_FI_DEV_PERF_POLICY_POWER 74  /* violation counters; unit not documented */
+/* Violation (throttle) time counters, ns, one per nvmlPerfPolicyType_t 0..5
+ * from this id on (power, thermal, sync boost, board limit, low utilization,
+ * reliability): what nvmlDeviceGetViolationStatus answers. NVIDIA's field
+ * reference gives "in ns" for POWER (74) and SYNC_BOOST (76), which newer
+ * headers also name NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP/_SYNC_BOOST. */
+#define NVML_FI_DEV_PERF_POLICY_POWER 74
 #define NVML_VALUE_TYPE_DOUBLE 0
 #define NVML_VALUE_TYPE_UNSIGNED_INT 1
 #define NVML_VALUE_TYPE_UNSIGNED_LONG 2

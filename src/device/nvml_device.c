@@ -224,7 +224,12 @@ static void sample_basic(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, stru
 	}
 	s->temp_slowdown_c = g->temp_slowdown_c;
 	s->temp_shutdown_c = g->temp_shutdown_c;
-	GET_U32(s->fan_pct, DeviceGetFanSpeed, "fan", h);
+	if (g->fan_unsupported) {
+		s->fan_pct.st = VAL_UNSUPPORTED;
+	} else {
+		GET_U32(s->fan_pct, DeviceGetFanSpeed, "fan", h);
+		g->fan_unsupported = s->fan_pct.st == VAL_UNSUPPORTED; /* stays so while the driver is loaded */
+	}
 	GET_U32(s->power_limit_mw, DeviceGetEnforcedPowerLimit, "power limit", h);
 	GET_U32(s->sm_clock_mhz, DeviceGetClockInfo, "clocks", h, NVML_CLOCK_SM);
 	GET_U32(s->mem_clock_mhz, DeviceGetClockInfo, "clocks", h, NVML_CLOCK_MEM);
@@ -301,20 +306,6 @@ static unsigned want_nvlink(struct nvml_priv *p, unsigned gpu, struct gpu_sample
 	return n;
 }
 
-static void sample_viol(struct nvml_priv *p, nvmlDevice_t h, struct gpu_sample *s, struct rd *rd)
-{
-	struct nvml_api *api = &p->api;
-	const int policy[6] = { NVML_PERF_POLICY_POWER, NVML_PERF_POLICY_THERMAL, NVML_PERF_POLICY_SYNC_BOOST,
-				NVML_PERF_POLICY_BOARD_LIMIT, NVML_PERF_POLICY_LOW_UTILIZATION, NVML_PERF_POLICY_RELIABILITY };
-	u64v *dst[6] = { &s->viol_power_ns, &s->viol_thermal_ns, &s->viol_sync_boost_ns,
-			 &s->viol_board_limit_ns, &s->viol_low_util_ns, &s->viol_reliability_ns };
-	for (int i = 0; i < 6; i++) {
-		nvmlViolationTime_t vt = { 0, 0 };
-		nvmlReturn_t r = NVML_CALL(api, DeviceGetViolationStatus, h, policy[i], &vt);
-		nvml_put_u64(rd, dst[i], r, vt.violationTime, "violation status");
-	}
-}
-
 int nvml_sample(struct gpu_backend *be, unsigned gpu, unsigned groups, struct gpu_sample *out, struct gpu_err *err)
 {
 	struct nvml_priv *p = nvml_priv_of(be);
@@ -340,6 +331,13 @@ int nvml_sample(struct gpu_backend *be, unsigned gpu, unsigned groups, struct gp
 		nw += want_ecc(out, want + nw);
 	if (groups & GPU_GRP_PCIE)
 		want[nw++] = (struct nvml_fv_want){ FVS_PCIE_REPLAY, &out->pcie_replays };
+	if (groups & GPU_GRP_VIOL) {
+		/* in nvmlPerfPolicyType_t order */
+		u64v *viol[6] = { &out->viol_power_ns, &out->viol_thermal_ns, &out->viol_sync_boost_ns,
+				  &out->viol_board_limit_ns, &out->viol_low_util_ns, &out->viol_reliability_ns };
+		for (unsigned k = 0; k < 6; k++)
+			want[nw++] = (struct nvml_fv_want){ FVS_VIOL_BASE + k, viol[k] };
+	}
 	if (groups & GPU_GRP_BASIC)
 		sample_basic(p, gpu, h, out, &rd);
 	if ((groups & GPU_GRP_NVLINK) && !rd.lost)
@@ -350,8 +348,6 @@ int nvml_sample(struct gpu_backend *be, unsigned gpu, unsigned groups, struct gp
 		sample_ecc_sram(p, h, out, &rd);
 	if ((groups & GPU_GRP_PCIE) && !rd.lost)
 		sample_pcie(p, h, out, &rd);
-	if ((groups & GPU_GRP_VIOL) && !rd.lost)
-		sample_viol(p, h, out, &rd);
 	out->lost = rd.lost;
 	p->gpu[gpu].last_sample_calls = nvml_thread_calls - calls0;
 	out->duration_ns = gpu_backend_now_ns(be) - out->timestamp_ns;

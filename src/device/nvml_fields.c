@@ -92,6 +92,11 @@ bool nvml_fv_slot_field(unsigned slot, unsigned *id, unsigned *scope)
 	};
 	if (slot >= FVS_COUNT)
 		return false;
+	if (slot >= FVS_VIOL_BASE && slot < FVS_NVL_BASE) {
+		*id = NVML_FI_DEV_PERF_POLICY_POWER + (slot - FVS_VIOL_BASE);
+		*scope = 0;
+		return true;
+	}
 	if (slot < FVS_NVL_BASE) {
 		*id = fixed[slot];
 		*scope = 0; /* FVS_POWER: the GPU alone */
@@ -180,6 +185,12 @@ static nvmlReturn_t slot_call(struct nvml_api *api, nvmlDevice_t h, unsigned slo
 		return r;
 	default:
 		break;
+	}
+	if (slot < FVS_NVL_BASE) {
+		nvmlViolationTime_t vt = { 0, 0 };
+		r = NVML_CALL(api, DeviceGetViolationStatus, h, (int)(slot - FVS_VIOL_BASE), &vt);
+		*v = vt.violationTime;
+		return r;
 	}
 	unsigned k = slot - FVS_NVL_BASE, link = k / NVL_KINDS;
 	static const int counter[NVL_KINDS] = { 0, NVML_NVLINK_ERROR_DL_REPLAY, NVML_NVLINK_ERROR_DL_RECOVERY,

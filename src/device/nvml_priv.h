@@ -32,7 +32,8 @@ enum nvml_fv_slot {
 	FVS_RETIRED_SBE, FVS_RETIRED_DBE, FVS_RETIRED_PENDING,
 	FVS_REMAP_COR, FVS_REMAP_UNC, FVS_REMAP_PENDING, FVS_REMAP_FAILURE,
 	FVS_PCIE_REPLAY,
-	FVS_NVL_BASE,
+	FVS_VIOL_BASE, /* + nvmlPerfPolicyType_t 0..5 (power ... reliability) */
+	FVS_NVL_BASE = FVS_VIOL_BASE + 6,
 };
 enum { NVL_STATE, NVL_REPLAY, NVL_RECOVERY, NVL_CRC_FLIT, NVL_CRC_DATA, NVL_KINDS };
 #define FVS_COUNT (FVS_NVL_BASE + GPU_MAX_NVLINKS * NVL_KINDS)
@@ -61,6 +62,7 @@ struct nvml_gpu {
 	u64v temp_slowdown_c, temp_shutdown_c;
 	/* nvmlDeviceGetFieldValues: off when the driver lacks it or refuses it */
 	bool fv_off;
+	bool fan_unsupported;              /* no fan (an H200): not asked again */
 	unsigned char fv_route[FVS_COUNT]; /* enum nvml_fv_route */
 	unsigned long last_sample_calls;   /* NVML calls of the last sample() */
 };

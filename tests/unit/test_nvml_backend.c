@@ -138,6 +138,12 @@ static bool field_value(nvmlDevice_t d, unsigned id, unsigned scope, unsigned lo
 	case NVML_FI_DEV_REMAPPED_PENDING: *v = 1; return true;
 	case NVML_FI_DEV_REMAPPED_FAILURE: return true;
 	case NVML_FI_DEV_PCIE_REPLAY_COUNTER: *v = 3; return true;
+	case NVML_FI_DEV_PERF_POLICY_POWER: *v = 1000; return true; /* as f_violation */
+	case NVML_FI_DEV_PERF_POLICY_POWER + 1: *v = 2000; return true;
+	case NVML_FI_DEV_PERF_POLICY_POWER + 2: *v = 3000; return true;
+	case NVML_FI_DEV_PERF_POLICY_POWER + 3: *v = 4000; return true;
+	case NVML_FI_DEV_PERF_POLICY_POWER + 4: *v = 5000000000ULL; return true; /* over 32 bits */
+	case NVML_FI_DEV_PERF_POLICY_POWER + 5: *v = 6000; return true;
 	case NVML_FI_DEV_NVLINK_GET_STATE: *v = !(gpu_of(d) == 1 && scope == 3); return scope < 18;
 	case NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY:
 	case NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY: return scope < 18;
@@ -173,6 +179,13 @@ static nvmlReturn_t f_fields(nvmlDevice_t d, int n, nvmlFieldValue_t *fv)
 			fv[i].value.uiVal = (unsigned)v;
 		}
 	}
+	return NVML_SUCCESS;
+}
+static nvmlReturn_t f_violation(nvmlDevice_t d, int policy, nvmlViolationTime_t *vt)
+{
+	CHECK(d);
+	vt->referenceTime = 1;
+	vt->violationTime = policy == NVML_PERF_POLICY_LOW_UTILIZATION ? 5000000000ULL : (unsigned long long)(policy + 1) * 1000;
 	return NVML_SUCCESS;
 }
 static nvmlReturn_t f_fan(nvmlDevice_t d, unsigned *v) { CHECK(d); (void)v; return NVML_ERROR_NOT_SUPPORTED; }
@@ -295,7 +308,7 @@ static nvmlReturn_t f_wait(nvmlEventSet_t s, nvmlEventData_t *e, unsigned ms)
 }
 static nvmlReturn_t f_evset_free(nvmlEventSet_t s) { (void)s; return NVML_SUCCESS; }
 
-/* Violation counters, GPU instance queries and the rest stay NULL: a driver
+/* GPU instance queries, the NVML version and the rest stay NULL: a driver
  * without them, whose values must read "not supported". */
 static struct nvml_api fake(void)
 {
@@ -320,6 +333,7 @@ static struct nvml_api fake(void)
 	a.DeviceGetTemperatureThreshold = f_threshold; a.DeviceGetFieldValues = f_fields;
 	a.DeviceGetFanSpeed = f_fan; a.DeviceGetPowerUsage = f_power; a.DeviceGetTotalEnergyConsumption = f_energy;
 	a.DeviceGetPerformanceState = f_pstate; a.DeviceGetCurrentClocksEventReasons = f_events_reasons;
+	a.DeviceGetViolationStatus = f_violation;
 	a.DeviceGetTotalEccErrors = f_ecc_total; a.DeviceGetMemoryErrorCounter = f_ecc_loc;
 	a.DeviceGetRetiredPages = f_retired; a.DeviceGetRemappedRows = f_remapped;
 	a.DeviceGetNvLinkState = f_nvl_state; a.DeviceGetNvLinkVersion = f_nvl_version;
@@ -451,7 +465,10 @@ static void test_sample_all(void **state)
 	assert_int_equal(s.pstate.st, VAL_OK);
 	assert_int_equal(s.pstate.v, 0);
 	assert_true(s.clock_event_reasons.v == CLK_EVT_GPU_IDLE);
-	assert_int_equal(s.viol_power_ns.st, VAL_UNSUPPORTED); /* no nvmlDeviceGetViolationStatus */
+	assert_int_equal(s.viol_power_ns.v, 1000);
+	assert_int_equal(s.viol_thermal_ns.v, 2000);
+	assert_true(s.viol_low_util_ns.v == 5000000000ULL);
+	assert_int_equal(s.viol_reliability_ns.v, 6000);
 	assert_int_equal(s.ecc_vol_corrected.v, 1);
 	assert_int_equal(s.ecc_agg_corrected.v, 10);
 	assert_int_equal(s.ecc_dram_uncorrected.v, 2);
@@ -672,10 +689,12 @@ static void test_calls_per_group(void **state)
 	struct gpu_sample s;
 	calls_for(be, GPU_GRP_ALL, &s); /* the first sample learns the link facts and what the batch delivers */
 
-	/* basic: util, memory, temperature, fan, power limit, 2 clocks, P-state,
-	 * clock events, and one batch for memory temperature, power and energy */
+	/* basic: util, memory, temperature, power limit, 2 clocks, P-state, clock
+	 * events, and one batch for memory temperature, power and energy; the
+	 * fan ("not supported" on the first sample) is not asked again */
 	field_calls = 0;
-	assert_int_equal(calls_for(be, GPU_GRP_BASIC, &s), 10);
+	assert_int_equal(calls_for(be, GPU_GRP_BASIC, &s), 9);
+	assert_int_equal(s.fan_pct.st, VAL_UNSUPPORTED);
 	assert_int_equal(field_calls, 1);
 	assert_int_equal(s.power_mw.v, 75123);
 	assert_int_equal(s.energy_mj.v, 123456789);
@@ -709,9 +728,14 @@ static void test_calls_per_group(void **state)
 	assert_int_equal(field_values_asked, 18 * 3 + 12 * 2);
 	assert_nvlink_values(&s);
 
-	/* everything at once: still one batch */
+	/* violation counters: was 6 calls, now in the batch */
+	assert_int_equal(calls_for(be, GPU_GRP_VIOL, &s), 1);
+	assert_int_equal(s.viol_sync_boost_ns.v, 3000);
+	assert_int_equal(s.viol_board_limit_ns.v, 4000);
+
+	/* everything at once: still one batch (was 123 calls) */
 	field_calls = 0;
-	assert_int_equal(calls_for(be, GPU_GRP_ALL, &s), 10 + 2 + 5 + 13 - 3);
+	assert_int_equal(calls_for(be, GPU_GRP_ALL, &s), 9 + 2 + 5 + 13 + 1 - 4);
 	assert_int_equal(field_calls, 1);
 }
 
@@ -791,12 +815,14 @@ static void assert_same_values(const struct gpu_sample *a, const struct gpu_samp
 			    &a->ecc_agg_corrected, &a->ecc_agg_uncorrected, &a->ecc_dram_uncorrected,
 			    &a->ecc_sram_uncorrected, &a->retired_pages_sbe, &a->retired_pages_dbe,
 			    &a->retired_pages_pending, &a->remap_corrected, &a->remap_uncorrected, &a->remap_pending,
-			    &a->remap_failure, &a->pcie_replays };
+			    &a->remap_failure, &a->pcie_replays, &a->viol_power_ns, &a->viol_thermal_ns,
+			    &a->viol_sync_boost_ns, &a->viol_board_limit_ns, &a->viol_low_util_ns, &a->viol_reliability_ns };
 	const u64v *y[] = { &b->power_mw, &b->energy_mj, &b->ecc_vol_corrected, &b->ecc_vol_uncorrected,
 			    &b->ecc_agg_corrected, &b->ecc_agg_uncorrected, &b->ecc_dram_uncorrected,
 			    &b->ecc_sram_uncorrected, &b->retired_pages_sbe, &b->retired_pages_dbe,
 			    &b->retired_pages_pending, &b->remap_corrected, &b->remap_uncorrected, &b->remap_pending,
-			    &b->remap_failure, &b->pcie_replays };
+			    &b->remap_failure, &b->pcie_replays, &b->viol_power_ns, &b->viol_thermal_ns,
+			    &b->viol_sync_boost_ns, &b->viol_board_limit_ns, &b->viol_low_util_ns, &b->viol_reliability_ns };
 	for (size_t i = 0; i < sizeof(x) / sizeof(x[0]); i++) {
 		assert_int_equal(x[i]->st, y[i]->st);
 		assert_true(x[i]->v == y[i]->v || x[i]->st != VAL_OK);
