@@ -197,6 +197,10 @@ static void add_ecc_fields(void)
 		add_field(ids[i], 0);
 }
 
+/* PCIe byte counters: a candidate for the 20 ms throughput calls (not used by gpuctl yet). */
+#define NVML_FI_DEV_PCIE_COUNT_TX_BYTES 197
+#define NVML_FI_DEV_PCIE_COUNT_RX_BYTES 198
+
 static void print_field(const nvmlFieldValue_t *f)
 {
 	printf("    field %3u scope %2u: rc=%d", f->fieldId, f->scopeId, f->nvmlReturn);
@@ -226,6 +230,8 @@ static void open_questions(unsigned links)
 	batch_n = 0;
 	add_field(NVML_FI_DEV_POWER_AVERAGE, 0);
 	add_field(NVML_FI_DEV_POWER_INSTANT, 0);
+	add_field(NVML_FI_DEV_PCIE_COUNT_TX_BYTES, 0);
+	add_field(NVML_FI_DEV_PCIE_COUNT_RX_BYTES, 0);
 	for (unsigned k = 0; k < 6; k++)
 		add_field(NVML_FI_DEV_PERF_POLICY_POWER + k, 0);
 	for (unsigned l = 0; l < links; l += (links > 12 ? 12 : 1)) {
@@ -257,7 +263,7 @@ static void open_questions(unsigned links)
 /* Measures nvmlDeviceGetFieldValues with the fields now in batch[]. */
 static void measure_batch(const char *what)
 {
-	char name[80];
+	char name[160];
 	snprintf(name, sizeof(name), "nvmlDeviceGetFieldValues(%s, %d fields)", what, batch_n);
 	measure(name, c_fields, GetFields != NULL);
 }
@@ -353,7 +359,34 @@ static void one_gpu(unsigned g)
 		add_field(NVML_FI_DEV_PERF_POLICY_POWER + k, 0); /* violation counters */
 	add_nvlink_fields(links);
 	measure_batch("all groups");
+	/* what each field costs alone: a batch costs about its slowest fields */
+	static const unsigned single[][2] = {
+		{ NVML_FI_DEV_MEMORY_TEMP, 0 }, { NVML_FI_DEV_POWER_AVERAGE, 0 }, { NVML_FI_DEV_POWER_INSTANT, 0 },
+		{ NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION, 0 }, { NVML_FI_DEV_ECC_SBE_VOL_TOTAL, 0 },
+		{ NVML_FI_DEV_ECC_DBE_AGG_TOTAL, 0 }, { NVML_FI_DEV_ECC_DBE_AGG_DEV, 0 }, { NVML_FI_DEV_RETIRED_SBE, 0 },
+		{ NVML_FI_DEV_RETIRED_PENDING, 0 }, { NVML_FI_DEV_REMAPPED_COR, 0 }, { NVML_FI_DEV_REMAPPED_PENDING, 0 },
+		{ NVML_FI_DEV_PCIE_REPLAY_COUNTER, 0 }, { NVML_FI_DEV_PCIE_COUNT_TX_BYTES, 0 },
+		{ NVML_FI_DEV_PCIE_COUNT_RX_BYTES, 0 }, { NVML_FI_DEV_PERF_POLICY_POWER, 0 },
+		{ NVML_FI_DEV_PERF_POLICY_POWER + 4, 0 }, { NVML_FI_DEV_NVLINK_GET_STATE, 0 },
+		{ NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L0, 0 }, { NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0, 0 },
+		{ NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0, 0 }, { NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY, 12 },
+		{ NVML_FI_DEV_NVLINK_ERROR_DL_CRC, 12 },
+	};
+	for (size_t i = 0; i < sizeof(single) / sizeof(single[0]); i++) {
+		batch_n = 0;
+		add_field(single[i][0], single[i][1]);
+		char what[40];
+		snprintf(what, sizeof(what), "field %u scope %u", single[i][0], single[i][1]);
+		measure_batch(what);
+	}
 	if (GetFields) {
+		batch_n = 0;
+		add_basic_fields();
+		add_ecc_fields();
+		add_field(NVML_FI_DEV_PCIE_REPLAY_COUNTER, 0);
+		for (unsigned k = 0; k < 6; k++)
+			add_field(NVML_FI_DEV_PERF_POLICY_POWER + k, 0);
+		add_nvlink_fields(links);
 		printf("  what the all-groups batch answered:\n");
 		c_fields();
 		for (int i = 0; i < batch_n; i++)
