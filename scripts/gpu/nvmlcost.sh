@@ -12,16 +12,24 @@ set -u -o pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="${OUT:-$root/nvmlcost-out}/nvmlcost"
 mkdir -p "$out"
-bin="$root/.device-carry/tools/bin/nvml_cost"
-if [ ! -x "$bin" ]; then
+build() {
 	bin=/tmp/nvml_cost
 	gcc -std=c11 -O2 -Wall -Wextra -Werror -o "$bin" "$root/bench/nvml_cost.c" -ldl >"$out/build.log" 2>&1 ||
 		{ echo "nvmlcost.sh: cannot build bench/nvml_cost.c (see build.log)" | tee "$out/summary.txt"; exit 69; }
-fi
+}
+bin="$root/.device-carry/tools/bin/nvml_cost"
+[ -x "$bin" ] || build
 "$bin" >"$out/cost.txt" 2>&1
 rc=$?
+# the packed binary needs glibc 2.34: where it cannot start, build it here
+if [ $rc -ge 126 ] || grep -q 'GLIBC_' "$out/cost.txt"; then
+	build
+	"$bin" >"$out/cost.txt" 2>&1
+	rc=$?
+fi
 {
 	echo "nvml_cost exit $rc"
+	[ $rc -eq 0 ] || tail -3 "$out/cost.txt"
 	# the per-call table only (not the field dumps)
 	grep -E '^(nvmlInit|GPU |  (call|nvml))' "$out/cost.txt"
 } >"$out/summary.txt"
