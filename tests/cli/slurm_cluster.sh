@@ -189,7 +189,6 @@ MinJobAge=300
 KillWait=2
 Prolog=$t/prolog
 Epilog=$t/epilog
-PrologFlags=Alloc
 HealthCheckProgram=$t/healthcheck
 HealthCheckInterval=2
 HealthCheckNodeState=ANY
