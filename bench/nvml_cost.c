@@ -84,11 +84,22 @@ static int cmp_u64(const void *a, const void *b)
 
 typedef nvmlReturn_t (*call_fn)(void);
 
+/* Medians of the last measurement (0 when the function is absent), and sums
+ * of them: what one gpuctl sample costs, call by call. */
+struct cost { uint64_t wall, cpu; };
+static struct cost last;
+static void add(struct cost *c, unsigned times)
+{
+	c->wall += times * last.wall;
+	c->cpu += times * last.cpu;
+}
+
 /* Runs fn REPS times; prints the medians of wall and thread CPU time. */
 static void measure(const char *name, call_fn fn, int present)
 {
 	uint64_t wall[REPS], cpu[REPS];
 	nvmlReturn_t r = NVML_ERROR_FUNCTION_NOT_FOUND;
+	last.wall = last.cpu = 0;
 	if (!present) {
 		printf("  %-52s %10s %10s  rc=%d (function absent)\n", name, "-", "-", r);
 		return;
@@ -101,6 +112,8 @@ static void measure(const char *name, call_fn fn, int present)
 	}
 	qsort(wall, REPS, sizeof(wall[0]), cmp_u64);
 	qsort(cpu, REPS, sizeof(cpu[0]), cmp_u64);
+	last.wall = wall[REPS / 2];
+	last.cpu = cpu[REPS / 2];
 	printf("  %-52s %10.1f %10.1f  rc=%d\n", name, wall[REPS / 2] / 1e3, cpu[REPS / 2] / 1e3, r);
 }
 
@@ -282,30 +295,40 @@ static void one_gpu(unsigned g)
 			break;
 		links = l + 1;
 	}
+	struct cost basic = { 0, 0 }, slow = { 0, 0 }; /* own calls of gpuctl's sample, by group */
 	printf("GPU %u (%u NVLinks): median of %d calls, microseconds\n", g, links, REPS);
 	printf("  %-52s %10s %10s\n", "call", "wall_us", "cpu_us");
 	measure("nvmlDeviceGetUtilizationRates", c_util, GetUtil != NULL);
+	add(&basic, 1);
 	measure("nvmlDeviceGetMemoryInfo_v2", c_mem_v2, GetMemV2 != NULL);
+	add(&basic, 1);
 	measure("nvmlDeviceGetMemoryInfo", c_mem, GetMem != NULL);
 	measure("nvmlDeviceGetTemperature", c_temp, GetTemp != NULL);
+	add(&basic, 1);
 	GetU32 = GetFan;
 	measure("nvmlDeviceGetFanSpeed", c_u32, GetFan != NULL);
 	GetU32 = GetPower;
 	measure("nvmlDeviceGetPowerUsage", c_u32, GetPower != NULL);
 	GetU32 = GetPowerLimit;
 	measure("nvmlDeviceGetEnforcedPowerLimit", c_u32, GetPowerLimit != NULL);
+	add(&basic, 1);
 	measure("nvmlDeviceGetTotalEnergyConsumption", c_energy, GetEnergy != NULL);
 	arg_i = NVML_CLOCK_SM;
 	measure("nvmlDeviceGetClockInfo(SM)", c_clock, GetClock != NULL);
+	add(&basic, 1);
 	arg_i = NVML_CLOCK_MEM;
 	measure("nvmlDeviceGetClockInfo(MEM)", c_clock, GetClock != NULL);
+	add(&basic, 1);
 	measure("nvmlDeviceGetPerformanceState", c_pstate, GetPstate != NULL);
+	add(&basic, 1);
 	measure("nvmlDeviceGetCurrentClocksEventReasons", c_events, GetEvents != NULL);
+	add(&basic, 1);
 	arg_i = NVML_MEMORY_ERROR_TYPE_CORRECTED;
 	arg_j = NVML_VOLATILE_ECC;
 	measure("nvmlDeviceGetTotalEccErrors(corrected, volatile)", c_ecc, GetEccTotal != NULL);
 	arg_i = NVML_MEMORY_LOCATION_SRAM;
 	measure("nvmlDeviceGetMemoryErrorCounter(SRAM)", c_memerr, GetMemErr != NULL);
+	add(&slow, 1);
 	arg_i = NVML_MEMORY_LOCATION_DRAM;
 	measure("nvmlDeviceGetMemoryErrorCounter(DRAM)", c_memerr, GetMemErr != NULL);
 	measure("nvmlDeviceGetRetiredPages(SBE, count)", c_retired, GetRetired != NULL);
@@ -313,11 +336,14 @@ static void one_gpu(unsigned g)
 	measure("nvmlDeviceGetRemappedRows", c_remapped, GetRemapped != NULL);
 	GetU32 = GetPcieGen;
 	measure("nvmlDeviceGetCurrPcieLinkGeneration", c_u32, GetPcieGen != NULL);
+	add(&slow, 1);
 	GetU32 = GetPcieWidth;
 	measure("nvmlDeviceGetCurrPcieLinkWidth", c_u32, GetPcieWidth != NULL);
+	add(&slow, 1);
 	GetU32 = GetPcieReplay;
 	measure("nvmlDeviceGetPcieReplayCounter", c_u32, GetPcieReplay != NULL);
 	measure("nvmlDeviceGetPcieThroughput(TX)", c_throughput, GetPcieThroughput != NULL);
+	add(&slow, 2); /* TX and RX */
 	arg_link = 0;
 	measure("nvmlDeviceGetNvLinkState(link 0)", c_nvl_state, GetNvlState != NULL);
 	const char *cname[4] = { "replay", "recovery", "CRC flit", "CRC data" };
@@ -328,6 +354,8 @@ static void one_gpu(unsigned g)
 			arg_i = c;
 			snprintf(name, sizeof(name), "nvmlDeviceGetNvLinkErrorCounter(link %u, %s)", l, cname[c]);
 			measure(name, c_nvl_err, GetNvlErr != NULL);
+			if (l >= 12 && c >= 2)
+				add(&slow, links - 12); /* CRC counters of links 12 on: own calls */
 		}
 		if (links <= 12)
 			break;
@@ -337,6 +365,7 @@ static void one_gpu(unsigned g)
 	arg_i = NVML_PERF_POLICY_LOW_UTILIZATION;
 	measure("nvmlDeviceGetViolationStatus(low utilization)", c_viol, GetViolation != NULL);
 	measure("nvmlDeviceGetComputeRunningProcesses", c_procs, GetProcs != NULL);
+	struct cost procs = last;
 
 	/* the batches gpuctl sends */
 	batch_n = 0;
@@ -345,6 +374,7 @@ static void one_gpu(unsigned g)
 	batch_n = 0;
 	add_basic_fields();
 	measure_batch("basic");
+	struct cost basic_batch = last;
 	batch_n = 0;
 	add_ecc_fields();
 	measure_batch("ECC");
@@ -359,6 +389,19 @@ static void one_gpu(unsigned g)
 		add_field(NVML_FI_DEV_PERF_POLICY_POWER + k, 0); /* violation counters */
 	add_nvlink_fields(links);
 	measure_batch("all groups");
+	struct cost all = basic, basic_only = basic;
+	add(&all, 1);
+	all.wall += slow.wall;
+	all.cpu += slow.cpu;
+	basic_only.wall += basic_batch.wall;
+	basic_only.cpu += basic_batch.cpu;
+	printf("  gpuctl sample, basic group:  wall %8.1f us, cpu %8.1f us (+ process list: cpu %.1f us)\n",
+	       basic_only.wall / 1e3, basic_only.cpu / 1e3, procs.cpu / 1e3);
+	printf("  gpuctl sample, all groups:   wall %8.1f us, cpu %8.1f us\n", all.wall / 1e3, all.cpu / 1e3);
+	printf("  at 1 s: basic every tick = %.2f %% of a core per GPU; all groups every tick = %.2f %%;"
+	       " all groups every 5th tick (top) = %.2f %%\n",
+	       (basic_only.cpu + procs.cpu) / 1e7, all.cpu / 1e7,
+	       (4 * (basic_only.cpu + procs.cpu) + all.cpu + procs.cpu) / 5 / 1e7);
 	/* what each field costs alone: a batch costs about its slowest fields */
 	static const unsigned single[][2] = {
 		{ NVML_FI_DEV_MEMORY_TEMP, 0 }, { NVML_FI_DEV_POWER_AVERAGE, 0 }, { NVML_FI_DEV_POWER_INSTANT, 0 },
