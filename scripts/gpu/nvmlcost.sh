@@ -30,7 +30,9 @@ fi
 {
 	echo "nvml_cost exit $rc"
 	[ $rc -eq 0 ] || tail -3 "$out/cost.txt"
-	# the per-call table only (not the field dumps)
-	grep -E '^(nvmlInit|GPU |  (call|nvml|gpuctl|at 1 s))' "$out/cost.txt"
+	# the per-call table only (not the field dumps), then per GPU what a gpuctl
+	# sample costs (last: all.sh shows the last 25 lines)
+	grep -E '^(nvmlInit|GPU |  (call|nvml))' "$out/cost.txt"
+	grep -E '^(GPU |  (gpuctl|at 1 s))' "$out/cost.txt"
 } >"$out/summary.txt"
 exit $rc
