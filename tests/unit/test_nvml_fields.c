@@ -1,0 +1,245 @@
+/* test_nvml_fields.c - the nvml backend's batched reads (nvml_fields.c)
+ * through the fake NVML: the NVML calls each metric group costs per sample
+ * (nvmlDeviceGetFieldValues instead of one call per value), each field's own
+ * return code deciding its value's status, the fallback to single calls for
+ * what the batch does not deliver or when the driver lacks or refuses it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "device/nvml_priv.h"
+
+#include "fake_nvml.h"
+
+/* Samples GPU 0 with the groups; returns the NVML calls the backend counted. */
+static unsigned long calls_for(struct gpu_backend *be, unsigned groups, struct gpu_sample *s)
+{
+	struct gpu_err err = { "" };
+	assert_int_equal(be->ops->sample(be, 0, groups, s, &err), GPU_OK);
+	return nvml_last_sample_calls(be, 0);
+}
+
+static void assert_nvlink_values(const struct gpu_sample *s)
+{
+	assert_int_equal(s->nvlink_n, 18);
+	for (unsigned l = 0; l < 18; l++) {
+		assert_int_equal(s->nvlink[l].active.st, VAL_OK);
+		assert_int_equal(s->nvlink[l].active.v, 1);
+		assert_int_equal(s->nvlink[l].crc_flit_errors.st, VAL_OK);
+		assert_int_equal(s->nvlink[l].crc_flit_errors.v, l);
+		assert_int_equal(s->nvlink[l].crc_data_errors.st, VAL_OK);
+		assert_int_equal(s->nvlink[l].replay_errors.st, VAL_OK);
+		assert_int_equal(s->nvlink[l].recovery_errors.st, VAL_OK);
+		assert_int_equal(s->nvlink[l].recovery_errors.v, 0);
+	}
+}
+
+static void test_calls_per_group(void **state)
+{
+	struct gpu_backend *be = *state;
+	struct gpu_sample s;
+	calls_for(be, GPU_GRP_ALL, &s); /* the first sample learns the link facts and what the batch delivers */
+
+	/* basic: util, memory, temperature, power limit, 2 clocks, P-state, clock
+	 * events, and one batch for memory temperature, power and energy; the
+	 * fan ("not supported" on the first sample) is not asked again */
+	field_calls = 0;
+	assert_int_equal(calls_for(be, GPU_GRP_BASIC, &s), 9);
+	assert_int_equal(s.fan_pct.st, VAL_UNSUPPORTED);
+	assert_int_equal(field_calls, 1);
+	assert_int_equal(s.power_mw.v, 75123);
+	assert_int_equal(s.energy_mj.v, 123456789);
+	assert_int_equal(s.temp_mem_c.v, 36);
+
+	/* ECC: one batch and the SRAM counter; retired pages (not supported
+	 * either way on this GPU) cost nothing after the first sample */
+	assert_int_equal(calls_for(be, GPU_GRP_ECC, &s), 2);
+	assert_int_equal(s.retired_pages_sbe.st, VAL_UNSUPPORTED);
+	assert_int_equal(s.retired_pages_pending.st, VAL_UNSUPPORTED);
+	assert_int_equal(s.ecc_vol_corrected.v, 1);
+	assert_int_equal(s.ecc_agg_corrected.v, 10);
+	assert_int_equal(s.ecc_agg_uncorrected.st, VAL_OK);
+	assert_int_equal(s.ecc_dram_uncorrected.v, 2);
+	assert_int_equal(s.remap_corrected.v, 1);
+	assert_int_equal(s.remap_uncorrected.v, 2);
+	assert_int_equal(s.remap_pending.v, 1);
+	assert_int_equal(s.remap_failure.st, VAL_OK);
+	assert_int_equal(s.remap_failure.v, 0);
+
+	/* PCIe: gen, width, two throughput calls and the batch (replays) */
+	assert_int_equal(calls_for(be, GPU_GRP_PCIE, &s), 5);
+	assert_int_equal(s.pcie_replays.v, 3);
+
+	/* NVLink, 18 links: was 90 calls. One batch for state, replay and
+	 * recovery of all links and both CRC counters of links 0-11; the CRC
+	 * counters of links 12-17 have no field id whose meaning nvml.h states. */
+	field_calls = field_values_asked = 0;
+	assert_int_equal(calls_for(be, GPU_GRP_NVLINK, &s), 1 + 6 * 2);
+	assert_int_equal(field_calls, 1);
+	assert_int_equal(field_values_asked, 18 * 3 + 12 * 2);
+	assert_nvlink_values(&s);
+
+	/* violation counters: was 6 calls, now in the batch */
+	assert_int_equal(calls_for(be, GPU_GRP_VIOL, &s), 1);
+	assert_int_equal(s.viol_sync_boost_ns.v, 3000);
+	assert_int_equal(s.viol_board_limit_ns.v, 4000);
+
+	/* everything at once: still one batch (was 123 calls) */
+	field_calls = 0;
+	assert_int_equal(calls_for(be, GPU_GRP_ALL, &s), 9 + 2 + 5 + 13 + 1 - 4);
+	assert_int_equal(field_calls, 1);
+}
+
+/* A driver that answers the CRC counters of links 12-17 "not supported":
+ * after the first sample the NVLink group is one call. */
+static nvmlReturn_t f_nvl_err_low_links_only(nvmlDevice_t d, unsigned l, int c, unsigned long long *v)
+{
+	CHECK(d);
+	if (l >= 12)
+		return NVML_ERROR_NOT_SUPPORTED;
+	*v = c == NVML_NVLINK_ERROR_DL_CRC_FLIT ? l : 0;
+	return NVML_SUCCESS;
+}
+
+static void open_fake(struct gpu_backend *be, const struct nvml_api *api)
+{
+	struct gpu_err err = { "" };
+	memset(be, 0, sizeof(*be));
+	assert_int_equal(nvml_open_with_api(be, api, &err), GPU_OK);
+}
+
+static void test_nvlink_one_call(void **state)
+{
+	(void)state;
+	struct gpu_backend be;
+	struct gpu_sample s;
+	struct nvml_api api = fake();
+	api.DeviceGetNvLinkErrorCounter = f_nvl_err_low_links_only;
+	open_fake(&be, &api);
+	calls_for(&be, GPU_GRP_NVLINK, &s);
+	assert_int_equal(calls_for(&be, GPU_GRP_NVLINK, &s), 1);
+	assert_int_equal(s.nvlink[12].crc_flit_errors.st, VAL_UNSUPPORTED);
+	assert_int_equal(s.nvlink[12].replay_errors.st, VAL_OK);
+	assert_int_equal(s.nvlink[11].crc_flit_errors.v, 11);
+	gpu_backend_close(&be);
+}
+
+/* Each field's own return code decides its value's status. */
+static void test_field_status(void **state)
+{
+	struct gpu_backend *be = *state;
+	struct gpu_sample s;
+	field_rc[NVML_FI_DEV_REMAPPED_UNC] = NVML_ERROR_UNKNOWN;          /* failed: an error */
+	field_rc[NVML_FI_DEV_ECC_DBE_VOL_TOTAL] = NVML_ERROR_NO_PERMISSION; /* failed: an error */
+	field_rc[NVML_FI_DEV_NVLINK_GET_STATE] = NVML_ERROR_NOT_SUPPORTED; /* not here: its own call */
+	field_rc[NVML_FI_DEV_MEMORY_TEMP] = NVML_ERROR_NOT_SUPPORTED;      /* no call of its own: not supported */
+	calls_for(be, GPU_GRP_ALL, &s);
+	assert_int_equal(s.remap_uncorrected.st, VAL_ERROR);
+	assert_int_equal(s.ecc_vol_uncorrected.st, VAL_ERROR);
+	assert_int_equal(s.remap_corrected.st, VAL_OK); /* the same call's other fields are fine */
+	assert_int_equal(s.remap_corrected.v, 1);
+	assert_int_equal(s.temp_mem_c.st, VAL_UNSUPPORTED);
+	assert_nvlink_values(&s); /* states through nvmlDeviceGetNvLinkState */
+
+	/* from now on: 18 state calls beside the batch, the memory temperature not asked */
+	field_values_asked = 0;
+	assert_int_equal(calls_for(be, GPU_GRP_NVLINK, &s), 1 + 12 + 18);
+	assert_int_equal(field_values_asked, 18 * 2 + 12 * 2);
+	assert_nvlink_values(&s);
+	field_values_asked = 0;
+	calls_for(be, GPU_GRP_BASIC, &s);
+	assert_int_equal(field_values_asked, 2);
+	assert_int_equal(s.temp_mem_c.st, VAL_UNSUPPORTED);
+
+	/* a lost GPU answering inside the batch marks the sample lost */
+	field_rc[NVML_FI_DEV_PCIE_REPLAY_COUNTER] = NVML_ERROR_GPU_IS_LOST;
+	struct gpu_err err = { "" };
+	assert_int_equal(be->ops->sample(be, 0, GPU_GRP_PCIE, &s, &err), GPU_ENODEV);
+	assert_true(s.lost);
+	assert_int_equal(s.pcie_replays.st, VAL_ERROR);
+}
+
+/* Compares the batched values with those read one call each. */
+static void assert_same_values(const struct gpu_sample *a, const struct gpu_sample *b)
+{
+	const u64v *x[] = { &a->power_mw, &a->energy_mj, &a->ecc_vol_corrected, &a->ecc_vol_uncorrected,
+			    &a->ecc_agg_corrected, &a->ecc_agg_uncorrected, &a->ecc_dram_uncorrected,
+			    &a->ecc_sram_uncorrected, &a->retired_pages_sbe, &a->retired_pages_dbe,
+			    &a->retired_pages_pending, &a->remap_corrected, &a->remap_uncorrected, &a->remap_pending,
+			    &a->remap_failure, &a->pcie_replays, &a->viol_power_ns, &a->viol_thermal_ns,
+			    &a->viol_sync_boost_ns, &a->viol_board_limit_ns, &a->viol_low_util_ns, &a->viol_reliability_ns };
+	const u64v *y[] = { &b->power_mw, &b->energy_mj, &b->ecc_vol_corrected, &b->ecc_vol_uncorrected,
+			    &b->ecc_agg_corrected, &b->ecc_agg_uncorrected, &b->ecc_dram_uncorrected,
+			    &b->ecc_sram_uncorrected, &b->retired_pages_sbe, &b->retired_pages_dbe,
+			    &b->retired_pages_pending, &b->remap_corrected, &b->remap_uncorrected, &b->remap_pending,
+			    &b->remap_failure, &b->pcie_replays, &b->viol_power_ns, &b->viol_thermal_ns,
+			    &b->viol_sync_boost_ns, &b->viol_board_limit_ns, &b->viol_low_util_ns, &b->viol_reliability_ns };
+	for (size_t i = 0; i < sizeof(x) / sizeof(x[0]); i++) {
+		assert_int_equal(x[i]->st, y[i]->st);
+		assert_true(x[i]->v == y[i]->v || x[i]->st != VAL_OK);
+	}
+	for (unsigned l = 0; l < 18; l++) {
+		assert_int_equal(a->nvlink[l].active.v, b->nvlink[l].active.v);
+		assert_int_equal(a->nvlink[l].crc_flit_errors.v, b->nvlink[l].crc_flit_errors.v);
+	}
+}
+
+/* Without nvmlDeviceGetFieldValues, or when it refuses a batch as a whole,
+ * every value still comes, one call each. */
+static void test_no_field_values(void **state)
+{
+	struct gpu_backend *be = *state, old;
+	struct gpu_sample batched, single;
+	struct nvml_api api = fake();
+	calls_for(be, GPU_GRP_ALL, &batched);
+	api.DeviceGetFieldValues = NULL;
+	open_fake(&old, &api);
+	calls_for(&old, GPU_GRP_ALL, &single);
+	assert_same_values(&batched, &single);
+	assert_nvlink_values(&single);
+	assert_int_equal(single.temp_mem_c.st, VAL_UNSUPPORTED); /* a field only */
+	assert_true(calls_for(&old, GPU_GRP_ALL, &single) > 90);
+	gpu_backend_close(&old);
+}
+
+static nvmlReturn_t f_fields_refused(nvmlDevice_t d, int n, nvmlFieldValue_t *fv)
+{
+	(void)d; (void)n; (void)fv;
+	field_calls++;
+	return NVML_ERROR_INVALID_ARGUMENT;
+}
+
+static void test_field_values_refused(void **state)
+{
+	struct gpu_backend *be = *state, other;
+	struct gpu_sample batched, single;
+	struct nvml_api api = fake();
+	calls_for(be, GPU_GRP_ALL, &batched);
+	api.DeviceGetFieldValues = f_fields_refused;
+	open_fake(&other, &api);
+	field_calls = 0;
+	calls_for(&other, GPU_GRP_ALL, &single);
+	assert_same_values(&batched, &single);
+	assert_nvlink_values(&single);
+	calls_for(&other, GPU_GRP_ALL, &single);
+	assert_int_equal(field_calls, 1); /* not asked again */
+	gpu_backend_close(&other);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_calls_per_group, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nvlink_one_call, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_field_status, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_field_values, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_field_values_refused, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
