@@ -7,8 +7,8 @@
  *   srun --gpu-health=quick|full    before the task starts, check its GPUs
  *                                   (quick: `gpuctl health --idle --window 0`;
  *                                   full: `gpuctl health --idle --window 5`);
- *                                   a failure stops the task with the verdict
- *                                   printed to the job's output
+ *                                   a failure ends the task (exit 2) with the
+ *                                   verdict printed to the job's output
  *
  *   admin_comment=1 (plugin argument): when a step's rank-0 task ends, on the
  *                                   node, write the job's statistics so far to
@@ -161,6 +161,16 @@ static int run_gpuctl(const char *node, char **argv)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* The node's name: the job's SLURMD_NODENAME, else this process's (in the
+ * task, before exec, the job's environment does not have it yet). */
+static void node_name(spank_t sp, char *out, int outlen)
+{
+	if (spank_getenv(sp, "SLURMD_NODENAME", out, outlen) == ESPANK_SUCCESS && out[0])
+		return;
+	const char *e = getenv("SLURMD_NODENAME");
+	snprintf(out, (size_t)outlen, "%s", e ? e : "");
+}
+
 /* Before the task runs (as root, in the task, its output already the job's). */
 int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 {
@@ -173,8 +183,7 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 	for (size_t i = 0; i < 2 && !gpus[0]; i++)
 		if (spank_getenv(sp, vars[i], gpus, sizeof(gpus)) != ESPANK_SUCCESS)
 			gpus[0] = '\0';
-	if (spank_getenv(sp, "SLURMD_NODENAME", node, sizeof(node)) != ESPANK_SUCCESS)
-		node[0] = '\0';
+	node_name(sp, node, sizeof(node));
 	if (!gpus[0]) {
 		slurm_info("gpuctl: --gpu-health: the step has no GPUs to check");
 		return 0;
@@ -187,7 +196,9 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 	slurm_error("gpuctl: --gpu-health=%s: GPUs %s on %s %s (gpuctl exit %d); the task does not start",
 		    want_health == HEALTH_FULL ? "full" : "quick", gpus, node[0] ? node : "this node",
 		    rc == 2 ? "FAIL" : "could not be checked", rc);
-	return -1;
+	/* Slurm ignores a failing callback of an "optional" plugin: this is the
+	 * task's own process, before exec, so end it here (exit 2: health FAIL). */
+	_exit(2);
 }
 
 /* A task ended on the node (slurmstepd, root): with admin_comment=1, the
@@ -207,8 +218,7 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 	if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS || job == 0)
 		return 0;
 	char node[128] = "", id[24];
-	if (spank_getenv(sp, "SLURMD_NODENAME", node, sizeof(node)) != ESPANK_SUCCESS)
-		node[0] = '\0';
+	node_name(sp, node, sizeof(node));
 	snprintf(id, sizeof(id), "%u", job);
 	char *argv[] = { NULL, "slurm", "stats", "--job", id, "--admin-comment", NULL };
 	if (run_gpuctl(node, argv) != 0)

@@ -15,6 +15,7 @@
 #   - a job's GPU statistics: srun --gpu-stats, `gpuctl jobs --slurm`,
 #     AdminComment, the hpc_job label on the agent's metrics while it runs
 #   - --gpu-health=quick lets a healthy step run and stops one on a failing GPU
+#     (n3's periodic health check paused meanwhile, so the node stays up)
 #   - an ECC fault in n2's simulated server: slurmd's HealthCheckProgram drains
 #     n2 with "gpuctl: GPU 1 ..."; clearing the fault resumes it; a node an
 #     administrator drained stays drained
@@ -32,7 +33,7 @@ src="${GPUCTL_SRC_DIR:-$here/../..}"
 : "${GPUCTL:?set GPUCTL to the gpuctl binary}"
 GPUCTL="$(readlink -f "$GPUCTL")"
 build="${GPUCTL_BUILD_DIR:-$(dirname "$GPUCTL")}"
-spank="$build/slurm/gpuctl_spank.so"
+spank="$(readlink -f "$build/slurm/gpuctl_spank.so")"
 export GPUCTL_DATA_DIR="${GPUCTL_DATA_DIR:-$src/data}"
 unset GPUCTL_SIM GPUCTL_POOL_SOCKET SLURM_JOB_ID SLURM_JOBID SLURM_JOB_GPUS
 
@@ -145,8 +146,9 @@ GPUCTL_POOL_SOCKET="$t/pool-\$SLURMD_NODENAME.sock"
 SLURM_CONF='$t/slurm.conf'
 ENV
 for h in prolog epilog healthcheck; do
-	printf '#!/bin/sh\necho "$(date +%%T) %s node=$SLURMD_NODENAME job=$SLURM_JOB_ID gpus=$SLURM_JOB_GPUS" >>%s/hooks.log\nGPUCTL_SLURM_ENV=%s/gpuctl.env exec %s/contrib/slurm/%s >>%s/hooks.log 2>&1\n' \
-		"$h" "$t" "$t" "$src" "$h" "$t" >"$t/$h"
+	# a node with DIR/no-healthcheck-NODE skips the periodic check (the --gpu-health test)
+	printf '#!/bin/sh\n[ %s = healthcheck ] && [ -e %s/no-healthcheck-$SLURMD_NODENAME ] && exit 0\necho "$(date +%%T) %s node=$SLURMD_NODENAME job=$SLURM_JOB_ID gpus=$SLURM_JOB_GPUS" >>%s/hooks.log\nGPUCTL_SLURM_ENV=%s/gpuctl.env exec %s/contrib/slurm/%s >>%s/hooks.log 2>&1\n' \
+		"$h" "$t" "$h" "$t" "$t" "$src" "$h" "$t" >"$t/$h"
 	chmod 755 "$t/$h"
 done
 echo "optional $spank gpuctl=$GPUCTL socket=$t/pool-%n.sock sim=$sim,faults=$t/faults-%n.json admin_comment=1" >"$t/plugstack.conf"
@@ -272,6 +274,16 @@ fi
 # ---- --gpu-health=quick ----------------------------------------------------------------------
 out="$(timeout 30 srun -w n3 --gpus=1 --gpu-health=quick sh -c 'echo healthy-ran' 2>&1)"
 echo "$out" | grep -q healthy-ran && ok || fail "--gpu-health=quick on healthy GPUs: $out"
+# every GPU of n3 failing (its periodic health check paused, so the node stays up)
+touch "$t/no-healthcheck-n3"
+sleep 2.5
+ecc='{"kind": "ecc_uncorrectable", "gpu":'
+echo "{\"faults\": [$ecc 0}, $ecc 1}, $ecc 2}, $ecc 3}]}" >"$t/faults-n3.json"
+out="$(timeout 30 srun -w n3 --gpus=1 --gpu-health=quick sh -c 'echo unhealthy-ran' 2>&1)"
+rc=$?
+[ $rc != 0 ] && ! echo "$out" | grep -q unhealthy-ran && echo "$out" | grep -q "gpuctl: --gpu-health=quick: GPUs [0-3] on n3 FAIL" &&
+	ok || fail "--gpu-health=quick let a task start on a failing GPU (exit $rc): $out"
+rm -f "$t/faults-n3.json" "$t/no-healthcheck-n3"
 
 # ---- health check: drain on a GPU fault, resume when it is gone ----------------------------
 admin_reason="maintenance by the admin"
