@@ -17,7 +17,7 @@ void agent_config_default(struct agent_config *c)
 	c->listen_host[0] = '\0'; /* every address, like other exporters */
 	c->port = AGENT_DEFAULT_PORT;
 	c->interval_ns = 1000000000ull;
-	c->slow_group_every = 1;
+	c->slow_group_every = 5; /* ECC, PCIe, NVLink, violation groups every 5th tick: each NVML call costs CPU */
 	c->groups = MG_ALL;
 	snprintf(c->kernel_log, sizeof(c->kernel_log), "/dev/kmsg");
 	c->max_connections = 256;
