@@ -235,7 +235,7 @@ void pool_signal_stop(struct pool *p, struct pool_job *j, enum job_state as)
 		if (runner_read_pids(dir, &shim, &j->job_pid) != 1)
 			j->job_pid = 0;
 	}
-	if (j->job_pid > 0 && !j->term_delivered) {
+	if (j->job_pid > 1 && !j->term_delivered) {
 		kill(-j->job_pid, SIGTERM);
 		j->term_delivered = true;
 	}
@@ -279,7 +279,7 @@ static void watch_running(struct pool *p)
 		if (j->time_limit_ns && !j->cancel_as && now >= j->start_ns + j->time_limit_ns)
 			pool_signal_stop(p, j, JOB_TIMEOUT);
 		if (j->cancel_as && j->term_sent_ns && now >= j->term_sent_ns + p->cfg.kill_grace_ns) {
-			if (j->job_pid > 0)
+			if (j->job_pid > 1)
 				kill(-j->job_pid, SIGKILL);
 			if (j->cgroup[0])
 				runner_cgroup_kill(j->cgroup);

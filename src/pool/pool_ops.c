@@ -219,6 +219,9 @@ static json_t *do_cancel(struct pool *p, const struct pool_caller *c, uint64_t i
 		free(stored.spec_json);
 		return r;
 	}
+	if (j->shim_pid == POOL_SLURM_SHIM)
+		return errorf("job %llu is Slurm job %llu: cancel it with scancel", (unsigned long long)id,
+			      (unsigned long long)pool_slurm_job_id(j));
 	char who[40];
 	user_name(c->uid, who, sizeof(who));
 	if (j->state == JOB_PENDING) {
