@@ -513,10 +513,11 @@ int runner_cgroup_create(const char *base, const char *tag, uint64_t job, char *
 	snprintf(out, outlen, "%s/gpuctl-%s-job-%llu", base, tag, (unsigned long long)job);
 	if (mkdir(out, 0755) != 0) {
 		/* left empty by an earlier run: reuse it; never one with processes in it */
-		if (errno == EEXIST && runner_cgroup_count(out) == 0)
+		int e = errno;
+		if (e == EEXIST && runner_cgroup_count(out) == 0)
 			return 0;
 		snprintf(err, errlen, "cannot create cgroup '%s': %s", out,
-			 errno == EEXIST ? "it exists and holds processes" : strerror(errno));
+			 e == EEXIST ? "it exists and holds processes" : strerror(e));
 		out[0] = '\0';
 		return -1;
 	}
