@@ -96,6 +96,11 @@ static void fold(struct acct_gpu *g, const struct gpu_view *v)
 	}
 }
 
+void acct_set_start(struct acct_job *a, uint64_t start_ns)
+{
+	a->not_before_ns = start_ns;
+}
+
 void acct_update(struct acct_job *a, const struct snapshot *snap)
 {
 	for (unsigned i = 0; i < a->n; i++) {
@@ -103,7 +108,8 @@ void acct_update(struct acct_job *a, const struct snapshot *snap)
 		if (g->gpu >= snap->n)
 			continue;
 		const struct gpu_view *v = &snap->gpu[g->gpu];
-		if (!v->up || v->s.lost || v->s.timestamp_ns <= g->last_sample_ns)
+		if (!v->up || v->s.lost || v->s.timestamp_ns <= g->last_sample_ns ||
+		    v->s.timestamp_ns < a->not_before_ns)
 			continue;
 		fold(g, v);
 	}
@@ -139,4 +145,5 @@ void acct_free(struct acct_job *a)
 	free(a->g);
 	a->g = NULL;
 	a->n = 0;
+	a->not_before_ns = 0;
 }

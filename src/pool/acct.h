@@ -40,6 +40,7 @@ struct acct_gpu {
 struct acct_job {
 	unsigned n;
 	struct acct_gpu *g;            /* heap, n entries (NULL before acct_begin) */
+	uint64_t not_before_ns;        /* samples taken before this (the job's start) are not its */
 };
 
 /* What a job's accounting says about one GPU, ready to print or store. */
@@ -62,6 +63,10 @@ struct acct_summary {
 
 /* Starts accounting on the GPUs (baselines from snap, may be NULL). 0 or -1 (memory). */
 int acct_begin(struct acct_job *a, const unsigned *gpus, unsigned n, const struct snapshot *snap);
+/* Samples taken before start_ns (wall clock, as the samples' timestamps) are
+ * not folded in: the sampler's GPUs are read apart, so a snapshot read after
+ * the start can still hold a sample from before it (the previous job's memory). */
+void acct_set_start(struct acct_job *a, uint64_t start_ns);
 /* Folds a snapshot in (each GPU's sample at most once). */
 void acct_update(struct acct_job *a, const struct snapshot *snap);
 /* GPU i's summary for a job that ran wall_ns. */

@@ -557,7 +557,8 @@ static void start_job(struct pool *p, struct pool_job *j, const struct sched_dec
 	j->state = JOB_RUNNING;
 	snprintf(j->reason, sizeof(j->reason), "running");
 	pool_save(p, j);
-	(void)acct_begin(&j->acct, gpus, ng, p->have_snap ? p->snap : NULL);
+	if (acct_begin(&j->acct, gpus, ng, p->have_snap ? p->snap : NULL) == 0)
+		acct_set_start(&j->acct, j->start_ns);
 }
 
 static int ensure_dec(struct pool *p, size_t n)

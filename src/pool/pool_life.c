@@ -123,7 +123,8 @@ static void attach(struct pool *p, struct pool_job *j)
 			gpus[ng++] = g;
 	if (j->mig_gpu >= 0)
 		gpus[ng++] = (unsigned)j->mig_gpu;
-	(void)acct_begin(&j->acct, gpus, ng, p->have_snap ? p->snap : NULL);
+	if (acct_begin(&j->acct, gpus, ng, p->have_snap ? p->snap : NULL) == 0)
+		acct_set_start(&j->acct, pool_now(p)); /* what ran while no agent watched is not known */
 	j->state = JOB_RUNNING;
 	snprintf(j->reason, sizeof(j->reason), "re-attached after an agent restart (accounting from then)");
 	pool_save(p, j);

@@ -117,11 +117,41 @@ static void test_unknowns(void **state)
 	free(snap);
 }
 
+/* A sample read after the start but taken before it (the sampler reads GPUs
+ * apart) is not the job's: found on 2x H200, where a 2-GPU job took the
+ * previous job's 16 GiB peak from such a sample. */
+static void test_not_before_start(void **state)
+{
+	(void)state;
+	snap = calloc(1, sizeof(*snap));
+	snap->n = 1;
+	sample(0, 10, 90, 16000, 1000, 0);
+	struct acct_job a = { 0 };
+	unsigned g = 0;
+	assert_int_equal(acct_begin(&a, &g, 1, snap), 0);
+	acct_set_start(&a, 12 * 1000000000ull);
+	sample(0, 11, 90, 16000, 2000, 0); /* after the baseline, before the start */
+	acct_update(&a, snap);
+	struct acct_summary s;
+	acct_summarize(&a, 0, 1, &s);
+	assert_int_equal(s.samples, 0);
+	sample(0, 13, 50, 4000, 3000, 0);
+	acct_update(&a, snap);
+	acct_summarize(&a, 0, 1, &s);
+	assert_int_equal(s.samples, 1);
+	assert_true(s.mem_peak_bytes == (double)(4000ull << 20));
+	assert_true(s.util_peak_pct == 50.0);
+	assert_true(s.energy_j == 2.0); /* from the counter before the start: (3000 - 1000) mJ */
+	acct_free(&a);
+	free(snap);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fold),
 		cmocka_unit_test(test_unknowns),
+		cmocka_unit_test(test_not_before_start),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
