@@ -120,6 +120,32 @@ has "did its prolog run"
 expect 0 "$GPUCTL" jobs --history --socket "$sock"
 has "slurm-4242"
 
+# ---- the contrib prolog and epilog as slurmd runs them ------------------------------------
+src="$here/../.."
+cat >"$t/gpuctl.env" <<ENV
+GPUCTL='$GPUCTL'
+GPUCTL_SIM='$here/../data/slurm-nvpairs.json,faults=$t/prolog-faults.json'
+GPUCTL_POOL_SOCKET='$sock'
+GPUCTL_PROLOG_DIAG=1
+ENV
+hook() { expect "$1" env -i PATH="$PATH" GPUCTL_DATA_DIR="$GPUCTL_DATA_DIR" GPUCTL_SLURM_ENV="$t/gpuctl.env" \
+	SLURM_JOB_ID="$2" SLURM_JOB_GPUS=1 SLURM_JOB_UID=0 SLURM_JOB_USER=root sh "$src/contrib/slurm/$3"; }
+hook 0 5001 prolog
+has "diag level 1: PASS"
+has "Slurm job 5001: GPU accounting started"
+hook 0 5001 epilog
+has "Slurm job 5001: gpuctl: 1 GPU"
+printf '{"faults": [{"kind": "ecc_uncorrectable", "gpu": 1}]}\n' >"$t/prolog-faults.json"
+hook 1 5002 prolog
+has "diag level 1: FAIL"
+expect 65 "$GPUCTL" jobs --slurm 5002 --socket "$sock"
+rm -f "$t/prolog-faults.json"
+# an agent that is down never fails a job
+sed -i "s|^GPUCTL_POOL_SOCKET=.*|GPUCTL_POOL_SOCKET='$t/none.sock'|; s|^GPUCTL_PROLOG_DIAG=1|GPUCTL_PROLOG_DIAG=0|" "$t/gpuctl.env"
+hook 0 5003 prolog
+has "no pool agent"
+hook 0 5003 epilog
+
 # ---- health-check through a stand-in scontrol -------------------------------------------
 cat >"$t/scontrol" <<'SH'
 #!/bin/sh
