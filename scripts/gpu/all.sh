@@ -91,6 +91,7 @@ if want torch; then
 fi
 want diag && part diag 420
 want pool && part pool 150
+want threadcpu && part threadcpu 60
 
 for f in "$out"/parts/*/summary.txt "$out"/parts/foundation/compare.txt; do
 	[ -f "$f" ] && { echo "---- $f"; tail -25 "$f"; } >>"$summary"

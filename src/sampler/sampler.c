@@ -270,6 +270,9 @@ static void *gpu_thread(void *arg)
 {
 	struct slot *sl = arg;
 	struct sampler *s = sl->owner;
+	char name[16];
+	snprintf(name, sizeof(name), "gpuctl-gpu%u", sl->index);
+	pthread_setname_np(pthread_self(), name); /* shows in top -H and /proc/PID/task */
 	struct gpu_work *w = malloc(sizeof(*w));
 	if (!w) {
 		pthread_mutex_lock(&sl->mu);
@@ -333,6 +336,7 @@ void sampler_note_xid(struct sampler *s, unsigned gpu, uint64_t code, uint64_t w
 static void *event_thread(void *arg)
 {
 	struct sampler *s = arg;
+	pthread_setname_np(pthread_self(), "gpuctl-events");
 	struct gpu_event *ev = calloc(EVENT_BATCH, sizeof(*ev));
 	if (!ev)
 		return NULL;
@@ -364,6 +368,7 @@ static void *event_thread(void *arg)
 static void *link_thread(void *arg)
 {
 	struct sampler *s = arg;
+	pthread_setname_np(pthread_self(), "gpuctl-links");
 	for (unsigned a = 0; a < s->n; a++) {
 		for (unsigned b = a; b < s->n; b++) {
 			if (is_stopping(s))
