@@ -27,22 +27,8 @@ command -v nvidia-smi >/dev/null || { echo "agent.sh: no nvidia-smi here" | tee 
 nvidia-smi -L >>"$log" 2>&1
 
 # --- gpuctl -------------------------------------------------------------------
-pack="$root/.device-carry/foundation"
-if [ -z "${GPUCTL:-}" ] && [ -x "$pack/gpuctl" ]; then
-	export LD_LIBRARY_PATH="$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-	"$pack/gpuctl" --version >>"$log" 2>&1 && GPUCTL="$pack/gpuctl"
-fi
-if [ -z "${GPUCTL:-}" ]; then
-	b=/tmp/gpuctl-build
-	if cmake -S "$root" -B "$b" -DCMAKE_BUILD_TYPE=Release -DGPUCTL_WITH_CUDA=OFF -DBUILD_TESTING=OFF >>"$log" 2>&1 &&
-	   cmake --build "$b" --target gpuctl -j"$(nproc)" >>"$log" 2>&1; then
-		GPUCTL="$b/gpuctl"
-	else
-		echo "agent.sh: no gpuctl (no packed build, and cmake failed: see run.log)" | tee -a "$log" >&2
-		exit 69
-	fi
-fi
-echo "gpuctl: $GPUCTL" >>"$log"
+. "$root/scripts/gpu/lib.sh"
+find_gpuctl agent.sh
 
 # --- start the agent -------------------------------------------------------------
 "$GPUCTL" agent --listen 127.0.0.1:0 --interval 1s >"$out/agent.out" 2>"$out/agent.err" &

@@ -24,22 +24,8 @@ unset GPUCTL_SIM
 command -v nvidia-smi >/dev/null || { echo "top_dmon.sh: no nvidia-smi here" | tee -a "$log" >&2; exit 69; }
 
 # --- gpuctl ---------------------------------------------------------------
-pack="$root/.device-carry/foundation"
-if [ -z "${GPUCTL:-}" ] && [ -x "$pack/gpuctl" ]; then
-	export LD_LIBRARY_PATH="$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-	"$pack/gpuctl" --version >>"$log" 2>&1 && GPUCTL="$pack/gpuctl"
-fi
-if [ -z "${GPUCTL:-}" ]; then
-	b=/tmp/gpuctl-build
-	if cmake -S "$root" -B "$b" -DCMAKE_BUILD_TYPE=Release -DGPUCTL_WITH_CUDA=OFF -DBUILD_TESTING=OFF >>"$log" 2>&1 &&
-	   cmake --build "$b" --target gpuctl -j"$(nproc)" >>"$log" 2>&1; then
-		GPUCTL="$b/gpuctl"
-	else
-		echo "top_dmon.sh: no gpuctl (no packed build, and cmake failed: see run.log)" | tee -a "$log" >&2
-		exit 69
-	fi
-fi
-echo "gpuctl: $GPUCTL" >>"$log"
+. "$root/scripts/gpu/lib.sh"
+find_gpuctl top_dmon.sh
 
 results=()
 note() { echo "$*" >>"$log"; results+=("$*"); }
