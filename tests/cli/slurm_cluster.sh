@@ -65,6 +65,7 @@ deadline=$((SECONDS + 240)) # the whole test, cluster start included
 
 teardown() {
 	set +e
+	pkill -P "$watchdog" sleep 2>/dev/null; kill "$watchdog" 2>/dev/null # the watchdog and its sleep, by PID
 	if [ -S "$t/munge.sock" ] && [ -n "${ctld_port:-}" ]; then
 		timeout 5 scancel --quiet --user=root 2>/dev/null
 		for _ in $(seq 50); do
@@ -95,7 +96,10 @@ teardown() {
 	rm -rf "$t"
 }
 trap teardown EXIT
-trap 'exit 1' INT TERM
+trap 'echo "FAIL: stopped (signal or the 270 s watchdog)"; fails=$((fails + 1)); exit 1' INT TERM
+# the watchdog ends the test (and so tears the cluster down) before CTest's 300 s limit
+(sleep 270 && kill -TERM $$) >/dev/null 2>&1 &
+watchdog=$!
 
 # free TCP ports on loopback
 ports=()
