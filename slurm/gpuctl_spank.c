@@ -14,7 +14,7 @@
  *                                   node, write the job's statistics so far to
  *                                   its AdminComment (scontrol update, as root)
  *
- * plugstack.conf: optional /usr/lib/gpuctl/gpuctl_spank.so [gpuctl=PATH]
+ * plugstack.conf: optional <libdir>/gpuctl/gpuctl_spank.so [gpuctl=PATH]
  * [socket=PATH] [sim=SPEC] [admin_comment=1]; "%n" in socket and sim is the
  * node's name (on the node: SLURMD_NODENAME; in srun: the first node of the
  * job). sim= is for test clusters on simulated servers. The plugin runs gpuctl as a program;
