@@ -16,8 +16,8 @@
 #      about 10 x 1, and the utilization average is above 50 %.
 # Results under $OUT/slurm/ (default ./slurm-out/slurm/): summary.txt (PASS/FAIL
 # per check), gres.conf, topo.txt, cpus.csv, health.txt, stats.json, run.log.
-# gpuctl: $GPUCTL, else the packed build (.device-carry/foundation), else a cmake
-# Release build in /tmp/gpuctl-build. About 30 s. Needs nvidia-smi, lscpu,
+# gpuctl: find_gpuctl (scripts/gpu/lib.sh): $GPUCTL, else the packed build, else a
+# cmake Release build in /tmp/gpuctl-build. About 30 s. Needs nvidia-smi, lscpu,
 # python3 and libcuda.so.1. Exit: 0 all passed, 1 some failed, 69 could not run.
 set -u -o pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -28,17 +28,8 @@ log="$out/run.log"
 export GPUCTL_DATA_DIR="$root/data"
 unset GPUCTL_SIM
 command -v nvidia-smi >/dev/null || { echo "slurm.sh: no nvidia-smi here" | tee -a "$log" >&2; exit 69; }
-pack="$root/.device-carry/foundation"
-if [ -z "${GPUCTL:-}" ] && [ -x "$pack/gpuctl" ]; then
-	export LD_LIBRARY_PATH="$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-	GPUCTL="$pack/gpuctl"
-fi
-if [ -z "${GPUCTL:-}" ]; then
-	b=/tmp/gpuctl-build
-	cmake -S "$root" -B "$b" -DCMAKE_BUILD_TYPE=Release -DGPUCTL_WITH_CUDA=OFF -DBUILD_TESTING=OFF >>"$log" 2>&1 &&
-		cmake --build "$b" --target gpuctl -j"$(nproc)" >>"$log" 2>&1 || { echo "slurm.sh: no gpuctl" >&2; exit 69; }
-	GPUCTL="$b/gpuctl"
-fi
+. "$root/scripts/gpu/lib.sh"
+find_gpuctl slurm.sh
 G="$GPUCTL"
 : >"$out/summary.txt"
 fails=0
