@@ -8,9 +8,10 @@
 #   scripts/gpu/all.sh run PART...     on the GPU machine. PARTs: foundation agent
 #                                      top_dmon (read-only: run side by side), then
 #                                      nvmlcost (bench/nvml_cost: NVML cost per call),
-#                                      bench torch diag pool (one after another,
-#                                      each under its own time limit; torch =
-#                                      bench/torch_ref.py, PyTorch's figures)
+#                                      bench torch diag pool threadcpu slurm (one
+#                                      after another, each under its own time
+#                                      limit; torch = bench/torch_ref.py,
+#                                      PyTorch's figures)
 #
 # Each part is its own script in scripts/gpu/ writing under $OUT/<part>/; this
 # one bundles everything into $OUT/all.tgz (the device tool brings back at most
@@ -92,6 +93,7 @@ fi
 want diag && part diag 420
 want pool && part pool 150
 want threadcpu && part threadcpu 60
+want slurm && part slurm 120
 
 for f in "$out"/parts/*/summary.txt "$out"/parts/foundation/compare.txt; do
 	[ -f "$f" ] && { echo "---- $f"; tail -25 "$f"; } >>"$summary"
