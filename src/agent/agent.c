@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "kmsg.h"
+#include "leakwatch.h"
 #include "metrics.h"
 #include "../pool/pool.h"
 #include "../pool/pool_agent.h"
@@ -170,6 +171,7 @@ struct render_scratch {
 	struct snapshot *now, *prev;
 	bool have_prev;
 	struct health_report *rep;
+	struct leakwatch_leak *leaks; /* LEAKWATCH_MAX */
 };
 
 static int scratch_init(struct render_scratch *s)
@@ -178,7 +180,8 @@ static int scratch_init(struct render_scratch *s)
 	s->now = calloc(1, sizeof(*s->now));
 	s->prev = calloc(1, sizeof(*s->prev));
 	s->rep = calloc(1, sizeof(*s->rep));
-	return s->now && s->prev && s->rep ? 0 : -1;
+	s->leaks = calloc(LEAKWATCH_MAX, sizeof(*s->leaks));
+	return s->now && s->prev && s->rep && s->leaks ? 0 : -1;
 }
 
 static void scratch_free(struct render_scratch *s)
@@ -186,6 +189,7 @@ static void scratch_free(struct render_scratch *s)
 	free(s->now);
 	free(s->prev);
 	free(s->rep);
+	free(s->leaks);
 }
 
 static int health_status(enum health_verdict v)
@@ -203,6 +207,13 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 {
 	uint64_t t0 = agent_mono_ns();
 	sampler_read(a->sampler, s->now);
+	unsigned nleaks = 0;
+	if (a->leaks) {
+		leakwatch_update(a->leaks, s->now);
+		nleaks = leakwatch_leaks(a->leaks, s->leaks, LEAKWATCH_MAX);
+		if (nleaks > LEAKWATCH_MAX)
+			nleaks = LEAKWATCH_MAX;
+	}
 	const struct health_report *rep = NULL;
 	struct metrics_health mh[GPU_MAX_GPUS];
 	memset(mh, 0, sizeof(mh));
@@ -212,6 +223,7 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 		ho.xids_unknown = !(a->cfg.groups & MG_XID);
 		if (health_evaluate(a->rules, s->now, s->have_prev ? s->prev : NULL, &ho, s->rep, herr, sizeof(herr)) == 0) {
 			rep = s->rep;
+			leakwatch_report(s->leaks, nleaks, s->rep);
 			for (unsigned i = 0; i < s->now->n && i < rep->n; i++) {
 				mh[i].status = health_status(health_gpu_verdict(rep, i));
 				mh[i].valid = mh[i].status >= 0;
@@ -229,6 +241,8 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 	o.kernel_log = atomic_load(&a->kernel_log);
 	o.last_render_ns = atomic_load(&a->last_render_ns);
 	o.health = rep ? mh : NULL;
+	o.leaks = a->leaks ? s->leaks : NULL;
+	o.nleaks = nleaks;
 	abuf_reset(&p->prom);
 	abuf_reset(&p->om);
 	int rc = metrics_render(&p->prom, s->now, &o);
@@ -239,7 +253,17 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 		pool_metrics_append(a->job_pool, &p->om, true);
 	}
 	rc |= api_render_gpus(&p->gpus, s->now, host);
-	rc |= api_render_health(&p->health, s->now, rep, host);
+	struct api_leak_watch lw = { 0 };
+	if (a->leaks) {
+		lw.leaks = s->leaks;
+		lw.nleaks = nleaks;
+		lw.window_s = a->leaks->params.min_window_s;
+		lw.min_rate = a->leaks->params.min_rate;
+		lw.min_growth = a->leaks->params.min_growth;
+		lw.tracked = a->leaks->tracked;
+		lw.untracked = a->leaks->untracked;
+	}
+	rc |= api_render_health_watch(&p->health, s->now, rep, host, a->leaks ? &lw : NULL);
 	/* this tick's snapshot is the next one's "previous" (health rates) */
 	struct snapshot *t = s->prev;
 	s->prev = s->now;
@@ -403,6 +427,20 @@ static struct agent *agent_new(struct gpu_backend *be, const struct agent_config
 	struct agent *a = calloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
+	if (cfg->groups & (MG_PROCESSES | MG_HEALTH)) {
+		/* the watch needs the process lists, sampled for either group */
+		a->leaks = malloc(sizeof(*a->leaks));
+		if (!a->leaks) {
+			free(a);
+			return NULL;
+		}
+		struct leak_params lp;
+		leak_params_default(&lp);
+		lp.min_window_s = (double)cfg->leak_window_ns / 1e9;
+		lp.min_rate = cfg->leak_min_rate;
+		lp.min_growth = cfg->leak_min_growth;
+		leakwatch_init(a->leaks, &lp);
+	}
 	a->cfg = *cfg;
 	if (env)
 		a->env = *env;
@@ -427,6 +465,7 @@ static void agent_free(struct agent *a)
 {
 	pool_free(a);
 	free(a->rules);
+	free(a->leaks);
 	pthread_mutex_destroy(&a->pub_mu);
 	pthread_mutex_destroy(&a->mu);
 	pthread_cond_destroy(&a->cv);

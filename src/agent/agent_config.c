@@ -1,7 +1,9 @@
 /* agent_config.c - the agent's configuration file and flags (see agent_config.h). */
 #include "agent_config.h"
 
+#include "../health/leak.h"
 #include "../pool/pool_agent.h"
+#include "../pool/proto.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -24,6 +26,37 @@ void agent_config_default(struct agent_config *c)
 	c->per_ip_connections = 0;
 	c->connection_timeout_s = 10;
 	c->threads = 2;
+	struct leak_params lp;
+	leak_params_default(&lp);
+	c->leak_window_ns = (uint64_t)(lp.min_window_s * 1e9);
+	c->leak_min_rate = lp.min_rate;
+	c->leak_min_growth = lp.min_growth;
+}
+
+int agent_parse_rate(const char *s, double *bytes_per_s, char *err, size_t errlen)
+{
+	char size[64];
+	const char *slash = strchr(s, '/');
+	size_t n = slash ? (size_t)(slash - s) : strlen(s);
+	double per = 1;
+	if (slash && strcmp(slash + 1, "min") == 0)
+		per = 60;
+	else if (slash && strcmp(slash + 1, "s") != 0)
+		n = sizeof(size); /* an unknown time unit */
+	uint64_t bytes = 0;
+	char msg[128];
+	if (n >= sizeof(size)) {
+		snprintf(err, errlen, "bad rate '%.40s' (use e.g. 1MiB/min, 512KiB/s or bytes per second)", s);
+		return -1;
+	}
+	memcpy(size, s, n);
+	size[n] = '\0';
+	if (proto_parse_bytes(size, &bytes, msg, sizeof(msg))) {
+		snprintf(err, errlen, "bad rate '%.40s' (use e.g. 1MiB/min, 512KiB/s or bytes per second)", s);
+		return -1;
+	}
+	*bytes_per_s = (double)bytes / per;
+	return 0;
 }
 
 int agent_parse_duration(const char *s, uint64_t min_ns, uint64_t max_ns, uint64_t *out, char *err, size_t errlen)
@@ -147,6 +180,17 @@ int agent_config_set(struct agent_config *c, const char *key, const char *value,
 		return agent_parse_duration(value, 10000000ull, 3600000000000ull, &c->interval_ns, err, errlen);
 	if (strcmp(key, "stale_after") == 0)
 		return agent_parse_duration(value, 10000000ull, 86400000000000ull, &c->stale_after_ns, err, errlen);
+	if (strcmp(key, "leak_window") == 0)
+		return agent_parse_duration(value, 1000000000ull, 86400000000000ull, &c->leak_window_ns, err, errlen);
+	if (strcmp(key, "leak_min_rate") == 0)
+		return agent_parse_rate(value, &c->leak_min_rate, err, errlen);
+	if (strcmp(key, "leak_min_growth") == 0) {
+		uint64_t b = 0;
+		if (proto_parse_bytes(value, &b, err, errlen))
+			return -1;
+		c->leak_min_growth = (double)b;
+		return 0;
+	}
 	if (strcmp(key, "metrics") == 0)
 		return metrics_groups_parse(value, &c->groups, err, errlen);
 	if (strcmp(key, "hostname") == 0)

@@ -36,6 +36,10 @@ struct agent_config {
 	char pool_cgroup[256];         /* "" = the agent's own cgroup; "off" */
 	unsigned pool_user_gpu_limit;  /* 0 = none */
 	uint64_t pool_kill_grace_ns;   /* 0 = 10 s */
+	/* the memory-leak watch (src/agent/leakwatch.h, docs/agent.md) */
+	uint64_t leak_window_ns;       /* default 300 s */
+	double leak_min_rate;          /* bytes/s, default 1 MiB/min */
+	double leak_min_growth;        /* bytes over the window, default 256 MiB */
 };
 
 void agent_config_default(struct agent_config *c);
@@ -46,6 +50,8 @@ int agent_config_parse(struct agent_config *c, const char *text, size_t len, con
 		       size_t errlen);
 /* "ADDR:PORT", "[v6]:PORT", ":PORT", "PORT" or "ADDR" (default port). */
 int agent_parse_listen(const char *s, char *host, size_t hostlen, unsigned *port, char *err, size_t errlen);
+/* "17476", "1MiB/min", "512KiB/s", "2M/s" (binary units; per second unless /min) -> bytes/s. */
+int agent_parse_rate(const char *s, double *bytes_per_s, char *err, size_t errlen);
 /* "1", "1s", "500ms", "2.5s", "1m" -> ns; bounded to [min_ns, max_ns]. */
 int agent_parse_duration(const char *s, uint64_t min_ns, uint64_t max_ns, uint64_t *out, char *err, size_t errlen);
 

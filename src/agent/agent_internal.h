@@ -45,6 +45,7 @@ struct agent {
 	struct MHD_Daemon *httpd;
 	unsigned port;
 	struct pool *job_pool;        /* the job pool when enabled (src/pool/pool_agent.c) */
+	struct leakwatch *leaks;      /* the memory-leak watch (render thread only); NULL without process lists */
 };
 
 /* Takes a reference on the latest rendered responses (NULL before the first). */

@@ -262,8 +262,37 @@ static json_t *entity_object(const struct health_entity *e, enum health_verdict 
 	return o;
 }
 
+static json_t *leaks_of(const struct api_leak_watch *lw, unsigned gpu)
+{
+	json_t *a = json_array();
+	char clean[64];
+	for (unsigned k = 0; k < lw->nleaks; k++) {
+		const struct leakwatch_leak *l = &lw->leaks[k];
+		if (l->gpu != gpu)
+			continue;
+		json_t *o = json_object();
+		json_object_set_new(o, "pid", json_integer(l->pid));
+		utf8_clean(clean, sizeof(clean), l->user);
+		json_object_set_new(o, "user", json_string(clean));
+		utf8_clean(clean, sizeof(clean), l->comm);
+		json_object_set_new(o, "comm", json_string(clean));
+		json_object_set_new(o, "gpu", json_integer(l->gpu));
+		json_object_set_new(o, "growth_bytes_per_second", json_real(l->rate));
+		json_object_set_new(o, "window_seconds", json_real(l->window_s));
+		json_object_set_new(o, "memory_used_bytes", json_integer((json_int_t)l->bytes));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 int api_render_health(struct api_doc *d, const struct snapshot *snap, const struct health_report *rep,
 		      const char *hostname)
+{
+	return api_render_health_watch(d, snap, rep, hostname, NULL);
+}
+
+int api_render_health_watch(struct api_doc *d, const struct snapshot *snap, const struct health_report *rep,
+			    const char *hostname, const struct api_leak_watch *lw)
 {
 	reset(d);
 	json_t *root = json_object();
@@ -273,6 +302,15 @@ int api_render_health(struct api_doc *d, const struct snapshot *snap, const stru
 		json_object_set_new(root, "verdict", json_string(health_verdict_name(rep->verdict)));
 		json_object_set_new(root, "action", json_string(health_action_name(rep->action)));
 		json_object_set_new(root, "system", entity_object(&rep->system, rep->system.verdict, rep->system.action));
+	}
+	if (lw) {
+		json_t *w = json_object();
+		json_object_set_new(w, "window_seconds", json_real(lw->window_s));
+		json_object_set_new(w, "min_rate_bytes_per_second", json_real(lw->min_rate));
+		json_object_set_new(w, "min_growth_bytes", json_real(lw->min_growth));
+		json_object_set_new(w, "tracked_processes", json_integer(lw->tracked));
+		json_object_set_new(w, "untracked_sightings", json_integer((json_int_t)lw->untracked));
+		json_object_set_new(root, "leak_watch", w);
 	}
 	write_head(&d->head, root, "gpus");
 	bool oom = d->head.oom;
@@ -290,6 +328,8 @@ int api_render_health(struct api_doc *d, const struct snapshot *snap, const stru
 		json_object_set_new(g, "up", json_boolean(v->up));
 		if (!v->up && v->last_error[0])
 			json_object_set_new(g, "last_error", json_string(v->last_error));
+		if (lw)
+			json_object_set_new(g, "leaks", leaks_of(lw, i));
 		dump_into(&d->item[i], g);
 		oom |= d->item[i].oom;
 	}

@@ -13,6 +13,7 @@
 #include "../health/health.h"
 #include "../sampler/sampler.h"
 #include "abuf.h"
+#include "leakwatch.h"
 
 struct api_doc {
 	struct abuf head;                 /* '{"simulated":...,"gpus":[' */
@@ -32,5 +33,18 @@ int api_render_gpus(struct api_doc *d, const struct snapshot *snap, const char *
  * up/down state is served instead, with "rules": false). */
 int api_render_health(struct api_doc *d, const struct snapshot *snap, const struct health_report *rep,
 		      const char *hostname);
+
+/* What the leak watch adds to /api/v1/health (docs/agent.md). */
+struct api_leak_watch {
+	const struct leakwatch_leak *leaks;   /* ordered by GPU */
+	unsigned nleaks;
+	double window_s, min_rate, min_growth;
+	unsigned tracked;
+	uint64_t untracked;
+};
+/* api_render_health plus a top-level "leak_watch" object and a "leaks" array
+ * per GPU (lw NULL: the same as api_render_health). */
+int api_render_health_watch(struct api_doc *d, const struct snapshot *snap, const struct health_report *rep,
+			    const char *hostname, const struct api_leak_watch *lw);
 
 #endif

@@ -30,6 +30,7 @@ enum metric_id {
 	M_PROC_MEM,
 	M_MIG_MEM_USED, M_MIG_MEM_TOTAL, M_MIG_SM,
 	M_HEALTH,
+	M_PROC_LEAK,
 	M_COUNT
 };
 
@@ -109,6 +110,8 @@ const struct metric_desc metric_table[M_COUNT] = {
 	[M_MIG_SM] = G("gpuctl_gpu_mig_sm_count", MG_MIG, "gpu_instance, compute_instance, profile, mig_uuid",
 		       "Streaming multiprocessors of a MIG instance."),
 	[M_HEALTH] = G("gpuctl_gpu_health_status", MG_HEALTH, "", "Health verdict of the GPU: 0 healthy, 1 warning, 2 failure."),
+	[M_PROC_LEAK] = G("gpuctl_process_memory_growth_bytes_per_second", MG_HEALTH, "pid, user, comm",
+			  "Growth rate of the device memory of a process the leak watch flags (absent for the others)."),
 };
 
 const size_t metric_table_n = M_COUNT;
@@ -654,6 +657,28 @@ static void render_health(struct render *r)
 	}
 }
 
+/* Only flagged processes have a series: an absent series means "not leaking". */
+static void render_leaks(struct render *r)
+{
+	if (!wanted(r, M_PROC_LEAK) || !r->o->leaks)
+		return;
+	char pid[16];
+	for (unsigned k = 0; k < r->o->nleaks; k++) {
+		const struct leakwatch_leak *l = &r->o->leaks[k];
+		if (l->gpu >= r->snap->n || !r->snap->gpu[l->gpu].up || !(l->rate > 0))
+			continue;
+		/* leaks come ordered by (gpu, pid): one series per pid, as for the memory family */
+		if (k > 0 && r->o->leaks[k - 1].gpu == l->gpu && r->o->leaks[k - 1].pid == l->pid)
+			continue;
+		snprintf(pid, sizeof(pid), "%u", l->pid);
+		open_sample(r, M_PROC_LEAK, l->gpu);
+		more(r, "pid", pid);
+		more(r, "user", l->user);
+		more(r, "comm", l->comm);
+		val(r, (uint64_t)(l->rate * 1000.0 + 0.5), 3);
+	}
+}
+
 int metrics_render(struct abuf *out, const struct snapshot *snap, const struct metrics_opts *o)
 {
 	struct render r = { .b = out, .snap = snap, .o = o, .cur = -1 };
@@ -673,6 +698,7 @@ int metrics_render(struct abuf *out, const struct snapshot *snap, const struct m
 	render_processes(&r);
 	render_mig(&r);
 	render_health(&r);
+	render_leaks(&r);
 	if (o->openmetrics)
 		abuf_puts(out, "# EOF\n");
 	bool oom = r.lab.oom || out->oom;

@@ -16,6 +16,7 @@
 
 #include "../sampler/sampler.h"
 #include "abuf.h"
+#include "leakwatch.h"
 
 /* Metric groups (config `metrics = ...`). The first five are the sampler's GPU_GRP_* bits. */
 #define MG_BASIC     GPU_GRP_BASIC
@@ -64,6 +65,8 @@ struct metrics_opts {
 	int kernel_log;               /* -1 not read, 0 unreadable, 1 readable */
 	uint64_t last_render_ns;      /* how long the previous render took */
 	const struct metrics_health *health; /* snapshot.n entries, or NULL */
+	const struct leakwatch_leak *leaks;  /* processes the leak watch flags (nleaks of them) */
+	unsigned nleaks;
 };
 
 void metrics_opts_default(struct metrics_opts *o);

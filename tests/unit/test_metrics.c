@@ -142,6 +142,9 @@ static char *render(const struct snapshot *sn, const struct metrics_opts *o)
 }
 
 static struct metrics_health health2[2] = { { true, 0 }, { true, 2 } };
+static const struct leakwatch_leak leak1[1] = {
+	{ .gpu = 0, .pid = 4242, .comm = "python3", .user = "alice", .rate = 1572864.5, .window_s = 300, .bytes = 8589934592ull },
+};
 
 static void full_opts(struct metrics_opts *o)
 {
@@ -150,6 +153,8 @@ static void full_opts(struct metrics_opts *o)
 	o->kernel_log = 1;
 	o->last_render_ns = 1200000;
 	o->health = health2;
+	o->leaks = leak1;
+	o->nleaks = 1;
 }
 
 static const char L0[] = "gpu=\"0\",uuid=\"GPU-00000000-aaaa\",pci_bus_id=\"00000000:18:00.0\",model=\"NVIDIA H200\",hostname=\"node1\"";
@@ -183,6 +188,7 @@ static void test_exact_values(void **state)
 		{ "gpuctl_gpu_process_memory_used_bytes", ",pid=\"4242\",user=\"alice\",comm=\"python3\"", "8589934592" },
 		{ "gpuctl_gpu_mig_memory_total_bytes", ",gpu_instance=\"1\",compute_instance=\"0\",profile=\"1g.18gb\",mig_uuid=\"MIG-abc\"", "19000000000" },
 		{ "gpuctl_gpu_health_status", "", "0" },
+		{ "gpuctl_process_memory_growth_bytes_per_second", ",pid=\"4242\",user=\"alice\",comm=\"python3\"", "1572864.5" },
 		{ "gpuctl_gpu_up", "", "1" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -192,6 +198,8 @@ static void test_exact_values(void **state)
 	}
 	assert_non_null(strstr(t, "gpuctl_agent_info{hostname=\"node1\",version=\"0.1.0\",backend=\"sim\",simulated=\"true\",server=\"h200x8\"} 1\n"));
 	assert_non_null(strstr(t, "# SIMULATED server 'h200x8'"));
+	/* only flagged processes have a growth series */
+	assert_null(strstr(t, "gpuctl_process_memory_growth_bytes_per_second{gpu=\"1\""));
 	/* GPU 1 has health status 2 */
 	assert_non_null(strstr(t, "gpuctl_gpu_health_status{gpu=\"1\","));
 	free(t);
@@ -255,6 +263,8 @@ static void test_duplicate_process_one_series(void **state)
 	v->procs[2].pid = 5151;
 	struct metrics_opts o;
 	full_opts(&o);
+	o.leaks = NULL; /* the leak series of pid 4242 is not this test's subject */
+	o.nleaks = 0;
 	char *t = render(sn, &o);
 	const char *first = strstr(t, "pid=\"4242\"");
 	assert_non_null(first);
