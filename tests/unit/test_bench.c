@@ -382,7 +382,8 @@ static void test_csv_output(void **state)
 	struct bench_run run;
 	make_run(&run);
 	char *s = capture_text(&run, 1);
-	char *line2 = strchr(s, '\n') + 1;
+	/* an offset, not strchr(s) + 1: gcc -O2 takes memstream's buffer for a dangling pointer */
+	const char *line2 = s + strcspn(s, "\n") + 1;
 	assert_true(strncmp(s, "suite,test,variant,gpu,peer,ngpus,size_bytes,", 45) == 0);
 	assert_true(strncmp(line2, "memory,copy,,0,-1,1,4294967296,0,0,0,bandwidth,GB/s,4224", 56) == 0);
 	/* a message with a comma and quotes is quoted as RFC 4180 says */
