@@ -10,4 +10,3 @@ cmake --build build -j"$(nproc)" >/dev/null
 # report: inventory, topology, health, planning, and on real GPUs a quick
 # benchmark against the datasheet; also written as one HTML file
 build/gpuctl --or-sim h200x8 report --html build/report.html
-echo "HTML report: build/report.html"
