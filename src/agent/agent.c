@@ -21,6 +21,7 @@
 #include "metrics.h"
 #include "../pool/pool.h"
 #include "../pool/pool_agent.h"
+#include "../pool/runner.h"
 
 #define FIRST_SAMPLE_WAIT_NS 3000000000ull
 #define POOL_KEEP 2        /* response sets kept for reuse: the current one and one to render into */
@@ -202,6 +203,17 @@ static int health_status(enum health_verdict v)
 	}
 }
 
+/* The leak watch's start identity of a host pid: /proc/PID/stat's start time
+ * (0 when the pid is not visible here, e.g. in another pid namespace). */
+static uint64_t proc_start_of(void *arg, uint32_t pid)
+{
+	(void)arg;
+	struct proc_stat st;
+	if (pid > (uint32_t)INT32_MAX || proc_stat_read((int)pid, &st) != 0)
+		return 0;
+	return st.start_ticks;
+}
+
 /* Reads the sampler and renders every response into p. */
 static int render_into(struct agent *a, struct render_scratch *s, struct published *p)
 {
@@ -209,7 +221,8 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 	sampler_read(a->sampler, s->now);
 	unsigned nleaks = 0;
 	if (a->leaks) {
-		leakwatch_update(a->leaks, s->now);
+		/* a simulated server's pids are not this machine's */
+		leakwatch_update(a->leaks, s->now, s->now->sys.simulated ? NULL : proc_start_of, NULL);
 		nleaks = leakwatch_leaks(a->leaks, s->leaks, LEAKWATCH_MAX);
 		if (nleaks > LEAKWATCH_MAX)
 			nleaks = LEAKWATCH_MAX;

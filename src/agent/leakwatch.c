@@ -14,18 +14,19 @@ void leakwatch_init(struct leakwatch *w, const struct leak_params *p)
 	w->window_ns = (uint64_t)(w->params.min_window_s * 1e9);
 }
 
-static struct leakwatch_proc *find(struct leakwatch *w, unsigned gpu, const struct gpu_process *p)
+/* start 0 (unknown, e.g. the process ended between the list and the lookup) matches any */
+static struct leakwatch_proc *find(struct leakwatch *w, unsigned gpu, const struct gpu_process *p, uint64_t start)
 {
 	for (unsigned i = 0; i < LEAKWATCH_MAX; i++) {
 		struct leakwatch_proc *e = &w->t[i];
 		if (e->used && e->gpu == gpu && e->pid == p->pid && e->uid == p->uid &&
-		    strncmp(e->comm, p->name, sizeof(e->comm)) == 0)
+		    strncmp(e->comm, p->name, sizeof(e->comm)) == 0 && (!start || !e->start || e->start == start))
 			return e;
 	}
 	return NULL;
 }
 
-static struct leakwatch_proc *add(struct leakwatch *w, unsigned gpu, const struct gpu_process *p)
+static struct leakwatch_proc *add(struct leakwatch *w, unsigned gpu, const struct gpu_process *p, uint64_t start)
 {
 	for (unsigned i = 0; i < LEAKWATCH_MAX; i++) {
 		struct leakwatch_proc *e = &w->t[i];
@@ -36,6 +37,7 @@ static struct leakwatch_proc *add(struct leakwatch *w, unsigned gpu, const struc
 		e->gpu = gpu;
 		e->pid = p->pid;
 		e->uid = p->uid;
+		e->start = start;
 		snprintf(e->comm, sizeof(e->comm), "%s", p->name);
 		snprintf(e->user, sizeof(e->user), "%s", p->user);
 		w->tracked++;
@@ -92,7 +94,7 @@ static void judge(const struct leakwatch *w, struct leakwatch_proc *e)
 		memset(&e->res, 0, sizeof(e->res));
 }
 
-void leakwatch_update(struct leakwatch *w, const struct snapshot *snap)
+void leakwatch_update(struct leakwatch *w, const struct snapshot *snap, leakwatch_start_fn start_fn, void *arg)
 {
 	for (unsigned g = 0; g < snap->n && g < GPU_MAX_GPUS; g++) {
 		const struct gpu_view *v = &snap->gpu[g];
@@ -107,12 +109,15 @@ void leakwatch_update(struct leakwatch *w, const struct snapshot *snap)
 		unsigned np = v->nproc < GPU_MAX_PROCS ? v->nproc : GPU_MAX_PROCS;
 		for (unsigned k = 0; k < np; k++) {
 			const struct gpu_process *p = &v->procs[k];
-			struct leakwatch_proc *e = find(w, g, p);
+			uint64_t start = start_fn ? start_fn(arg, p->pid) : 0;
+			struct leakwatch_proc *e = find(w, g, p, start);
 			if (!e && !VAL_HAS(p->used_mem_bytes))
 				continue;
-			if (!e && !(e = add(w, g, p)))
+			if (!e && !(e = add(w, g, p, start)))
 				continue;
 			e->seen = true;
+			if (!e->start)
+				e->start = start;
 			if (VAL_HAS(p->used_mem_bytes))
 				record(w, e, t, p->used_mem_bytes.v);
 		}

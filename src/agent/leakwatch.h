@@ -6,9 +6,11 @@
  * (gpu_view.last_ok_ns) and judges the process with leak_detect()
  * (src/health/leak.h) over the last window of samples.
  *
- * A process is identified by GPU, pid, uid and comm. A process missing from a
- * fresh process list of its GPU is forgotten at once, so a pid that comes back
- * (the same program restarted, or a reused pid) starts a new history. The
+ * A process is identified by GPU, pid, uid, comm and, where the caller can
+ * tell it (start_fn: /proc/PID/stat's start time on the host), its start
+ * time. A process missing from a fresh process list of its GPU is forgotten
+ * at once, so a pid that comes back (the same program restarted, or a reused
+ * pid) starts a new history. The
  * table holds at most LEAKWATCH_MAX processes; one that does not fit is not
  * watched and is counted in `untracked`. Samples are kept at least
  * window / (LEAKWATCH_RING / 2) apart, so the ring spans up to two windows
@@ -32,6 +34,7 @@ struct leakwatch_proc {
 	bool used, seen;
 	unsigned gpu;
 	uint32_t pid, uid;
+	uint64_t start;                /* start identity, 0 = unknown */
 	char comm[64], user[32];
 	uint64_t last_ns, last_bytes;  /* the newest sample (stored in the ring or not) */
 	unsigned n, head;              /* ring: stored samples, next write position */
@@ -60,8 +63,12 @@ struct leakwatch_leak {
 
 /* p NULL: leak_params_default(). The window is p->min_window_s. */
 void leakwatch_init(struct leakwatch *w, const struct leak_params *p);
-/* Feeds one snapshot (GPUs down, or whose sample is not newer than the last fed, are skipped). */
-void leakwatch_update(struct leakwatch *w, const struct snapshot *snap);
+/* The start identity of a live pid (any value that changes when the pid is
+ * reused), or 0 when it cannot be told. */
+typedef uint64_t (*leakwatch_start_fn)(void *arg, uint32_t pid);
+/* Feeds one snapshot (GPUs down, or whose sample is not newer than the last
+ * fed, are skipped). start_fn may be NULL (identity without start time). */
+void leakwatch_update(struct leakwatch *w, const struct snapshot *snap, leakwatch_start_fn start_fn, void *arg);
 /* The processes flagged now, by GPU then pid; returns how many (at most max written). */
 unsigned leakwatch_leaks(const struct leakwatch *w, struct leakwatch_leak *out, unsigned max);
 /* Adds a WARN finding (subsystem processes, rule LEAKWATCH_RULE_ID, action none) per

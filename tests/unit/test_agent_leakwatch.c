@@ -54,7 +54,7 @@ static void tick(struct leakwatch *w, struct snapshot *sn, unsigned i)
 	sn->gpu[0].last_ok_ns = sn->gpu[1].last_ok_ns = t;
 	set_proc(sn, 0, 0, 4242, "jupyter", (uint64_t)(2048 * MIB + 1.5 * MIB * i / 5.0));
 	set_proc(sn, 1, 0, 777, "trainer", (uint64_t)(40000 * MIB));
-	leakwatch_update(w, sn);
+	leakwatch_update(w, sn, NULL, NULL);
 }
 
 static void test_leak_flagged_steady_not(void **state)
@@ -94,9 +94,9 @@ static void test_same_sample_not_fed_twice(void **state)
 	struct snapshot *sn = snap_new(1);
 	sn->gpu[0].last_ok_ns = 5 * SEC;
 	set_proc(sn, 0, 0, 10, "a", 100);
-	leakwatch_update(&w, sn);
+	leakwatch_update(&w, sn, NULL, NULL);
 	set_proc(sn, 0, 0, 10, "a", 200);
-	leakwatch_update(&w, sn);
+	leakwatch_update(&w, sn, NULL, NULL);
 	assert_int_equal(w.t[0].n, 1);
 	assert_int_equal(w.t[0].last_bytes, 100);
 	free(sn);
@@ -116,22 +116,64 @@ static void test_identity_and_forgetting(void **state)
 	for (; i <= 20; i++) {
 		sn->gpu[0].last_ok_ns = 100 * SEC + i * SEC / 5;
 		set_proc(sn, 0, 0, 55, "leaky", (uint64_t)(100 * MIB + MIB * i));
-		leakwatch_update(&w, sn);
+		leakwatch_update(&w, sn, NULL, NULL);
 	}
 	assert_int_equal(leakwatch_leaks(&w, out, 2), 1);
 	/* pid 55 is reused by another program at once: a new history, not a leak yet */
 	sn->gpu[0].last_ok_ns = 100 * SEC + i++ * SEC / 5;
 	set_proc(sn, 0, 0, 55, "other", (uint64_t)(130 * MIB));
-	leakwatch_update(&w, sn);
+	leakwatch_update(&w, sn, NULL, NULL);
 	assert_int_equal(leakwatch_leaks(&w, out, 2), 0);
 	assert_int_equal(w.tracked, 1);
 	/* it leaves: the table is empty */
 	sn->gpu[0].nproc = 0;
 	sn->gpu[0].last_ok_ns = 100 * SEC + i++ * SEC / 5;
-	leakwatch_update(&w, sn);
+	leakwatch_update(&w, sn, NULL, NULL);
 	assert_int_equal(w.tracked, 0);
 	for (unsigned k = 0; k < LEAKWATCH_MAX; k++)
 		assert_false(w.t[k].used);
+	free(sn);
+}
+
+static uint64_t fake_start;
+static uint64_t fake_start_of(void *arg, uint32_t pid)
+{
+	(void)pid;
+	++*(unsigned *)arg;
+	return fake_start;
+}
+
+/* With a start identity, the same pid, user and comm started again is a new process;
+ * an unknown start (0: the process just ended) matches the one known. */
+static void test_start_identity(void **state)
+{
+	(void)state;
+	static struct leakwatch w;
+	struct leak_params p;
+	params_short(&p, 2);
+	leakwatch_init(&w, &p);
+	struct snapshot *sn = snap_new(1);
+	struct leakwatch_leak out[2];
+	unsigned calls = 0, i = 0;
+	fake_start = 777;
+	for (; i <= 20; i++) {
+		sn->gpu[0].last_ok_ns = 100 * SEC + i * SEC / 5;
+		set_proc(sn, 0, 0, 55, "leaky", (uint64_t)(100 * MIB + MIB * i));
+		leakwatch_update(&w, sn, fake_start_of, &calls);
+	}
+	assert_int_equal(calls, 21);
+	assert_int_equal(leakwatch_leaks(&w, out, 2), 1);
+	fake_start = 0; /* unknown: still the same process */
+	sn->gpu[0].last_ok_ns = 100 * SEC + i++ * SEC / 5;
+	set_proc(sn, 0, 0, 55, "leaky", (uint64_t)(100 * MIB + MIB * i));
+	leakwatch_update(&w, sn, fake_start_of, &calls);
+	assert_int_equal(leakwatch_leaks(&w, out, 2), 1);
+	fake_start = 778; /* restarted between two samples: a new history */
+	sn->gpu[0].last_ok_ns = 100 * SEC + i++ * SEC / 5;
+	set_proc(sn, 0, 0, 55, "leaky", (uint64_t)(100 * MIB + MIB * i));
+	leakwatch_update(&w, sn, fake_start_of, &calls);
+	assert_int_equal(leakwatch_leaks(&w, out, 2), 0);
+	assert_int_equal(w.tracked, 1);
 	free(sn);
 }
 
@@ -144,11 +186,11 @@ static void test_gpu_down_keeps_history(void **state)
 	struct snapshot *sn = snap_new(1);
 	sn->gpu[0].last_ok_ns = SEC;
 	set_proc(sn, 0, 0, 9, "x", 1000);
-	leakwatch_update(&w, sn);
+	leakwatch_update(&w, sn, NULL, NULL);
 	sn->gpu[0].up = false;
 	sn->gpu[0].nproc = 0;
 	sn->gpu[0].last_ok_ns = 2 * SEC;
-	leakwatch_update(&w, sn);
+	leakwatch_update(&w, sn, NULL, NULL);
 	assert_int_equal(w.tracked, 1);
 	free(sn);
 }
@@ -166,7 +208,7 @@ static void test_cap(void **state)
 		for (unsigned k = 0; k < GPU_MAX_PROCS; k++)
 			set_proc(sn, g, k, 1000 + g * GPU_MAX_PROCS + k, "p", MIB);
 	}
-	leakwatch_update(&w, sn);
+	leakwatch_update(&w, sn, NULL, NULL);
 	assert_int_equal(w.tracked, LEAKWATCH_MAX);
 	assert_int_equal(w.untracked, ngpu * GPU_MAX_PROCS - LEAKWATCH_MAX);
 	free(sn);
@@ -187,7 +229,7 @@ static void test_long_run_and_stop(void **state)
 	for (unsigned s = 0; s < 1200; s++) {
 		sn->gpu[0].last_ok_ns = (uint64_t)s * SEC;
 		set_proc(sn, 0, 0, 31337, "serve", bytes);
-		leakwatch_update(&w, sn);
+		leakwatch_update(&w, sn, NULL, NULL);
 		bytes += (uint64_t)MIB; /* 1 MiB/s */
 	}
 	assert_int_equal(leakwatch_leaks(&w, out, 2), 1);
@@ -197,7 +239,7 @@ static void test_long_run_and_stop(void **state)
 	for (unsigned s = 1200; s < 1800; s++) {
 		sn->gpu[0].last_ok_ns = (uint64_t)s * SEC;
 		set_proc(sn, 0, 0, 31337, "serve", bytes);
-		leakwatch_update(&w, sn);
+		leakwatch_update(&w, sn, NULL, NULL);
 	}
 	assert_int_equal(leakwatch_leaks(&w, out, 2), 0);
 	free(sn);
@@ -216,7 +258,7 @@ static void test_sawtooth_not_flagged(void **state)
 	for (unsigned i = 0; i < 200; i++) {
 		sn->gpu[0].last_ok_ns = (uint64_t)i * SEC / 5;
 		set_proc(sn, 0, 0, 8, "cyc", (uint64_t)(1000 * MIB + 50 * MIB * (i % 4)));
-		leakwatch_update(&w, sn);
+		leakwatch_update(&w, sn, NULL, NULL);
 	}
 	assert_int_equal(leakwatch_leaks(&w, out, 2), 0);
 	free(sn);
@@ -232,7 +274,7 @@ static void test_duplicate_pid_in_list(void **state)
 	sn->gpu[0].last_ok_ns = SEC;
 	set_proc(sn, 0, 0, 70, "g", 100);
 	set_proc(sn, 0, 1, 70, "g", 300);
-	leakwatch_update(&w, sn);
+	leakwatch_update(&w, sn, NULL, NULL);
 	assert_int_equal(w.tracked, 1);
 	assert_int_equal(w.t[0].last_bytes, 300);
 	assert_int_equal(w.t[0].ring[0].bytes, 300);
@@ -383,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_leak_flagged_steady_not),
 		cmocka_unit_test(test_same_sample_not_fed_twice),
 		cmocka_unit_test(test_identity_and_forgetting),
+		cmocka_unit_test(test_start_identity),
 		cmocka_unit_test(test_gpu_down_keeps_history),
 		cmocka_unit_test(test_cap),
 		cmocka_unit_test(test_long_run_and_stop),
