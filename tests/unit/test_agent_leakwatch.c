@@ -102,6 +102,15 @@ static void test_same_sample_not_fed_twice(void **state)
 	free(sn);
 }
 
+/* One tick of pid 55 on GPU 0, 200 ms after the previous (tick i). */
+static void feed55(struct leakwatch *w, struct snapshot *sn, unsigned i, const char *comm, double bytes,
+		   leakwatch_start_fn fn, void *arg)
+{
+	sn->gpu[0].last_ok_ns = 100 * SEC + i * SEC / 5;
+	set_proc(sn, 0, 0, 55, comm, (uint64_t)bytes);
+	leakwatch_update(w, sn, fn, arg);
+}
+
 /* A process that left is forgotten; the same pid with another comm is a new process. */
 static void test_identity_and_forgetting(void **state)
 {
@@ -113,16 +122,11 @@ static void test_identity_and_forgetting(void **state)
 	struct snapshot *sn = snap_new(1);
 	struct leakwatch_leak out[2];
 	unsigned i = 0;
-	for (; i <= 20; i++) {
-		sn->gpu[0].last_ok_ns = 100 * SEC + i * SEC / 5;
-		set_proc(sn, 0, 0, 55, "leaky", (uint64_t)(100 * MIB + MIB * i));
-		leakwatch_update(&w, sn, NULL, NULL);
-	}
+	for (; i <= 20; i++)
+		feed55(&w, sn, i, "leaky", 100 * MIB + MIB * i, NULL, NULL);
 	assert_int_equal(leakwatch_leaks(&w, out, 2), 1);
 	/* pid 55 is reused by another program at once: a new history, not a leak yet */
-	sn->gpu[0].last_ok_ns = 100 * SEC + i++ * SEC / 5;
-	set_proc(sn, 0, 0, 55, "other", (uint64_t)(130 * MIB));
-	leakwatch_update(&w, sn, NULL, NULL);
+	feed55(&w, sn, i++, "other", 130 * MIB, NULL, NULL);
 	assert_int_equal(leakwatch_leaks(&w, out, 2), 0);
 	assert_int_equal(w.tracked, 1);
 	/* it leaves: the table is empty */
@@ -156,22 +160,17 @@ static void test_start_identity(void **state)
 	struct leakwatch_leak out[2];
 	unsigned calls = 0, i = 0;
 	fake_start = 777;
-	for (; i <= 20; i++) {
-		sn->gpu[0].last_ok_ns = 100 * SEC + i * SEC / 5;
-		set_proc(sn, 0, 0, 55, "leaky", (uint64_t)(100 * MIB + MIB * i));
-		leakwatch_update(&w, sn, fake_start_of, &calls);
-	}
+	for (; i <= 20; i++)
+		feed55(&w, sn, i, "leaky", 100 * MIB + MIB * i, fake_start_of, &calls);
 	assert_int_equal(calls, 21);
 	assert_int_equal(leakwatch_leaks(&w, out, 2), 1);
 	fake_start = 0; /* unknown: still the same process */
-	sn->gpu[0].last_ok_ns = 100 * SEC + i++ * SEC / 5;
-	set_proc(sn, 0, 0, 55, "leaky", (uint64_t)(100 * MIB + MIB * i));
-	leakwatch_update(&w, sn, fake_start_of, &calls);
+	feed55(&w, sn, i, "leaky", 100 * MIB + MIB * i, fake_start_of, &calls);
+	i++;
 	assert_int_equal(leakwatch_leaks(&w, out, 2), 1);
 	fake_start = 778; /* restarted between two samples: a new history */
-	sn->gpu[0].last_ok_ns = 100 * SEC + i++ * SEC / 5;
-	set_proc(sn, 0, 0, 55, "leaky", (uint64_t)(100 * MIB + MIB * i));
-	leakwatch_update(&w, sn, fake_start_of, &calls);
+	feed55(&w, sn, i, "leaky", 100 * MIB + MIB * i, fake_start_of, &calls);
+	i++;
 	assert_int_equal(leakwatch_leaks(&w, out, 2), 0);
 	assert_int_equal(w.tracked, 1);
 	free(sn);
