@@ -40,6 +40,7 @@ struct agent_config {
 	uint64_t leak_window_ns;       /* default 300 s */
 	double leak_min_rate;          /* bytes/s, default 1 MiB/min */
 	double leak_min_growth;        /* bytes over the window, default 256 MiB */
+	unsigned pool_isolation;       /* pool.h's enum pool_isolation; 0 = strict */
 };
 
 void agent_config_default(struct agent_config *c);

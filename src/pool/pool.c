@@ -184,6 +184,7 @@ void pool_settle(struct pool *p, struct pool_job *j, enum job_state state, const
 	}
 	pool_save(p, j);
 	pool_cleanup_cgroup(p, j->cgroup);
+	pool_devices_cleanup(p, j);
 	pool_remove_active(p, j);
 	pool_job_free(j);
 	p->dirty = true;
@@ -514,7 +515,20 @@ static void start_job(struct pool *p, struct pool_job *j, const struct sched_dec
 	if (p->cgroup_base[0] && runner_cgroup_create(p->cgroup_base, p->cgroup_tag, j->id, j->cgroup, sizeof(j->cgroup), msg,
 						      sizeof(msg)))
 		j->cgroup[0] = '\0';
+	char v1_dir[512] = "", devices_warning[sizeof(j->reason)] = "";
+	if (p->devcg.method != DEVCG_NONE && pool_limit_devices(p, j, gpus, ng, msg, v1_dir, sizeof(v1_dir))) {
+		char r[300];
+		snprintf(r, sizeof(r), "could not start: limiting its devices failed: %.220s", msg);
+		if (p->cfg.isolation == POOL_ISOLATION_STRICT) {
+			pool_settle(p, j, JOB_FAILED, r, pool_now(p));
+			return;
+		}
+		snprintf(devices_warning, sizeof(devices_warning), "running; devices not limited: %.160s", msg);
+		pool_devices_warn(dir, msg);
+	}
 	pool_save(p, j); /* "starting" is durable before the fork */
+	char v1_procs[600];
+	snprintf(v1_procs, sizeof(v1_procs), "%s/cgroup.procs", v1_dir);
 
 	char **argv = NULL, **env = NULL, cwd[PROTO_MAX_PATH];
 	gid_t groups[256];
@@ -540,6 +554,7 @@ static void start_job(struct pool *p, struct pool_job *j, const struct sched_dec
 		.ngroups = ngroups, .cwd = cwd, .path = argv[0], .search_path = env_get(env, "PATH"),
 		.argv = argv, .envp = env,
 		.cgroup_dir = j->cgroup[0] ? j->cgroup : NULL,
+		.devices_v1_procs = v1_dir[0] ? v1_procs : NULL,
 	};
 	pid_t shim;
 	int rc = runner_spawn(&rs, &shim, msg, sizeof(msg));
@@ -555,7 +570,7 @@ static void start_job(struct pool *p, struct pool_job *j, const struct sched_dec
 	j->shim_pid = shim;
 	j->shim_start_ticks = proc_stat_read(shim, &ps) == 0 ? ps.start_ticks : 0;
 	j->state = JOB_RUNNING;
-	snprintf(j->reason, sizeof(j->reason), "running");
+	snprintf(j->reason, sizeof(j->reason), "%s", devices_warning[0] ? devices_warning : "running");
 	pool_save(p, j);
 	if (acct_begin(&j->acct, gpus, ng, p->have_snap ? p->snap : NULL) == 0)
 		acct_set_start(&j->acct, j->start_ns);

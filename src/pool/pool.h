@@ -24,6 +24,14 @@ struct sampler;
 struct health_rules;
 struct abuf;
 
+/* pool_isolation: limiting each job's NVIDIA devices to its GPUs (devcg.h).
+ * strict: a job whose limits cannot be set up fails to start; best-effort:
+ * it starts, with the warning in its reason; off: never limited. Where the
+ * machine has no method at all, jobs start unlimited and the agent says so. */
+enum pool_isolation { POOL_ISOLATION_STRICT = 0, POOL_ISOLATION_BEST_EFFORT, POOL_ISOLATION_OFF };
+/* "strict", "best-effort", "off" -> 0..2, -1 unknown (pure). */
+int pool_isolation_parse(const char *s);
+
 struct pool_config {
 	char state_dir[256];          /* jobs.db and jobs/<id>/ (stdout, stderr, exit records) */
 	char socket_path[256];        /* the control socket */
@@ -31,6 +39,7 @@ struct pool_config {
 	uint64_t kill_grace_ns;       /* cancel: SIGTERM, then SIGKILL after this (default 10 s) */
 	char cgroup_parent[256];      /* "" = the agent's own cgroup; "off" = no cgroups */
 	uint64_t (*now_ns)(void);     /* wall clock (NULL: CLOCK_REALTIME) */
+	enum pool_isolation isolation; /* device limiting (docs/pool.md); default strict */
 };
 
 void pool_config_default(struct pool_config *c);
@@ -46,7 +55,8 @@ void pool_client_socket(const char *env_socket, bool root_socket_exists, const c
 			char *out, size_t outlen);
 
 struct pool_status {
-	char cgroup_note[300];        /* "per-job cgroups under DIR" or why there are none */
+	char cgroup_note[640];        /* "per-job cgroups under DIR" or why there are none;
+				       * then "; devices limited ..." or "; devices not limited: why" */
 	unsigned recovered;           /* jobs re-attached at start */
 	unsigned settled;             /* jobs found ended, lost or re-queued at start */
 	unsigned pending, running;

@@ -1,7 +1,7 @@
 /*
  * pool_agent.c - the pool's hooks into the agent (src/agent/): its settings
  * (`pool = on`, `pool_dir`, `pool_socket`, `pool_user_gpu_limit`,
- * `pool_cgroup`, `pool_kill_grace`; docs/pool.md) and its start/stop with
+ * `pool_cgroup`, `pool_kill_grace`, `pool_isolation`; docs/pool.md) and its start/stop with
  * the agent's backend, sampler and health rules. The agent's files each hold
  * one call into here.
  */
@@ -47,6 +47,15 @@ int pool_agent_config_set(struct agent_config *c, const char *key, const char *v
 		snprintf(paths[i].dst, paths[i].len, "%s", value);
 		return 0;
 	}
+	if (strcmp(key, "pool_isolation") == 0) {
+		int v = pool_isolation_parse(value);
+		if (v < 0) {
+			snprintf(err, errlen, "bad value '%.40s' for 'pool_isolation' (strict, best-effort or off)", value);
+			return -1;
+		}
+		c->pool_isolation = (unsigned)v;
+		return 0;
+	}
 	if (strcmp(key, "pool_user_gpu_limit") == 0 || strcmp(key, "pool_kill_grace") == 0) {
 		if (strcmp(key, "pool_kill_grace") == 0)
 			return agent_parse_duration(value, 1000000ull, 3600000000000ull, &c->pool_kill_grace_ns, err, errlen);
@@ -70,6 +79,7 @@ int pool_agent_start(struct agent *a, char *err, size_t errlen)
 	snprintf(pc.socket_path, sizeof(pc.socket_path), "%s", a->cfg.pool_socket);
 	snprintf(pc.cgroup_parent, sizeof(pc.cgroup_parent), "%s", a->cfg.pool_cgroup);
 	pc.max_gpus_per_user = a->cfg.pool_user_gpu_limit;
+	pc.isolation = (enum pool_isolation)a->cfg.pool_isolation;
 	if (a->cfg.pool_kill_grace_ns)
 		pc.kill_grace_ns = a->cfg.pool_kill_grace_ns;
 	if (!pc.state_dir[0] || !pc.socket_path[0]) {

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "health/health.h"
+#include "pool/devcg.h"
 #include "pool/job.h"
 #include "pool/pool.h"
 #include "pool/proto.h"
@@ -54,7 +55,8 @@ struct pool {
 
 	char cgroup_base[512];
 	char cgroup_tag[12];          /* from the state directory: pools of two agents never share a cgroup */
-	char cgroup_note[300];
+	char cgroup_note[640];        /* as pool_status says */
+	struct devcg devcg;           /* how jobs' devices are limited */
 	char boot_id[40];
 	char cleanup[64][300];        /* cgroups to remove once empty */
 	unsigned ncleanup;
@@ -86,6 +88,15 @@ void pool_settle(struct pool *p, struct pool_job *j, enum job_state state, const
 void pool_save(struct pool *p, const struct pool_job *j);
 /* Kills what is left in a job's cgroup and removes it (later, if still busy). */
 void pool_cleanup_cgroup(struct pool *p, const char *dir);
+/* pool_devices.c: limits the job's NVIDIA devices to its GPUs (devcg.h)
+ * before its first process exists; v1_dir gets the v1 devices cgroup the job
+ * must join ("" for none). msg has room for 300 bytes. 0, or -1 with why. */
+int pool_limit_devices(struct pool *p, const struct pool_job *j, const unsigned *gpus, unsigned ng, char *msg,
+		       char *v1_dir, size_t v1_len);
+/* pool_isolation = best-effort: the warning, as the first line of the job's stderr. */
+void pool_devices_warn(const char *job_dir, const char *why);
+/* Removes the job's v1 devices cgroup (later, if still busy). */
+void pool_devices_cleanup(struct pool *p, const struct pool_job *j);
 struct runner_exit;
 /* Ends a job as its shim's exit record says. */
 void pool_settle_from_record(struct pool *p, struct pool_job *j, const struct runner_exit *x);
@@ -118,6 +129,6 @@ json_t *pool_acct_json(const struct acct_summary *a, unsigned n);
 struct abuf;
 /* The queue answer written straight as text (no JSON objects: it must stay
  * fast at 10 000 jobs): jobs in queue order, pending ones with a position. */
-void pool_queue_render(struct abuf *b, struct pool_job *const *v, size_t n, bool simulated);
+void pool_queue_render(struct abuf *b, struct pool_job *const *v, size_t n, bool simulated, const char *devices);
 
 #endif

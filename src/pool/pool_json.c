@@ -189,7 +189,7 @@ static void put_mask(struct abuf *b, uint64_t mask)
 	abuf_putc(b, ']');
 }
 
-void pool_queue_render(struct abuf *b, struct pool_job *const *v, size_t n, bool simulated)
+void pool_queue_render(struct abuf *b, struct pool_job *const *v, size_t n, bool simulated, const char *devices)
 {
 	unsigned pending = 0, running = 0;
 	abuf_puts(b, "{\"ok\":true,\"jobs\":[");
@@ -243,5 +243,7 @@ void pool_queue_render(struct abuf *b, struct pool_job *const *v, size_t n, bool
 			running++;
 		abuf_putc(b, '}');
 	}
-	abuf_printf(b, "],\"pending\":%u,\"running\":%u%s}\n", pending, running, simulated ? ",\"simulated\":true" : "");
+	abuf_printf(b, "],\"pending\":%u,\"running\":%u,\"devices\":", pending, running);
+	put_str(b, devices);
+	abuf_printf(b, "%s}\n", simulated ? ",\"simulated\":true" : "");
 }

@@ -110,6 +110,7 @@ static void requeue(struct pool *p, struct pool_job *j, const char *why)
 	j->shim_start_ticks = 0;
 	if (j->cgroup[0])
 		pool_cleanup_cgroup(p, j->cgroup);
+	pool_devices_cleanup(p, j);
 	j->cgroup[0] = '\0';
 	snprintf(j->reason, sizeof(j->reason), "%s", why);
 	pool_save(p, j);
@@ -247,6 +248,14 @@ int pool_start(struct pool **out, struct gpu_backend *be, struct sampler *s, con
 		else
 			snprintf(p->cgroup_note, sizeof(p->cgroup_note), "no per-job cgroups: %.250s", why);
 	}
+	if (cfg->isolation == POOL_ISOLATION_OFF) {
+		memset(&p->devcg, 0, sizeof(p->devcg));
+		snprintf(p->devcg.note, sizeof(p->devcg.note), "devices not limited (pool_isolation = off)");
+	} else {
+		devcg_probe(&p->devcg, p->cgroup_base[0] != '\0');
+	}
+	size_t cn = strlen(p->cgroup_note);
+	snprintf(p->cgroup_note + cn, sizeof(p->cgroup_note) - cn, "; %s", p->devcg.note);
 	struct gpu_system sys;
 	struct gpu_err gerr;
 	p->simulated = be && be->ops->system_info(be, &sys, &gerr) == 0 && sys.simulated;

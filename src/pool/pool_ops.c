@@ -146,7 +146,7 @@ static char *do_queue(struct pool *p)
 	qsort(v, p->njobs, sizeof(*v), cmp_queue);
 	struct abuf b;
 	abuf_init(&b);
-	pool_queue_render(&b, v, p->njobs, p->simulated);
+	pool_queue_render(&b, v, p->njobs, p->simulated, p->devcg.note);
 	free(v);
 	if (b.oom) {
 		abuf_free(&b);
@@ -325,9 +325,10 @@ static json_t *do_ping(struct pool *p, const struct pool_caller *c)
 {
 	unsigned pending, running;
 	pool_count(p, &pending, &running);
-	return json_pack("{s:b, s:s, s:i, s:i, s:i, s:i, s:i, s:s, s:I, s:I}", "ok", 1, "version", GPUCTL_VERSION,
+	return json_pack("{s:b, s:s, s:i, s:i, s:i, s:i, s:i, s:s, s:s, s:I, s:I}", "ok", 1, "version", GPUCTL_VERSION,
 			 "agent_uid", (int)p->euid, "caller_uid", (int)c->uid, "gpus", p->have_snap ? (int)p->snap->n : 0,
-			 "pending", pending, "running", running, "cgroups", p->cgroup_note, "passes",
+			 "pending", pending, "running", running, "cgroups", p->cgroup_note, "devices",
+			 p->devcg.note, "passes",
 			 (json_int_t)p->passes, "last_pass_ns", (json_int_t)p->last_pass_ns);
 }
 

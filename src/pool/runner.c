@@ -146,6 +146,12 @@ static void run_job(const struct runner_spec *s, bool in_cgroup)
 			child_fail(RUNNER_STAGE_CGROUP);
 		close(procs);
 	}
+	if (s->devices_v1_procs) {
+		int procs = open(s->devices_v1_procs, O_WRONLY | O_CLOEXEC);
+		if (procs < 0 || write(procs, "0\n", 2) != 2)
+			child_fail(RUNNER_STAGE_CGROUP);
+		close(procs);
+	}
 	dup2(FD_NULL, 0);
 	dup2(FD_OUT, 1);
 	dup2(FD_ERR, 2);

@@ -37,6 +37,7 @@ struct runner_spec {
 	char *const *argv;           /* NULL-terminated */
 	char *const *envp;           /* NULL-terminated */
 	const char *cgroup_dir;      /* join this cgroup, or NULL */
+	const char *devices_v1_procs; /* cgroup.procs of the job's v1 devices cgroup to join, or NULL */
 };
 
 /* Forks the shim. Returns 0 with *shim_pid, or -1 with a message. */
