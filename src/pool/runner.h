@@ -11,6 +11,7 @@
  *
  * The job: its own process group (cancel signals the group), its cgroup when
  * one was made (cgroup.procs written before exec; cgroup.kill on SIGKILL),
+ * its v1 devices cgroup when device limits use the v1 fallback (devcg.h),
  * stdin /dev/null, stdout/stderr to the job directory's files, then as the
  * submitting user (setgroups, setgid, setuid when the agent is root), chdir
  * to the submitting directory, execve.

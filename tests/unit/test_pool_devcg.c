@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "pool/devcg.h"
+#include "pool/pool.h"
 
 static const char information[] = "Model: \t\t NVIDIA H200\n"
 				  "IRQ:   \t\t 123\n"
@@ -302,6 +303,19 @@ static void test_program_too_long(void **state)
 	assert_int_equal(devcg_bpf_program(&r, small, 4), 0);
 }
 
+static void test_isolation_setting(void **state)
+{
+	(void)state;
+	assert_int_equal(pool_isolation_parse("strict"), POOL_ISOLATION_STRICT);
+	assert_int_equal(pool_isolation_parse("best-effort"), POOL_ISOLATION_BEST_EFFORT);
+	assert_int_equal(pool_isolation_parse("off"), POOL_ISOLATION_OFF);
+	assert_int_equal(pool_isolation_parse("Strict"), -1);
+	assert_int_equal(pool_isolation_parse(""), -1);
+	struct pool_config c;
+	pool_config_default(&c);
+	assert_int_equal(c.isolation, POOL_ISOLATION_STRICT); /* strict by default */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +323,7 @@ int main(void)
 		cmocka_unit_test(test_bus_id),           cmocka_unit_test(test_mig_minors),
 		cmocka_unit_test(test_rules_whole_gpus), cmocka_unit_test(test_rules_mig),
 		cmocka_unit_test(test_v1_lines),         cmocka_unit_test(test_program_too_long),
+		cmocka_unit_test(test_isolation_setting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
