@@ -8,7 +8,7 @@
 #   scripts/gpu/all.sh run PART...     on the GPU machine. PARTs: foundation agent
 #                                      top_dmon (read-only: run side by side), then
 #                                      nvmlcost (bench/nvml_cost: NVML cost per call),
-#                                      bench torch diag pool threadcpu slurm (one
+#                                      bench torch diag pool pool_devices threadcpu slurm (one
 #                                      after another, each under its own time
 #                                      limit; torch = bench/torch_ref.py,
 #                                      PyTorch's figures)
@@ -92,6 +92,7 @@ if want torch; then
 fi
 want diag && part diag 420
 want pool && part pool 150
+want pool_devices && part pool_devices 90
 want threadcpu && part threadcpu 60
 want slurm && part slurm 120
 
