@@ -7,7 +7,7 @@
 # sweep of the same fields. At 8 and 64 simulated GPUs. Loopback only.
 #
 #   bench/agent_bench.sh                 # build (Release) and run
-#   BUILD=build-rel CLIENTS=100 SECONDS_LOAD=10 bench/agent_bench.sh
+#   BUILD=build-rel CLIENTS=100 SECONDS_LOAD=10 GPUS="8 64" bench/agent_bench.sh
 # Output: plain text; copy the figures into bench/RESULTS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +16,7 @@ CLIENTS="${CLIENTS:-100}"
 SECONDS_LOAD="${SECONDS_LOAD:-10}"
 SECONDS_IDLE="${SECONDS_IDLE:-20}"
 LATENCY_US="${LATENCY_US:-2000}"
+GPUS="${GPUS:-8 64}"
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
 	cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGPUCTL_WITH_CUDA=OFF >/dev/null
 	cmake --build "$BUILD" -j"$(nproc)" --target gpuctl gpuctl_core >/dev/null
@@ -28,7 +29,7 @@ agent_pid=""
 trap '[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ)  host: $(uname -n)  cpus: $(nproc)  $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-for gpus in 8 64; do
+for gpus in $GPUS; do
 	spec="h200x8,latency_us=$LATENCY_US,gpus=$gpus"
 	echo "== $gpus simulated H200, every call ${LATENCY_US} us, interval 1 s, $CLIENTS scrapers"
 	"$BUILD/gpuctl" --sim "$spec" agent --listen 127.0.0.1:0 --interval 1s --kernel-log off \

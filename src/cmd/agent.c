@@ -5,6 +5,7 @@
  */
 #include "cmd.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -171,6 +172,21 @@ static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct agent_c
 	return EXIT_OK;
 }
 
+/* glibc gives each thread that allocates its own arena (up to 8 per core), and
+ * each keeps its touched pages: one per sampler thread, the render thread and
+ * the HTTP threads. Their allocations are few (the hot paths reuse buffers and
+ * the per-thread cache serves the rest), so two arenas cost no contention and
+ * keep resident memory under the 10 MiB target (bench/RESULTS.md). An
+ * operator's own MALLOC_ARENA_MAX or glibc.malloc.arena_max tunable wins. */
+static void limit_malloc_arenas(void)
+{
+#if defined(__GLIBC__) && defined(M_ARENA_MAX)
+	const char *tun = getenv("GLIBC_TUNABLES");
+	if (!getenv("MALLOC_ARENA_MAX") && !(tun && strstr(tun, "arena_max")))
+		mallopt(M_ARENA_MAX, 2);
+#endif
+}
+
 static int run_once(struct cmd_ctx *ctx, const struct agent_config *cfg, const struct agent_env *env, bool om)
 {
 	struct abuf out;
@@ -203,6 +219,8 @@ int cmd_agent(int argc, char **argv, struct cmd_ctx *ctx)
 	struct agent_env env = { .version = GPUCTL_VERSION, .data_dir_env = ctx->data_dir };
 	if (once)
 		return run_once(ctx, &cfg, &env, om);
+
+	limit_malloc_arenas();
 
 	/* signals go to sigwait() below, not to whichever thread runs */
 	sigset_t set;

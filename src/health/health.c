@@ -10,6 +10,7 @@
 #include "health.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -563,7 +564,11 @@ int health_evaluate(const struct health_rules *r, const struct snapshot *now, co
 		snprintf(err, errlen, "snapshot holds %u GPUs, at most %d", now->n, GPU_MAX_GPUS);
 		return -1;
 	}
-	memset(out, 0, sizeof(*out));
+	/* clear only the entries this snapshot fills: the report is sized for
+	 * GPU_MAX_GPUS (~850 KB) and clearing all of it every tick kept every page
+	 * resident in the agent; readers stop at out->n */
+	memset(out, 0, offsetof(struct health_report, gpu));
+	memset(out->gpu, 0, now->n * sizeof(out->gpu[0]));
 	out->simulated = now->sys.simulated;
 	out->taken_ns = now->taken_ns;
 	out->window_ns = prev && now->taken_ns > prev->taken_ns ? now->taken_ns - prev->taken_ns : 0;

@@ -452,8 +452,8 @@ int sampler_start(struct sampler **out, struct gpu_backend *be, const struct sam
 		gpu_err_set(err, "out of memory");
 		return GPU_ENOMEM;
 	}
-	for (unsigned a = 0; a < GPU_MAX_GPUS; a++)
-		for (unsigned b = 0; b < GPU_MAX_GPUS; b++)
+	for (unsigned a = 0; a < s->n; a++)
+		for (unsigned b = 0; b < s->n; b++)
 			s->link[a][b] = (struct gpu_link){ .kind = LINK_UNKNOWN, .pcie = LINK_UNKNOWN };
 	if (be->ops->system_info) {
 		struct gpu_err serr;
@@ -530,7 +530,9 @@ void sampler_read(struct sampler *s, struct snapshot *out)
 	for (unsigned i = 0; i < s->n; i++)
 		read_slot(s, &s->slots[i], now, &out->gpu[i]);
 	pthread_mutex_lock(&s->link_mu);
-	memcpy(out->link, s->link, sizeof(out->link));
+	/* the rows of the GPUs there are: the full 64x64 matrix is 64 KiB, and
+	 * copying it every tick kept two of them resident in the agent */
+	memcpy(out->link, s->link, s->n * sizeof(out->link[0]));
 	pthread_mutex_unlock(&s->link_mu);
 }
 

@@ -50,7 +50,7 @@ struct snapshot {
 	struct gpu_system sys;
 	unsigned n;
 	struct gpu_view gpu[GPU_MAX_GPUS];
-	struct gpu_link link[GPU_MAX_GPUS][GPU_MAX_GPUS]; /* read once at start */
+	struct gpu_link link[GPU_MAX_GPUS][GPU_MAX_GPUS]; /* read once at start; sampler_read fills rows [0, n) */
 };
 
 struct sampler;

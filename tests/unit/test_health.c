@@ -472,6 +472,36 @@ static void test_worst_action_wins(void **state)
 	free(f);
 }
 
+/* The agent reuses one report every tick and health_evaluate clears only the
+ * entries the snapshot has (clearing all 64 kept ~850 KB resident): whatever a
+ * report held before must not leak into the result. */
+static void test_reused_report_same_as_fresh(void **state)
+{
+	(void)state;
+	struct fixture *f = fx_new();
+	m_remap_failure(&f->prev, &f->now, NULL);
+	m_pcie_width(&f->prev, &f->now, NULL);
+	struct health_report *used = malloc(sizeof(*used));
+	assert_non_null(used);
+	memset(used, 0xA5, sizeof(*used));
+	char err[128];
+	assert_int_equal(health_evaluate(rules, &f->now, &f->prev, NULL, &f->rep, err, sizeof(err)), 0);
+	assert_int_equal(health_evaluate(rules, &f->now, &f->prev, NULL, used, err, sizeof(err)), 0);
+	assert_true(f->rep.n > 0 && f->rep.n < GPU_MAX_GPUS);
+	assert_int_equal(used->n, f->rep.n);
+	assert_int_equal(used->gpu[1].nfind, 2);
+	size_t filled = offsetof(struct health_report, gpu) + f->rep.n * sizeof(f->rep.gpu[0]);
+	assert_memory_equal(used, &f->rep, filled);
+	for (unsigned i = 0; i < used->n; i++) {
+		assert_int_equal(health_gpu_verdict(used, i), health_gpu_verdict(&f->rep, i));
+		assert_int_equal(health_gpu_action(used, i), health_gpu_action(&f->rep, i));
+	}
+	/* past n: not a GPU, whatever the buffer holds */
+	assert_int_equal(health_gpu_verdict(used, used->n), HEALTH_NA);
+	free(used);
+	free(f);
+}
+
 static void test_bad_arguments(void **state)
 {
 	(void)state;
@@ -500,6 +530,7 @@ int main(void)
 		cmocka_unit_test(test_pcie_gen_without_nvlink_gpu),
 		cmocka_unit_test(test_xid_severities),
 		cmocka_unit_test(test_worst_action_wins),
+		cmocka_unit_test(test_reused_report_same_as_fresh),
 		cmocka_unit_test(test_bad_arguments),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -109,6 +109,38 @@ static void test_every_gpu_sampled(void **state)
 	free(sn);
 }
 
+/* The link matrix: every pair of the GPUs there are (NVLink on an HGX H200,
+ * SELF on the diagonal); sampler_read fills those rows only, so the agent's
+ * snapshots never touch the 64 KiB of a full GPU_MAX_GPUS matrix. */
+static void test_links_of_the_gpus_there_are(void **state)
+{
+	(void)state;
+	struct gpu_backend *be = open_sim("h200x8,latency_us=100");
+	struct sampler *s = start(be, 50 * MS, 0);
+	assert_true(sampler_wait_first(s, 10000 * MS));
+	struct snapshot *sn = malloc(sizeof(*sn));
+	struct gpu_link sentinel = { .kind = LINK_SYS, .pcie = LINK_SYS };
+	uint64_t end = mono() + 10000 * MS;
+	for (;;) {
+		sn->link[8][0] = sentinel;
+		sn->link[GPU_MAX_GPUS - 1][GPU_MAX_GPUS - 1] = sentinel;
+		sampler_read(s, sn);
+		if (sn->link[0][7].kind != LINK_UNKNOWN && sn->link[7][6].kind != LINK_UNKNOWN)
+			break;
+		if (mono() > end)
+			fail_msg("links not read within 10 s");
+		sleep_ms(10);
+	}
+	for (unsigned a = 0; a < 8; a++)
+		for (unsigned b = 0; b < 8; b++)
+			assert_int_equal(sn->link[a][b].kind, a == b ? LINK_SELF : LINK_NVLINK);
+	assert_int_equal(sn->link[8][0].kind, LINK_SYS);
+	assert_int_equal(sn->link[GPU_MAX_GPUS - 1][GPU_MAX_GPUS - 1].kind, LINK_SYS);
+	sampler_stop(s);
+	close_sim(be);
+	free(sn);
+}
+
 static void test_lost_gpu_is_down_others_served(void **state)
 {
 	(void)state;
@@ -324,6 +356,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_gpu_sampled),
+		cmocka_unit_test(test_links_of_the_gpus_there_are),
 		cmocka_unit_test(test_lost_gpu_is_down_others_served),
 		cmocka_unit_test(test_static_read_when_gpu_returns),
 		cmocka_unit_test(test_hung_call_goes_stale_alone),
