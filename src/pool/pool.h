@@ -71,5 +71,7 @@ void pool_stop(struct pool *p);
 /* Appends the pool's series (job and user labels) to an exposition the agent
  * rendered; with openmetrics they go before the final "# EOF". */
 void pool_metrics_append(struct pool *p, struct abuf *out, bool openmetrics);
+/* The name of the pool's i-th metric family, NULL past the last (docs check). */
+const char *pool_metric_name(size_t i);
 
 #endif

@@ -18,13 +18,18 @@ static const struct pm_desc pm[] = {
 	{ "gpuctl_pool_jobs", "jobs of the pool by state (pending, running)" },
 	{ "gpuctl_job_gpu_seconds", "GPU-seconds of the running job so far, per GPU" },
 	{ "gpuctl_job_energy_joules", "energy the job's GPU used since the job started (energy counter difference)" },
-	{ "gpuctl_job_gpu_utilization_avg_percent", "average GPU utilization during the job" },
-	{ "gpuctl_job_gpu_utilization_peak_percent", "peak GPU utilization during the job" },
+	{ "gpuctl_job_gpu_utilization_avg_ratio", "average GPU utilization during the job (0-1, as gpuctl_gpu_utilization_ratio)" },
+	{ "gpuctl_job_gpu_utilization_peak_ratio", "peak GPU utilization during the job (0-1)" },
 	{ "gpuctl_job_memory_used_avg_bytes", "average GPU memory used during the job (whole GPU)" },
 	{ "gpuctl_job_memory_used_peak_bytes", "peak GPU memory used during the job (whole GPU)" },
 	{ "gpuctl_job_throttle_seconds", "time the GPU was throttled during the job, by reason (power, thermal)" },
 	{ "gpuctl_job_xids", "XID errors on the job's GPU during the job, by code" },
 };
+
+const char *pool_metric_name(size_t i)
+{
+	return i < sizeof(pm) / sizeof(pm[0]) ? pm[i].name : NULL;
+}
 
 static void header(struct abuf *b, const struct pm_desc *d)
 {
@@ -96,8 +101,8 @@ void pool_metrics_append(struct pool *p, struct abuf *out, bool openmetrics)
 				switch (d) {
 				case 1: series(out, pm[d].name, j, s.gpu, NULL, NULL, s.gpu_seconds); break;
 				case 2: if (s.energy_ok) series(out, pm[d].name, j, s.gpu, NULL, NULL, s.energy_j); break;
-				case 3: if (s.util_ok) series(out, pm[d].name, j, s.gpu, NULL, NULL, s.util_avg_pct); break;
-				case 4: if (s.util_ok) series(out, pm[d].name, j, s.gpu, NULL, NULL, s.util_peak_pct); break;
+				case 3: if (s.util_ok) series(out, pm[d].name, j, s.gpu, NULL, NULL, s.util_avg_pct / 100.0); break;
+				case 4: if (s.util_ok) series(out, pm[d].name, j, s.gpu, NULL, NULL, s.util_peak_pct / 100.0); break;
 				case 5: if (s.mem_ok) series(out, pm[d].name, j, s.gpu, NULL, NULL, s.mem_avg_bytes); break;
 				case 6: if (s.mem_ok) series(out, pm[d].name, j, s.gpu, NULL, NULL, s.mem_peak_bytes); break;
 				case 7:

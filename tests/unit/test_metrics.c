@@ -13,6 +13,7 @@
 
 #include "agent/metrics.h"
 #include "core/data_path.h"
+#include "pool/pool.h"
 
 #define OK(field, value) VAL_SET(field, value)
 
@@ -437,6 +438,13 @@ static void test_docs_list_every_metric(void **state)
 		if (!strstr(doc, cell))
 			fail_msg("docs/metrics.md has no row for %s", metric_table[i].name);
 	}
+	/* the pool's families have rows too (its own table) */
+	for (size_t i = 0; pool_metric_name(i); i++) {
+		char cell[160];
+		snprintf(cell, sizeof(cell), "`%s`", pool_metric_name(i));
+		if (!strstr(doc, cell))
+			fail_msg("docs/metrics.md does not name the pool's %s", pool_metric_name(i));
+	}
 	/* every `gpuctl_...` row in the doc is a real metric */
 	for (const char *p = strstr(doc, "| `gpuctl_"); p; p = strstr(p + 1, "| `gpuctl_")) {
 		char name[128];
@@ -444,6 +452,8 @@ static void test_docs_list_every_metric(void **state)
 		bool found = false;
 		for (size_t i = 0; i < metric_table_n && !found; i++)
 			found = strcmp(metric_table[i].name, name) == 0;
+		for (size_t i = 0; pool_metric_name(i) && !found; i++)
+			found = strcmp(pool_metric_name(i), name) == 0;
 		if (!found)
 			fail_msg("docs/metrics.md lists %s, which the code does not emit", name);
 	}
