@@ -20,7 +20,6 @@
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 mode="${1:-run}"
-pack_dir="$root/.device-carry/foundation"
 
 if [ "$mode" = pack ]; then
 	exec "$root/scripts/gpu/foundation.sh" pack
@@ -32,14 +31,8 @@ log="$out/run.log"
 : > "$log"
 { date -u '+%Y-%m-%d %H:%M:%S UTC'; uname -a; nproc; nvidia-smi -L; } >> "$log" 2>&1
 
-if [ -z "${GPUCTL:-}" ] && [ -x "$pack_dir/gpuctl" ]; then
-	export LD_LIBRARY_PATH="$pack_dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-	GPUCTL="$pack_dir/gpuctl"
-fi
-if [ -z "${GPUCTL:-}" ] || ! "$GPUCTL" --version >> "$log" 2>&1; then
-	echo "bench.sh: no runnable gpuctl (run 'scripts/gpu/bench.sh pack' here and carry .device-carry)" | tee -a "$log" >&2
-	exit 69
-fi
+. "$root/scripts/gpu/lib.sh"
+find_gpuctl bench.sh
 export GPUCTL_DATA_DIR="$root/data"
 unset GPUCTL_SIM
 if [ -z "${GPUCTL_KERNELS:-}" ]; then

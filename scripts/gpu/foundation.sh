@@ -12,9 +12,10 @@
 #                                    compares the key fields (python3, no jq);
 #                                    everything goes to $OUT/foundation/
 #
-# Which gpuctl runs: $GPUCTL if set; else the packed one in
-# .device-carry/foundation/ (the GPU machine may lack the -dev packages: the
-# packed libraries travel with it); else a cmake build in /tmp/gpuctl-build.
+# Which gpuctl runs: find_gpuctl (scripts/gpu/lib.sh): $GPUCTL if set; else the
+# packed one in .device-carry/foundation/ (the GPU machine may lack the -dev
+# packages: the packed libraries travel with it); else a cmake build in
+# /tmp/gpuctl-build.
 # Device tool: run with carry [".device-carry"], kind nvidia-h200-x2, about
 # 1 minute of device time:
 #   run(command="scripts/gpu/foundation.sh run", carry=[".device-carry"], kind="nvidia-h200-x2")
@@ -52,30 +53,7 @@ pack() {
 	echo "packed $(ls "$pack_dir/lib" | wc -l) libraries and gpuctl into $pack_dir ($(du -sh "$pack_dir" | cut -f1))"
 }
 
-find_gpuctl() {
-	if [ -n "${GPUCTL:-}" ]; then
-		echo "gpuctl: \$GPUCTL=$GPUCTL" >>"$log"
-		return 0
-	fi
-	if [ -x "$pack_dir/gpuctl" ]; then
-		export LD_LIBRARY_PATH="$pack_dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-		if "$pack_dir/gpuctl" --version >>"$log" 2>&1; then
-			GPUCTL="$pack_dir/gpuctl"
-			echo "gpuctl: packed build $GPUCTL" >>"$log"
-			return 0
-		fi
-		echo "the packed gpuctl does not run here; building" >>"$log"
-	fi
-	local build=/tmp/gpuctl-build
-	if cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGPUCTL_WITH_CUDA=OFF -DBUILD_TESTING=OFF >>"$log" 2>&1 &&
-	   cmake --build "$build" --target gpuctl -j"$(nproc)" >>"$log" 2>&1; then
-		GPUCTL="$build/gpuctl"
-		echo "gpuctl: built here in $build" >>"$log"
-		return 0
-	fi
-	echo "foundation.sh: no gpuctl: the packed one does not run and the build failed (missing -dev packages? see run.log)" | tee -a "$log" >&2
-	return 1
-}
+. "$root/scripts/gpu/lib.sh" # find_gpuctl
 
 run_checks() {
 	local out="${OUT:-$root/foundation-out}/foundation"
@@ -84,7 +62,7 @@ run_checks() {
 	: >"$log"
 	{ date -u '+%Y-%m-%d %H:%M:%S UTC'; uname -a; nproc; } >>"$log" 2>&1
 	command -v nvidia-smi >/dev/null || { echo "foundation.sh: no nvidia-smi here" | tee -a "$log" >&2; exit 69; }
-	find_gpuctl || exit 69
+	find_gpuctl foundation.sh
 	export GPUCTL_DATA_DIR="$root/data"
 	unset GPUCTL_SIM
 
