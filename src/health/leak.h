@@ -42,30 +42,4 @@ void leak_params_default(struct leak_params *p);
  * when the samples are not in time order (out->enough_data false). */
 int leak_detect(const struct leak_sample *s, size_t n, const struct leak_params *p, struct leak_result *out);
 
-/* A fixed-size tracker the agent keeps: per (gpu, pid), a ring of samples. */
-#define LEAK_MAX_TRACKED 256
-#define LEAK_RING 64
-
-struct leak_track {
-	bool used;
-	unsigned gpu;
-	uint32_t pid;
-	uint64_t last_seen_ns;
-	unsigned n, head;     /* samples in the ring; next write position */
-	struct leak_sample ring[LEAK_RING];
-};
-
-struct leak_tracker {
-	struct leak_track t[LEAK_MAX_TRACKED];
-};
-
-/* Records one sample; a process not seen for forget_after_ns is dropped
- * (pass its sample time as now). Returns 0, or -1 when the table is full. */
-int leak_tracker_add(struct leak_tracker *tr, unsigned gpu, uint32_t pid, uint64_t t_ns, uint64_t bytes);
-/* Drops processes whose last sample is older than now_ns - forget_after_ns. */
-void leak_tracker_expire(struct leak_tracker *tr, uint64_t now_ns, uint64_t forget_after_ns);
-/* Judges one tracked process (samples in time order). Returns 0, or -1 if unknown. */
-int leak_tracker_check(const struct leak_tracker *tr, unsigned gpu, uint32_t pid, const struct leak_params *p,
-		       struct leak_result *out);
-
 #endif

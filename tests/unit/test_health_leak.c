@@ -69,39 +69,12 @@ static void test_short_window_not_judged(void **state)
 	assert_false(r.leaking);
 }
 
-static void test_tracker_ring_and_expiry(void **state)
-{
-	(void)state;
-	static struct leak_tracker tr;
-	memset(&tr, 0, sizeof(tr));
-	/* 100 samples (ring keeps the last 64), 10 s apart, 5 MiB per step */
-	for (int i = 0; i < 100; i++) {
-		assert_int_equal(leak_tracker_add(&tr, 1, 4242, S(10 * i), (uint64_t)(5 * MIB * i)), 0);
-		assert_int_equal(leak_tracker_add(&tr, 1, 7, S(10 * i), (uint64_t)(100 * MIB)), 0);
-	}
-	struct leak_result r;
-	assert_int_equal(leak_tracker_check(&tr, 1, 4242, NULL, &r), 0);
-	assert_true(r.leaking);
-	assert_float_equal(r.rate, 0.5 * MIB, 1.0);
-	assert_float_equal(r.window_s, 630, 1e-9); /* 64 samples: 63 steps of 10 s */
-	assert_int_equal(leak_tracker_check(&tr, 1, 7, NULL, &r), 0);
-	assert_false(r.leaking);
-	assert_int_equal(leak_tracker_check(&tr, 0, 4242, NULL, &r), -1);
-	leak_tracker_expire(&tr, S(990) + S(60) + 1, S(60));
-	assert_int_equal(leak_tracker_check(&tr, 1, 4242, NULL, &r), -1);
-	/* a full table refuses a new process */
-	for (uint32_t pid = 0; pid < LEAK_MAX_TRACKED; pid++)
-		assert_int_equal(leak_tracker_add(&tr, 2, pid, S(1), 1), 0);
-	assert_int_equal(leak_tracker_add(&tr, 3, 1, S(1), 1), -1);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_steady_growth_leaks),
 		cmocka_unit_test(test_flat_and_cyclic_do_not_leak),
 		cmocka_unit_test(test_short_window_not_judged),
-		cmocka_unit_test(test_tracker_ring_and_expiry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
