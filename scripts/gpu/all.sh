@@ -48,14 +48,10 @@ mkdir -p "$out/parts"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export GPUCTL_DATA_DIR="$root/data"
 unset GPUCTL_SIM
-if [ -x "$carry/foundation/gpuctl" ]; then
-	# the packed libraries for gpuctl alone: exported to every program they
-	# break the machine's own tmux (a newer libtinfo) and python
-	printf '#!/bin/sh\nLD_LIBRARY_PATH="%s/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "%s/gpuctl" "$@"\n' \
-		"$carry/foundation" "$carry/foundation" >/tmp/gpuctl-packed
-	chmod +x /tmp/gpuctl-packed
-	export GPUCTL=/tmp/gpuctl-packed
-fi
+# the packed gpuctl (its libraries for it alone), else a build: scripts/gpu/lib.sh
+log="$out/parts/gpuctl.log"
+. "$root/scripts/gpu/lib.sh"
+find_gpuctl all.sh
 [ -f "$carry/kernels/gpuctl_kernels.so" ] && export GPUCTL_KERNELS="$carry/kernels/gpuctl_kernels.so"
 if ! command -v tmux >/dev/null && [ -x "$carry/tools/bin/tmux" ]; then
 	export PATH="$carry/tools/bin:$PATH" LD_LIBRARY_PATH="$carry/tools/lib:$LD_LIBRARY_PATH" TERM="${TERM:-xterm-256color}"
