@@ -7,24 +7,7 @@
 # Run by CTest (GPUCTL = the binary). By hand:
 #   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/report.sh
 set -u
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-: "${GPUCTL:?set GPUCTL to the gpuctl binary}"
-export GPUCTL_DATA_DIR="${GPUCTL_DATA_DIR:-$here/../../data}"
-unset GPUCTL_SIM GPUCTL_KERNELS
-fixture="$here/../data/results-h200x2.json"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-expect() {
-	local want=$1 name=$2
-	shift 3
-	"$GPUCTL" "$@" > "$tmp/$name.out" 2> "$tmp/$name.err"
-	local rc=$?
-	[ "$rc" = "$want" ] || fail "$name: exit $rc, want $want: $(head -c 300 "$tmp/$name.err")"
-}
-has() { grep -qF -- "$2" "$tmp/$1" || fail "$1 lacks '$2'"; }
-hasnt() { grep -qF -- "$2" "$tmp/$1" && fail "$1 has '$2'"; }
+. "$(dirname "${BASH_SOURCE[0]}")/results_lib.bash"
 
 # simulated: inventory and planning only, no benchmark numbers
 expect 0 sim -- --sim h200x8 report --html "$tmp/sim.html"
