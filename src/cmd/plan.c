@@ -88,6 +88,35 @@ int puint(struct pctx *p, const char *flag, const char *s, unsigned *out, bool a
 	return 0;
 }
 
+int popt_uints(struct pctx *p, int argc, char **argv, int *i, const struct popt_uint *u, size_t n)
+{
+	const char *v;
+	int r;
+	for (size_t k = 0; k < n; k++)
+		if ((r = popt(p, argc, argv, i, u[k].name, &v)) != 0) {
+			char flag[40];
+			snprintf(flag, sizeof(flag), "--%s", u[k].name);
+			return r < 0 ? r : puint(p, flag, v, u[k].dst, u[k].zero_ok) ? -1 : 1;
+		}
+	return 0;
+}
+
+int popt_nums(struct pctx *p, int argc, char **argv, int *i, const struct popt_num *d, size_t n)
+{
+	const char *v;
+	int r;
+	for (size_t k = 0; k < n; k++)
+		if ((r = popt(p, argc, argv, i, d[k].name, &v)) != 0) {
+			char flag[40];
+			snprintf(flag, sizeof(flag), "--%s", d[k].name);
+			if (r < 0 || pnum(p, flag, v, d[k].dst, d[k].zero_ok))
+				return -1;
+			*d[k].dst *= d[k].scale;
+			return 1;
+		}
+	return 0;
+}
+
 const char *gb(char *buf, size_t n, double bytes)
 {
 	if (isnan(bytes))
@@ -189,10 +218,11 @@ int model_opt(struct pctx *p, int argc, char **argv, int *i, struct model_opts *
 {
 	const char *v;
 	int r;
-	const struct { const char *name; unsigned *dst; } u[] = {
-		{ "layers", &o->layers }, { "hidden", &o->hidden }, { "heads", &o->heads },
-		{ "kv-heads", &o->kv_heads }, { "vocab", &o->vocab }, { "ffn", &o->ffn },
-		{ "max-pos", &o->max_pos }, { "experts", &o->experts }, { "experts-active", &o->experts_active },
+	const struct popt_uint u[] = {
+		{ "layers", &o->layers, false }, { "hidden", &o->hidden, false }, { "heads", &o->heads, false },
+		{ "kv-heads", &o->kv_heads, false }, { "vocab", &o->vocab, false }, { "ffn", &o->ffn, false },
+		{ "max-pos", &o->max_pos, true }, { "experts", &o->experts, true },
+		{ "experts-active", &o->experts_active, true },
 	};
 	if ((r = popt(p, argc, argv, i, "model", &v)) != 0) {
 		o->preset = v;
@@ -200,12 +230,8 @@ int model_opt(struct pctx *p, int argc, char **argv, int *i, struct model_opts *
 	}
 	if ((r = popt(p, argc, argv, i, "params", &v)) != 0)
 		return r < 0 ? r : pnum(p, "--params", v, &o->params, false) ? -1 : 1;
-	for (size_t k = 0; k < sizeof(u) / sizeof(u[0]); k++)
-		if ((r = popt(p, argc, argv, i, u[k].name, &v)) != 0) {
-			char flag[40];
-			snprintf(flag, sizeof(flag), "--%s", u[k].name);
-			return r < 0 ? r : puint(p, flag, v, u[k].dst, k >= 6) ? -1 : 1;
-		}
+	if ((r = popt_uints(p, argc, argv, i, u, sizeof(u) / sizeof(u[0]))) != 0)
+		return r;
 	const struct { const char *on, *off; int *dst; } b[] = {
 		{ "--gated-mlp", "--no-gated-mlp", &o->gated }, { "--tied", "--untied", &o->tied },
 		{ "--bias", "--no-bias", &o->bias }, { "--layernorm", "--rmsnorm", &o->layernorm },

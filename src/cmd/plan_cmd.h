@@ -29,6 +29,12 @@ int popt(struct pctx *p, int argc, char **argv, int *i, const char *name, const 
 int pnum(struct pctx *p, const char *flag, const char *s, double *out, bool allow_zero);
 int puint(struct pctx *p, const char *flag, const char *s, unsigned *out, bool allow_zero);
 void perr(struct pctx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A table of "--name NUMBER" options: popt on each name, then puint (popt_uints) or
+ * pnum and *dst *= scale (popt_nums). 1 when one matched, 0 when none, -1 on error. */
+struct popt_uint { const char *name; unsigned *dst; bool zero_ok; };
+struct popt_num { const char *name; double *dst; double scale; bool zero_ok; };
+int popt_uints(struct pctx *p, int argc, char **argv, int *i, const struct popt_uint *u, size_t n);
+int popt_nums(struct pctx *p, int argc, char **argv, int *i, const struct popt_num *d, size_t n);
 
 int plan_load_catalog(struct pctx *p);
 int plan_load_prices(struct pctx *p);

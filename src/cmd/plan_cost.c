@@ -110,7 +110,7 @@ static int cost_opt(struct pctx *p, int argc, char **argv, int *i, struct cost_o
 			*s[k].dst = v;
 			return r;
 		}
-	const struct { const char *name; double *dst; double scale; bool zero_ok; } d[] = {
+	const struct popt_num d[] = {
 		{ "hours", &o->hours, 1, false }, { "gpus", &o->gpus, 1, false }, { "instances", &o->instances, 1, false },
 		{ "spot-overhead", &o->spot_overhead, 0.01, true }, { "rent", &o->rent, 1, false },
 		{ "buy", &o->buy.purchase, 1, false }, { "power-kw", &o->buy.power_kw, 1, true },
@@ -118,15 +118,8 @@ static int cost_opt(struct pctx *p, int argc, char **argv, int *i, struct cost_o
 		{ "years", &o->buy.years, 1, false }, { "utilization", &o->buy.utilization, 0.01, false },
 		{ "other-per-year", &o->buy.other_per_year, 1, true },
 	};
-	for (size_t k = 0; k < sizeof(d) / sizeof(d[0]); k++)
-		if ((r = popt(p, argc, argv, i, d[k].name, &v)) != 0) {
-			char flag[32];
-			snprintf(flag, sizeof(flag), "--%s", d[k].name);
-			if (r < 0 || pnum(p, flag, v, d[k].dst, d[k].zero_ok))
-				return -1;
-			*d[k].dst *= d[k].scale;
-			return 1;
-		}
+	if ((r = popt_nums(p, argc, argv, i, d, sizeof(d) / sizeof(d[0]))) != 0)
+		return r;
 	return 0;
 }
 

@@ -24,16 +24,12 @@ static int serve_opt(struct pctx *p, int argc, char **argv, int *i, struct model
 			}
 			return 1;
 		}
-	const struct { const char *name; unsigned *dst; bool zero_ok; } u[] = {
+	const struct popt_uint u[] = {
 		{ "tp", &s->tp, false }, { "context", &s->context, false }, { "batch", &s->batch, true },
 		{ "prefill-tokens", &s->prefill_chunk, true },
 	};
-	for (size_t k = 0; k < sizeof(u) / sizeof(u[0]); k++)
-		if ((r = popt(p, argc, argv, i, u[k].name, &v)) != 0) {
-			char flag[32];
-			snprintf(flag, sizeof(flag), "--%s", u[k].name);
-			return r < 0 ? r : puint(p, flag, v, u[k].dst, u[k].zero_ok) ? -1 : 1;
-		}
+	if ((r = popt_uints(p, argc, argv, i, u, sizeof(u) / sizeof(u[0]))) != 0)
+		return r;
 	if ((r = popt(p, argc, argv, i, "mem-util", &v)) != 0) {
 		if (r < 0 || pnum(p, "--mem-util", v, &s->mem_util, false))
 			return -1;

@@ -38,31 +38,20 @@ static int train_opt(struct pctx *p, int argc, char **argv, int *i, struct train
 	ENUM("framework", plan_framework_parse, &t->fw, "pytorch, deepspeed")
 	ENUM("offload", plan_offload_parse, &t->offload, "none, optimizer, params")
 #undef ENUM
-	const struct { const char *name; unsigned *dst; bool zero_ok; } u[] = {
+	const struct popt_uint u[] = {
 		{ "micro-batch", &t->micro_batch, false }, { "seq", &t->seq, false },
 		{ "grad-accum", &t->grad_accum, false }, { "dp", &t->dp, false }, { "tp", &t->tp, false },
 		{ "pp", &t->pp, false }, { "zero", &t->zero, true },
 	};
-	for (size_t k = 0; k < sizeof(u) / sizeof(u[0]); k++)
-		if ((r = popt(p, argc, argv, i, u[k].name, &v)) != 0) {
-			char flag[32];
-			snprintf(flag, sizeof(flag), "--%s", u[k].name);
-			return r < 0 ? r : puint(p, flag, v, u[k].dst, u[k].zero_ok) ? -1 : 1;
-		}
-	const struct { const char *name; double *dst; double scale; bool zero_ok; } d[] = {
+	if ((r = popt_uints(p, argc, argv, i, u, sizeof(u) / sizeof(u[0]))) != 0)
+		return r;
+	const struct popt_num d[] = {
 		{ "tokens", &o->tokens, 1, false }, { "mfu", &o->mfu, 1, false },
 		{ "spot-overhead", &o->spot_overhead, 0.01, true }, { "fragmentation", &t->frag, 0.01, true },
 		{ "cuda-context", &t->cuda_context_bytes, 1, true },
 	};
-	for (size_t k = 0; k < sizeof(d) / sizeof(d[0]); k++)
-		if ((r = popt(p, argc, argv, i, d[k].name, &v)) != 0) {
-			char flag[32];
-			snprintf(flag, sizeof(flag), "--%s", d[k].name);
-			if (r < 0 || pnum(p, flag, v, d[k].dst, d[k].zero_ok))
-				return -1;
-			*d[k].dst *= d[k].scale;
-			return 1;
-		}
+	if ((r = popt_nums(p, argc, argv, i, d, sizeof(d) / sizeof(d[0]))) != 0)
+		return r;
 	if ((r = popt(p, argc, argv, i, "gpu", &v)) != 0) {
 		o->gpu = v;
 		return r;
