@@ -273,16 +273,6 @@ int nvml_open_with_api(struct gpu_backend *be, const struct nvml_api *api, struc
 	return rc;
 }
 
-static void put_str(strv *f, nvmlReturn_t r, const char *s)
-{
-	if (r == NVML_SUCCESS) {
-		snprintf(f->s, sizeof(f->s), "%s", s);
-		f->st = VAL_OK;
-	} else {
-		f->st = nvml_val_status(r);
-	}
-}
-
 static int system_info_nvml(struct gpu_backend *be, struct gpu_system *out, struct gpu_err *err)
 {
 	(void)err;
@@ -295,21 +285,21 @@ static int system_info_nvml(struct gpu_backend *be, struct gpu_system *out, stru
 	out->gpu_count = p->n;
 	if (gethostname(buf, sizeof(buf)) == 0) {
 		buf[sizeof(buf) - 1] = '\0';
-		put_str(&out->hostname, NVML_SUCCESS, buf);
+		nvml_put_str(&out->hostname, NVML_SUCCESS, buf);
 		snprintf(out->server_name, sizeof(out->server_name), "%s", buf);
 	} else {
 		out->hostname.st = VAL_ERROR;
 	}
 	buf[0] = '\0';
 	nvmlReturn_t r = NVML_CALL(api, SystemGetDriverVersion, buf, sizeof(buf));
-	put_str(&out->driver_version, r, buf);
+	nvml_put_str(&out->driver_version, r, buf);
 	buf[0] = '\0';
 	r = NVML_CALL(api, SystemGetNVMLVersion, buf, sizeof(buf));
-	put_str(&out->nvml_version, r, buf);
+	nvml_put_str(&out->nvml_version, r, buf);
 	int cuda = 0;
 	r = NVML_CALL(api, SystemGetCudaDriverVersion, &cuda);
 	nvml_cuda_version_str(cuda, buf, sizeof(buf));
-	put_str(&out->cuda_driver_version, r, buf);
+	nvml_put_str(&out->cuda_driver_version, r, buf);
 
 	/* The fabric manager registers each GPU with the NVSwitch fabric: "completed"
 	 * means it runs. GPUs without NVSwitch answer "not supported". */

@@ -15,12 +15,7 @@
 static void put_str(struct rd *rd, strv *f, nvmlReturn_t r, const char *s, const char *what)
 {
 	nvml_note(rd, r, what);
-	if (r == NVML_SUCCESS) {
-		snprintf(f->s, sizeof(f->s), "%s", s);
-		f->st = VAL_OK;
-	} else {
-		f->st = nvml_val_status(r);
-	}
+	nvml_put_str(f, r, s);
 }
 
 /* One value out of an NVML getter. The call is a statement of its own: as a

@@ -12,6 +12,7 @@
  * learns is kept per GPU: a metric neither way supports costs no call at all
  * after the first sample.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "nvml_priv.h"
@@ -36,6 +37,16 @@ void nvml_put_u64(struct rd *rd, u64v *f, nvmlReturn_t r, uint64_t v, const char
 		VAL_SET(*f, v);
 	else
 		f->st = nvml_val_status(r);
+}
+
+void nvml_put_str(strv *f, nvmlReturn_t r, const char *s)
+{
+	if (r == NVML_SUCCESS) {
+		snprintf(f->s, sizeof(f->s), "%s", s);
+		f->st = VAL_OK;
+	} else {
+		f->st = nvml_val_status(r);
+	}
 }
 
 /* Per-link counter ids: links 0-5 and 6-11 have ids of their own; links 12

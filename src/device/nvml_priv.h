@@ -102,6 +102,7 @@ struct rd {
 /* nvml_fields.c: record an answer; store it as a value or its status. */
 void nvml_note(struct rd *rd, nvmlReturn_t r, const char *what);
 void nvml_put_u64(struct rd *rd, u64v *f, nvmlReturn_t r, uint64_t v, const char *what);
+void nvml_put_str(strv *f, nvmlReturn_t r, const char *s); /* no note: for reads outside a struct rd */
 
 /* One metric to read: its slot and where its value goes. */
 struct nvml_fv_want {
