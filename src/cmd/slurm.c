@@ -43,23 +43,6 @@ static void usage(FILE *out)
 		"SLURM_JOB_GPUS (--gpus), SLURM_JOB_UID (--uid), SLURM_JOB_USER (--user).\n");
 }
 
-/* "--flag value" / "--flag=value" at argv[*i]; NULL when argv[*i] is not flag. */
-static const char *opt_value(int argc, char **argv, int *i, const char *flag, bool *missing)
-{
-	size_t n = strlen(flag);
-	if (strncmp(argv[*i], flag, n) != 0)
-		return NULL;
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (argv[*i][n] != '\0')
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = true;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
 /* Runs argv (no shell), its stdout into out (may be NULL). Returns the exit status, -1 if it could not run. */
 static int run_prog(char *const argv[], char *out, size_t outlen)
 {
@@ -188,11 +171,11 @@ static int do_gres_conf(int argc, char **argv, struct cmd_ctx *ctx)
 	for (int i = 2; i < argc; i++) {
 		bool missing = false;
 		const char *v;
-		if ((v = opt_value(argc, argv, &i, "--node", &missing)))
+		if ((v = pool_cmd_value(argc, argv, &i, "--node", &missing)))
 			o.node = v;
-		else if ((v = opt_value(argc, argv, &i, "--dev-dir", &missing)))
+		else if ((v = pool_cmd_value(argc, argv, &i, "--dev-dir", &missing)))
 			o.dev_dir = v;
-		else if ((v = opt_value(argc, argv, &i, "--type", &missing)))
+		else if ((v = pool_cmd_value(argc, argv, &i, "--type", &missing)))
 			o.type = v;
 		else if (strcmp(argv[i], "--no-fragment") == 0)
 			fragment = false;
@@ -252,11 +235,11 @@ static int do_health_check(int argc, char **argv, struct cmd_ctx *ctx)
 	for (int i = 2; i < argc; i++) {
 		bool missing = false;
 		const char *v;
-		if ((v = opt_value(argc, argv, &i, "--node", &missing)))
+		if ((v = pool_cmd_value(argc, argv, &i, "--node", &missing)))
 			node = v;
-		else if ((v = opt_value(argc, argv, &i, "--scontrol", &missing)))
+		else if ((v = pool_cmd_value(argc, argv, &i, "--scontrol", &missing)))
 			scontrol = v;
-		else if ((v = opt_value(argc, argv, &i, "--window", &missing))) {
+		else if ((v = pool_cmd_value(argc, argv, &i, "--window", &missing))) {
 			char *end;
 			window = strtod(v, &end);
 			if (end == v || *end || !(window >= 0 && window <= 600)) {
@@ -354,17 +337,17 @@ static int job_args_parse(int argc, char **argv, struct cmd_ctx *ctx, const char
 			continue;
 		bool missing = false;
 		const char *v;
-		if ((v = opt_value(argc, argv, &i, "--job", &missing)))
+		if ((v = pool_cmd_value(argc, argv, &i, "--job", &missing)))
 			a->job = v;
-		else if ((v = opt_value(argc, argv, &i, "--gpus", &missing)))
+		else if ((v = pool_cmd_value(argc, argv, &i, "--gpus", &missing)))
 			a->gpus = v;
-		else if ((v = opt_value(argc, argv, &i, "--uid", &missing)))
+		else if ((v = pool_cmd_value(argc, argv, &i, "--uid", &missing)))
 			a->uid = v;
-		else if ((v = opt_value(argc, argv, &i, "--user", &missing)))
+		else if ((v = pool_cmd_value(argc, argv, &i, "--user", &missing)))
 			a->user = v;
-		else if ((v = opt_value(argc, argv, &i, "--state", &missing)))
+		else if ((v = pool_cmd_value(argc, argv, &i, "--state", &missing)))
 			a->state = v;
-		else if ((v = opt_value(argc, argv, &i, "--scontrol", &missing)))
+		else if ((v = pool_cmd_value(argc, argv, &i, "--scontrol", &missing)))
 			a->scontrol = v;
 		else if (strcmp(argv[i], "--admin-comment") == 0)
 			a->admin_comment = true;
