@@ -297,6 +297,18 @@ static void watch_running(struct pool *p)
 
 /* ---- the sampler's view ------------------------------------------------------------ */
 
+#define MAX_SHIMS 512
+
+/* The shim pids of the pool's jobs (the first MAX_SHIMS); returns how many. */
+static unsigned collect_shims(const struct pool *p, int shims[MAX_SHIMS])
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < p->njobs && n < MAX_SHIMS; i++)
+		if (p->jobs[i]->shim_pid > 0)
+			shims[n++] = p->jobs[i]->shim_pid;
+	return n;
+}
+
 /* Simulated processes are not host processes: always foreign. On real GPUs
  * a process is the pool's when it descends from a job's shim, and a pid
  * gone since the sample was taken no longer counts. */
@@ -338,11 +350,8 @@ void pool_refresh_view(struct pool *p, struct snapshot **scratch, bool force)
 		p->rep_ok = health_evaluate(p->rules, p->snap, p->have_prev ? p->prev : NULL, &ho, p->rep, herr,
 					    sizeof(herr)) == 0;
 	}
-	int shims[512];
-	unsigned nshim = 0;
-	for (size_t i = 0; i < p->njobs && nshim < 512; i++)
-		if (p->jobs[i]->shim_pid > 0)
-			shims[nshim++] = p->jobs[i]->shim_pid;
+	int shims[MAX_SHIMS];
+	unsigned nshim = collect_shims(p, shims);
 	for (unsigned g = 0; g < p->snap->n && g < GPU_MAX_GPUS; g++) {
 		const struct gpu_view *v = &p->snap->gpu[g];
 		p->gpu_fail[g] = p->rep_ok && health_gpu_verdict(p->rep, g) == HEALTH_FAIL;
@@ -621,13 +630,11 @@ static void schedule(struct pool *p)
 	in.has_ended = job_has_ended;
 	in.arg = p;
 	in.max_gpus_per_user = p->cfg.max_gpus_per_user;
-	int shims[512];
-	unsigned nshim = 0;
+	int shims[MAX_SHIMS];
+	unsigned nshim = collect_shims(p, shims);
 	size_t ip = 0, ir = 0;
 	for (size_t i = 0; i < p->njobs; i++) {
 		const struct pool_job *j = p->jobs[i];
-		if (j->shim_pid > 0 && nshim < 512)
-			shims[nshim++] = j->shim_pid;
 		if (j->state == JOB_PENDING) {
 			struct sched_job *s = &pending[ip++];
 			s->id = j->id;
