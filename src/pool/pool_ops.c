@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +21,6 @@
 static bool may_access(const struct pool_caller *c, const struct pool_job *j)
 {
 	return c->uid == 0 || c->uid == j->uid;
-}
-
-static json_t *errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static json_t *errorf(const char *fmt, ...)
-{
-	char msg[300];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return proto_error(msg);
 }
 
 static void user_name(uid_t uid, char *out, size_t outlen)
@@ -56,11 +44,11 @@ static json_t *strings_array(char **v, size_t n)
 static json_t *do_submit(struct pool *p, const struct pool_caller *c, const struct proto_submit *s)
 {
 	if (p->euid != 0 && c->uid != p->euid)
-		return errorf("this pool runs as uid %u and runs only that user's jobs", (unsigned)p->euid);
+		return proto_errorf("this pool runs as uid %u and runs only that user's jobs", (unsigned)p->euid);
 	if (p->have_snap) {
 		unsigned n = p->snap->n;
 		if (s->gpu_ids && (n >= 64 ? 0 : s->gpu_ids >> n))
-			return errorf("'gpu_ids' names a GPU this server does not have (it has %u)", n);
+			return proto_errorf("'gpu_ids' names a GPU this server does not have (it has %u)", n);
 		if (s->mig[0]) {
 			bool found = false;
 			for (unsigned g = 0; g < n && !found; g++)
@@ -68,17 +56,17 @@ static json_t *do_submit(struct pool *p, const struct pool_caller *c, const stru
 					if (strcmp(p->snap->gpu[g].mig[k].profile, s->mig) == 0)
 						found = true;
 			if (!found)
-				return errorf("no MIG instance of profile '%s' on this server (the pool never changes "
-					      "the MIG layout)", s->mig);
+				return proto_errorf("no MIG instance of profile '%s' on this server (the pool never changes "
+						    "the MIG layout)", s->mig);
 		} else {
 			struct place_request req = { .count = s->gpus, .need_nvlink = s->nvlink, .allowed_mask = s->gpu_ids };
 			char why[160];
 			if (!place_feasible(n, (const struct gpu_link(*)[GPU_MAX_GPUS])p->snap->link, &req, why, sizeof(why)))
-				return errorf("%s", why);
+				return proto_errorf("%s", why);
 		}
 	}
 	if (s->after && s->after > p->max_id)
-		return errorf("no job %llu to wait for", (unsigned long long)s->after);
+		return proto_errorf("no job %llu to wait for", (unsigned long long)s->after);
 
 	struct pool_job *j = calloc(1, sizeof(*j));
 	if (!j)
@@ -110,7 +98,7 @@ static json_t *do_submit(struct pool *p, const struct pool_caller *c, const stru
 		return proto_error("out of memory");
 	}
 	if (store_insert(p->st, j)) {
-		json_t *e = errorf("%s", store_error(p->st));
+		json_t *e = proto_errorf("%s", store_error(p->st));
 		pool_job_free(j);
 		return e;
 	}
@@ -164,15 +152,15 @@ static json_t *find_job(struct pool *p, const struct pool_caller *c, uint64_t id
 	if (!j) {
 		int rc = id <= p->max_id ? store_get(p->st, id, stored) : 0;
 		if (rc < 0)
-			return errorf("%s", store_error(p->st));
+			return proto_errorf("%s", store_error(p->st));
 		if (rc == 0)
-			return errorf("no job %llu", (unsigned long long)id);
+			return proto_errorf("no job %llu", (unsigned long long)id);
 		j = stored;
 	}
 	if (!may_access(c, j)) {
 		if (!*active)
 			free(stored->spec_json);
-		return errorf("job %llu belongs to another user", (unsigned long long)id);
+		return proto_errorf("job %llu belongs to another user", (unsigned long long)id);
 	}
 	return NULL;
 }
@@ -215,13 +203,13 @@ static json_t *do_cancel(struct pool *p, const struct pool_caller *c, uint64_t i
 	if (e)
 		return e;
 	if (!j) {
-		json_t *r = errorf("job %llu already ended (%s)", (unsigned long long)id, job_state_name(stored.state));
+		json_t *r = proto_errorf("job %llu already ended (%s)", (unsigned long long)id, job_state_name(stored.state));
 		free(stored.spec_json);
 		return r;
 	}
 	if (j->shim_pid == POOL_SLURM_SHIM)
-		return errorf("job %llu is Slurm job %llu: cancel it with scancel", (unsigned long long)id,
-			      (unsigned long long)pool_slurm_job_id(j));
+		return proto_errorf("job %llu is Slurm job %llu: cancel it with scancel", (unsigned long long)id,
+				    (unsigned long long)pool_slurm_job_id(j));
 	char who[40];
 	user_name(c->uid, who, sizeof(who));
 	if (j->state == JOB_PENDING) {
@@ -275,7 +263,7 @@ static json_t *do_logs(struct pool *p, const struct pool_caller *c, const struct
 	} else if (errno != ENOENT) {
 		free(data);
 		free(b64);
-		return errorf("cannot read the job's output: %s", strerror(errno));
+		return proto_errorf("cannot read the job's output: %s", strerror(errno));
 	}
 	proto_b64_encode(data, got, b64);
 	json_t *o = json_pack("{s:b, s:s, s:I, s:I, s:s, s:b}", "ok", 1, "data_b64", b64, "offset",
@@ -311,7 +299,7 @@ static json_t *do_jobs(struct pool *p, const struct pool_caller *c, const struct
 	if (r->history) {
 		if (store_walk(p->st, true, uid, r->limit ? r->limit : 100, list_cb, &l)) {
 			json_decref(l.arr);
-			return errorf("%s", store_error(p->st));
+			return proto_errorf("%s", store_error(p->st));
 		}
 	} else {
 		for (size_t i = 0; i < p->njobs; i++)

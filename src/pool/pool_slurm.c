@@ -12,7 +12,6 @@
 #include "pool_internal.h"
 
 #include <pwd.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,17 +57,6 @@ static struct pool_job *find_stored(struct pool *p, uint64_t slurm_job)
 	return f.found;
 }
 
-static json_t *errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static json_t *errorf(const char *fmt, ...)
-{
-	char msg[300];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return proto_error(msg);
-}
-
 static json_t *do_start(struct pool *p, const struct slurm_req *r)
 {
 	struct pool_job *old = find_active(p, r->job);
@@ -77,7 +65,7 @@ static json_t *do_start(struct pool *p, const struct slurm_req *r)
 				 (json_int_t)r->job, "already", 1);
 	unsigned n = p->have_snap ? p->snap->n : 0;
 	if (p->have_snap && (n >= 64 ? 0 : r->gpu_mask >> n))
-		return errorf("'gpus' names a GPU this server does not have (it has %u)", n);
+		return proto_errorf("'gpus' names a GPU this server does not have (it has %u)", n);
 	struct pool_job *j = calloc(1, sizeof(*j));
 	if (!j)
 		return proto_error("out of memory");
@@ -120,7 +108,7 @@ static json_t *do_start(struct pool *p, const struct slurm_req *r)
 		return proto_error("out of memory");
 	}
 	if (store_insert(p->st, j)) {
-		json_t *e = errorf("%s", store_error(p->st));
+		json_t *e = proto_errorf("%s", store_error(p->st));
 		pool_job_free(j);
 		return e;
 	}
@@ -139,7 +127,7 @@ static json_t *do_end(struct pool *p, const struct slurm_req *r)
 	if (!j) {
 		struct pool_job *s = find_stored(p, r->job);
 		if (!s)
-			return errorf("no Slurm job %llu recorded (did its prolog run?)", (unsigned long long)r->job);
+			return proto_errorf("no Slurm job %llu recorded (did its prolog run?)", (unsigned long long)r->job);
 		json_t *o = json_pack("{s:b, s:I, s:I, s:b}", "ok", 1, "job", (json_int_t)s->id, "slurm_job",
 				      (json_int_t)r->job, "already", 1);
 		pool_job_free(s);
@@ -161,10 +149,10 @@ static json_t *do_show(struct pool *p, const struct pool_caller *c, const struct
 	if (!j)
 		j = stored = find_stored(p, r->job);
 	if (!j)
-		return errorf("no Slurm job %llu recorded by this agent", (unsigned long long)r->job);
+		return proto_errorf("no Slurm job %llu recorded by this agent", (unsigned long long)r->job);
 	json_t *resp;
 	if (c->uid != 0 && c->uid != j->uid) {
-		resp = errorf("Slurm job %llu belongs to another user", (unsigned long long)r->job);
+		resp = proto_errorf("Slurm job %llu belongs to another user", (unsigned long long)r->job);
 	} else {
 		json_t *o = pool_job_with_acct(p, j, stored == NULL);
 		if (o)

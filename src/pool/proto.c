@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,16 @@ const char *proto_op_name(enum proto_op op)
 json_t *proto_error(const char *msg)
 {
 	return json_pack("{s:b, s:s}", "ok", 0, "error", msg);
+}
+
+json_t *proto_errorf(const char *fmt, ...)
+{
+	char msg[300];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return proto_error(msg);
 }
 
 json_t *proto_ok(void)

@@ -86,6 +86,8 @@ long proto_b64_decode(const char *in, unsigned char *out);
 
 /* Responses: {"ok": false, "error": msg} and {"ok": true} (new references). */
 json_t *proto_error(const char *msg);
+/* proto_error with a printf-style message (at most 299 bytes). */
+json_t *proto_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 json_t *proto_ok(void);
 
 #endif
