@@ -230,3 +230,14 @@ size_t bench_apply_limits(struct bench_run *run, const struct cat_gpu *const *ca
 	}
 	return low;
 }
+
+void bench_saved_catalog(const struct bench_run *run, const struct catalog *cat, const struct cat_gpu **for_gpu)
+{
+	for (unsigned i = 0; i < BENCH_MAX_GPUS; i++)
+		for_gpu[i] = NULL;
+	for (unsigned i = 0; i < run->ngpus; i++) {
+		const struct bench_gpu_info *g = &run->gpu[i];
+		if (g->index >= 0 && g->index < BENCH_MAX_GPUS && g->catalog_model[0])
+			for_gpu[g->index] = catalog_find(cat, g->catalog_model);
+	}
+}

@@ -47,4 +47,8 @@ double bench_threshold_for(const struct bench_thresholds *t, const char *suite);
 size_t bench_apply_limits(struct bench_run *run, const struct cat_gpu *const *cat_for_gpu, unsigned ncat,
 			  const struct bench_thresholds *t);
 
+/* For a saved run: for_gpu[i] (BENCH_MAX_GPUS entries) = the catalog entry of
+ * the model the run names for GPU i, NULL when it names none or cat lacks it. */
+void bench_saved_catalog(const struct bench_run *run, const struct catalog *cat, const struct cat_gpu **for_gpu);
+
 #endif

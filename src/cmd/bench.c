@@ -193,18 +193,6 @@ static int verdict(const struct bench_run *run)
 	return EXIT_OK;
 }
 
-static void attach_catalog(struct bench_run *run, const struct catalog *cat, const struct cat_gpu **for_gpu)
-{
-	for (unsigned i = 0; i < BENCH_MAX_GPUS; i++)
-		for_gpu[i] = NULL;
-	for (unsigned i = 0; i < run->ngpus; i++) {
-		const struct bench_gpu_info *g = &run->gpu[i];
-		const struct cat_gpu *m = g->catalog_model[0] ? catalog_find(cat, g->catalog_model) : NULL;
-		if (g->index >= 0 && g->index < BENCH_MAX_GPUS)
-			for_gpu[g->index] = m;
-	}
-}
-
 /* --results FILE: print a saved run (thresholds re-applied when given). */
 static int from_file(struct cmd_ctx *ctx, struct bench_opts *o)
 {
@@ -224,7 +212,7 @@ static int from_file(struct cmd_ctx *ctx, struct bench_opts *o)
 		return EXIT_NOINPUT;
 	}
 	const struct cat_gpu *for_gpu[BENCH_MAX_GPUS];
-	attach_catalog(&run, &cat, for_gpu);
+	bench_saved_catalog(&run, &cat, for_gpu);
 	bench_apply_limits(&run, for_gpu, BENCH_MAX_GPUS, any_thr ? &o->thr : NULL);
 	catalog_free(&cat);
 	finish_output(ctx, o, &run);

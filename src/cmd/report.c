@@ -201,17 +201,6 @@ static void planning(struct cmd_ctx *ctx, struct report_state *s)
 	plan_presets_free(&pre);
 }
 
-static void attach_bench_catalog(struct report_state *s)
-{
-	for (unsigned i = 0; i < BENCH_MAX_GPUS; i++)
-		s->bench_for[i] = NULL;
-	for (unsigned i = 0; i < s->run.ngpus; i++) {
-		const struct bench_gpu_info *g = &s->run.gpu[i];
-		if (g->index >= 0 && g->index < BENCH_MAX_GPUS && g->catalog_model[0])
-			s->bench_for[g->index] = catalog_find(&s->cat, g->catalog_model);
-	}
-}
-
 /* Returns 0, or an exit code (a bad results file). */
 static int benchmark(struct cmd_ctx *ctx, const struct report_opts *o, struct report_state *s)
 {
@@ -224,7 +213,7 @@ static int benchmark(struct cmd_ctx *ctx, const struct report_opts *o, struct re
 			return rc == -1 ? EXIT_NOINPUT : EXIT_DATAERR;
 		}
 		s->have_run = true;
-		attach_bench_catalog(s);
+		bench_saved_catalog(&s->run, &s->cat, s->bench_for);
 		bench_apply_limits(&s->run, s->bench_for, BENCH_MAX_GPUS, NULL);
 		snprintf(rep->bench_source, sizeof(rep->bench_source), "results file '%.150s'", o->results);
 		if (rep->simulated)

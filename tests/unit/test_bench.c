@@ -260,6 +260,30 @@ static void test_apply_limits_and_thresholds(void **state)
 	bench_run_free(&run);
 }
 
+/* a saved run's GPUs get the catalog entry of the model it names, by GPU index */
+static void test_saved_catalog(void **state)
+{
+	(void)state;
+	struct cat_gpu g = h200();
+	struct catalog cat = { 1, &g };
+	struct bench_run run;
+	make_run(&run);
+	run.ngpus = 3;
+	run.gpu[0].index = 2;
+	run.gpu[1].index = 0; /* names no model */
+	run.gpu[2].index = 5;
+	strcpy(run.gpu[2].catalog_model, "B300");
+	const struct cat_gpu *for_gpu[BENCH_MAX_GPUS];
+	for (unsigned i = 0; i < BENCH_MAX_GPUS; i++)
+		for_gpu[i] = &g;
+	bench_saved_catalog(&run, &cat, for_gpu);
+	assert_ptr_equal(for_gpu[2], &g);
+	assert_null(for_gpu[0]);
+	assert_null(for_gpu[5]);
+	assert_null(for_gpu[1]);
+	bench_run_free(&run);
+}
+
 static void test_results_file_round_trip(void **state)
 {
 	(void)state;
@@ -429,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_datasheet_limits_h200),
 		cmocka_unit_test(test_thresholds_parse),
 		cmocka_unit_test(test_apply_limits_and_thresholds),
+		cmocka_unit_test(test_saved_catalog),
 		cmocka_unit_test(test_results_file_round_trip),
 		cmocka_unit_test(test_results_file_rejects),
 		cmocka_unit_test(test_text_output),
