@@ -206,7 +206,7 @@ static int from_file(struct cmd_ctx *ctx, struct bench_opts *o)
 	/* datasheet limits from today's catalog; thresholds only when given again */
 	bool any_thr = !isnan(o->thr.all) || o->thr.n;
 	struct catalog cat = { 0 };
-	if (catalog_load_default(&cat, err, sizeof(err)) != 0) {
+	if (catalog_load_dir(&cat, ctx->data_dir, err, sizeof(err)) != 0) {
 		cmd_error(ctx, "bench", "cannot read the GPU catalog: %s", err);
 		bench_run_free(&run);
 		return EXIT_NOINPUT;

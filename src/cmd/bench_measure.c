@@ -212,7 +212,7 @@ int bench_measure(struct cmd_ctx *ctx, const struct bench_measure_opts *mo, stru
 		rc = EXIT_UNAVAILABLE;
 		goto close_be;
 	}
-	if (catalog_load_default(cat, err, sizeof(err)) != 0) /* figures still measured, without ratios */
+	if (catalog_load_dir(cat, ctx->data_dir, err, sizeof(err)) != 0) /* figures still measured, without ratios */
 		cmd_error(ctx, mo->cmd, "cannot read the GPU catalog (no datasheet ratios): %s", err);
 	for (unsigned i = 0; i < BENCH_MAX_GPUS; i++)
 		for_gpu[i] = NULL;

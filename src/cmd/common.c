@@ -41,7 +41,10 @@ int cmd_open_backend(struct cmd_ctx *ctx, struct gpu_backend *be)
 			return rc == GPU_EDATA ? EXIT_DATAERR : rc == GPU_EINVAL ? EXIT_USAGE : EXIT_NOINPUT;
 		}
 	} else {
-		rc = gpu_backend_open(be, "nvml", NULL, &err);
+		char nvml_arg[4096] = "";
+		if (ctx->data_dir && *ctx->data_dir)
+			snprintf(nvml_arg, sizeof(nvml_arg), "data_dir=%s", ctx->data_dir);
+		rc = gpu_backend_open(be, "nvml", nvml_arg[0] ? nvml_arg : NULL, &err);
 		if (rc == GPU_OK && be->gpu_count == 0) {
 			gpu_backend_close(be);
 			rc = GPU_ENODEV;

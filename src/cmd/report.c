@@ -100,7 +100,7 @@ static void inventory(struct cmd_ctx *ctx, struct report_state *s)
 	rep->sys = ctx->sys;
 	rep->simulated = ctx->sys.simulated;
 	rep->n = be->gpu_count > GPU_MAX_GPUS ? GPU_MAX_GPUS : be->gpu_count;
-	if (catalog_load_default(&s->cat, msg, sizeof(msg)) != 0)
+	if (catalog_load_dir(&s->cat, ctx->data_dir, msg, sizeof(msg)) != 0)
 		cmd_error(ctx, "report", "no datasheet figures: %s", msg);
 	for (unsigned i = 0; i < rep->n; i++) {
 		s->st[i].index = i;

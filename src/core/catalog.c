@@ -398,8 +398,13 @@ int catalog_load(struct catalog *cat, const char *path, char *err, size_t errlen
 
 int catalog_load_default(struct catalog *cat, char *err, size_t errlen)
 {
+	return catalog_load_dir(cat, NULL, err, errlen);
+}
+
+int catalog_load_dir(struct catalog *cat, const char *data_dir, char *err, size_t errlen)
+{
 	char path[4096];
-	if (data_path_find(NULL, "catalog/gpus.json", path, sizeof(path))) {
+	if (data_path_find(data_dir, "catalog/gpus.json", path, sizeof(path))) {
 		memset(cat, 0, sizeof(*cat));
 		snprintf(err, errlen, "cannot find the GPU catalog 'catalog/gpus.json' (set GPUCTL_DATA_DIR)");
 		return -1;

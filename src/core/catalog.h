@@ -64,6 +64,9 @@ int catalog_parse(struct catalog *cat, const char *json_text, size_t len, char *
 int catalog_load(struct catalog *cat, const char *path, char *err, size_t errlen);
 /* Load the shipped catalog (see data_path.h for where it is found). */
 int catalog_load_default(struct catalog *cat, char *err, size_t errlen);
+/* The same, looking in data_dir first (--data-dir / $GPUCTL_DATA_DIR as the
+ * command was given it; NULL: the built-in paths only). */
+int catalog_load_dir(struct catalog *cat, const char *data_dir, char *err, size_t errlen);
 void catalog_free(struct catalog *cat);
 /* Exact key ("H200 SXM"), case-insensitive. */
 const struct cat_gpu *catalog_find(const struct catalog *cat, const char *key);

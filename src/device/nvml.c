@@ -256,10 +256,22 @@ static void close_nvml(struct gpu_backend *be)
 	be->priv = NULL;
 }
 
+/* arg: NULL, or "data_dir=DIR" where the GPU catalog is looked for first
+ * (the backend reads no environment: the command passes --data-dir in). */
 static int open_nvml(struct gpu_backend *be, const char *arg, struct gpu_err *err)
 {
-	(void)arg;
-	return open_with(be, NULL, err);
+	const char *dir = NULL;
+	if (arg && *arg) {
+		if (strncmp(arg, "data_dir=", 9) != 0) {
+			gpu_err_set(err, "nvml backend: unknown option '%.64s'", arg);
+			return GPU_EINVAL;
+		}
+		dir = arg + 9;
+	}
+	int rc = open_with(be, NULL, err);
+	if (rc == GPU_OK && dir)
+		snprintf(nvml_priv_of(be)->data_dir, sizeof(nvml_priv_of(be)->data_dir), "%s", dir);
+	return rc;
 }
 
 int nvml_open_with_api(struct gpu_backend *be, const struct nvml_api *api, struct gpu_err *err)

@@ -74,7 +74,7 @@ static void match_catalog(struct nvml_priv *p, struct gpu_static *out)
 	if (!p->cat_tried) {
 		char msg[256];
 		p->cat_tried = true;
-		p->cat_ok = catalog_load_default(&p->cat, msg, sizeof(msg)) == 0;
+		p->cat_ok = catalog_load_dir(&p->cat, p->data_dir[0] ? p->data_dir : NULL, msg, sizeof(msg)) == 0;
 	}
 	const struct cat_gpu *c = p->cat_ok ? catalog_match(&p->cat, out->name.s, out->mem_total_bytes.v) : NULL;
 	if (!p->cat_ok)

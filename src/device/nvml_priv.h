@@ -77,6 +77,7 @@ struct nvml_priv {
 	nvmlReturn_t ev_rc;
 	bool cat_tried, cat_ok;
 	struct catalog cat;
+	char data_dir[1024];      /* where to look for the catalog first ("" = built-in paths) */
 };
 
 static inline struct nvml_priv *nvml_priv_of(struct gpu_backend *be)
