@@ -31,11 +31,6 @@ json_t *proto_errorf(const char *fmt, ...)
 	return proto_error(msg);
 }
 
-json_t *proto_ok(void)
-{
-	return json_pack("{s:b}", "ok", 1);
-}
-
 void proto_request_free(struct proto_request *r)
 {
 	for (size_t i = 0; i < r->sub.argc; i++)

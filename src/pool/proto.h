@@ -84,10 +84,9 @@ int proto_parse_gpu_ids(const char *s, uint64_t *mask, char *err, size_t errlen)
 void proto_b64_encode(const unsigned char *in, size_t n, char *out);
 long proto_b64_decode(const char *in, unsigned char *out);
 
-/* Responses: {"ok": false, "error": msg} and {"ok": true} (new references). */
+/* The error response {"ok": false, "error": msg} (a new reference). */
 json_t *proto_error(const char *msg);
 /* proto_error with a printf-style message (at most 299 bytes). */
 json_t *proto_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-json_t *proto_ok(void);
 
 #endif

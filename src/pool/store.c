@@ -352,13 +352,3 @@ int store_get_acct(struct store *st, uint64_t job, struct acct_summary *out, uns
 		return fail(st, "reading accounting");
 	return 0;
 }
-
-int store_begin(struct store *st)
-{
-	return sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK ? 0 : fail(st, "begin");
-}
-
-int store_commit(struct store *st)
-{
-	return sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? 0 : fail(st, "commit");
-}

@@ -41,8 +41,4 @@ int store_put_acct(struct store *st, uint64_t job, const struct acct_summary *s)
 /* Up to max rows of a job's accounting. */
 int store_get_acct(struct store *st, uint64_t job, struct acct_summary *out, unsigned max, unsigned *n);
 
-/* Group several writes into one transaction (a scheduling pass). */
-int store_begin(struct store *st);
-int store_commit(struct store *st);
-
 #endif
