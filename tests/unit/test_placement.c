@@ -10,21 +10,7 @@
 
 #include "pool/placement.h"
 #include "sampler/sampler.h"
-
-static struct snapshot *load_server(const char *name)
-{
-	char arg[512];
-	const char *dir = getenv("GPUCTL_DATA_DIR");
-	snprintf(arg, sizeof(arg), "%s%s%s", name, dir ? ",data_dir=" : "", dir ? dir : "");
-	struct gpu_backend be = { 0 };
-	struct gpu_err err = { "" };
-	assert_int_equal(gpu_backend_open(&be, "sim", arg, &err), GPU_OK);
-	struct snapshot *snap = calloc(1, sizeof(*snap));
-	assert_non_null(snap);
-	assert_int_equal(snapshot_take(&be, GPU_GRP_BASIC, snap, &err), GPU_OK);
-	gpu_backend_close(&be);
-	return snap;
-}
+#include "test_snap_util.h"
 
 static void test_pair_scores(void **state)
 {
@@ -44,7 +30,7 @@ static void test_pair_scores(void **state)
 static void test_l40s_keeps_pix_pair(void **state)
 {
 	(void)state;
-	struct snapshot *s = load_server("l40sx4");
+	struct snapshot *s = sim_snapshot("l40sx4");
 	assert_int_equal(s->n, 4);
 	struct place_gpu g[4] = { 0 };
 	struct place_request one = { .count = 1 };
@@ -75,7 +61,7 @@ static void test_l40s_keeps_pix_pair(void **state)
 static void test_h200_nvlink_sets(void **state)
 {
 	(void)state;
-	struct snapshot *s = load_server("h200x8");
+	struct snapshot *s = sim_snapshot("h200x8");
 	assert_int_equal(s->n, 8);
 	struct place_gpu g[8] = { 0 };
 	struct place_request four = { .count = 4, .need_nvlink = true };
@@ -97,7 +83,7 @@ static void test_h200_nvlink_sets(void **state)
 static void test_gating(void **state)
 {
 	(void)state;
-	struct snapshot *s = load_server("a100x8");
+	struct snapshot *s = sim_snapshot("a100x8");
 	struct place_gpu g[8] = { 0 };
 	for (unsigned i = 0; i < 8; i++) {
 		g[i].mem_known = true;

@@ -14,28 +14,14 @@
 
 #include "pool/sched.h"
 #include "sampler/sampler.h"
-
-static struct snapshot *load(const char *server)
-{
-	struct gpu_backend be = { 0 };
-	struct gpu_err err = { "" };
-	char arg[256];
-	const char *dd = getenv("GPUCTL_DATA_DIR");
-	snprintf(arg, sizeof(arg), "%s%s%s", server, dd ? ",data_dir=" : "", dd ? dd : "");
-	if (gpu_backend_open(&be, "sim", arg, &err) != GPU_OK)
-		fail_msg("sim %s: %s", server, err.msg);
-	struct snapshot *s = calloc(1, sizeof(*s));
-	assert_int_equal(snapshot_take(&be, GPU_GRP_BASIC, s, &err), GPU_OK);
-	gpu_backend_close(&be);
-	return s;
-}
+#include "test_snap_util.h"
 
 #define LINKS(s) ((const struct gpu_link(*)[GPU_MAX_GPUS])(s)->link)
 
 static void test_h200_nvlink_and_gating(void **state)
 {
 	(void)state;
-	struct snapshot *s = load("h200x8");
+	struct snapshot *s = sim_snapshot("h200x8");
 	assert_int_equal(s->n, 8);
 	struct place_gpu g[GPU_MAX_GPUS] = { 0 };
 	g[2].unhealthy = true;
@@ -71,7 +57,7 @@ static int pxb_partner(const struct snapshot *s, unsigned i)
 static void test_a100_pairs(void **state)
 {
 	(void)state;
-	struct snapshot *s = load("a100x8");
+	struct snapshot *s = sim_snapshot("a100x8");
 	struct place_gpu g[GPU_MAX_GPUS] = { 0 };
 	struct place_request r = { .count = 2, .need_nvlink = true };
 	struct place_result out;
@@ -84,7 +70,7 @@ static void test_a100_pairs(void **state)
 static void test_l40s_pcie_numa(void **state)
 {
 	(void)state;
-	struct snapshot *s = load("l40sx4");
+	struct snapshot *s = sim_snapshot("l40sx4");
 	struct place_gpu g[GPU_MAX_GPUS] = { 0 };
 	struct place_result out;
 	struct place_request two = { .count = 2 }, one = { .count = 1 }, nv = { .count = 2, .need_nvlink = true };
@@ -111,7 +97,7 @@ static void test_l40s_pcie_numa(void **state)
 static void test_a100_fragmentation(void **state)
 {
 	(void)state;
-	struct snapshot *s = load("a100x8");
+	struct snapshot *s = sim_snapshot("a100x8");
 	int partner[8];
 	for (unsigned i = 0; i < 8; i++) {
 		partner[i] = pxb_partner(s, i);

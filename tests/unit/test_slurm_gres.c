@@ -13,28 +13,14 @@
 #include "pool/placement.h"
 #include "sampler/sampler.h"
 #include "slurm/gres.h"
-
-static struct snapshot *load_server(const char *name)
-{
-	char arg[1024];
-	const char *dir = getenv("GPUCTL_DATA_DIR");
-	snprintf(arg, sizeof(arg), "%s%s%s", name, dir ? ",data_dir=" : "", dir ? dir : "");
-	struct gpu_backend be = { 0 };
-	struct gpu_err err = { "" };
-	assert_int_equal(gpu_backend_open(&be, "sim", arg, &err), GPU_OK);
-	struct snapshot *snap = calloc(1, sizeof(*snap));
-	assert_non_null(snap);
-	assert_int_equal(snapshot_take(&be, GPU_GRP_BASIC, snap, &err), GPU_OK);
-	gpu_backend_close(&be);
-	return snap;
-}
+#include "test_snap_util.h"
 
 static struct snapshot *load_test_server(void)
 {
 	char path[1024];
 	const char *t = getenv("GPUCTL_TEST_DIR");
 	snprintf(path, sizeof(path), "%s/data/slurm-nvpairs.json", t ? t : "tests");
-	return load_server(path);
+	return sim_snapshot(path);
 }
 
 /* Parses "Links=a,b,c" of line into v; returns the count. */
@@ -58,7 +44,7 @@ static unsigned links_of(const char *line, int *v, unsigned max)
  * ordering pairs by Links orders them as the pool's pair scores do. */
 static void check_links_agree(const char *server)
 {
-	struct snapshot *s = load_server(server);
+	struct snapshot *s = sim_snapshot(server);
 	struct slurm_gres_opts o = { .dev_dir = "/dev" };
 	struct abuf b;
 	abuf_init(&b);
@@ -131,7 +117,7 @@ static void test_nvlink_pairs_server(void **state)
 static void test_mig_multiple_files(void **state)
 {
 	(void)state;
-	struct snapshot *s = load_server("h100pcie-mig");
+	struct snapshot *s = sim_snapshot("h100pcie-mig");
 	struct slurm_gres_opts o = { 0 };
 	struct abuf b;
 	abuf_init(&b);
@@ -212,7 +198,7 @@ static void test_cores(void **state)
 static void test_lost_gpu_left_out(void **state)
 {
 	(void)state;
-	struct snapshot *s = load_server("l40sx4");
+	struct snapshot *s = sim_snapshot("l40sx4");
 	memset(&s->gpu[2].st.name, 0, sizeof(s->gpu[2].st.name));
 	struct slurm_gres_opts o = { .type = "l40s" };
 	struct abuf b;
