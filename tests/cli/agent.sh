@@ -8,25 +8,7 @@
 # Run by CTest (GPUCTL = the binary). By hand:
 #   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/agent.sh
 set -u
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-: "${GPUCTL:?set GPUCTL to the gpuctl binary}"
-export GPUCTL_DATA_DIR="${GPUCTL_DATA_DIR:-$here/../../data}"
-unset GPUCTL_SIM
-tmp="$(mktemp -d)"
-agent_pid=""
-cleanup() {
-	[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null && wait "$agent_pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fails=0
-checks=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-check() { # check DESCRIPTION COMMAND...
-	checks=$((checks + 1))
-	local what="$1"; shift
-	"$@" || fail "$what"
-}
+. "$(dirname "${BASH_SOURCE[0]}")/agent_lib.bash"
 
 # --- usage errors, with their exit codes (docs/exit-codes.md)
 expect_exit() { # expect_exit CODE DESCRIPTION ARGS...
@@ -63,17 +45,7 @@ EOF
 "$GPUCTL" --sim "h200x8,latency_us=2000,faults=$faults" agent --config "$tmp/agent.conf" \
 	>"$tmp/agent.out" 2>"$tmp/agent.err" &
 agent_pid=$!
-port=""
-for _ in $(seq 1 100); do
-	port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\)\/metrics.*/\1/p' "$tmp/agent.err")
-	[ -n "$port" ] && break
-	kill -0 "$agent_pid" 2>/dev/null || break
-	sleep 0.1
-done
-if [ -z "$port" ]; then
-	echo "FAIL: the agent did not start: $(cat "$tmp/agent.err")"
-	exit 1
-fi
+wait_agent_port
 base="http://127.0.0.1:$port"
 check "stderr says SIMULATED" grep -q 'SIMULATED' "$tmp/agent.err"
 

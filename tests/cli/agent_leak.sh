@@ -10,25 +10,7 @@
 # Run by CTest (GPUCTL = the binary). By hand:
 #   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/agent_leak.sh
 set -u
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-: "${GPUCTL:?set GPUCTL to the gpuctl binary}"
-export GPUCTL_DATA_DIR="${GPUCTL_DATA_DIR:-$here/../../data}"
-unset GPUCTL_SIM
-tmp="$(mktemp -d)"
-agent_pid=""
-cleanup() {
-	[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null && wait "$agent_pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fails=0
-checks=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-check() { # check DESCRIPTION COMMAND...
-	checks=$((checks + 1))
-	local what="$1"; shift
-	"$@" || fail "$what"
-}
+. "$(dirname "${BASH_SOURCE[0]}")/agent_lib.bash"
 
 # --- bad settings: exit 64 (flags) / 65 (file), with the key named
 printf 'leak_min_rate = 1MiB/h\n' >"$tmp/bad.conf"
@@ -54,17 +36,7 @@ leak_min_growth = 1MiB
 CONF
 "$GPUCTL" --sim a100x8 agent --config "$tmp/agent.conf" >"$tmp/agent.out" 2>"$tmp/agent.err" &
 agent_pid=$!
-port=""
-for _ in $(seq 1 100); do
-	port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\)\/metrics.*/\1/p' "$tmp/agent.err")
-	[ -n "$port" ] && break
-	kill -0 "$agent_pid" 2>/dev/null || break
-	sleep 0.1
-done
-if [ -z "$port" ]; then
-	echo "FAIL: the agent did not start: $(cat "$tmp/agent.err")"
-	exit 1
-fi
+wait_agent_port
 base="http://127.0.0.1:$port"
 
 # Before a window has passed nothing is flagged.

@@ -11,19 +11,9 @@
 # 10-minute run of bench/RESULTS.md is:
 #   SOAK_SECONDS=600 GPUCTL=build-release/gpuctl bash tests/cli/agent_soak.sh
 set -u
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-: "${GPUCTL:?set GPUCTL to the gpuctl binary}"
-export GPUCTL_DATA_DIR="${GPUCTL_DATA_DIR:-$here/../../data}"
-unset GPUCTL_SIM
+. "$(dirname "${BASH_SOURCE[0]}")/agent_lib.bash"
 SOAK_SECONDS="${SOAK_SECONDS:-60}"
 FAULT_EVERY="${FAULT_EVERY:-3}"
-tmp="$(mktemp -d)"
-agent_pid=""
-cleanup() {
-	[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null && wait "$agent_pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
 
 # a sanitizer build keeps freed memory in quarantine; bound it so RSS means something
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=8"
@@ -32,17 +22,7 @@ echo '{"faults": []}' >"$faults"
 "$GPUCTL" --sim "h200x8,latency_us=2000,faults=$faults" agent --listen 127.0.0.1:0 --interval 250ms \
 	--stale-after 1s --kernel-log off >"$tmp/agent.out" 2>"$tmp/agent.err" &
 agent_pid=$!
-port=""
-for _ in $(seq 1 100); do
-	port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\)\/metrics.*/\1/p' "$tmp/agent.err")
-	[ -n "$port" ] && break
-	kill -0 "$agent_pid" 2>/dev/null || break
-	sleep 0.1
-done
-if [ -z "$port" ]; then
-	echo "FAIL: the agent did not start: $(cat "$tmp/agent.err")"
-	exit 1
-fi
+wait_agent_port
 
 python3 - "$port" "$agent_pid" "$faults" "$SOAK_SECONDS" "$FAULT_EVERY" <<'PY'
 import http.client, json, os, random, re, sys, threading, time
