@@ -6,8 +6,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/gpu_select.h"
-
 volatile sig_atomic_t watch_interrupted;
 
 static void on_signal(int sig)
@@ -67,22 +65,10 @@ int watch_start(struct watch *w, struct cmd_ctx *ctx, const char *cmd, const cha
 	sampler_wait_first(w->sampler, 5 * interval_ns + 2000000000ull);
 	sampler_read(w->sampler, w->snap);
 	w->n = w->snap->n;
-	w->mask = gpu_select_all(w->n);
-	if (id_spec) {
-		struct gpu_ident ids[GPU_MAX_GPUS];
-		for (unsigned i = 0; i < w->n && i < GPU_MAX_GPUS; i++) {
-			const struct gpu_static *st = &w->snap->gpu[i].st;
-			ids[i].uuid = st->uuid.st == VAL_OK ? st->uuid.s : NULL;
-			ids[i].bus_id = st->pci_bus_id.st == VAL_OK ? st->pci_bus_id.s : NULL;
-		}
-		char msg[256];
-		if (gpu_select_parse(id_spec, ids, w->n, &w->mask, msg, sizeof(msg))) {
-			cmd_error(ctx, cmd, "%s", msg);
-			watch_stop(w);
-			return EXIT_USAGE;
-		}
-	}
-	return EXIT_OK;
+	int rc = cmd_select_gpus(ctx, cmd, w->snap, id_spec, &w->mask);
+	if (rc != EXIT_OK)
+		watch_stop(w);
+	return rc;
 }
 
 void watch_stop(struct watch *w)
