@@ -300,7 +300,7 @@ int cmd_diag(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (rc == EXIT_OK && o.level >= 2) {
 		char err[512];
-		if (catalog_load_default(&cat, err, sizeof(err)) != 0) {
+		if (catalog_load_dir(&cat, ctx->data_dir, err, sizeof(err)) != 0) {
 			cmd_error(ctx, "diag", "%s", err);
 			rc = EXIT_NOINPUT;
 		} else {
