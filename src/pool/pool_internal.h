@@ -80,6 +80,10 @@ int pool_add_active(struct pool *p, struct pool_job *j);
 void pool_remove_active(struct pool *p, struct pool_job *j);
 void pool_job_free(struct pool_job *j);
 void pool_kick(struct pool *p);
+/* pool_ops.c: stores a new job and makes it active. NULL, or an error
+ * response: the store refused it (j is freed), or memory ran out (j is
+ * recorded as failed with oom_reason). */
+json_t *pool_admit(struct pool *p, struct pool_job *j, const char *oom_reason);
 /* Active jobs by state: pending, and starting or running. */
 void pool_count(const struct pool *p, unsigned *pending, unsigned *running);
 /* Ends a job now (cancelled before it ran, or after its shim reported). */

@@ -41,6 +41,21 @@ static json_t *strings_array(char **v, size_t n)
 	return a;
 }
 
+json_t *pool_admit(struct pool *p, struct pool_job *j, const char *oom_reason)
+{
+	if (store_insert(p->st, j)) {
+		json_t *e = proto_errorf("%s", store_error(p->st));
+		pool_job_free(j);
+		return e;
+	}
+	if (pool_add_active(p, j)) {
+		/* keep the store and memory in agreement: the job did not happen */
+		pool_settle(p, j, JOB_FAILED, oom_reason, pool_now(p));
+		return proto_error("out of memory");
+	}
+	return NULL;
+}
+
 static json_t *do_submit(struct pool *p, const struct pool_caller *c, const struct proto_submit *s)
 {
 	if (p->euid != 0 && c->uid != p->euid)
@@ -97,16 +112,9 @@ static json_t *do_submit(struct pool *p, const struct pool_caller *c, const stru
 		pool_job_free(j);
 		return proto_error("out of memory");
 	}
-	if (store_insert(p->st, j)) {
-		json_t *e = proto_errorf("%s", store_error(p->st));
-		pool_job_free(j);
+	json_t *e = pool_admit(p, j, "out of memory queueing it");
+	if (e)
 		return e;
-	}
-	if (pool_add_active(p, j)) {
-		/* keep the store and memory in agreement: the job did not happen */
-		pool_settle(p, j, JOB_FAILED, "out of memory queueing it", pool_now(p));
-		return proto_error("out of memory");
-	}
 	pool_kick(p);
 	return json_pack("{s:b, s:I, s:s}", "ok", 1, "job", (json_int_t)j->id, "state", "pending");
 }

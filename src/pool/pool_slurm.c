@@ -107,16 +107,9 @@ static json_t *do_start(struct pool *p, const struct slurm_req *r)
 		pool_job_free(j);
 		return proto_error("out of memory");
 	}
-	if (store_insert(p->st, j)) {
-		json_t *e = proto_errorf("%s", store_error(p->st));
-		pool_job_free(j);
+	json_t *e = pool_admit(p, j, "out of memory recording it");
+	if (e)
 		return e;
-	}
-	if (pool_add_active(p, j)) {
-		pool_settle(p, j, JOB_FAILED, "out of memory recording it", pool_now(p));
-		return proto_error("out of memory");
-	}
-	p->dirty = true;
 	pool_kick(p);
 	return json_pack("{s:b, s:I, s:I}", "ok", 1, "job", (json_int_t)j->id, "slurm_job", (json_int_t)r->job);
 }
