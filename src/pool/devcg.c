@@ -115,12 +115,12 @@ int devcg_parse_mig_minors(const char *text, struct devcg_cap *out, int max)
 		unsigned v;
 		if (parse_uint(sp + 1, len - (size_t)(sp - l) - 1, &v) || v > 0xfffff)
 			return -1;
-		if (n < max) {
-			memcpy(out[n].name, l, (size_t)(sp - l));
-			out[n].name[sp - l] = '\0';
-			out[n].minor = v;
-			n++;
-		}
+		if (n >= max)
+			return DEVCG_CAPS_TOO_MANY;
+		memcpy(out[n].name, l, (size_t)(sp - l));
+		out[n].name[sp - l] = '\0';
+		out[n].minor = v;
+		n++;
 	}
 	return n;
 }

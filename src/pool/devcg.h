@@ -31,7 +31,7 @@
 #define DEVCG_NVIDIA_MAJOR 195u
 #define DEVCG_MODESET_MINOR 254u
 #define DEVCG_CTL_MINOR 255u
-#define DEVCG_MAX_CAPS 512        /* nvidia-caps minors we track */
+#define DEVCG_MAX_CAPS 8192       /* nvidia-caps minors we track (the driver lists 4322: 32 GPUs x 15 GIs x (1 + 8 CIs) + 2) */
 #define DEVCG_MAX_PROG 1100       /* instructions: 10 + up to 256 own GPU minors + caps */
 
 /* "Device Minor: N" in /proc/driver/nvidia/gpus/<bus id>/information.
@@ -48,7 +48,9 @@ struct devcg_cap {
 	unsigned minor;
 };
 /* /proc/driver/nvidia-caps/mig-minors: "NAME MINOR" lines. Returns how many
- * were read (at most max), or -1 when a line is malformed. */
+ * were read, -1 when a line is malformed, DEVCG_CAPS_TOO_MANY when there are
+ * more than max (a cut list would leave minors neither allowed nor denied). */
+#define DEVCG_CAPS_TOO_MANY (-2)
 int devcg_parse_mig_minors(const char *text, struct devcg_cap *out, int max);
 
 /* What a job may open. */
@@ -98,6 +100,9 @@ void devcg_probe(struct devcg *d, bool v2_cgroups);
 int devcg_gpu_minor(bool simulated, unsigned index, const char *nvml_bus_id, unsigned *minor, char *err,
 		    size_t errlen);
 
+/* A whole /proc file, malloc'ed and NUL-terminated; NULL and errno (EFBIG
+ * over max bytes) on failure. */
+char *devcg_read_file(const char *path, size_t max);
 /* Builds the rules for a job from the machine's /proc files (majors, MIG
  * capability minors). 0 or -1 with a message. */
 int devcg_job_rules(struct devcg_rules *r, const unsigned *gpu_minors, unsigned ngpus, int mig_gpu_minor, int mig_gi,

@@ -15,27 +15,53 @@
 #include <unistd.h>
 
 /* Reads a small text file (NUL-terminated, truncated to len-1). 0 or -1 (errno). */
-static int read_text(const char *path, char *buf, size_t len)
+/* The whole of a /proc or sysfs file (which report no size) in a malloc'ed,
+ * NUL-terminated buffer, growing as it reads; NULL with errno set on failure or
+ * when it is over max bytes (EFBIG). mig-minors lists every possible GPU
+ * instance of 32 GPUs, about 100 KB: a fixed 64 KiB buffer cut it mid-line. */
+char *devcg_read_file(const char *path, size_t max)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
-	size_t n = 0;
-	ssize_t r;
-	while (n + 1 < len && (r = read(fd, buf + n, len - 1 - n)) != 0) {
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			close(fd);
-			errno = e;
-			return -1;
+		return NULL;
+	size_t cap = 16384, n = 0;
+	char *buf = malloc(cap);
+	while (buf) {
+		if (n + 1 >= cap) {
+			if (cap >= max) {
+				free(buf);
+				buf = NULL;
+				errno = EFBIG;
+				break;
+			}
+			cap = cap * 2 > max ? max : cap * 2;
+			char *nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				errno = ENOMEM;
+				break;
+			}
+			buf = nb;
 		}
-		n += (size_t)r;
+		ssize_t r = read(fd, buf + n, cap - 1 - n);
+		if (r == 0) {
+			buf[n] = '\0';
+			break;
+		}
+		if (r < 0 && errno != EINTR) {
+			int e = errno;
+			free(buf);
+			buf = NULL;
+			errno = e;
+		} else if (r > 0) {
+			n += (size_t)r;
+		}
 	}
-	buf[n] = '\0';
+	int e = errno;
 	close(fd);
-	return 0;
+	errno = e;
+	return buf;
 }
 
 static long sys_bpf(int cmd, union bpf_attr *attr)
@@ -170,17 +196,20 @@ int devcg_gpu_minor(bool simulated, unsigned index, const char *nvml_bus_id, uns
 		*minor = index;
 		return 0;
 	}
-	char id[32], path[128], text[4096];
+	char id[32], path[128];
 	if (devcg_proc_bus_id(nvml_bus_id, id, sizeof(id))) {
 		snprintf(err, errlen, "GPU %u has no usable PCI bus id", index);
 		return -1;
 	}
 	snprintf(path, sizeof(path), "/proc/driver/nvidia/gpus/%s/information", id);
-	if (read_text(path, text, sizeof(text))) {
+	char *text = devcg_read_file(path, 1 << 20);
+	if (!text) {
 		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	if (devcg_parse_minor(text, minor)) {
+	int bad = devcg_parse_minor(text, minor);
+	free(text);
+	if (bad) {
 		snprintf(err, errlen, "no 'Device Minor:' in '%s'", path);
 		return -1;
 	}
@@ -190,24 +219,31 @@ int devcg_gpu_minor(bool simulated, unsigned index, const char *nvml_bus_id, uns
 int devcg_job_rules(struct devcg_rules *r, const unsigned *gpu_minors, unsigned ngpus, int mig_gpu_minor, int mig_gi,
 		    char *err, size_t errlen)
 {
-	char *text = malloc(65536);
+	static const char caps_path[] = "/proc/driver/nvidia-caps/mig-minors";
+	char *text = NULL;
 	struct devcg_cap *caps = calloc(DEVCG_MAX_CAPS, sizeof(*caps));
 	int rc = -1, ncaps = 0, caps_major = -1;
 	unsigned major;
-	if (!text || !caps) {
+	if (!caps) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	if (read_text("/proc/devices", text, 65536)) {
+	if (!(text = devcg_read_file("/proc/devices", 1 << 20))) {
 		snprintf(err, errlen, "cannot read /proc/devices: %s", strerror(errno));
 		goto out;
 	}
 	if (devcg_parse_major(text, "nvidia-caps", &major) == 1) {
 		caps_major = (int)major;
-		if (read_text("/proc/driver/nvidia-caps/mig-minors", text, 65536) == 0) {
+		free(text);
+		/* no list (no MIG support in this driver): the major is denied whole */
+		if ((text = devcg_read_file(caps_path, 16 << 20))) {
 			ncaps = devcg_parse_mig_minors(text, caps, DEVCG_MAX_CAPS);
+			if (ncaps == DEVCG_CAPS_TOO_MANY) {
+				snprintf(err, errlen, "%s lists more than %d capabilities", caps_path, DEVCG_MAX_CAPS);
+				goto out;
+			}
 			if (ncaps < 0) {
-				snprintf(err, errlen, "cannot parse /proc/driver/nvidia-caps/mig-minors");
+				snprintf(err, errlen, "cannot parse %s", caps_path);
 				goto out;
 			}
 		}

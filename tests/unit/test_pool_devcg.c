@@ -10,7 +10,9 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pool/devcg.h"
 #include "pool/pool.h"
@@ -110,7 +112,8 @@ static void test_mig_minors(void **state)
 	assert_int_equal(devcg_parse_mig_minors(mig_minors, caps, 16), 10);
 	assert_string_equal(caps[2].name, "gpu0/gi1/access");
 	assert_int_equal(caps[2].minor, 12);
-	assert_int_equal(devcg_parse_mig_minors(mig_minors, caps, 3), 3); /* at most max */
+	/* a cut list would leave minors neither allowed nor denied */
+	assert_int_equal(devcg_parse_mig_minors(mig_minors, caps, 3), DEVCG_CAPS_TOO_MANY);
 	assert_int_equal(devcg_parse_mig_minors("", caps, 16), 0);
 	assert_int_equal(devcg_parse_mig_minors("config\n", caps, 16), -1);
 	assert_int_equal(devcg_parse_mig_minors("config x\n", caps, 16), -1);
@@ -249,6 +252,64 @@ static void test_rules_mig(void **state)
 	check_program(&r);
 }
 
+/* The driver's whole list: config, monitor, then for 32 GPUs every GPU
+ * instance (gi0-14) and its compute instances (ci0-7): 4322 lines, about
+ * 100 KB. Read from a file like the agent reads it (a 64 KiB read cut it in
+ * the middle of a line on a real H200 server). */
+static void test_mig_minors_driver_size(void **state)
+{
+	(void)state;
+	static char text[256 << 10];
+	static struct devcg_rules r;
+	size_t len = 0;
+	unsigned minor = 1;
+	len += (size_t)sprintf(text + len, "config %u\nmonitor %u\n", minor, minor + 1);
+	minor += 2;
+	for (int g = 0; g < 32; g++)
+		for (int gi = 0; gi < 15; gi++) {
+			len += (size_t)sprintf(text + len, "gpu%d/gi%d/access %u\n", g, gi, minor++);
+			for (int ci = 0; ci < 8; ci++)
+				len += (size_t)sprintf(text + len, "gpu%d/gi%d/ci%d/access %u\n", g, gi, ci, minor++);
+		}
+	assert_true(len > 65536);
+	char path[] = "/tmp/gpuctl-test-migminors-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
+	char *back = devcg_read_file(path, 16 << 20);
+	assert_non_null(back);
+	assert_string_equal(back, text);
+	free(back);
+	errno = 0;
+	assert_null(devcg_read_file(path, 4096)); /* over the limit */
+	assert_int_equal(errno, EFBIG);
+	unlink(path);
+	assert_null(devcg_read_file(path, 4096));
+
+	struct devcg_cap *caps = calloc(DEVCG_MAX_CAPS, sizeof(*caps));
+	assert_non_null(caps);
+	int n = devcg_parse_mig_minors(text, caps, DEVCG_MAX_CAPS);
+	assert_int_equal(n, 2 + 32 * 15 * 9);
+	/* GPU instance 3 of the GPU of minor 5: its access and its 8 compute instances */
+	devcg_rules_build(&r, NULL, 0, 5, 3, 237, caps, n);
+	unsigned first = 3 + (5 * 15 + 3) * 9;
+	assert_int_equal(r.ncaps_allow, 9);
+	assert_int_equal(r.ncaps_deny, (unsigned)n - 9);
+	for (unsigned m = first; m < first + 9; m++)
+		assert_true(devcg_rules_allow(&r, 237, m));
+	assert_false(devcg_rules_allow(&r, 237, first - 1));
+	assert_false(devcg_rules_allow(&r, 237, first + 9));
+	check_program(&r);
+	/* a whole GPU: none of them */
+	unsigned one = 5;
+	devcg_rules_build(&r, &one, 1, -1, -1, 237, caps, n);
+	assert_int_equal(r.ncaps_allow, 0);
+	assert_false(devcg_rules_allow(&r, 237, first));
+	check_program(&r);
+	free(caps);
+}
+
 struct lines {
 	char all[20000];
 	unsigned n;
@@ -321,6 +382,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_minor),      cmocka_unit_test(test_parse_major),
 		cmocka_unit_test(test_bus_id),           cmocka_unit_test(test_mig_minors),
+		cmocka_unit_test(test_mig_minors_driver_size),
 		cmocka_unit_test(test_rules_whole_gpus), cmocka_unit_test(test_rules_mig),
 		cmocka_unit_test(test_v1_lines),         cmocka_unit_test(test_program_too_long),
 		cmocka_unit_test(test_isolation_setting),
