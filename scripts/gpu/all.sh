@@ -89,7 +89,7 @@ fi
 want diag && part diag 420
 want pool && part pool 150
 want pool_devices && part pool_devices 90
-want threadcpu && part threadcpu 60
+want threadcpu && part threadcpu 230
 want slurm && part slurm 120
 
 for f in "$out"/parts/*/summary.txt "$out"/parts/foundation/compare.txt; do

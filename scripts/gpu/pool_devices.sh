@@ -29,6 +29,10 @@ command -v nvidia-smi >/dev/null || { echo "pool_devices.sh: no nvidia-smi here"
 command -v python3 >/dev/null || { echo "pool_devices.sh: needs python3" | tee -a "$log" >&2; exit 69; }
 nvidia-smi --query-gpu=index,pci.bus_id,uuid --format=csv,noheader >"$out/gpus.csv" 2>>"$log"
 ngpu=$(grep -c . "$out/gpus.csv")
+# the MIG capability list the device limits read (about 100 KB for 32 possible GPUs)
+if [ -r /proc/driver/nvidia-caps/mig-minors ]; then
+	{ echo "mig-minors: $(wc -lc </proc/driver/nvidia-caps/mig-minors) (lines, bytes)"; head -3 /proc/driver/nvidia-caps/mig-minors; tail -2 /proc/driver/nvidia-caps/mig-minors; } >>"$log" 2>&1
+fi
 [ "$ngpu" -ge 2 ] || { echo "pool_devices.sh: needs 2 GPUs, found $ngpu" | tee -a "$log" >&2; exit 69; }
 
 . "$root/scripts/gpu/lib.sh"

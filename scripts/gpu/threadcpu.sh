@@ -1,27 +1,65 @@
 #!/usr/bin/env bash
-# threadcpu.sh - where a running gpuctl spends its CPU, thread by thread: starts
-# `gpuctl agent` on the real GPUs for 20 s and prints each thread's name and
-# CPU seconds from /proc/PID/task/*/stat (sampler threads are gpuctl-gpuN,
-# gpuctl-events; unnamed ones are the main thread, libmicrohttpd's or NVML's).
-# Output: $OUT/threadcpu/threads.txt. Reads only.
+# threadcpu.sh - where a running gpuctl spends its CPU, thread by thread, on the
+# real GPUs. Reads only; about 150 s.
+#   1. `gpuctl agent` with each metric-group set in turn, 12 s each after 3 s of
+#      start-up: the process's CPU share and each thread's CPU seconds from
+#      /proc/PID/task/*/stat (sampler threads are gpuctl-gpuN, gpuctl-events,
+#      gpuctl-links; unnamed ones are the main thread, libmicrohttpd's or
+#      NVML's). The slow groups (ecc, pcie, nvlink, throttle) are read every
+#      tick here (slow_group_every = 1) so that each one's cost per read shows;
+#      then all groups at the defaults, as a user runs it.
+#   2. `gpuctl top` in tmux for 20 s, the same per-thread figures.
+# Output: $OUT/threadcpu/threads.txt.
 set -uo pipefail
 out="${OUT:-./threadcpu-out}/threadcpu"
 mkdir -p "$out"
 GPUCTL="${GPUCTL:?set GPUCTL}"
-"$GPUCTL" agent --listen 127.0.0.1:0 >"$out/agent.out" 2>"$out/agent.err" &
-pid=$!
-sleep 20
 tck=$(getconf CLK_TCK)
-{
-	echo "gpuctl agent pid $pid after 20 s: thread, CPU seconds (user+system)"
+
+# threads PID LABEL SECONDS: CPU of the whole process and of each thread
+threads() {
+	local pid=$1 label=$2 secs=$3 t0 t1 name ut st
+	t0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+	sleep "$secs"
+	t1=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+	awk -v l="$label" -v a="$t0" -v b="$t1" -v h="$tck" -v s="$secs" \
+		'BEGIN { printf "== %s: %.2f %% of one core over %d s (after start-up)\n", l, 100 * (b - a) / h / s, s }'
 	for t in /proc/$pid/task/*; do
 		name=$(cat "$t/comm")
-		# fields 14 and 15 of stat, after the (comm) field
 		read -r ut st < <(sed 's/^.*) //' "$t/stat" | awk '{ print $12, $13 }')
 		awk -v n="$name" -v tid="${t##*/}" -v u="$ut" -v s="$st" -v h="$tck" \
-			'BEGIN { printf "%-8s %-16s %7.2f s\n", tid, n, (u + s) / h }'
+			'BEGIN { printf "   %-8s %-16s user %6.2f s  system %6.2f s\n", tid, n, u / h, s / h }'
 	done
-} >"$out/threads.txt"
-kill "$pid"
-wait "$pid" 2>/dev/null
+}
+
+every1="$out/every1.conf"
+echo "slow_group_every = 1" >"$every1"
+
+agent_variant() {
+	local label=$1
+	shift
+	"$GPUCTL" agent --listen 127.0.0.1:0 "$@" >"$out/agent-$label.out" 2>"$out/agent-$label.err" &
+	local pid=$!
+	sleep 3
+	threads "$pid" "agent $label ($*)" 12
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+}
+
+{
+	agent_variant basic --metrics basic
+	for g in ecc pcie nvlink throttle mig xid processes health; do
+		agent_variant "basic-$g-every-tick" --config "$every1" --metrics "basic,$g"
+	done
+	agent_variant all-defaults
+	if command -v tmux >/dev/null; then
+		tmux new-session -d -s tcpu -x 160 -y 50 "$GPUCTL top"
+		sleep 3
+		# the gpuctl process itself (the packed wrapper execs it), not tmux's server
+		tpid=$(pgrep -n -x gpuctl)
+		[ -n "$tpid" ] && threads "$tpid" "top (1 s refresh, pid $tpid)" 20
+		tmux kill-session -t tcpu 2>/dev/null
+	fi
+} >"$out/threads.txt" 2>&1
+
 cat "$out/threads.txt"
