@@ -8,10 +8,13 @@
 #   scripts/gpu/all.sh run PART...     on the GPU machine. PARTs: foundation agent
 #                                      top_dmon (read-only: run side by side), then
 #                                      nvmlcost (bench/nvml_cost: NVML cost per call),
-#                                      bench torch diag pool pool_devices threadcpu slurm (one
+#                                      bench benchfull torch diag pool
+#                                      pool_devices threadcpu slurm kexp (one
 #                                      after another, each under its own time
-#                                      limit; torch = bench/torch_ref.py,
-#                                      PyTorch's figures)
+#                                      limit; benchfull = bench --full alone,
+#                                      timed; torch = bench/torch_ref.py,
+#                                      PyTorch's figures; kexp = the kernel
+#                                      experiments of scripts/gpu/kexp.sh)
 #
 # Each part is its own script in scripts/gpu/ writing under $OUT/<part>/; this
 # one bundles everything into $OUT/all.tgz (the device tool brings back at most
@@ -79,6 +82,7 @@ for p in "${pids[@]}"; do wait "$p"; done
 # alone: its NVML calls would show in the agent's and top's CPU figures
 want nvmlcost && part nvmlcost 120
 want bench && part bench 330 run
+want benchfull && part bench 590 fullonly
 if want torch; then
 	# PyTorch's figures for the same operations, in the same run as gpuctl bench
 	mkdir -p "$out/parts/torch"
@@ -91,6 +95,7 @@ want pool && part pool 150
 want pool_devices && part pool_devices 90
 want threadcpu && part threadcpu 230
 want slurm && part slurm 120
+want kexp && part kexp 150
 
 for f in "$out"/parts/*/summary.txt "$out"/parts/foundation/compare.txt; do
 	[ -f "$f" ] && { echo "---- $f"; tail -25 "$f"; } >>"$summary"

@@ -11,6 +11,8 @@
 #                                --quick on all GPUs (p2p, nccl), and
 #                                gpuctl report --results on that run (+ HTML)
 #   scripts/gpu/bench.sh full    the same, then gpuctl bench --full on all GPUs
+#   scripts/gpu/bench.sh fullonly  gpuctl bench --full on all GPUs alone (the
+#                                "under 10 minutes on 2" goal, timed)
 #
 # Everything goes to $OUT/bench/: quick-gpu0.{json,txt,err}, quick.{json,txt,
 # csv,err}, report.{txt,html}, full.{json,txt,err}, run.log (times, exit codes).
@@ -53,6 +55,11 @@ timed() {
 	echo "gpuctl $*: exit $rc, $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$log"
 }
 
+if [ "$mode" = fullonly ]; then
+	timed full bench --full --save "$out/full.json"
+	tail -5 "$out/full.txt"
+	exit 0
+fi
 timed quick-gpu0 bench --quick -i 0 --save "$out/quick-gpu0.json"
 timed quick bench --quick --save "$out/quick.json"
 timed quick-csv bench --results "$out/quick.json" --csv && mv "$out/quick-csv.txt" "$out/quick.csv"
