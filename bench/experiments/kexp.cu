@@ -603,16 +603,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kexp: copy passes '%s' out of range (1..10)\n", argv[3]);
 		return 2;
 	}
-	int dev = 0, clk = 0;
+	int dev = 0;
 	CK(cudaSetDevice(dev));
 	cudaDeviceProp p;
 	CK(cudaGetDeviceProperties(&p, dev));
 	CK(cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, dev));
 	CK(cudaDeviceGetAttribute(&g_cc, cudaDevAttrComputeCapabilityMajor, dev));
-	cudaDeviceGetAttribute(&clk, cudaDevAttrClockRate, dev); /* may be unsupported on newer runtimes */
-	cudaGetLastError();
-	printf("# device 0: %s, cc %d.%d, %d SMs, %.1f GiB, max SM clock %d kHz\n", p.name, p.major, p.minor, g_sms,
-	       (double)p.totalGlobalMem / (1 << 30), clk);
+	printf("# device 0: %s, cc %d.%d, %d SMs, %.1f GiB (clocks: gpus_before/after.txt)\n", p.name, p.major, p.minor, g_sms,
+	       (double)p.totalGlobalMem / (1 << 30));
 	CK(cudaStreamCreateWithFlags(&g_s, cudaStreamNonBlocking));
 	CK(cudaEventCreate(&g_e0));
 	CK(cudaEventCreate(&g_e1));
