@@ -111,16 +111,8 @@ int main(int argc, char **argv)
 		const struct cmd_entry *c = &commands[i];
 		if (strcmp(c->name, args[0]) != 0)
 			continue;
-		struct gpu_backend be = { 0 };
-		int wants_help = 0;
-		for (int k = 1; k < n && strcmp(args[k], "--") != 0; k++)
-			if (strcmp(args[k], "--help") == 0 || strcmp(args[k], "-h") == 0)
-				wants_help = 1;
-		if ((c->flags & CMD_NEED_BACKEND) && !wants_help) {
-			int rc = cmd_open_backend(&ctx, &be);
-			if (rc != EXIT_OK)
-				return rc;
-		}
+		/* a command that reads GPUs opens the backend itself (cmd_backend),
+		 * after its options: --help and usage errors need no driver */
 		int rc = c->fn(n, args, &ctx);
 		if (ctx.be)
 			gpu_backend_close(ctx.be);

@@ -214,6 +214,8 @@ int cmd_agent(int argc, char **argv, struct cmd_ctx *ctx)
 	agent_config_default(&cfg);
 	bool once = false, om = false;
 	int rc = parse_args(argc, argv, ctx, &cfg, &once, &om);
+	if (!rc)
+		rc = cmd_backend(ctx); /* only once the flags are good */
 	if (rc)
 		return rc;
 	struct agent_env env = { .version = GPUCTL_VERSION, .data_dir_env = ctx->data_dir };

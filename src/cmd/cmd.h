@@ -15,14 +15,23 @@ struct cmd_ctx {
 	const char *or_sim;     /* --or-sim NAME: real GPUs if any, else this simulated server */
 	const char *data_dir;   /* --data-dir or $GPUCTL_DATA_DIR, may be NULL */
 	FILE *out, *err;
-	/* Set by main for commands flagged CMD_NEED_BACKEND: */
+	/* The open backend (NULL until a command opens it: cmd_backend) and the
+	 * system facts (driver, CUDA, host) read once when it opened; main closes it. */
 	struct gpu_backend *be;
 	struct gpu_system sys;
+	struct gpu_backend be_storage; /* what cmd_backend() points be at */
 };
 
-/* Opens the backend the context asks for (sim, or NVML with the --or-sim fallback).
+/* Opens the backend the context asks for (sim, or NVML with the --or-sim fallback)
+ * into *be, reads the system facts into ctx->sys and sets ctx->be = be.
  * On failure prints a one-line error and returns an exit code; 0 on success. */
 int cmd_open_backend(struct cmd_ctx *ctx, struct gpu_backend *be);
+/* The backend for a command that reads GPUs: opens it on the first call
+ * (cmd_open_backend into ctx->be_storage), then returns 0 at once. A command
+ * calls it only once all its options and arguments are checked, so that a usage
+ * error (64) never waits on, or fails for want of, a driver or simulated server.
+ * Returns 0, or the exit code after printing the one-line error. */
+int cmd_backend(struct cmd_ctx *ctx);
 /* Prints "gpuctl CMD: message" to ctx->err. */
 void cmd_error(const struct cmd_ctx *ctx, const char *cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The banner every human-readable output of a simulated server starts with. */
@@ -30,15 +39,20 @@ void cmd_print_sim_banner(const struct cmd_ctx *ctx, FILE *out);
 
 /* common_gpus.c: what commands that read every GPU share. */
 struct snapshot;
-/* Takes a heap-allocated snapshot of the metric groups asked for (GPU_GRP_*);
- * on failure prints "gpuctl CMD: ..." and returns NULL with *rc the exit code. */
+/* Takes a heap-allocated snapshot of the metric groups asked for (GPU_GRP_*),
+ * opening the backend first if no one has (cmd_backend); the snapshot's system
+ * facts are ctx->sys, not read again. On failure prints the one-line error
+ * ("gpuctl CMD: ..." for the snapshot) and returns NULL with *rc the exit code. */
 struct snapshot *cmd_take_snapshot(struct cmd_ctx *ctx, const char *cmd, unsigned groups, int *rc);
 /* Resolves -i/--id SPEC (NULL: every GPU) against a snapshot's GPUs into a
  * bitmap; on a bad spec prints the one-line error and returns EXIT_USAGE. */
 int cmd_select_gpus(const struct cmd_ctx *ctx, const char *cmd, const struct snapshot *snap,
 		    const char *spec, uint64_t *mask);
 
-#define CMD_NEED_BACKEND 0x1u /* main opens the backend before calling */
+/* A marker: the command reads GPUs through cmd_backend(), which it calls once
+ * its options are checked (tests/cli/usage_first.sh checks these commands).
+ * main opens nothing; it closes whatever backend a command left open. */
+#define CMD_NEED_BACKEND 0x1u
 
 typedef int (*cmd_fn)(int argc, char **argv, struct cmd_ctx *ctx);
 

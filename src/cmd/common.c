@@ -1,4 +1,5 @@
-/* common.c - helpers shared by the commands: opening the backend, errors. */
+/* common.c - helpers shared by the commands: opening the backend (once, after
+ * a command has checked its arguments: cmd_backend), errors. */
 #include "cmd.h"
 
 #include <stdarg.h>
@@ -67,4 +68,11 @@ int cmd_open_backend(struct cmd_ctx *ctx, struct gpu_backend *be)
 	}
 	ctx->be = be;
 	return EXIT_OK;
+}
+
+int cmd_backend(struct cmd_ctx *ctx)
+{
+	if (ctx->be)
+		return EXIT_OK;
+	return cmd_open_backend(ctx, &ctx->be_storage);
 }

@@ -9,13 +9,17 @@
 struct snapshot *cmd_take_snapshot(struct cmd_ctx *ctx, const char *cmd, unsigned groups, int *rc)
 {
 	struct gpu_err err = { "" };
+	*rc = cmd_backend(ctx);
+	if (*rc != EXIT_OK)
+		return NULL;
 	struct snapshot *snap = malloc(sizeof(*snap)); /* ~1 MB: not on the stack */
 	if (!snap) {
 		cmd_error(ctx, cmd, "out of memory");
 		*rc = EXIT_SOFTWARE;
 		return NULL;
 	}
-	int r = snapshot_take(ctx->be, groups, snap, &err);
+	/* the system facts were read when the backend opened: not twice */
+	int r = snapshot_take_with_sys(ctx->be, &ctx->sys, groups, 0, snap, &err);
 	if (r != GPU_OK) {
 		cmd_error(ctx, cmd, "%s", err.msg);
 		free(snap);

@@ -273,13 +273,16 @@ int cmd_diag(int argc, char **argv, struct cmd_ctx *ctx)
 			break;
 		case 'h': usage(ctx->out); return EXIT_OK;
 		case ':': cmd_error(ctx, "diag", "option '%s' needs a value", argv[optind - 1]); return EXIT_USAGE;
-		default: cmd_error(ctx, "diag", "unknown option '%s'", argv[optind - 1]); return EXIT_USAGE;
+		default: cmd_error(ctx, "diag", "unknown option '%s'; see 'gpuctl diag --help'", argv[optind - 1]); return EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
 		cmd_error(ctx, "diag", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
+	int rc = cmd_backend(ctx); /* only now: usage errors need no driver */
+	if (rc != EXIT_OK)
+		return rc;
 	if (o.level >= 2 && ctx->sys.simulated) {
 		cmd_error(ctx, "diag", "level %d runs tests on real GPUs; '%s' is a simulated server (level 1 works here)",
 			  o.level, ctx->sys.server_name);
@@ -289,7 +292,7 @@ int cmd_diag(int argc, char **argv, struct cmd_ctx *ctx)
 	struct health_run *hr = calloc(1, sizeof(*hr));
 	struct diag_results *rs = calloc(1, sizeof(*rs));
 	struct catalog cat = { 0 };
-	int rc = hr && rs ? EXIT_OK : EXIT_SOFTWARE;
+	rc = hr && rs ? EXIT_OK : EXIT_SOFTWARE;
 	if (rc != EXIT_OK)
 		cmd_error(ctx, "diag", "out of memory");
 	if (rc == EXIT_OK)

@@ -384,7 +384,7 @@ int cmd_health(int argc, char **argv, struct cmd_ctx *ctx)
 			break;
 		case 'h': usage(ctx->out); return EXIT_OK;
 		case ':': cmd_error(ctx, "health", "option '%s' needs a value", argv[optind - 1]); return EXIT_USAGE;
-		default: cmd_error(ctx, "health", "unknown option '%s'", argv[optind - 1]); return EXIT_USAGE;
+		default: cmd_error(ctx, "health", "unknown option '%s'; see 'gpuctl health --help'", argv[optind - 1]); return EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {

@@ -133,7 +133,7 @@ static void health(struct cmd_ctx *ctx, struct report_state *s)
 		snprintf(rep->health_note, sizeof(rep->health_note), "no health rules: %.150s", msg);
 		return;
 	}
-	if (snapshot_take(ctx->be, GPU_GRP_ALL, &s->snap, &err) != GPU_OK) {
+	if (snapshot_take_with_sys(ctx->be, &ctx->sys, GPU_GRP_ALL, 0, &s->snap, &err) != GPU_OK) {
 		snprintf(rep->health_note, sizeof(rep->health_note), "cannot read the GPUs: %.150s", err.msg);
 		return;
 	}
@@ -269,6 +269,9 @@ int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
 	int rc = parse(argc, argv, ctx, &o);
 	if (rc != 0)
 		return rc < 0 ? EXIT_OK : rc;
+	rc = cmd_backend(ctx); /* only now: usage errors need no driver */
+	if (rc != EXIT_OK)
+		return rc;
 	struct report_state *s = calloc(1, sizeof(*s));
 	if (!s) {
 		cmd_error(ctx, "report", "out of memory");

@@ -42,6 +42,9 @@ int watch_start(struct watch *w, struct cmd_ctx *ctx, const char *cmd, const cha
 		uint64_t interval_ns, unsigned groups, bool processes, unsigned slow_every)
 {
 	memset(w, 0, sizeof(*w));
+	int rc = cmd_backend(ctx);
+	if (rc != EXIT_OK)
+		return rc;
 	w->snap = calloc(1, sizeof(*w->snap));
 	if (!w->snap) {
 		cmd_error(ctx, cmd, "out of memory");
@@ -65,7 +68,7 @@ int watch_start(struct watch *w, struct cmd_ctx *ctx, const char *cmd, const cha
 	sampler_wait_first(w->sampler, 5 * interval_ns + 2000000000ull);
 	sampler_read(w->sampler, w->snap);
 	w->n = w->snap->n;
-	int rc = cmd_select_gpus(ctx, cmd, w->snap, id_spec, &w->mask);
+	rc = cmd_select_gpus(ctx, cmd, w->snap, id_spec, &w->mask);
 	if (rc != EXIT_OK)
 		watch_stop(w);
 	return rc;

@@ -1,6 +1,6 @@
 /*
- * top_watch.h - what `gpuctl top` and `gpuctl dmon` share: starting the
- * sampler on the opened backend, waiting for the first sample, and turning
+ * top_watch.h - what `gpuctl top` and `gpuctl dmon` share: opening the
+ * backend, starting the sampler on it, waiting for the first sample, and turning
  * -i/--id SPEC into the GPUs to show. Telemetry comes only through the
  * sampler (src/sampler/sampler.h).
  */
@@ -21,7 +21,8 @@ struct watch {
 	unsigned n;              /* GPUs the server has */
 };
 
-/* Starts the sampler (interval, groups, with or without processes), waits
+/* Opens the backend (cmd_backend: call it after the options are checked),
+ * starts the sampler (interval, groups, with or without processes), waits
  * for a first sample and applies `id_spec` (NULL: every GPU). On failure
  * prints "gpuctl CMD: ..." and returns an exit code; 0 on success. */
 int watch_start(struct watch *w, struct cmd_ctx *ctx, const char *cmd, const char *id_spec,

@@ -80,5 +80,11 @@ int snapshot_take(struct gpu_backend *be, unsigned groups, struct snapshot *out,
  * by then is down ("no answer within ...") and the sweep returns. */
 int snapshot_take_timeout(struct gpu_backend *be, unsigned groups, uint64_t timeout_ns, struct snapshot *out,
 			  struct gpu_err *err);
+/* The same for a caller that read the system facts when it opened the backend
+ * (a command: cmd_backend): *sys becomes out->sys instead of being asked of
+ * the backend again (driver, NVML and CUDA versions, host, fabric manager on
+ * every GPU). sys NULL: read them, as snapshot_take_timeout does. */
+int snapshot_take_with_sys(struct gpu_backend *be, const struct gpu_system *sys, unsigned groups,
+			   uint64_t timeout_ns, struct snapshot *out, struct gpu_err *err);
 
 #endif

@@ -124,17 +124,21 @@ out:
 	return NULL;
 }
 
-int snapshot_take_timeout(struct gpu_backend *be, unsigned groups, uint64_t timeout_ns, struct snapshot *out,
-			  struct gpu_err *err)
+int snapshot_take_with_sys(struct gpu_backend *be, const struct gpu_system *sys, unsigned groups,
+			   uint64_t timeout_ns, struct snapshot *out, struct gpu_err *err)
 {
 	memset(out, 0, sizeof(*out));
 	if (!be || !be->ops) {
 		gpu_err_set(err, "no backend is open");
 		return GPU_EINVAL;
 	}
-	int rc = be->ops->system_info(be, &out->sys, err);
-	if (rc != GPU_OK)
-		return rc;
+	if (sys) {
+		out->sys = *sys;
+	} else {
+		int rc = be->ops->system_info(be, &out->sys, err);
+		if (rc != GPU_OK)
+			return rc;
+	}
 	out->n = be->gpu_count < GPU_MAX_GPUS ? be->gpu_count : GPU_MAX_GPUS;
 	out->taken_ns = gpu_backend_now_ns(be);
 
@@ -197,6 +201,12 @@ int snapshot_take_timeout(struct gpu_backend *be, unsigned groups, uint64_t time
 	for (unsigned i = 0; i < out->n; i++)
 		free(sw[i]);
 	return GPU_OK;
+}
+
+int snapshot_take_timeout(struct gpu_backend *be, unsigned groups, uint64_t timeout_ns, struct snapshot *out,
+			  struct gpu_err *err)
+{
+	return snapshot_take_with_sys(be, NULL, groups, timeout_ns, out, err);
 }
 
 int snapshot_take(struct gpu_backend *be, unsigned groups, struct snapshot *out, struct gpu_err *err)

@@ -1,4 +1,5 @@
-/* test_snapshot.c - the one-shot sweep: every GPU read, a hung GPU bounded. */
+/* test_snapshot.c - the one-shot sweep: every GPU read, a hung GPU bounded,
+ * system facts read once. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -72,11 +73,63 @@ static void test_hung_gpu_bounded(void **state)
 	free(s);
 }
 
+/* A backend in front of an open sim backend (be->priv) that counts the
+ * system_info calls; the sweep's other required calls go through to it. */
+static unsigned system_info_calls;
+static int counted_system_info(struct gpu_backend *be, struct gpu_system *out, struct gpu_err *err)
+{
+	struct gpu_backend *sim = be->priv;
+	system_info_calls++;
+	return sim->ops->system_info(sim, out, err);
+}
+static int fwd_static_info(struct gpu_backend *be, unsigned gpu, struct gpu_static *out, struct gpu_err *err)
+{
+	struct gpu_backend *sim = be->priv;
+	return sim->ops->static_info(sim, gpu, out, err);
+}
+static int fwd_sample(struct gpu_backend *be, unsigned gpu, unsigned groups, struct gpu_sample *out,
+		      struct gpu_err *err)
+{
+	struct gpu_backend *sim = be->priv;
+	return sim->ops->sample(sim, gpu, groups, out, err);
+}
+
+/* A caller that read the system facts when it opened the backend hands them
+ * in: the sweep copies them and does not ask the backend again; without them
+ * it asks once. */
+static void test_known_sys_not_read_again(void **state)
+{
+	(void)state;
+	struct gpu_backend sim;
+	open_server(&sim, "h200x8");
+	const struct gpu_backend_ops ops = { .name = "counted", .system_info = counted_system_info,
+					     .static_info = fwd_static_info, .sample = fwd_sample };
+	struct gpu_backend be = { .ops = &ops, .priv = &sim, .gpu_count = sim.gpu_count };
+	struct gpu_system sys;
+	struct gpu_err err = { "" };
+	system_info_calls = 0;
+	assert_int_equal(be.ops->system_info(&be, &sys, &err), GPU_OK);
+	snprintf(sys.server_name, sizeof(sys.server_name), "read-at-open");
+	struct snapshot *s = calloc(1, sizeof(*s));
+	assert_int_equal(snapshot_take_with_sys(&be, &sys, GPU_GRP_BASIC, 0, s, &err), GPU_OK);
+	assert_int_equal(system_info_calls, 1);
+	assert_string_equal(s->sys.server_name, "read-at-open");
+	assert_true(s->sys.simulated);
+	assert_int_equal(s->n, 8);
+	assert_true(s->gpu[7].up);
+	assert_int_equal(snapshot_take_with_sys(&be, NULL, GPU_GRP_BASIC, 0, s, &err), GPU_OK);
+	assert_int_equal(system_info_calls, 2);
+	assert_string_not_equal(s->sys.server_name, "read-at-open");
+	gpu_backend_close(&sim);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_gpu_read),
 		cmocka_unit_test(test_hung_gpu_bounded),
+		cmocka_unit_test(test_known_sys_not_read_again),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
