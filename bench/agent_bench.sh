@@ -22,7 +22,7 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
 	cmake --build "$BUILD" -j"$(nproc)" --target gpuctl gpuctl_core >/dev/null
 fi
 cc -O2 -std=c11 -D_GNU_SOURCE -Isrc bench/agent_bench.c "$BUILD/libgpuctl_core.a" \
-	$(pkg-config --libs jansson libmicrohttpd sqlite3 ncursesw) -lpthread -ldl -lm -o "$BUILD/agent_bench"
+	$(pkg-config --libs jansson libmicrohttpd sqlite3 ncursesw zlib) -lpthread -ldl -lm -o "$BUILD/agent_bench"
 export GPUCTL_DATA_DIR="$PWD/data"
 tmp=$(mktemp -d)
 agent_pid=""

@@ -2,7 +2,7 @@
 # Installs the Debian packages gpuctl builds and tests with (as root; skips what is there).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libjansson-dev libmicrohttpd-dev libsqlite3-dev
-      libncurses-dev libcmocka-dev clang curl tmux python3 jq)
+      libncurses-dev zlib1g-dev libcmocka-dev clang curl tmux python3 jq)
 [ "${GPUCTL_TEST_DEPS:-0}" = 1 ] && pkgs+=(prometheus chromium)
 # the Slurm test cluster (tests/cli/slurm_cluster.sh) and the SPANK plugin's header
 [ "${GPUCTL_TEST_DEPS:-0}" = 1 ] && pkgs+=(slurmctld slurmd slurm-client munge libslurm-dev)

@@ -25,9 +25,25 @@ void abuf_reset(struct abuf *b)
 		b->p[0] = '\0';
 }
 
+bool abuf_drain(struct abuf *b)
+{
+	if (b->oom)
+		return false;
+	if (b->sink && b->len > 0) {
+		if (b->sink(b->sink_ctx, b->p, b->len) != 0) {
+			b->oom = true;
+			return false;
+		}
+		abuf_reset(b);
+	}
+	return true;
+}
+
 bool abuf_reserve(struct abuf *b, size_t extra)
 {
 	if (b->oom)
+		return false;
+	if (b->sink && b->len > 0 && b->len + extra + 1 > b->sink_at && !abuf_drain(b))
 		return false;
 	if (b->len + extra + 1 <= b->cap)
 		return true;

@@ -1,6 +1,11 @@
 /* abuf.h - a growable byte buffer the agent renders into (exposition text,
  * JSON). An allocation failure sets oom and later appends do nothing, so a
- * renderer checks once at the end. */
+ * renderer checks once at the end.
+ *
+ * With a sink set, the buffer is a window instead: when an append would take
+ * it past sink_at bytes, what it holds goes to the sink first (the agent
+ * compresses its exposition this way, never holding the whole text). The
+ * last append is always still in the buffer. */
 #ifndef GPUCTL_ABUF_H
 #define GPUCTL_ABUF_H
 
@@ -12,11 +17,17 @@ struct abuf {
 	char *p;       /* NUL-terminated while not oom */
 	size_t len, cap;
 	bool oom;
+	/* optional: 0 on success; a failure sets oom */
+	int (*sink)(void *ctx, const char *p, size_t n);
+	void *sink_ctx;
+	size_t sink_at;
 };
 
 void abuf_init(struct abuf *b);
 void abuf_free(struct abuf *b);
 void abuf_reset(struct abuf *b); /* len = 0, keeps the memory */
+/* Hands what the buffer holds to its sink (if any) and empties it. false when oom. */
+bool abuf_drain(struct abuf *b);
 bool abuf_reserve(struct abuf *b, size_t extra);
 void abuf_put(struct abuf *b, const char *s, size_t n);
 void abuf_puts(struct abuf *b, const char *s);

@@ -108,8 +108,8 @@ static struct published *pool_take(struct agent *a)
 
 static void published_free(struct published *p)
 {
-	abuf_free(&p->prom);
-	abuf_free(&p->om);
+	gz_body_free(&p->prom);
+	gz_body_free(&p->om);
 	api_doc_free(&p->gpus);
 	api_doc_free(&p->health);
 	free(p);
@@ -173,6 +173,7 @@ struct render_scratch {
 	bool have_prev;
 	struct health_report *rep;
 	struct leakwatch_leak *leaks; /* LEAKWATCH_MAX */
+	struct gz_writer gz;          /* compresses the expositions as they are rendered */
 };
 
 static int scratch_init(struct render_scratch *s)
@@ -182,7 +183,8 @@ static int scratch_init(struct render_scratch *s)
 	s->prev = calloc(1, sizeof(*s->prev));
 	s->rep = calloc(1, sizeof(*s->rep));
 	s->leaks = calloc(LEAKWATCH_MAX, sizeof(*s->leaks));
-	return s->now && s->prev && s->rep && s->leaks ? 0 : -1;
+	int gz = gz_writer_init(&s->gz);
+	return s->now && s->prev && s->rep && s->leaks && gz == 0 ? 0 : -1;
 }
 
 static void scratch_free(struct render_scratch *s)
@@ -191,6 +193,7 @@ static void scratch_free(struct render_scratch *s)
 	free(s->prev);
 	free(s->rep);
 	free(s->leaks);
+	gz_writer_free(&s->gz);
 }
 
 static int health_status(enum health_verdict v)
@@ -256,14 +259,18 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 	o.health = rep ? mh : NULL;
 	o.leaks = a->leaks ? s->leaks : NULL;
 	o.nleaks = nleaks;
-	abuf_reset(&p->prom);
-	abuf_reset(&p->om);
-	int rc = metrics_render(&p->prom, s->now, &o);
-	pool_metrics_append(a->job_pool, &p->prom, false);
+	struct abuf *text = gz_begin(&s->gz, &p->prom);
+	int rc = metrics_render(text, s->now, &o);
+	pool_metrics_append(a->job_pool, text, false);
+	rc |= gz_end(&s->gz);
+	abuf_reset(&p->om.gz);
+	p->om.raw_len = 0;
 	if (openmetrics_wanted(a)) {
 		o.openmetrics = true;
-		rc |= metrics_render(&p->om, s->now, &o);
-		pool_metrics_append(a->job_pool, &p->om, true);
+		text = gz_begin(&s->gz, &p->om);
+		rc |= metrics_render(text, s->now, &o);
+		pool_metrics_append(a->job_pool, text, true);
+		rc |= gz_end(&s->gz);
 	}
 	rc |= api_render_gpus(&p->gpus, s->now, host);
 	struct api_leak_watch lw = { 0 };
@@ -593,9 +600,7 @@ int agent_render_once(struct gpu_backend *be, const struct agent_config *cfg, co
 		agent_want_openmetrics(a);
 	int rc = scratch_init(&s);
 	if (rc == 0 && (p = pool_take(a)) != NULL && render_into(a, &s, p) == 0) {
-		const struct abuf *src = openmetrics ? &p->om : &p->prom;
-		abuf_put(out, src->p, src->len);
-		rc = out->oom ? -1 : 0;
+		rc = gz_inflate_all(openmetrics ? &p->om : &p->prom, out);
 	} else {
 		rc = -1;
 	}

@@ -8,12 +8,15 @@
 
 #include "agent.h"
 #include "api.h"
+#include "gz.h"
 
-/* One tick's rendered responses. Scrapes hold a reference while MHD sends. */
+/* One tick's rendered responses. Scrapes hold a reference while MHD sends.
+ * The expositions are kept gzip-compressed only (gz.h); a client that does
+ * not accept gzip gets them inflated while they are sent. */
 struct published {
 	struct published *next;   /* the agent's pool */
 	unsigned refs;            /* guarded by agent.pub_mu; the current one holds one too */
-	struct abuf prom, om;
+	struct gz_body prom, om;  /* Prometheus text 0.0.4; OpenMetrics (raw_len 0 while not rendered) */
 	struct api_doc gpus, health;
 	uint64_t mono_ns;         /* when it was rendered (CLOCK_MONOTONIC) */
 };

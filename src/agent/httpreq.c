@@ -170,14 +170,25 @@ void http_req_parse(const char *target, size_t len, struct http_req *out)
 	}
 }
 
-bool http_accept_openmetrics(const char *accept)
+/* A q parameter's value is above 0: some digit of it before any exponent is
+ * not 0 ("q=0", "q=0.000" and garbage are 0; "q=.5", "q=1" are not). */
+static bool qvalue_positive(const char *v, const char *e)
 {
-	static const char om[] = "application/openmetrics-text";
-	if (!accept)
-		return false;
-	const char *p = accept;
-	while (*p) {
-		/* one media range: type/subtype *( ; param ) */
+	for (; v < e && *v != ';' && *v != 'e' && *v != 'E'; v++)
+		if (*v >= '1' && *v <= '9')
+			return true;
+	return false;
+}
+
+/* How a header that lists tokens with parameters (Accept, Accept-Encoding:
+ * "a;q=0.5, b") treats token: -1 not listed, 0 listed only with q=0, 1
+ * listed with a quality above 0. Case-insensitive. */
+static int list_quality(const char *header, const char *token)
+{
+	size_t toklen = strlen(token);
+	int best = -1;
+	const char *p = header;
+	while (p && *p) {
 		size_t n = strcspn(p, ",");
 		const char *s = p, *e = p + n;
 		while (s < e && (*s == ' ' || *s == '\t'))
@@ -187,23 +198,38 @@ bool http_accept_openmetrics(const char *accept)
 			tlen = (size_t)(e - s);
 		while (tlen > 0 && (s[tlen - 1] == ' ' || s[tlen - 1] == '\t'))
 			tlen--;
-		if (tlen == sizeof(om) - 1 && strncasecmp(s, om, tlen) == 0) {
+		if (tlen == toklen && strncasecmp(s, token, tlen) == 0) {
 			bool zero = false;
-			for (const char *k = s + tlen; k + 2 < e; k++) {
-				if (*k == ';') {
-					const char *v = k + 1;
-					while (v < e && *v == ' ')
-						v++;
-					if (v + 2 < e && (v[0] == 'q' || v[0] == 'Q') && v[1] == '=') {
-						double qv = strtod(v + 2, NULL);
-						zero = qv <= 0.0;
-					}
-				}
+			for (const char *k = s + tlen; k < e; k++) {
+				if (*k != ';')
+					continue;
+				const char *v = k + 1;
+				while (v < e && (*v == ' ' || *v == '\t'))
+					v++;
+				if (e - v >= 2 && (v[0] == 'q' || v[0] == 'Q') && v[1] == '=')
+					zero = !qvalue_positive(v + 2, e);
 			}
 			if (!zero)
-				return true;
+				return 1;
+			best = 0;
 		}
 		p = *e ? e + 1 : e;
 	}
-	return false;
+	return best;
+}
+
+bool http_accept_openmetrics(const char *accept)
+{
+	return list_quality(accept, "application/openmetrics-text") == 1;
+}
+
+bool http_accept_gzip(const char *accept_encoding)
+{
+	int q = list_quality(accept_encoding, "gzip");
+	int x = list_quality(accept_encoding, "x-gzip"); /* RFC 9110: the same coding */
+	if (x > q)
+		q = x;
+	if (q >= 0)
+		return q == 1;
+	return list_quality(accept_encoding, "*") == 1;
 }

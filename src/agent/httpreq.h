@@ -1,6 +1,6 @@
 /*
  * httpreq.h - what a request to the agent asks for, from its raw target
- * ("/api/v1/gpus?gpu=0,3") and Accept header. Pure and fuzzed
+ * ("/api/v1/gpus?gpu=0,3"), Accept and Accept-Encoding headers. Pure and fuzzed
  * (tests/fuzz/fuzz_httpreq.c); the HTTP server (http.c) only dispatches.
  */
 #ifndef GPUCTL_HTTPREQ_H
@@ -27,5 +27,9 @@ void http_req_parse(const char *target, size_t len, struct http_req *out);
 /* True if an Accept header asks for OpenMetrics (application/openmetrics-text)
  * with a quality above 0. */
 bool http_accept_openmetrics(const char *accept);
+/* True if an Accept-Encoding header lets the answer be gzip: "gzip" (or
+ * "x-gzip") with a quality above 0, or else "*" with a quality above 0.
+ * NULL (no header) is false: such a client gets the plain text. */
+bool http_accept_gzip(const char *accept_encoding);
 
 #endif

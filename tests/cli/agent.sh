@@ -90,6 +90,41 @@ check "OpenMetrics content type" [ "$code" = "200 application/openmetrics-text; 
 check "OpenMetrics ends with # EOF" [ "$(tail -1 "$tmp/om.txt")" = "# EOF" ]
 check "OpenMetrics counter family without _total" grep -q '^# TYPE gpuctl_gpu_energy_joules counter$' "$tmp/om.txt"
 
+# --- gzip (Prometheus always asks for it), plain text for clients that do not
+hdr() { sed -n "s/^$1: *\([^\r]*\).*/\1/ip" "$2"; } # hdr NAME FILE: a response header's value
+curl -s --max-time 5 -D "$tmp/plain.h" -o "$tmp/plain.txt" "$base/metrics"
+check "plain: no Content-Encoding" [ -z "$(hdr Content-Encoding "$tmp/plain.h")" ]
+check "plain: Vary: Accept-Encoding" [ "$(hdr Vary "$tmp/plain.h")" = "Accept-Encoding" ]
+check "plain: Content-Length is the text's" [ "$(hdr Content-Length "$tmp/plain.h")" = "$(wc -c <"$tmp/plain.txt")" ]
+check "plain: 8 GPUs up" [ "$(grep -c '^gpuctl_gpu_up{.*} 1$' "$tmp/plain.txt")" -eq 8 ]
+curl -s --max-time 5 -H 'Accept-Encoding: gzip' -D "$tmp/gz.h" -o "$tmp/gz.bin" "$base/metrics"
+check "gzip: Content-Encoding: gzip" [ "$(hdr Content-Encoding "$tmp/gz.h")" = "gzip" ]
+check "gzip: Vary: Accept-Encoding" [ "$(hdr Vary "$tmp/gz.h")" = "Accept-Encoding" ]
+check "gzip: text 0.0.4" [ "$(hdr Content-Type "$tmp/gz.h")" = "text/plain; version=0.0.4; charset=utf-8" ]
+check "gzip: Content-Length is the compressed body's" [ "$(hdr Content-Length "$tmp/gz.h")" = "$(wc -c <"$tmp/gz.bin")" ]
+check "gzip: a valid gzip stream" gzip -t "$tmp/gz.bin"
+gzip -dc "$tmp/gz.bin" >"$tmp/gz.txt" 2>/dev/null
+check "gzip: at least 4x smaller" [ "$(wc -c <"$tmp/gz.bin")" -lt $(($(wc -c <"$tmp/gz.txt") / 4)) ]
+names() { grep -v '^#' "$1" | sed 's/[{ ].*//' | sort -u; }
+check "gzip: the same metrics as plain" diff <(names "$tmp/plain.txt") <(names "$tmp/gz.txt")
+check "gzip: the same HELP and TYPE lines" diff <(grep '^# [HT]' "$tmp/plain.txt") <(grep '^# [HT]' "$tmp/gz.txt")
+curl -s --max-time 5 --compressed -o "$tmp/curlz.txt" -w '%{size_download}' "$base/metrics" >"$tmp/curlz.size"
+check "curl --compressed: 8 GPUs up" [ "$(grep -c '^gpuctl_gpu_up{.*} 1$' "$tmp/curlz.txt")" -eq 8 ]
+check "curl --compressed: fetched compressed" [ "$(cat "$tmp/curlz.size")" -lt $(($(wc -c <"$tmp/curlz.txt") / 4)) ]
+if command -v promtool >/dev/null; then
+	check "promtool check metrics (gzip)" promtool check metrics <"$tmp/curlz.txt"
+fi
+curl -s --max-time 5 -H 'Accept-Encoding: gzip;q=0, deflate' -D "$tmp/q0.h" -o "$tmp/q0.txt" "$base/metrics"
+check "gzip;q=0: plain" [ -z "$(hdr Content-Encoding "$tmp/q0.h")" ] && check "gzip;q=0: text" grep -q '^gpuctl_gpu_up{' "$tmp/q0.txt"
+curl -s --max-time 5 -H 'Accept-Encoding: gzip' -H "$om_accept" -D "$tmp/omgz.h" -o "$tmp/omgz.bin" "$base/metrics"
+check "OpenMetrics gzip: content type and encoding" [ "$(hdr Content-Type "$tmp/omgz.h") $(hdr Content-Encoding "$tmp/omgz.h")" = \
+	"application/openmetrics-text; version=1.0.0; charset=utf-8 gzip" ]
+check "OpenMetrics gzip: ends with # EOF" [ "$(gzip -dc "$tmp/omgz.bin" | tail -1)" = "# EOF" ]
+curl -s --max-time 5 -I -H 'Accept-Encoding: gzip' -o "$tmp/headgz.h" "$base/metrics"
+check "HEAD gzip: 200 with Content-Encoding" [ "$(head -1 "$tmp/headgz.h" | cut -d' ' -f2) $(hdr Content-Encoding "$tmp/headgz.h")" = "200 gzip" ]
+curl -s --max-time 5 -I -o "$tmp/head.h" "$base/metrics"
+check "HEAD plain: the text's length" [ "$(hdr Content-Length "$tmp/head.h")" -gt "$(wc -c <"$tmp/gz.bin")" ]
+
 # --- JSON API and /healthz
 curl -s --max-time 5 "$base/api/v1/gpus" >"$tmp/gpus.json"
 check "/api/v1/gpus: 8 GPUs, simulated" python3 -c '

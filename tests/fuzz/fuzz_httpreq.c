@@ -1,5 +1,6 @@
-/* fuzz_httpreq.c - the agent's request-target and Accept parsing on arbitrary
- * bytes: the first line is the target, the rest the Accept header. */
+/* fuzz_httpreq.c - the agent's request-target, Accept and Accept-Encoding
+ * parsing on arbitrary bytes: the first line is the target, the rest is given
+ * to both header parsers. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(accept, nl + 1, alen);
 		accept[alen] = '\0';
 		(void)http_accept_openmetrics(accept);
+		(void)http_accept_gzip(accept);
 		free(accept);
 	}
 	return 0;

@@ -207,6 +207,27 @@ static void test_accept(void **state)
 	assert_false(http_accept_openmetrics("application/openmetrics-textx"));
 	assert_false(http_accept_openmetrics(""));
 	assert_false(http_accept_openmetrics(NULL));
+	assert_true(http_accept_openmetrics("application/openmetrics-text; q=.5"));
+	assert_false(http_accept_openmetrics("application/openmetrics-text;q=0.000"));
+}
+
+static void test_accept_encoding(void **state)
+{
+	(void)state;
+	assert_true(http_accept_gzip("gzip"));                 /* Prometheus */
+	assert_true(http_accept_gzip("deflate, gzip"));        /* curl --compressed */
+	assert_true(http_accept_gzip("br;q=1.0, GZIP;q=0.5, *;q=0.1"));
+	assert_true(http_accept_gzip("x-gzip"));
+	assert_true(http_accept_gzip("*"));
+	assert_true(http_accept_gzip(" identity ,\t gzip ; q=1"));
+	assert_false(http_accept_gzip("gzip;q=0"));
+	assert_false(http_accept_gzip("gzip;q=0.000, *"));     /* refused by name: * does not override */
+	assert_false(http_accept_gzip("*;q=0"));
+	assert_false(http_accept_gzip("identity"));
+	assert_false(http_accept_gzip("deflate, br"));
+	assert_false(http_accept_gzip("gzipx, xgzip"));
+	assert_false(http_accept_gzip(""));
+	assert_false(http_accept_gzip(NULL));
 }
 
 static void test_kmsg_lines(void **state)
@@ -265,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_listen_forms),
 		cmocka_unit_test(test_request_targets),
 		cmocka_unit_test(test_accept),
+		cmocka_unit_test(test_accept_encoding),
 		cmocka_unit_test(test_kmsg_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
