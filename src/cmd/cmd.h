@@ -44,6 +44,10 @@ struct snapshot;
  * facts are ctx->sys, not read again. On failure prints the one-line error
  * ("gpuctl CMD: ..." for the snapshot) and returns NULL with *rc the exit code. */
 struct snapshot *cmd_take_snapshot(struct cmd_ctx *ctx, const char *cmd, unsigned groups, int *rc);
+/* Checks the form of -i/--id SPEC (NULL: every GPU) while the options are
+ * parsed, before the backend opens (gpu_select_check); on a bad one prints
+ * the one-line error and returns EXIT_USAGE, else 0. */
+int cmd_check_gpu_spec(const struct cmd_ctx *ctx, const char *cmd, const char *spec);
 /* Resolves -i/--id SPEC (NULL: every GPU) against a snapshot's GPUs into a
  * bitmap; on a bad spec prints the one-line error and returns EXIT_USAGE. */
 int cmd_select_gpus(const struct cmd_ctx *ctx, const char *cmd, const struct snapshot *snap,

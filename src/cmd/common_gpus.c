@@ -30,6 +30,16 @@ struct snapshot *cmd_take_snapshot(struct cmd_ctx *ctx, const char *cmd, unsigne
 	return snap;
 }
 
+int cmd_check_gpu_spec(const struct cmd_ctx *ctx, const char *cmd, const char *spec)
+{
+	char msg[160];
+	if (spec && gpu_select_check(spec, msg, sizeof(msg)) != 0) {
+		cmd_error(ctx, cmd, "%s", msg);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 int cmd_select_gpus(const struct cmd_ctx *ctx, const char *cmd, const struct snapshot *snap,
 		    const char *spec, uint64_t *mask)
 {

@@ -280,6 +280,8 @@ int cmd_diag(int argc, char **argv, struct cmd_ctx *ctx)
 		cmd_error(ctx, "diag", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
+	if (cmd_check_gpu_spec(ctx, "diag", ids) != EXIT_OK)
+		return EXIT_USAGE;
 	int rc = cmd_backend(ctx); /* only now: usage errors need no driver */
 	if (rc != EXIT_OK)
 		return rc;

@@ -125,6 +125,8 @@ static int parse_opts(int argc, char **argv, struct cmd_ctx *ctx, struct dmon_op
 		cmd_error(ctx, "dmon", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
+	if (cmd_check_gpu_spec(ctx, "dmon", o->ids) != EXIT_OK)
+		return EXIT_USAGE;
 	return EXIT_OK;
 }
 

@@ -391,6 +391,8 @@ int cmd_health(int argc, char **argv, struct cmd_ctx *ctx)
 		cmd_error(ctx, "health", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
+	if (cmd_check_gpu_spec(ctx, "health", ids) != EXIT_OK)
+		return EXIT_USAGE;
 	opts.allowed_uids = uids;
 	opts.allowed_pids = pids;
 	struct health_run *hr = calloc(1, sizeof(*hr));

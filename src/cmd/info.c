@@ -68,6 +68,8 @@ static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct info_op
 		cmd_error(ctx, "info", "-q and --json cannot be used together");
 		return EXIT_USAGE;
 	}
+	if (cmd_check_gpu_spec(ctx, "info", o->id) != EXIT_OK)
+		return EXIT_USAGE;
 	return -1;
 }
 

@@ -96,6 +96,8 @@ static int parse_opts(int argc, char **argv, struct cmd_ctx *ctx, struct top_opt
 		cmd_error(ctx, "top", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
+	if (cmd_check_gpu_spec(ctx, "top", o->ids) != EXIT_OK)
+		return EXIT_USAGE;
 	return EXIT_OK;
 }
 

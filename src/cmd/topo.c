@@ -66,6 +66,8 @@ static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, bool *json, co
 			return EXIT_USAGE;
 		}
 	}
+	if (cmd_check_gpu_spec(ctx, "topo", *id) != EXIT_OK)
+		return EXIT_USAGE;
 	return -1;
 }
 

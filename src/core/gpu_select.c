@@ -138,7 +138,9 @@ static int match_busid(const char *item, const struct gpu_ident *ids, unsigned n
 	return -1;
 }
 
-static int parse_item(const char *item, const struct gpu_ident *ids, unsigned n, uint64_t *mask,
+/* form_only: check the item's form only, not whether such a GPU is there
+ * (n, ids and mask are not used) */
+static int parse_item(const char *item, const struct gpu_ident *ids, unsigned n, bool form_only, uint64_t *mask,
 		      char *err, size_t errlen)
 {
 	size_t len = strlen(item);
@@ -147,9 +149,16 @@ static int parse_item(const char *item, const struct gpu_ident *ids, unsigned n,
 		return -1;
 	}
 	if (strncasecmp(item, "GPU-", 4) == 0)
-		return match_uuid(item, ids, n, mask, err, errlen);
-	if (strchr(item, ':'))
-		return match_busid(item, ids, n, mask, err, errlen);
+		return form_only ? 0 : match_uuid(item, ids, n, mask, err, errlen);
+	if (strchr(item, ':')) {
+		struct pci_addr a;
+		if (!form_only)
+			return match_busid(item, ids, n, mask, err, errlen);
+		if (gpu_busid_parse(item, &a) == 0)
+			return 0;
+		snprintf(err, errlen, "unknown GPU '%s'", item);
+		return -1;
+	}
 
 	const char *dash = strchr(item, '-');
 	long lo, hi;
@@ -171,6 +180,8 @@ static int parse_item(const char *item, const struct gpu_ident *ids, unsigned n,
 			return -1;
 		}
 	}
+	if (form_only)
+		return 0;
 	if ((unsigned long)hi >= n) {
 		if (n == 0)
 			snprintf(err, errlen, "GPU index %ld out of range: no GPU", hi);
@@ -183,8 +194,8 @@ static int parse_item(const char *item, const struct gpu_ident *ids, unsigned n,
 	return 0;
 }
 
-int gpu_select_parse(const char *spec, const struct gpu_ident *ids, unsigned n,
-		     uint64_t *mask, char *err, size_t errlen)
+static int parse_list(const char *spec, const struct gpu_ident *ids, unsigned n, bool form_only,
+		      uint64_t *mask, char *err, size_t errlen)
 {
 	char item[128];
 	uint64_t m = 0;
@@ -211,7 +222,7 @@ int gpu_select_parse(const char *spec, const struct gpu_ident *ids, unsigned n,
 		}
 		memcpy(item, p, len);
 		item[len] = '\0';
-		if (parse_item(item, ids, n, &m, err, errlen) != 0)
+		if (parse_item(item, ids, n, form_only, &m, err, errlen) != 0)
 			return -1;
 		if (!end)
 			break;
@@ -219,4 +230,16 @@ int gpu_select_parse(const char *spec, const struct gpu_ident *ids, unsigned n,
 	}
 	*mask = m;
 	return 0;
+}
+
+int gpu_select_parse(const char *spec, const struct gpu_ident *ids, unsigned n,
+		     uint64_t *mask, char *err, size_t errlen)
+{
+	return parse_list(spec, ids, n, false, mask, err, errlen);
+}
+
+int gpu_select_check(const char *spec, char *err, size_t errlen)
+{
+	uint64_t unused;
+	return parse_list(spec, NULL, 0, true, &unused, err, errlen);
 }

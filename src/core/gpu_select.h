@@ -28,6 +28,14 @@ struct gpu_ident {
 int gpu_select_parse(const char *spec, const struct gpu_ident *ids, unsigned n,
 		     uint64_t *mask, char *err, size_t errlen);
 
+/* Checks only SPEC's form, before the GPUs are known (a command checks its
+ * options before it opens the backend): an empty list or item, a malformed
+ * index, range or bus id, a range whose start is after its end fail here with
+ * gpu_select_parse's message. Whether the GPUs are there (an index out of
+ * range, an unknown UUID or bus id) only gpu_select_parse can say: every SPEC
+ * it accepts passes this check. Returns 0, or -1 with a one-line message. */
+int gpu_select_check(const char *spec, char *err, size_t errlen);
+
 /* All n GPUs. */
 uint64_t gpu_select_all(unsigned n);
 

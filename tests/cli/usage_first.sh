@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # usage_first.sh - every command that reads GPUs (info, topo, agent, health,
 # dmon, top, diag, report) checks its options and arguments before it opens
-# the backend: a bad flag or value is a one-line usage error (exit 64) on a
-# simulated server, without any driver, with a simulated-server file that does
-# not exist (opening it would answer 66) and with a simulator whose every call
-# takes 5 s; `--help` needs no driver. Once the options are good, a machine
-# without the NVIDIA driver still gets the one clear line and 69
-# (docs/exit-codes.md).
+# the backend: a bad flag or value (a malformed -i SPEC too) is a one-line
+# usage error (exit 64) on a simulated server, without any driver, with a
+# simulated-server file that does not exist (opening it would answer 66) and
+# with a simulator whose every call takes 5 s; `--help` needs no driver. Once
+# the options are good, a machine without the NVIDIA driver still gets the one
+# clear line and 69 (docs/exit-codes.md).
 #
 # Run by CTest (GPUCTL = the binary). By hand:
 #   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/usage_first.sh
@@ -71,6 +71,14 @@ bad_values() { # bad_values GLOBAL...: every case run with these global options 
 	expect 64 "gpuctl diag: bad value '0' for --timeout-scale (0.05 to 100)" "$@" diag --timeout-scale 0
 	expect 64 "gpuctl report: unexpected argument 'extra'" "$@" report extra
 	expect 64 "gpuctl report: option '--results' needs a value" "$@" report --results
+	# -i SPEC: its form is checked with the options; only whether the GPUs
+	# are there waits for the backend
+	expect 64 "gpuctl info: bad GPU range '3-1': start after end" "$@" info -i 3-1
+	expect 64 "gpuctl topo: bad GPU range 'a-b'" "$@" topo --id=a-b
+	expect 64 "gpuctl health: empty item in GPU list" "$@" health -i 1,,2
+	expect 64 "gpuctl dmon: unknown GPU 'H300'" "$@" dmon -i H300
+	expect 64 "gpuctl top: bad GPU range '1-'" "$@" top -i 1-
+	expect 64 "gpuctl diag: unknown GPU '2a:00.9'" "$@" diag -i 2a:00.9
 }
 bad_values
 bad_values --sim "$missing"
@@ -98,6 +106,7 @@ if ! ldconfig -p 2>/dev/null | grep -q 'libnvidia-ml\.so\.1'; then
 	expect 69 "$nodriver_msg" dmon -c 1
 	expect 69 "$nodriver_msg" diag
 	expect 69 "$nodriver_msg" report --no-bench
+	expect 69 "$nodriver_msg" info -i 9 # well formed: only the GPUs can say it is not there
 	# top checks for a terminal (an option-level check, 64) before the backend
 	expect 64 "gpuctl top: needs a terminal; for a stream of lines use 'gpuctl dmon'" top
 	checks=$((checks + 1))

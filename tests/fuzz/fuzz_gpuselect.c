@@ -1,6 +1,7 @@
 /* fuzz_gpuselect.c - libFuzzer target for the `-i/--id` GPU spec parser
  * (src/core/gpu_select.c). Any input must parse or fail with a message,
- * and a successful parse selects only GPUs that exist. */
+ * a successful parse selects only GPUs that exist, and the form-only check
+ * (gpu_select_check) never refuses a spec that parses. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort(); /* selected a GPU that does not exist */
 	if (rc != 0 && err[0] == '\0')
 		abort(); /* failed without saying why */
+	char form_err[128] = "";
+	int form = gpu_select_check(spec, form_err, sizeof(form_err));
+	if (form != 0 && (rc == 0 || form_err[0] == '\0'))
+		abort(); /* the form check refused a spec the GPUs accept, or said nothing */
 	struct pci_addr a;
 	if (gpu_busid_parse(spec, &a) == 0 && (a.bus > 0xff || a.device > 0x1f || a.function > 7))
 		abort();

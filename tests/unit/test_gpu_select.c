@@ -126,6 +126,32 @@ static void test_busid_parse(void **state)
 	assert_int_equal(gpu_busid_parse(NULL, &a), -1);
 }
 
+/* The form alone, before the GPUs are known: malformed specs fail with
+ * gpu_select_parse's message; what needs the GPUs passes. */
+static const char *form_error(const char *spec)
+{
+	static char err[128];
+	err[0] = '\0';
+	return gpu_select_check(spec, err, sizeof(err)) == 0 ? NULL : err;
+}
+
+static void test_form_only(void **state)
+{
+	(void)state;
+	const char *bad[] = { "3-1", "a-b", "1,,2", "1,", "", "H300", "-1", "1-", "99999999999", "2a:00.9", "18:00" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *msg = form_error(bad[i]);
+		assert_non_null(msg);
+		assert_string_equal(msg, must_fail(bad[i]));
+	}
+	/* out of range on 8 GPUs, no such UUID or bus id: only the GPUs can say */
+	const char *good[] = { "0", "0-3,6", " 1, 3", "8", "6-9", "63", "999999", "GPU-ffffffff", "GPU-777",
+			       "9a:00.0", "0001:C1:1f.7", "GPU-77777777,0-2,18:00.0" };
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		assert_null(form_error(good[i]));
+	assert_non_null(form_error(NULL));
+}
+
 static void test_all(void **state)
 {
 	(void)state;
@@ -145,6 +171,7 @@ int main(void)
 		cmocka_unit_test(test_bus_ids),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_busid_parse),
+		cmocka_unit_test(test_form_only),
 		cmocka_unit_test(test_all),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
