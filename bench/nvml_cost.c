@@ -11,6 +11,10 @@
  * own (src/device/nvml_api.h), no NVIDIA header or library at build time.
  *   gcc -std=c11 -O2 -Wall -Wextra -Werror -o nvml_cost bench/nvml_cost.c -ldl
  *   ./nvml_cost [GPU index ...]      (default: every GPU)
+ *   ./nvml_cost --spaced GPU         each call once a second (as a 1 s sampler
+ *                                    makes it), 6 times, one kind after the
+ *                                    other: back-to-back medians can hide a
+ *                                    cost the driver pays once per period
  * Reads only. Exit: 0, or 69 when NVML cannot be loaded or initialised.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -438,6 +442,86 @@ static void one_gpu(unsigned g)
 	}
 }
 
+/* --spaced: each kind called once a second, SPACED_N times, kinds one after
+ * the other; the thread CPU of each call (median, max). */
+#define SPACED_N 6
+static void spaced_one(const char *name, call_fn fn, int present)
+{
+	uint64_t cpu[SPACED_N], wall[SPACED_N];
+	nvmlReturn_t r = NVML_ERROR_FUNCTION_NOT_FOUND;
+	if (!present) {
+		printf("  %-52s absent\n", name);
+		return;
+	}
+	for (int i = 0; i < SPACED_N; i++) {
+		struct timespec one = { 1, 0 };
+		nanosleep(&one, NULL);
+		uint64_t w0 = ns(CLOCK_MONOTONIC), c0 = ns(CLOCK_THREAD_CPUTIME_ID);
+		r = fn();
+		cpu[i] = ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+		wall[i] = ns(CLOCK_MONOTONIC) - w0;
+	}
+	qsort(wall, SPACED_N, sizeof(wall[0]), cmp_u64);
+	qsort(cpu, SPACED_N, sizeof(cpu[0]), cmp_u64);
+	printf("  %-52s wall %9.1f us  cpu median %9.1f us  max %9.1f us  rc=%d\n", name, wall[SPACED_N / 2] / 1e3,
+	       cpu[SPACED_N / 2] / 1e3, cpu[SPACED_N - 1] / 1e3, r);
+	fflush(stdout);
+}
+
+static void spaced_batch(const char *what)
+{
+	char name[160];
+	snprintf(name, sizeof(name), "nvmlDeviceGetFieldValues(%s, %d fields)", what, batch_n);
+	spaced_one(name, c_fields, GetFields != NULL);
+}
+
+static void spaced(unsigned g)
+{
+	if (DeviceGetHandleByIndex(g, &dev) != NVML_SUCCESS) {
+		printf("GPU %u: no handle\n", g);
+		return;
+	}
+	unsigned links = 0;
+	for (unsigned l = 0; GetNvlState && l < 18; l++) {
+		int st;
+		nvmlReturn_t r = GetNvlState(dev, l, &st);
+		if (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_INVALID_ARGUMENT)
+			break;
+		links = l + 1;
+	}
+	printf("GPU %u (%u NVLinks): each call once a second, %d times\n", g, links, SPACED_N);
+	batch_n = 0;
+	add_nvlink_fields(links);
+	spaced_batch("NVLink as gpuctl asks");
+	arg_link = 0;
+	spaced_one("nvmlDeviceGetNvLinkState(link 0)", c_nvl_state, GetNvlState != NULL);
+	arg_i = NVML_NVLINK_ERROR_DL_REPLAY;
+	spaced_one("nvmlDeviceGetNvLinkErrorCounter(link 0, replay)", c_nvl_err, GetNvlErr != NULL);
+	arg_link = 12;
+	arg_i = NVML_NVLINK_ERROR_DL_CRC_FLIT;
+	spaced_one("nvmlDeviceGetNvLinkErrorCounter(link 12, CRC flit)", c_nvl_err, GetNvlErr != NULL);
+	batch_n = 0;
+	add_field(NVML_FI_DEV_NVLINK_GET_STATE, 0);
+	spaced_batch("NVLink state link 0");
+	batch_n = 0;
+	add_field(NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L0, 0);
+	spaced_batch("NVLink replay link 0");
+	batch_n = 0;
+	for (unsigned l = 0; l < links; l++)
+		add_field(NVML_FI_DEV_NVLINK_GET_STATE, l);
+	spaced_batch("NVLink state, every link");
+	batch_n = 0;
+	add_basic_fields();
+	spaced_batch("basic");
+	spaced_one("nvmlDeviceGetTotalEnergyConsumption", c_energy, GetEnergy != NULL);
+	batch_n = 0;
+	add_ecc_fields();
+	spaced_batch("ECC");
+	arg_i = 0;
+	spaced_one("nvmlDeviceGetViolationStatus(power)", c_viol, GetViolation != NULL);
+	spaced_one("nvmlDeviceGetPcieThroughput(TX)", c_throughput, GetPcieThroughput != NULL);
+}
+
 int main(int argc, char **argv)
 {
 	lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -488,6 +572,16 @@ int main(int argc, char **argv)
 	printf("nvmlInit: %.1f ms\n", (ns(CLOCK_MONOTONIC) - t0) / 1e6);
 	unsigned n = 0;
 	DeviceGetCount(&n);
+	if (argc == 3 && strcmp(argv[1], "--spaced") == 0) {
+		char *end;
+		unsigned long g = strtoul(argv[2], &end, 10);
+		if (*end || g >= n) {
+			fprintf(stderr, "nvml_cost: no GPU '%s' (the driver reports %u)\n", argv[2], n);
+			return 2;
+		}
+		spaced((unsigned)g);
+		return 0;
+	}
 	if (argc > 1) {
 		for (int i = 1; i < argc; i++) {
 			char *end;

@@ -8,6 +8,7 @@
 #   scripts/gpu/all.sh run PART...     on the GPU machine. PARTs: foundation agent
 #                                      top_dmon (read-only: run side by side), then
 #                                      nvmlcost (bench/nvml_cost: NVML cost per call),
+#                                      nvmlspaced (nvml_cost --spaced),
 #                                      bench benchfull torch diag pool
 #                                      pool_devices threadcpu slurm kexp (one
 #                                      after another, each under its own time
@@ -81,8 +82,9 @@ want top_dmon && { part top_dmon 200 & pids+=($!); }
 for p in "${pids[@]}"; do wait "$p"; done
 # alone: its NVML calls would show in the agent's and top's CPU figures
 want nvmlcost && part nvmlcost 120
+want nvmlspaced && part nvmlcost 120 spaced
 want bench && part bench 330 run
-want benchfull && part bench 590 fullonly
+want benchfull && part bench "${BENCHFULL_LIMIT:-590}" fullonly
 if want torch; then
 	# PyTorch's figures for the same operations, in the same run as gpuctl bench
 	mkdir -p "$out/parts/torch"

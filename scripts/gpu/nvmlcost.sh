@@ -8,6 +8,8 @@
 # next to the single calls they may stand for. About 10 s on 2x H200.
 # Results: $OUT/nvmlcost/cost.txt and summary.txt. Exit: nvml_cost's (69: no NVML).
 # Reads only. Run it alone, not beside the agent/top CPU measurements.
+# `nvmlcost.sh spaced`: instead, GPU 0's costliest calls each once a second, 6
+# times (nvml_cost --spaced: what a 1 s sampler pays), into spaced.txt: ~80 s.
 set -u -o pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="${OUT:-$root/nvmlcost-out}/nvmlcost"
@@ -19,6 +21,17 @@ build() {
 }
 bin="$root/.device-carry/tools/bin/nvml_cost"
 [ -x "$bin" ] || build
+if [ "${1:-}" = spaced ]; then
+	"$bin" --spaced 0 >"$out/spaced.txt" 2>&1
+	rc=$?
+	if [ $rc -ge 126 ] || grep -q 'GLIBC_' "$out/spaced.txt"; then
+		build
+		"$bin" --spaced 0 >"$out/spaced.txt" 2>&1
+		rc=$?
+	fi
+	{ echo "nvml_cost --spaced exit $rc"; cat "$out/spaced.txt"; } >"$out/summary.txt"
+	exit $rc
+fi
 "$bin" >"$out/cost.txt" 2>&1
 rc=$?
 # the packed binary needs glibc 2.34: where it cannot start, build it here
