@@ -67,9 +67,11 @@ json_t *pool_cmd_request(const char *op)
 	return json_pack("{s:i, s:s}", "v", PROTO_VERSION, "op", op);
 }
 
-int pool_cmd_call(const struct cmd_ctx *ctx, const char *cmd, struct pool_opts *o, json_t *req, json_t **resp)
+int pool_cmd_call_raw(const struct cmd_ctx *ctx, const char *cmd, struct pool_opts *o, json_t *req, char **answer,
+		      size_t *len)
 {
-	*resp = NULL;
+	*answer = NULL;
+	*len = 0;
 	if (!req) {
 		cmd_error(ctx, cmd, "out of memory");
 		return EXIT_SOFTWARE;
@@ -81,13 +83,24 @@ int pool_cmd_call(const struct cmd_ctx *ctx, const char *cmd, struct pool_opts *
 		o->socket = o->socket_buf;
 	}
 	char err[512];
-	int rc = pool_call(o->socket, req, resp, err, sizeof(err));
+	int rc = pool_call_raw(o->socket, req, answer, len, err, sizeof(err));
 	json_decref(req);
 	if (rc == POOL_CALL_NO_AGENT) {
 		cmd_error(ctx, cmd, "%s", err);
 		return EXIT_TEMPFAIL;
 	}
 	if (rc != POOL_CALL_OK) {
+		cmd_error(ctx, cmd, "%s", err);
+		return EXIT_IOERR;
+	}
+	return EXIT_OK;
+}
+
+int pool_cmd_answer(const struct cmd_ctx *ctx, const char *cmd, const char *answer, size_t len, json_t **resp)
+{
+	char err[512];
+	*resp = pool_answer_parse(answer, len, err, sizeof(err));
+	if (!*resp) {
 		cmd_error(ctx, cmd, "%s", err);
 		return EXIT_IOERR;
 	}
@@ -101,9 +114,26 @@ int pool_cmd_call(const struct cmd_ctx *ctx, const char *cmd, struct pool_opts *
 	return EXIT_OK;
 }
 
+int pool_cmd_call(const struct cmd_ctx *ctx, const char *cmd, struct pool_opts *o, json_t *req, json_t **resp)
+{
+	char *answer;
+	size_t len;
+	*resp = NULL;
+	int rc = pool_cmd_call_raw(ctx, cmd, o, req, &answer, &len);
+	if (rc == EXIT_OK)
+		rc = pool_cmd_answer(ctx, cmd, answer, len, resp);
+	free(answer);
+	return rc;
+}
+
 void pool_cmd_banner(const struct cmd_ctx *ctx, const json_t *resp)
 {
-	if (json_is_true(json_object_get(resp, "simulated")))
+	pool_cmd_sim_banner(ctx, json_is_true(json_object_get(resp, "simulated")));
+}
+
+void pool_cmd_sim_banner(const struct cmd_ctx *ctx, bool simulated)
+{
+	if (simulated)
 		fprintf(ctx->out, "*** SIMULATED server: the pool's agent runs on simulated GPUs ***\n");
 }
 

@@ -27,10 +27,17 @@ int pool_cmd_job_id(const struct cmd_ctx *ctx, const char *cmd, const char *s, u
 /* Sends req (stolen) and returns EXIT_OK with *resp, or prints the error and
  * returns its exit code: 75 no agent, 74 I/O, 65 refused by the agent. */
 int pool_cmd_call(const struct cmd_ctx *ctx, const char *cmd, struct pool_opts *o, json_t *req, json_t **resp);
+/* pool_cmd_call in two steps, for an answer read without a jansson tree
+ * (queue): the exchange (*answer NUL-terminated, freed by the caller), then
+ * the answer parsed and checked as pool_cmd_call does. */
+int pool_cmd_call_raw(const struct cmd_ctx *ctx, const char *cmd, struct pool_opts *o, json_t *req, char **answer,
+		      size_t *len);
+int pool_cmd_answer(const struct cmd_ctx *ctx, const char *cmd, const char *answer, size_t len, json_t **resp);
 /* A new request object {"v": 1, "op": op}. */
 json_t *pool_cmd_request(const char *op);
 /* The SIMULATED banner when the agent serves a simulated server. */
 void pool_cmd_banner(const struct cmd_ctx *ctx, const json_t *resp);
+void pool_cmd_sim_banner(const struct cmd_ctx *ctx, bool simulated);
 /* Writes resp without "ok" (the --json output). EXIT_OK or EXIT_IOERR. */
 int pool_cmd_print_json(const struct cmd_ctx *ctx, json_t *resp);
 

@@ -2,10 +2,13 @@
  * one with the scheduler's reason (docs/pool.md). */
 #include "cmd.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "../core/table.h"
+#include "../pool/jscan.h"
+#include "../pool/queue_view.h"
 #include "pool_cmd.h"
 
 static void usage(FILE *out)
@@ -15,6 +18,101 @@ static void usage(FILE *out)
 		"Running jobs, then pending jobs in the order they will be considered, with why each waits\n"
 		"(\"waiting for 4 NVLink-connected GPUs\", \"GPU 3 unhealthy\"). Everyone's jobs are listed;\n"
 		"commands are shown for your own only.\n");
+}
+
+/* The answer without "ok", as pool_cmd_print_json writes it, re-indented
+ * straight from its text; through jansson only when it is not the plain
+ * successful answer jscan_pretty reproduces (an error, anything unusual). */
+static int print_json(struct cmd_ctx *ctx, const char *answer, size_t len)
+{
+	struct abuf out;
+	abuf_init(&out);
+	enum jscan_tok ok;
+	int rc;
+	if (jscan_pretty(answer, len, "ok", &out, &ok) == 0 && ok == JS_TRUE) {
+		rc = fwrite(out.p, 1, out.len, ctx->out) == out.len ? EXIT_OK : EXIT_IOERR;
+	} else {
+		json_t *resp;
+		rc = pool_cmd_answer(ctx, "queue", answer, len, &resp);
+		if (rc == EXIT_OK)
+			rc = pool_cmd_print_json(ctx, resp);
+		json_decref(resp);
+	}
+	abuf_free(&out);
+	return rc;
+}
+
+static void row_gpus(const struct queue_view *v, const struct queue_row *r, bool pending, char *gpus, size_t n)
+{
+	if (pending) {
+		const char *mig = queue_view_str(v, r->req_mig);
+		if (mig)
+			snprintf(gpus, n, "(MIG %s)", mig);
+		else
+			snprintf(gpus, n, "(%lld%s)", r->req_gpus, r->req_nvlink ? " NVLink" : "");
+		return;
+	}
+	snprintf(gpus, n, "%s", r->gpus);
+	if (r->has_mig_instance) {
+		size_t l = strlen(gpus);
+		snprintf(gpus + l, n - l, " (MIG gi %lld)", r->mig_gi);
+	}
+	if (!gpus[0])
+		snprintf(gpus, n, "-");
+}
+
+static uint64_t positive(long long v)
+{
+	return v > 0 ? (uint64_t)v : 0;
+}
+
+static int print_table(struct cmd_ctx *ctx, const char *answer, size_t len)
+{
+	struct queue_view v;
+	if (queue_view_read(answer, len, &v) != 0 || !v.ok) {
+		/* jansson says what is wrong, or the agent's error */
+		queue_view_free(&v);
+		json_t *resp;
+		int rc = pool_cmd_answer(ctx, "queue", answer, len, &resp);
+		json_decref(resp);
+		if (rc == EXIT_OK) {
+			cmd_error(ctx, "queue", "malformed answer from the agent");
+			rc = EXIT_IOERR;
+		}
+		return rc;
+	}
+	pool_cmd_sim_banner(ctx, v.simulated);
+	struct table *t = table_new(8);
+	const char *heads[] = { "ID", "USER", "NAME", "STATE", "GPUS", "PRIO", "TIME", "REASON" };
+	for (unsigned c = 0; c < 8; c++)
+		table_col(t, c, heads[c], c == 0 || c == 5 ? TABLE_RIGHT : TABLE_LEFT);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	uint64_t now_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	for (size_t i = 0; i < v.n; i++) {
+		const struct queue_row *r = &v.rows[i];
+		char gpus[128], dur[32];
+		const char *state = queue_view_str(&v, r->state);
+		bool pending = state && strcmp(state, "pending") == 0;
+		row_gpus(&v, r, pending, gpus, sizeof(gpus));
+		uint64_t since = positive(pending ? r->submit_ns : r->start_ns);
+		pool_fmt_duration(since && now_ns > since ? now_ns - since : 0, dur, sizeof(dur));
+		table_row(t);
+		table_cellf(t, "%llu", (unsigned long long)positive(r->id));
+		table_cell(t, queue_view_str(&v, r->user));
+		const char *name = queue_view_str(&v, r->name);
+		table_cell(t, name && name[0] ? name : "-");
+		table_cell(t, state);
+		table_cell(t, gpus);
+		table_cellf(t, "%lld", r->priority);
+		table_cellf(t, "%s%s", pending ? "waiting " : "", dur);
+		table_cell(t, pending ? queue_view_str(&v, r->reason) : "");
+	}
+	table_print(t, ctx->out);
+	table_free(t);
+	fprintf(ctx->out, "%lld running, %lld pending\n", v.running, v.pending);
+	queue_view_free(&v);
+	return EXIT_OK;
 }
 
 int cmd_queue(int argc, char **argv, struct cmd_ctx *ctx)
@@ -33,57 +131,12 @@ int cmd_queue(int argc, char **argv, struct cmd_ctx *ctx)
 			return EXIT_USAGE;
 		}
 	}
-	json_t *resp;
-	int rc = pool_cmd_call(ctx, "queue", &o, pool_cmd_request("queue"), &resp);
+	char *answer;
+	size_t len;
+	int rc = pool_cmd_call_raw(ctx, "queue", &o, pool_cmd_request("queue"), &answer, &len);
 	if (rc)
 		return rc;
-	if (o.json) {
-		rc = pool_cmd_print_json(ctx, resp);
-		json_decref(resp);
-		return rc;
-	}
-	pool_cmd_banner(ctx, resp);
-	struct table *t = table_new(8);
-	const char *heads[] = { "ID", "USER", "NAME", "STATE", "GPUS", "PRIO", "TIME", "REASON" };
-	for (unsigned c = 0; c < 8; c++)
-		table_col(t, c, heads[c], c == 0 || c == 5 ? TABLE_RIGHT : TABLE_LEFT);
-	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
-	uint64_t now_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
-	size_t i;
-	json_t *j;
-	json_array_foreach(json_object_get(resp, "jobs"), i, j) {
-		char gpus[128], dur[32];
-		const char *state = json_string_value(json_object_get(j, "state"));
-		bool pending = state && strcmp(state, "pending") == 0;
-		if (pending) {
-			const json_t *req = json_object_get(j, "request");
-			const char *mig = json_string_value(json_object_get(req, "mig"));
-			if (mig)
-				snprintf(gpus, sizeof(gpus), "(MIG %s)", mig);
-			else
-				snprintf(gpus, sizeof(gpus), "(%lld%s)", (long long)json_integer_value(json_object_get(req, "gpus")),
-					 json_is_true(json_object_get(req, "nvlink")) ? " NVLink" : "");
-		} else {
-			pool_fmt_gpus(j, gpus, sizeof(gpus));
-		}
-		uint64_t since = pending ? pool_json_u64(j, "submit_ns") : pool_json_u64(j, "start_ns");
-		pool_fmt_duration(since && now_ns > since ? now_ns - since : 0, dur, sizeof(dur));
-		table_row(t);
-		table_cellf(t, "%llu", (unsigned long long)pool_json_u64(j, "id"));
-		table_cell(t, json_string_value(json_object_get(j, "user")));
-		const char *name = json_string_value(json_object_get(j, "name"));
-		table_cell(t, name && name[0] ? name : "-");
-		table_cell(t, state);
-		table_cell(t, gpus);
-		table_cellf(t, "%lld", (long long)json_integer_value(json_object_get(j, "priority")));
-		table_cellf(t, "%s%s", pending ? "waiting " : "", dur);
-		table_cell(t, pending ? json_string_value(json_object_get(j, "reason")) : "");
-	}
-	table_print(t, ctx->out);
-	table_free(t);
-	fprintf(ctx->out, "%lld running, %lld pending\n", (long long)json_integer_value(json_object_get(resp, "running")),
-		(long long)json_integer_value(json_object_get(resp, "pending")));
-	json_decref(resp);
-	return EXIT_OK;
+	rc = o.json ? print_json(ctx, answer, len) : print_table(ctx, answer, len);
+	free(answer);
+	return rc;
 }

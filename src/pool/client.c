@@ -10,9 +10,11 @@
 
 #define MAX_RESPONSE (256u << 20)
 
-int pool_call(const char *socket_path, const json_t *req, json_t **resp, char *err, size_t errlen)
+int pool_call_raw(const char *socket_path, const json_t *req, char **answer, size_t *answer_len, char *err,
+		  size_t errlen)
 {
-	*resp = NULL;
+	*answer = NULL;
+	*answer_len = 0;
 	struct sockaddr_un a;
 	memset(&a, 0, sizeof(a));
 	a.sun_family = AF_UNIX;
@@ -51,7 +53,7 @@ int pool_call(const char *socket_path, const json_t *req, json_t **resp, char *e
 		off += (size_t)w;
 	}
 	shutdown(fd, SHUT_WR);
-	size_t cap = 65536, len = 0;
+	size_t cap = 1u << 20, len = 0;
 	buf = malloc(cap);
 	while (buf) {
 		if (len + 1 >= cap) {
@@ -60,8 +62,11 @@ int pool_call(const char *socket_path, const json_t *req, json_t **resp, char *e
 				goto out;
 			}
 			char *g = realloc(buf, cap * 2);
-			if (!g)
+			if (!g) {
+				free(buf);
+				buf = NULL;
 				break;
+			}
 			buf = g;
 			cap *= 2;
 		}
@@ -80,19 +85,43 @@ int pool_call(const char *socket_path, const json_t *req, json_t **resp, char *e
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	json_error_t je;
-	*resp = json_loadb(buf, len, 0, &je);
-	if (!*resp || !json_is_object(*resp)) {
-		json_decref(*resp);
-		*resp = NULL;
-		snprintf(err, errlen, len ? "malformed answer from the agent: %s" : "the agent closed the connection%s",
-			 len ? je.text : "");
+	if (!len) {
+		snprintf(err, errlen, "the agent closed the connection");
 		goto out;
 	}
+	buf[len] = '\0';
+	*answer = buf;
+	*answer_len = len;
+	buf = NULL;
 	rc = POOL_CALL_OK;
 out:
 	free(text);
 	free(buf);
 	close(fd);
 	return rc;
+}
+
+json_t *pool_answer_parse(const char *answer, size_t len, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *resp = json_loadb(answer, len, 0, &je);
+	if (!resp || !json_is_object(resp)) {
+		json_decref(resp);
+		snprintf(err, errlen, "malformed answer from the agent: %s", resp ? "not an object" : je.text);
+		return NULL;
+	}
+	return resp;
+}
+
+int pool_call(const char *socket_path, const json_t *req, json_t **resp, char *err, size_t errlen)
+{
+	char *answer;
+	size_t len;
+	*resp = NULL;
+	int rc = pool_call_raw(socket_path, req, &answer, &len, err, errlen);
+	if (rc != POOL_CALL_OK)
+		return rc;
+	*resp = pool_answer_parse(answer, len, err, errlen);
+	free(answer);
+	return *resp ? POOL_CALL_OK : POOL_CALL_IO;
 }

@@ -17,4 +17,12 @@ enum pool_call_status {
 /* Sends req, returns the response in *resp (a new reference). */
 int pool_call(const char *socket_path, const json_t *req, json_t **resp, char *err, size_t errlen);
 
+/* Sends req and returns the answer's bytes as read (NUL-terminated, the
+ * caller frees them), not parsed: `queue` reads 10 000 jobs without a
+ * jansson tree (jscan.h). An empty answer is POOL_CALL_IO. */
+int pool_call_raw(const char *socket_path, const json_t *req, char **answer, size_t *answer_len, char *err,
+		  size_t errlen);
+/* The answer as a JSON object, or NULL with err set ("malformed answer from the agent: ..."). */
+json_t *pool_answer_parse(const char *answer, size_t len, char *err, size_t errlen);
+
 #endif
