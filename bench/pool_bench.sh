@@ -2,7 +2,8 @@
 # pool_bench.sh - the job pool's speed on a simulated 8x H200 (no GPU needed):
 # a scheduling pass over 10 000 queued jobs, submit-to-start latency on free
 # GPUs, submissions per second, `queue` with 10 000 jobs queued (through the
-# protocol and through the `gpuctl queue --json` command). Release build.
+# protocol, and the `gpuctl queue --json` and `gpuctl queue` commands as new
+# processes: median of RUNS, default 21). Release build.
 #
 #   bench/pool_bench.sh                       # build (Release) and run
 #   BUILD=build-rel N_LATENCY=200 N_QUEUE=10000 bench/pool_bench.sh
@@ -38,21 +39,25 @@ for _ in $(seq 1 100); do
 	[ -S "$sock" ] && break
 	sleep 0.1
 done
-"$BUILD/pool_bench" live "$sock" "$N_LATENCY" "$N_QUEUE"
-# the command a user runs, with the queue full
+"$BUILD/pool_bench" live "$sock" "$N_LATENCY" "$N_QUEUE" | tee "$tmp/live.out"
+# the commands a user runs, with the queue full: each a new process (parse,
+# format, print), as `time gpuctl queue` measures it
 export GPUCTL_POOL_SOCKET="$sock"
-best=""
-for _ in 1 2 3 4 5; do
-	t0=$(date +%s%N)
-	"$BUILD/gpuctl" queue --json >/dev/null
-	t=$(( ($(date +%s%N) - t0) / 1000 ))
-	[ -z "$best" ] || [ "$t" -lt "$best" ] && best=$t
-done
+blocker=$(sed -n 's/^blocker job: //p' "$tmp/live.out")
+RUNS="${RUNS:-21}"
+cmd_median() { # cmd_median ARGS...: wall time of RUNS runs of gpuctl ARGS, output to /dev/null
+	local t0 i
+	for i in $(seq 1 "$RUNS"); do
+		t0=$(date +%s%N)
+		"$BUILD/gpuctl" "$@" >/dev/null
+		echo $(( ($(date +%s%N) - t0) / 1000 ))
+	done | sort -n | awk '{ a[NR] = $1 } END { printf "median %.1f ms (min %.1f, max %.1f; %d runs)", a[int((NR + 1) / 2)] / 1000, a[1] / 1000, a[NR] / 1000, NR }'
+}
 n=$("$BUILD/gpuctl" queue --json | jq '.jobs | length')
-echo "gpuctl queue --json with $n jobs (a new process each time, best of 5): $(awk "BEGIN { printf \"%.1f\", $best / 1000 }") ms"
-t0=$(date +%s%N)
-"$BUILD/gpuctl" queue >/dev/null
-echo "gpuctl queue (table) with $n jobs: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+echo "gpuctl queue --json with $n jobs, a new process each time: $(cmd_median queue --json)"
+echo "gpuctl queue (table) with $n jobs, a new process each time: $(cmd_median queue)"
+echo "for scale, gpuctl --version (process start alone): $(cmd_median --version)"
+"$BUILD/gpuctl" cancel "$blocker" >/dev/null
 kill "$agent_pid"
 wait "$agent_pid" 2>/dev/null || true
 agent_pid=""

@@ -42,6 +42,16 @@ static bool key_is(const struct jscan *s, const char *k)
 	return strcmp(s->str, k) == 0;
 }
 
+/* Which of names[0..n) the key is (n when none): lengths first, since
+ * every job's dozen keys are matched */
+static unsigned key_index(const struct jscan *s, const char *const *names, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (names[i][0] == s->str[0] && strlen(names[i]) == s->len && memcmp(names[i], s->str, s->len) == 0)
+			return i;
+	return n;
+}
+
 /* Calls field(s, key's value token, ctx) for each member of the object whose
  * '{' was just read; 0 at its end, -1 when malformed. */
 static int each_member(struct jscan *s, int (*field)(struct jscan *, void *), void *ctx)
@@ -120,9 +130,7 @@ static int job_field(struct jscan *s, void *ctx)
 	struct queue_row *r = c->r;
 	static const char *const names[] = { "id",	 "user",     "name",	"state",   "reason",	  "priority",
 					     "submit_ns", "start_ns", "request", "gpus",	   "mig_instance" };
-	unsigned which = 0;
-	while (which < sizeof(names) / sizeof(names[0]) && !key_is(s, names[which]))
-		which++;
+	unsigned which = key_index(s, names, sizeof(names) / sizeof(names[0]));
 	enum jscan_tok t = jscan_next(s);
 	switch (which) {
 	case 0: return read_int(s, t, &r->id);
@@ -184,9 +192,7 @@ static int top_field(struct jscan *s, void *ctx)
 {
 	struct queue_view *v = ctx;
 	static const char *const names[] = { "ok", "error", "jobs", "pending", "running", "simulated" };
-	unsigned which = 0;
-	while (which < sizeof(names) / sizeof(names[0]) && !key_is(s, names[which]))
-		which++;
+	unsigned which = key_index(s, names, sizeof(names) / sizeof(names[0]));
 	enum jscan_tok t = jscan_next(s);
 	switch (which) {
 	case 0:

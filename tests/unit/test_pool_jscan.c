@@ -278,6 +278,21 @@ static void test_agent_answer(void **state)
 	(void)state;
 	size_t len;
 	char *a = agent_answer(&len);
+	/* the agent's text itself (pool_queue_render writes it without printf) */
+	static const char *const parts[] = {
+		"{\"ok\":true,\"jobs\":[{\"id\":10,\"name\":\"tr\\\"ain\\\\ \\u0001\\u007f caf\xc3\xa9\",\"user\":\"ann\","
+		"\"uid\":1000,\"state\":\"running\",\"reason\":\"running\",\"priority\":0,\"submit_ns\":1796005978465679024,"
+		"\"start_ns\":1796005978565679024,\"time_limit_s\":7200,\"request\":{\"gpus\":0,\"nvlink\":false},\"gpus\":[0,1]}",
+		"\"reason\":\"line\\u000abreak\\u0009tab\"",
+		"\"request\":{\"mig\":\"1g.10gb\"},\"gpus\":[3],\"mig_instance\":{\"gpu\":3,\"gi\":7}}",
+		"\"priority\":-7,\"submit_ns\":1796005978465679026,\"est_start_ns\":1796005999000000000,\"after\":10,"
+		"\"request\":{\"gpus\":4,\"gpu_ids\":[4,5,6,7],\"nvlink\":true,\"mem_per_gpu_bytes\":42949672960},\"position\":1}",
+		"\"position\":2}],\"pending\":2,\"running\":2,\"devices\":\"devices limited to each job's GPUs (cgroup v2 device "
+		"program)\",\"simulated\":true}\n",
+	};
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (!strstr(a, parts[i]))
+			fail_msg("no '%s' in %s", parts[i], a);
 	same_as_jansson(a);
 
 	struct queue_view v;
