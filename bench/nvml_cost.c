@@ -176,22 +176,20 @@ static void add_field(unsigned id, unsigned scope)
 	}
 }
 
-/* The per-link ids gpuctl sends (src/device/nvml_fields.c): state (scoped)
- * for every link; replay, recovery and both CRC counters of links 0-11 by
- * their own ids; replay and recovery of links 12-17 scoped. */
+/* The per-link ids gpuctl sends (src/device/nvml_fields.c): state, replay and
+ * recovery scoped (scopeId = link) for every link; both CRC counters of links
+ * 0-11 by their own ids (an H200 answers these "not supported": gpuctl then
+ * reads them with their own calls, once a minute). */
 static void add_nvlink_fields(unsigned links)
 {
 	for (unsigned l = 0; l < links; l++) {
 		add_field(NVML_FI_DEV_NVLINK_GET_STATE, l);
+		add_field(NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY, l);
+		add_field(NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY, l);
 		if (l < 12) {
 			unsigned off = l < 6 ? l : l - 6;
-			add_field((l < 6 ? NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L0 : NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L6) + off, 0);
-			add_field((l < 6 ? NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L0 : NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L6) + off, 0);
 			add_field((l < 6 ? NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0 : NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L6) + off, 0);
 			add_field((l < 6 ? NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0 : NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L6) + off, 0);
-		} else {
-			add_field(NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY, l);
-			add_field(NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY, l);
 		}
 	}
 }

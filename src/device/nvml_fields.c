@@ -49,35 +49,30 @@ void nvml_put_str(strv *f, nvmlReturn_t r, const char *s)
 	}
 }
 
-/* Per-link counter ids: links 0-5 and 6-11 have ids of their own; links 12
- * on have only the scoped DL replay/recovery ids (scopeId = link). */
+/* Per-link counter ids. Replay and recovery: the scoped DL ids (scopeId =
+ * link), which every link has (an H200 answers the per-link ids of links 0-11
+ * "not supported"). The CRC counters: the per-link ids of links 0-5 and 6-11
+ * (older GPUs answer them); NVML_FI_DEV_NVLINK_ERROR_DL_CRC exists too, but
+ * nvml.h does not say whether it is the flit or the data CRC counter, so
+ * those keep their own calls rather than report one under the other's name. */
 static unsigned link_field(unsigned kind, unsigned link, unsigned *scope)
 {
-	static const unsigned l0[NVL_KINDS] = { 0, NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L0,
-						NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L0,
-						NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0,
+	static const unsigned l0[NVL_KINDS] = { 0, 0, 0, NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0,
 						NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0 };
-	static const unsigned l6[NVL_KINDS] = { 0, NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L6,
-						NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L6,
-						NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L6,
+	static const unsigned l6[NVL_KINDS] = { 0, 0, 0, NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L6,
 						NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L6 };
-	*scope = 0;
-	if (kind == NVL_STATE) {
-		*scope = link;
-		return NVML_FI_DEV_NVLINK_GET_STATE;
-	}
-	if (link < 6)
-		return l0[kind] + link;
-	if (link < 12)
-		return l6[kind] + (link - 6);
-	/* NVML_FI_DEV_NVLINK_ERROR_DL_CRC exists too, but nvml.h does not say
-	 * whether it is the flit or the data CRC counter: those two keep their
-	 * own calls on links 12-17 rather than report one under the other's name. */
 	*scope = link;
+	if (kind == NVL_STATE)
+		return NVML_FI_DEV_NVLINK_GET_STATE;
 	if (kind == NVL_REPLAY)
 		return NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY;
 	if (kind == NVL_RECOVERY)
 		return NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY;
+	*scope = 0;
+	if (link < 6)
+		return l0[kind] + link;
+	if (link < 12)
+		return l6[kind] + (link - 6);
 	return 0;
 }
 
@@ -223,7 +218,7 @@ static bool not_here(nvmlReturn_t r)
 	return r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND || r == NVML_ERROR_INVALID_ARGUMENT;
 }
 
-void nvml_fields_read(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, const struct nvml_fv_want *want,
+void nvml_fields_read(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, uint64_t now_ns, const struct nvml_fv_want *want,
 		      unsigned n, struct rd *rd)
 {
 	struct nvml_api *api = &p->api;
@@ -285,15 +280,36 @@ void nvml_fields_read(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, const s
 		}
 	}
 	struct remap_once rm = { false, NVML_SUCCESS, { 0, 0, 0, 0 } };
+	/* the NVLink counters that need their own calls: all of them now, or none */
+	bool links_due = !g->link_own_read_ns || now_ns < g->link_own_read_ns ||
+			 now_ns - g->link_own_read_ns >= NVML_LINK_COUNTER_PERIOD_NS;
+	bool links_read = false;
 	for (unsigned i = 0; i < n && !rd->lost; i++) {
 		if (!own_call[i])
 			continue;
+		unsigned slot = want[i].slot;
 		uint64_t v = 0;
-		nvmlReturn_t r = slot_call(api, h, want[i].slot, &v, &rm);
-		if (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND)
-			g->fv_route[want[i].slot] = FV_NONE; /* not supported either way: stays so */
-		nvml_put_u64(rd, want[i].dst, r, slot_value(want[i].slot, v), "NVML");
+		nvmlReturn_t r;
+		bool link_counter = slot >= FVS_NVL_BASE && (slot - FVS_NVL_BASE) % NVL_KINDS != NVL_STATE;
+		unsigned k = slot - FVS_NVL_BASE;
+		if (link_counter && !links_due && g->link_own_have[k]) {
+			v = g->link_own_val[k];
+			r = g->link_own_rc[k];
+		} else {
+			r = slot_call(api, h, slot, &v, &rm);
+			if (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND)
+				g->fv_route[slot] = FV_NONE; /* not supported either way: stays so */
+			if (link_counter) {
+				g->link_own_val[k] = v;
+				g->link_own_rc[k] = r;
+				g->link_own_have[k] = r != NVML_ERROR_GPU_IS_LOST;
+				links_read = true;
+			}
+		}
+		nvml_put_u64(rd, want[i].dst, r, slot_value(slot, v), "NVML");
 	}
+	if (links_read && links_due && !rd->lost)
+		g->link_own_read_ns = now_ns;
 }
 
 unsigned long nvml_last_sample_calls(struct gpu_backend *be, unsigned gpu)

@@ -65,7 +65,17 @@ struct nvml_gpu {
 	bool fan_unsupported;              /* no fan (an H200): not asked again */
 	unsigned char fv_route[FVS_COUNT]; /* enum nvml_fv_route */
 	unsigned long last_sample_calls;   /* NVML calls of the last sample() */
+	/* NVLink error counters that only their own call delivers (on an H200 the
+	 * CRC counters of every link: 36 calls of 2.5 ms of CPU each), read at
+	 * most every NVML_LINK_COUNTER_PERIOD_NS and served from here between */
+	uint64_t link_own_read_ns;         /* when they were last read, 0 never */
+	uint64_t link_own_val[GPU_MAX_NVLINKS * NVL_KINDS];
+	nvmlReturn_t link_own_rc[GPU_MAX_NVLINKS * NVL_KINDS];
+	bool link_own_have[GPU_MAX_NVLINKS * NVL_KINDS];
 };
+
+/* How often the NVLink error counters without a field id are read (docs/metrics.md). */
+#define NVML_LINK_COUNTER_PERIOD_NS (60ull * 1000000000ull)
 
 struct nvml_priv {
 	struct nvml_api api;
@@ -113,7 +123,7 @@ struct nvml_fv_want {
 /* nvml_fields.c: reads the wanted metrics of one GPU with one
  * nvmlDeviceGetFieldValues call, and with their own calls those the batch
  * does not deliver (or all of them, where the driver lacks the batch). */
-void nvml_fields_read(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, const struct nvml_fv_want *want,
+void nvml_fields_read(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, uint64_t now_ns, const struct nvml_fv_want *want,
 		      unsigned n, struct rd *rd);
 /* nvml_fields.c, pure: the field id and scope of a slot; false if none. */
 bool nvml_fv_slot_field(unsigned slot, unsigned *id, unsigned *scope);

@@ -40,10 +40,19 @@ static void assert_nvlink_values(const struct gpu_sample *s)
 	}
 }
 
+/* The backend's clock, set by the tests. */
+static uint64_t test_now_ns = 1000000000000ull;
+static uint64_t test_clock(void *arg)
+{
+	(void)arg;
+	return test_now_ns;
+}
+
 static void test_calls_per_group(void **state)
 {
 	struct gpu_backend *be = *state;
 	struct gpu_sample s;
+	be->now_ns = test_clock;
 	calls_for(be, GPU_GRP_ALL, &s); /* the first sample learns the link facts and what the batch delivers */
 
 	/* basic: util, memory, temperature, power limit, 2 clocks, P-state, clock
@@ -77,12 +86,20 @@ static void test_calls_per_group(void **state)
 	assert_int_equal(s.pcie_replays.v, 3);
 
 	/* NVLink, 18 links: was 90 calls. One batch for state, replay and
-	 * recovery of all links and both CRC counters of links 0-11; the CRC
-	 * counters of links 12-17 have no field id whose meaning nvml.h states. */
+	 * recovery of all links (scoped ids) and both CRC counters of links 0-11;
+	 * the CRC counters of links 12-17 have no field id whose meaning nvml.h
+	 * states: their own calls, at most once a minute (the first sample read
+	 * them; in between their last values are served) */
 	field_calls = field_values_asked = 0;
-	assert_int_equal(calls_for(be, GPU_GRP_NVLINK, &s), 1 + 6 * 2);
+	test_now_ns += NVML_LINK_COUNTER_PERIOD_NS - 1;
+	assert_int_equal(calls_for(be, GPU_GRP_NVLINK, &s), 1);
 	assert_int_equal(field_calls, 1);
 	assert_int_equal(field_values_asked, 18 * 3 + 12 * 2);
+	assert_nvlink_values(&s);
+	test_now_ns += 1;
+	assert_int_equal(calls_for(be, GPU_GRP_NVLINK, &s), 1 + 6 * 2);
+	assert_nvlink_values(&s);
+	assert_int_equal(calls_for(be, GPU_GRP_NVLINK, &s), 1);
 	assert_nvlink_values(&s);
 
 	/* violation counters: was 6 calls, now in the batch */
@@ -92,6 +109,7 @@ static void test_calls_per_group(void **state)
 
 	/* everything at once: still one batch (was 123 calls) */
 	field_calls = 0;
+	test_now_ns += NVML_LINK_COUNTER_PERIOD_NS;
 	assert_int_equal(calls_for(be, GPU_GRP_ALL, &s), 9 + 2 + 5 + 13 + 1 - 4);
 	assert_int_equal(field_calls, 1);
 }
@@ -104,6 +122,36 @@ static nvmlReturn_t f_nvl_err_low_links_only(nvmlDevice_t d, unsigned l, int c, 
 	if (l >= 12)
 		return NVML_ERROR_NOT_SUPPORTED;
 	*v = c == NVML_NVLINK_ERROR_DL_CRC_FLIT ? l : 0;
+	return NVML_SUCCESS;
+}
+
+/* An H200: the per-link ids of links 0-11 answer "not supported" in the batch
+ * (the scoped replay/recovery ids work), so every CRC counter of its 18 links
+ * is an own call of 2.5 ms of CPU: 36 calls, made at most once a minute. */
+static bool h200_field_value(nvmlDevice_t d, unsigned id, unsigned scope, unsigned long long *v)
+{
+	if (id >= NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0 && id < NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0 + 6)
+		return false;
+	if (id >= NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L6 && id < NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L6 + 6)
+		return false;
+	if (id >= NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0 && id < NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0 + 6)
+		return false;
+	if (id >= NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L6 && id < NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L6 + 6)
+		return false;
+	return field_value(d, id, scope, v);
+}
+static nvmlReturn_t f_fields_h200(nvmlDevice_t d, int n, nvmlFieldValue_t *fv)
+{
+	CHECK(d);
+	field_calls++;
+	for (int i = 0; i < n; i++) {
+		unsigned long long v = 0;
+		field_values_asked++;
+		bool ok = h200_field_value(d, fv[i].fieldId, fv[i].scopeId, &v);
+		fv[i].nvmlReturn = ok ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
+		fv[i].valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+		fv[i].value.ullVal = v;
+	}
 	return NVML_SUCCESS;
 }
 
@@ -130,6 +178,42 @@ static void test_nvlink_one_call(void **state)
 	gpu_backend_close(&be);
 }
 
+static void test_nvlink_h200(void **state)
+{
+	(void)state;
+	struct gpu_backend be;
+	struct gpu_sample s;
+	struct nvml_api api = fake();
+	api.DeviceGetFieldValues = f_fields_h200;
+	open_fake(&be, &api);
+	be.now_ns = test_clock;
+	/* the first sample (which also learns the links' fixed facts): the batch,
+	 * then the 36 CRC counters it did not deliver */
+	assert_true(calls_for(&be, GPU_GRP_NVLINK, &s) >= 1 + 36);
+	assert_nvlink_values(&s);
+	/* a second later and for the rest of the minute: the batch (state, replay,
+	 * recovery: 54 values) only, the CRC counters as last read */
+	field_values_asked = 0;
+	test_now_ns += 1000000000ull;
+	assert_int_equal(calls_for(&be, GPU_GRP_NVLINK, &s), 1);
+	assert_int_equal(field_values_asked, 18 * 3);
+	assert_nvlink_values(&s);
+	test_now_ns += NVML_LINK_COUNTER_PERIOD_NS - 1000000000ull - 1;
+	assert_int_equal(calls_for(&be, GPU_GRP_NVLINK, &s), 1);
+	test_now_ns += 1;
+	assert_int_equal(calls_for(&be, GPU_GRP_NVLINK, &s), 1 + 36);
+	assert_nvlink_values(&s);
+	/* a clock set back does not freeze them */
+	test_now_ns -= 3600ull * 1000000000ull;
+	assert_int_equal(calls_for(&be, GPU_GRP_NVLINK, &s), 1 + 36);
+	/* GPU 1's link 3 is down, its counters still read */
+	struct gpu_err err = { "" };
+	assert_int_equal(be.ops->sample(&be, 1, GPU_GRP_NVLINK, &s, &err), GPU_OK);
+	assert_int_equal(s.nvlink[3].active.v, 0);
+	assert_int_equal(s.nvlink[3].crc_flit_errors.st, VAL_OK);
+	gpu_backend_close(&be);
+}
+
 /* Each field's own return code decides its value's status. */
 static void test_field_status(void **state)
 {
@@ -139,6 +223,7 @@ static void test_field_status(void **state)
 	field_rc[NVML_FI_DEV_ECC_DBE_VOL_TOTAL] = NVML_ERROR_NO_PERMISSION; /* failed: an error */
 	field_rc[NVML_FI_DEV_NVLINK_GET_STATE] = NVML_ERROR_NOT_SUPPORTED; /* not here: its own call */
 	field_rc[NVML_FI_DEV_MEMORY_TEMP] = NVML_ERROR_NOT_SUPPORTED;      /* no call of its own: not supported */
+	be->now_ns = test_clock;
 	calls_for(be, GPU_GRP_ALL, &s);
 	assert_int_equal(s.remap_uncorrected.st, VAL_ERROR);
 	assert_int_equal(s.ecc_vol_uncorrected.st, VAL_ERROR);
@@ -147,8 +232,10 @@ static void test_field_status(void **state)
 	assert_int_equal(s.temp_mem_c.st, VAL_UNSUPPORTED);
 	assert_nvlink_values(&s); /* states through nvmlDeviceGetNvLinkState */
 
-	/* from now on: 18 state calls beside the batch, the memory temperature not asked */
+	/* from now on: 18 state calls beside the batch, the memory temperature not
+	 * asked (a minute later: with the CRC counters of links 12-17) */
 	field_values_asked = 0;
+	test_now_ns += NVML_LINK_COUNTER_PERIOD_NS;
 	assert_int_equal(calls_for(be, GPU_GRP_NVLINK, &s), 1 + 12 + 18);
 	assert_int_equal(field_values_asked, 18 * 2 + 12 * 2);
 	assert_nvlink_values(&s);
@@ -200,10 +287,15 @@ static void test_no_field_values(void **state)
 	calls_for(be, GPU_GRP_ALL, &batched);
 	api.DeviceGetFieldValues = NULL;
 	open_fake(&old, &api);
+	old.now_ns = test_clock;
 	calls_for(&old, GPU_GRP_ALL, &single);
 	assert_same_values(&batched, &single);
 	assert_nvlink_values(&single);
 	assert_int_equal(single.temp_mem_c.st, VAL_UNSUPPORTED); /* a field only */
+	/* every link counter its own call: once a minute, the states each time */
+	assert_int_equal(calls_for(&old, GPU_GRP_NVLINK, &single), 18);
+	assert_nvlink_values(&single);
+	test_now_ns += NVML_LINK_COUNTER_PERIOD_NS;
 	assert_true(calls_for(&old, GPU_GRP_ALL, &single) > 90);
 	gpu_backend_close(&old);
 }
@@ -237,6 +329,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_calls_per_group, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nvlink_one_call, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nvlink_h200, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_field_status, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_field_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_field_values_refused, setup, teardown),
