@@ -125,36 +125,6 @@ static nvmlReturn_t f_nvl_err_low_links_only(nvmlDevice_t d, unsigned l, int c, 
 	return NVML_SUCCESS;
 }
 
-/* An H200: the per-link ids of links 0-11 answer "not supported" in the batch
- * (the scoped replay/recovery ids work), so every CRC counter of its 18 links
- * is an own call of 2.5 ms of CPU: 36 calls, made at most once a minute. */
-static bool h200_field_value(nvmlDevice_t d, unsigned id, unsigned scope, unsigned long long *v)
-{
-	if (id >= NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0 && id < NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0 + 6)
-		return false;
-	if (id >= NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L6 && id < NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L6 + 6)
-		return false;
-	if (id >= NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0 && id < NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0 + 6)
-		return false;
-	if (id >= NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L6 && id < NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L6 + 6)
-		return false;
-	return field_value(d, id, scope, v);
-}
-static nvmlReturn_t f_fields_h200(nvmlDevice_t d, int n, nvmlFieldValue_t *fv)
-{
-	CHECK(d);
-	field_calls++;
-	for (int i = 0; i < n; i++) {
-		unsigned long long v = 0;
-		field_values_asked++;
-		bool ok = h200_field_value(d, fv[i].fieldId, fv[i].scopeId, &v);
-		fv[i].nvmlReturn = ok ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
-		fv[i].valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
-		fv[i].value.ullVal = v;
-	}
-	return NVML_SUCCESS;
-}
-
 static void open_fake(struct gpu_backend *be, const struct nvml_api *api)
 {
 	struct gpu_err err = { "" };
@@ -178,13 +148,16 @@ static void test_nvlink_one_call(void **state)
 	gpu_backend_close(&be);
 }
 
+/* An H200: the per-link ids of links 0-11 answer "not supported" in the batch
+ * (the scoped replay/recovery ids work), so every CRC counter of its 18 links
+ * is an own call of 2.5 ms of CPU: 36 calls, made at most once a minute. */
 static void test_nvlink_h200(void **state)
 {
 	(void)state;
 	struct gpu_backend be;
 	struct gpu_sample s;
 	struct nvml_api api = fake();
-	api.DeviceGetFieldValues = f_fields_h200;
+	legacy_link_ids_unsupported = true;
 	open_fake(&be, &api);
 	be.now_ns = test_clock;
 	/* the first sample (which also learns the links' fixed facts): the batch,
