@@ -10,7 +10,8 @@
 #                                      nvmlcost (bench/nvml_cost: NVML cost per call),
 #                                      nvmlspaced (nvml_cost --spaced),
 #                                      bench benchfull torch diag pool
-#                                      pool_devices threadcpu slurm kexp (one
+#                                      pool_devices threadcpu threadcpu_defaults
+#                                      slurm kexp (one
 #                                      after another, each under its own time
 #                                      limit; benchfull = bench --full alone,
 #                                      timed; torch = bench/torch_ref.py,
@@ -96,6 +97,7 @@ want diag && part diag 420
 want pool && part pool 150
 want pool_devices && part pool_devices 90
 want threadcpu && part threadcpu 230
+want threadcpu_defaults && part threadcpu 100 defaults
 want slurm && part slurm 120
 want kexp && part kexp 150
 
