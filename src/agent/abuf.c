@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define ABUF_FIRST_CAP 256
+
 void abuf_init(struct abuf *b)
 {
 	memset(b, 0, sizeof(*b));
@@ -47,7 +49,9 @@ bool abuf_reserve(struct abuf *b, size_t extra)
 		return false;
 	if (b->len + extra + 1 <= b->cap)
 		return true;
-	size_t cap = b->cap ? b->cap : 4096;
+	/* small first: the JSON documents are 128 buffers per response set of a
+	 * few hundred bytes each, and 4 KiB each kept ~1 MiB resident at 64 GPUs */
+	size_t cap = b->cap ? b->cap : ABUF_FIRST_CAP;
 	while (cap < b->len + extra + 1) {
 		if (cap > SIZE_MAX / 2) {
 			b->oom = true;

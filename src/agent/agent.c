@@ -1,8 +1,11 @@
 /*
  * agent.c - the agent's threads: the sampler (sampler.c), a render thread
- * that once per interval reads a snapshot, evaluates health and renders every
- * response into a `struct published`, and the kernel-log XID reader. The HTTP
- * server (http.c) only takes a reference on the current published responses.
+ * that once per interval reads a snapshot, evaluates health and renders the
+ * JSON responses into a `struct published`, and the kernel-log XID reader.
+ * The HTTP server (http.c) only takes a reference on the current published
+ * responses. The expositions (text, OpenMetrics) are rendered by the same
+ * thread from the same snapshot, at the tick when the previous tick's were
+ * asked for, else on the first request (agent_expo_ready; expo_asked says why).
  *
  * Published response sets come from a small pool: a set is rebuilt only when
  * no scrape still holds it, so the buffers keep their capacity from tick to
@@ -12,6 +15,8 @@
 
 #include <malloc.h>
 #include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -25,7 +30,7 @@
 
 #define FIRST_SAMPLE_WAIT_NS 3000000000ull
 #define POOL_KEEP 2        /* response sets kept for reuse: the current one and one to render into */
-#define OM_KEEP_RENDERS 60 /* OpenMetrics is rendered while asked for within this many ticks */
+#define EXPO_WAIT_NS 5000000000ull /* the longest a scrape waits for its exposition to be rendered */
 #define TRIM_EVERY 30      /* ticks between giving freed heap memory back to the system */
 #define KLOG_POLL_MS 250u
 
@@ -40,20 +45,6 @@ static void mono_deadline(struct timespec *ts, uint64_t mono_ns)
 {
 	ts->tv_sec = (time_t)(mono_ns / 1000000000ull);
 	ts->tv_nsec = (long)(mono_ns % 1000000000ull);
-}
-
-/* Sleeps until the monotonic time or agent_stop(); true when stopping. */
-static bool agent_wait(struct agent *a, uint64_t until_mono_ns)
-{
-	struct timespec ts;
-	mono_deadline(&ts, until_mono_ns);
-	pthread_mutex_lock(&a->mu);
-	while (!a->stopping)
-		if (pthread_cond_timedwait(&a->cv, &a->mu, &ts) != 0)
-			break;
-	bool stop = a->stopping;
-	pthread_mutex_unlock(&a->mu);
-	return stop;
 }
 
 static bool agent_stopping(struct agent *a)
@@ -108,13 +99,14 @@ static struct published *pool_take(struct agent *a)
 
 static void published_free(struct published *p)
 {
-	gz_body_free(&p->prom);
-	gz_body_free(&p->om);
+	for (unsigned f = 0; f < EXPO_N; f++)
+		gz_body_free(&p->expo[f]);
 	api_doc_free(&p->gpus);
 	api_doc_free(&p->health);
 	free(p);
 }
 
+/* Makes p current. */
 static void publish(struct agent *a, struct published *p)
 {
 	pthread_mutex_lock(&a->pub_mu);
@@ -143,18 +135,6 @@ static void publish(struct agent *a, struct published *p)
 	}
 }
 
-void agent_want_openmetrics(struct agent *a)
-{
-	atomic_store(&a->om_asked, atomic_load(&a->renders) + 1);
-}
-
-/* OpenMetrics costs a second rendering: done only while clients ask for it. */
-static bool openmetrics_wanted(struct agent *a)
-{
-	uint64_t asked = atomic_load(&a->om_asked);
-	return asked && atomic_load(&a->renders) + 1 - asked < OM_KEEP_RENDERS;
-}
-
 static void pool_free(struct agent *a)
 {
 	struct published *p = a->pool;
@@ -168,32 +148,74 @@ static void pool_free(struct agent *a)
 
 /* ---- rendering ----------------------------------------------------------------- */
 
+/* The render thread's state. After a tick, prev is that tick's snapshot and
+ * opts/mh what its expositions are rendered with (at the tick or on request). */
 struct render_scratch {
 	struct snapshot *now, *prev;
 	bool have_prev;
 	struct health_report *rep;
 	struct leakwatch_leak *leaks; /* LEAKWATCH_MAX */
 	struct gz_writer gz;          /* compresses the expositions as they are rendered */
+	struct metrics_opts opts;
+	struct metrics_health mh[GPU_MAX_GPUS];
 };
 
-static int scratch_init(struct render_scratch *s)
+/* The snapshots and the health report (1.2 MB and 0.85 MB at 64 GPUs) live in
+ * their own pages: the ones a tick no longer needs are given back to the
+ * kernel until the next tick writes them again (scratch_drop). */
+static size_t page_round(size_t n)
 {
-	memset(s, 0, sizeof(*s));
-	s->now = calloc(1, sizeof(*s->now));
-	s->prev = calloc(1, sizeof(*s->prev));
-	s->rep = calloc(1, sizeof(*s->rep));
-	s->leaks = calloc(LEAKWATCH_MAX, sizeof(*s->leaks));
-	int gz = gz_writer_init(&s->gz);
-	return s->now && s->prev && s->rep && s->leaks && gz == 0 ? 0 : -1;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	return (n + pg - 1) / pg * pg;
+}
+
+static void *pages_alloc(size_t n)
+{
+	void *p = mmap(NULL, page_round(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p; /* zero-filled, as calloc */
+}
+
+static void pages_free(void *p, size_t n)
+{
+	if (p)
+		munmap(p, page_round(n));
 }
 
 static void scratch_free(struct render_scratch *s)
 {
-	free(s->now);
-	free(s->prev);
-	free(s->rep);
+	if (!s)
+		return;
+	pages_free(s->now, sizeof(*s->now));
+	pages_free(s->prev, sizeof(*s->prev));
+	pages_free(s->rep, sizeof(*s->rep));
 	free(s->leaks);
 	gz_writer_free(&s->gz);
+	free(s);
+}
+
+static struct render_scratch *scratch_new(void)
+{
+	struct render_scratch *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->now = pages_alloc(sizeof(*s->now));
+	s->prev = pages_alloc(sizeof(*s->prev));
+	s->rep = pages_alloc(sizeof(*s->rep));
+	s->leaks = calloc(LEAKWATCH_MAX, sizeof(*s->leaks));
+	int gz = gz_writer_init(&s->gz);
+	if (s->now && s->prev && s->rep && s->leaks && gz == 0)
+		return s;
+	scratch_free(s);
+	return NULL;
+}
+
+/* After a tick: the older snapshot (overwritten by the next sampler_read)
+ * and the health report (rewritten by the next health_evaluate) are dead
+ * until then; their pages read as zeros when they come back. */
+static void scratch_drop(struct render_scratch *s)
+{
+	madvise(s->now, page_round(sizeof(*s->now)), MADV_DONTNEED);
+	madvise(s->rep, page_round(sizeof(*s->rep)), MADV_DONTNEED);
 }
 
 static int health_status(enum health_verdict v)
@@ -217,10 +239,27 @@ static uint64_t proc_start_of(void *arg, uint32_t pid)
 	return st.start_ticks;
 }
 
-/* Reads the sampler and renders every response into p. */
-static int render_into(struct agent *a, struct render_scratch *s, struct published *p)
+/* Renders one exposition of the last tick into p (gzip-compressed as it goes). */
+static int render_exposition(struct agent *a, struct render_scratch *s, struct published *p, unsigned fmt)
 {
 	uint64_t t0 = agent_mono_ns();
+	struct metrics_opts o = s->opts;
+	o.openmetrics = fmt == EXPO_OM;
+	o.last_render_ns = atomic_load(&a->last_render_ns);
+	struct abuf *text = gz_begin(&s->gz, &p->expo[fmt]);
+	int rc = metrics_render(text, s->prev, &o);
+	pool_metrics_append(a->job_pool, text, fmt == EXPO_OM);
+	rc |= gz_end(&s->gz);
+	atomic_store(&a->last_render_ns, agent_mono_ns() - t0);
+	if (rc == 0)
+		atomic_store(&p->ready[fmt], true);
+	return rc ? -1 : 0;
+}
+
+/* Reads the sampler, evaluates health, renders the JSON documents into p and
+ * the expositions whose bit is set in expo_now (the others on request). */
+static int render_into(struct agent *a, struct render_scratch *s, struct published *p, unsigned expo_now)
+{
 	sampler_read(a->sampler, s->now);
 	unsigned nleaks = 0;
 	if (a->leaks) {
@@ -231,8 +270,7 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 			nleaks = LEAKWATCH_MAX;
 	}
 	const struct health_report *rep = NULL;
-	struct metrics_health mh[GPU_MAX_GPUS];
-	memset(mh, 0, sizeof(mh));
+	memset(s->mh, 0, sizeof(s->mh));
 	if (a->rules) {
 		struct health_opts ho = { 0 };
 		char herr[160];
@@ -241,38 +279,24 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 			rep = s->rep;
 			leakwatch_report(s->leaks, nleaks, s->rep);
 			for (unsigned i = 0; i < s->now->n && i < rep->n; i++) {
-				mh[i].status = health_status(health_gpu_verdict(rep, i));
-				mh[i].valid = mh[i].status >= 0;
+				s->mh[i].status = health_status(health_gpu_verdict(rep, i));
+				s->mh[i].valid = s->mh[i].status >= 0;
 			}
 		}
 	}
 	const char *host = a->cfg.hostname[0] ? a->cfg.hostname : NULL;
-	struct metrics_opts o;
-	metrics_opts_default(&o);
-	o.groups = a->cfg.groups;
-	o.hostname = host;
-	o.nlabels = a->cfg.nlabels;
-	memcpy(o.labels, a->cfg.labels, sizeof(o.labels));
-	o.version = a->env.version;
-	o.kernel_log = atomic_load(&a->kernel_log);
-	o.last_render_ns = atomic_load(&a->last_render_ns);
-	o.health = rep ? mh : NULL;
-	o.leaks = a->leaks ? s->leaks : NULL;
-	o.nleaks = nleaks;
-	struct abuf *text = gz_begin(&s->gz, &p->prom);
-	int rc = metrics_render(text, s->now, &o);
-	pool_metrics_append(a->job_pool, text, false);
-	rc |= gz_end(&s->gz);
-	abuf_reset(&p->om.gz);
-	p->om.raw_len = 0;
-	if (openmetrics_wanted(a)) {
-		o.openmetrics = true;
-		text = gz_begin(&s->gz, &p->om);
-		rc |= metrics_render(text, s->now, &o);
-		pool_metrics_append(a->job_pool, text, true);
-		rc |= gz_end(&s->gz);
-	}
-	rc |= api_render_gpus(&p->gpus, s->now, host);
+	struct metrics_opts *o = &s->opts;
+	metrics_opts_default(o);
+	o->groups = a->cfg.groups;
+	o->hostname = host;
+	o->nlabels = a->cfg.nlabels;
+	memcpy(o->labels, a->cfg.labels, sizeof(o->labels));
+	o->version = a->env.version;
+	o->kernel_log = atomic_load(&a->kernel_log);
+	o->health = rep ? s->mh : NULL;
+	o->leaks = a->leaks ? s->leaks : NULL;
+	o->nleaks = nleaks;
+	int rc = api_render_gpus(&p->gpus, s->now, host);
 	struct api_leak_watch lw = { 0 };
 	if (a->leaks) {
 		lw.leaks = s->leaks;
@@ -284,46 +308,152 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 		lw.untracked = a->leaks->untracked;
 	}
 	rc |= api_render_health_watch(&p->health, s->now, rep, host, a->leaks ? &lw : NULL);
-	/* this tick's snapshot is the next one's "previous" (health rates) */
+	/* this tick's snapshot is the next one's "previous" (health rates), and
+	 * what its expositions are rendered from */
 	struct snapshot *t = s->prev;
 	s->prev = s->now;
 	s->now = t;
 	s->have_prev = true;
+	for (unsigned f = 0; f < EXPO_N; f++) {
+		atomic_store(&p->ready[f], false);
+		atomic_store(&p->failed[f], false);
+		atomic_store(&p->asked[f], 0);
+		abuf_reset(&p->expo[f].gz);
+		p->expo[f].raw_len = 0;
+		if (expo_now & (1u << f))
+			rc |= render_exposition(a, s, p, f);
+	}
+	scratch_drop(s);
 	p->mono_ns = agent_mono_ns();
-	atomic_store(&a->last_render_ns, p->mono_ns - t0);
 	atomic_fetch_add(&a->renders, 1);
 	return rc ? -1 : 0;
+}
+
+/* Waits for the next tick, stopping, or a request to render an exposition of
+ * the current set. Returns 1 on a tick, 0 on a request (its bits in *req), -1 when stopping. */
+static int render_wait(struct agent *a, uint64_t until_mono_ns, unsigned *req)
+{
+	struct timespec ts;
+	mono_deadline(&ts, until_mono_ns);
+	int rc = 1;
+	pthread_mutex_lock(&a->mu);
+	for (;;) {
+		if (a->stopping) {
+			rc = -1;
+			break;
+		}
+		if (a->render_req) {
+			*req = a->render_req;
+			a->render_req = 0;
+			rc = 0;
+			break;
+		}
+		if (pthread_cond_timedwait(&a->cv, &a->mu, &ts) != 0)
+			break;
+	}
+	pthread_mutex_unlock(&a->mu);
+	return rc;
+}
+
+/* What the last set's scrapers asked for is rendered at the tick: a scraper
+ * that comes every tick finds its exposition ready; one that comes every 15 s
+ * (Prometheus's default) has it rendered on request, once per tick at most,
+ * and nobody scraping costs no rendering. */
+static unsigned expo_asked(struct agent *a)
+{
+	unsigned want = 0;
+	pthread_mutex_lock(&a->pub_mu);
+	for (unsigned f = 0; a->current && f < EXPO_N; f++)
+		if (atomic_load(&a->current->asked[f]))
+			want |= 1u << f;
+	pthread_mutex_unlock(&a->pub_mu);
+	return want;
+}
+
+static void render_requested(struct agent *a, struct render_scratch *s, unsigned req)
+{
+	pthread_mutex_lock(&a->pub_mu);
+	struct published *p = a->current;
+	if (p)
+		p->refs++;
+	pthread_mutex_unlock(&a->pub_mu);
+	if (p) {
+		for (unsigned f = 0; f < EXPO_N; f++)
+			if ((req & (1u << f)) && !atomic_load(&p->ready[f]) && render_exposition(a, s, p, f) != 0)
+				atomic_store(&p->failed[f], true);
+		agent_release(a, p);
+	}
+	pthread_mutex_lock(&a->mu);
+	pthread_cond_broadcast(&a->cv);
+	pthread_mutex_unlock(&a->mu);
+}
+
+static bool is_current(struct agent *a, const struct published *p)
+{
+	pthread_mutex_lock(&a->pub_mu);
+	bool cur = a->current == p;
+	pthread_mutex_unlock(&a->pub_mu);
+	return cur;
+}
+
+bool agent_expo_ready(struct agent *a, struct published *p, unsigned fmt)
+{
+	atomic_fetch_add(&p->asked[fmt], 1);
+	if (atomic_load(&p->ready[fmt]))
+		return true;
+	/* bounded: a render takes milliseconds, but the render thread may be stopping */
+	struct timespec ts;
+	mono_deadline(&ts, agent_mono_ns() + EXPO_WAIT_NS);
+	pthread_mutex_lock(&a->mu); /* then pub_mu (is_current); nothing takes them the other way */
+	while (!atomic_load(&p->ready[fmt]) && !atomic_load(&p->failed[fmt]) && !a->stopping && is_current(a, p)) {
+		a->render_req |= 1u << fmt;
+		pthread_cond_broadcast(&a->cv);
+		if (pthread_cond_timedwait(&a->cv, &a->mu, &ts) != 0)
+			break;
+	}
+	pthread_mutex_unlock(&a->mu);
+	return atomic_load(&p->ready[fmt]);
 }
 
 static void *render_thread(void *arg)
 {
 	struct agent *a = arg;
-	struct render_scratch s;
-	if (scratch_init(&s) == 0) {
-		uint64_t next = agent_mono_ns();
-		for (;;) {
+	struct render_scratch *s = a->scratch;
+	uint64_t next = agent_mono_ns();
+	for (;;) {
+		next += a->cfg.interval_ns;
+		uint64_t now = agent_mono_ns();
+		while (next <= now)
 			next += a->cfg.interval_ns;
-			uint64_t now = agent_mono_ns();
-			while (next <= now)
-				next += a->cfg.interval_ns;
-			if (agent_wait(a, next))
-				break;
-			struct published *p = pool_take(a);
-			if (!p)
-				continue;
-			if (render_into(a, &s, p) == 0) {
-				publish(a, p);
-				/* a burst of scrapers leaves freed response sets behind: return them */
-				if (atomic_load(&a->renders) % TRIM_EVERY == 0)
-					malloc_trim(0);
-			} else {
-				pthread_mutex_lock(&a->pub_mu);
-				p->refs--;
-				pthread_mutex_unlock(&a->pub_mu);
-			}
+		unsigned req = 0;
+		int w;
+		while ((w = render_wait(a, next, &req)) == 0)
+			render_requested(a, s, req);
+		if (w < 0)
+			break;
+		unsigned want = expo_asked(a);
+		struct published *p = pool_take(a);
+		if (!p)
+			continue;
+		if (render_into(a, s, p, want) == 0) {
+			publish(a, p);
+			/* scrapers waiting for the replaced set's exposition take this one */
+			pthread_mutex_lock(&a->mu);
+			pthread_cond_broadcast(&a->cv);
+			pthread_mutex_unlock(&a->mu);
+			/* a burst of scrapers leaves freed response sets behind: return them */
+			if (atomic_load(&a->renders) % TRIM_EVERY == 0)
+				malloc_trim(0);
+		} else {
+			pthread_mutex_lock(&a->pub_mu);
+			p->refs--;
+			pthread_mutex_unlock(&a->pub_mu);
 		}
 	}
-	scratch_free(&s);
+	/* wake scrapers waiting for a render that will not come */
+	pthread_mutex_lock(&a->mu);
+	pthread_cond_broadcast(&a->cv);
+	pthread_mutex_unlock(&a->mu);
 	return NULL;
 }
 
@@ -435,7 +565,10 @@ static void sampler_cfg_of(const struct agent_config *c, struct sampler_config *
 {
 	sampler_config_default(sc);
 	sc->interval_ns = c->interval_ns;
-	sc->groups = c->groups & GPU_GRP_ALL;
+	/* MG_BASIC..MG_THROTTLE are the sampler's own bits; the energy counter
+	 * (gpuctl_gpu_energy_joules_total, job accounting) comes with basic */
+	sc->groups = (c->groups & (MG_BASIC | MG_ECC | MG_PCIE | MG_NVLINK | MG_THROTTLE)) |
+		     (c->groups & MG_BASIC ? GPU_GRP_ENERGY : 0u);
 	sc->slow_group_every = c->slow_group_every;
 	sc->stale_after_ns = c->stale_after_ns;
 	sc->processes = (c->groups & (MG_PROCESSES | MG_HEALTH)) != 0;
@@ -484,6 +617,7 @@ static struct agent *agent_new(struct gpu_backend *be, const struct agent_config
 static void agent_free(struct agent *a)
 {
 	pool_free(a);
+	scratch_free(a->scratch);
 	free(a->rules);
 	free(a->leaks);
 	pthread_mutex_destroy(&a->pub_mu);
@@ -524,15 +658,13 @@ int agent_start(struct agent **out, struct gpu_backend *be, const struct agent_c
 		agent_stop(a);
 		return -1;
 	}
-	/* the first responses exist before the port opens */
-	struct render_scratch s;
+	/* the first responses exist before the port opens (the expositions: on request) */
 	struct published *p = NULL;
-	int rc = scratch_init(&s);
-	if (rc == 0 && (p = pool_take(a)) != NULL && render_into(a, &s, p) == 0)
+	int rc = -1;
+	if ((a->scratch = scratch_new()) != NULL && (p = pool_take(a)) != NULL && render_into(a, a->scratch, p, 0) == 0) {
 		publish(a, p);
-	else
-		rc = -1;
-	scratch_free(&s);
+		rc = 0;
+	}
 	if (rc) {
 		snprintf(err, errlen, "out of memory rendering the first exposition");
 		agent_stop(a);
@@ -594,19 +726,14 @@ int agent_render_once(struct gpu_backend *be, const struct agent_config *cfg, co
 		agent_free(a);
 		return -1;
 	}
-	struct render_scratch s;
+	unsigned fmt = openmetrics ? EXPO_OM : EXPO_TEXT;
 	struct published *p = NULL;
-	if (openmetrics)
-		agent_want_openmetrics(a);
-	int rc = scratch_init(&s);
-	if (rc == 0 && (p = pool_take(a)) != NULL && render_into(a, &s, p) == 0) {
-		rc = gz_inflate_all(openmetrics ? &p->om : &p->prom, out);
-	} else {
-		rc = -1;
-	}
+	int rc = -1;
+	if ((a->scratch = scratch_new()) != NULL && (p = pool_take(a)) != NULL &&
+	    render_into(a, a->scratch, p, 1u << fmt) == 0)
+		rc = gz_inflate_all(&p->expo[fmt], out);
 	if (rc)
 		snprintf(err, errlen, "out of memory rendering the exposition");
-	scratch_free(&s);
 	sampler_stop(a->sampler);
 	agent_free(a);
 	return rc;

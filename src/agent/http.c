@@ -234,15 +234,16 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	switch (req->route) {
 	case ROUTE_METRICS: {
 		const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
-		bool om = http_accept_openmetrics(accept);
-		if (om)
-			agent_want_openmetrics(a);
-		/* until OpenMetrics is rendered (the next tick), the text format; scrapers
-		 * that ask for OpenMetrics (Prometheus) accept it too */
-		if (om && p->om.raw_len == 0)
-			om = false;
+		unsigned fmt = http_accept_openmetrics(accept) ? EXPO_OM : EXPO_TEXT;
+		/* a tick may replace the set while its exposition is rendered: then the new one */
+		for (int tries = 0; !agent_expo_ready(a, p, fmt); tries++) {
+			agent_release(a, p);
+			if (tries == 2 || !(p = agent_acquire(a)))
+				return send_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "gpuctl agent: %s\n",
+						 "the exposition could not be rendered");
+		}
 		const char *ae = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
-		return send_published(a, c, p, om ? &p->om : &p->prom, http_accept_gzip(ae), om ? CT_OM : CT_PROM);
+		return send_published(a, c, p, &p->expo[fmt], http_accept_gzip(ae), fmt == EXPO_OM ? CT_OM : CT_PROM);
 	}
 	case ROUTE_GPUS:
 		rc = send_json(c, &p->gpus, req);

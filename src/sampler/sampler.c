@@ -16,6 +16,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -489,7 +490,16 @@ int sampler_start(struct sampler **out, struct gpu_backend *be, const struct sam
 static void read_slot(struct sampler *s, struct slot *sl, uint64_t now, struct gpu_view *out)
 {
 	pthread_mutex_lock(&sl->mu);
-	*out = sl->view;
+	/* the view up to the processes there are, and the MIG instances there are:
+	 * the unused parts of procs[] and mig[] are 11 KiB of each 18 KiB view, and
+	 * copying them kept all of it resident in every snapshot (the agent's two
+	 * at 64 GPUs: 2.3 MiB). Readers use procs[0, nproc) and mig[0, nmig) only. */
+	const struct gpu_view *v = &sl->view;
+	unsigned np = v->nproc < GPU_MAX_PROCS ? v->nproc : GPU_MAX_PROCS;
+	unsigned nm = v->nmig < GPU_MAX_MIG ? v->nmig : GPU_MAX_MIG;
+	memcpy(out, v, offsetof(struct gpu_view, procs) + np * sizeof(v->procs[0]));
+	out->nmig = v->nmig;
+	memcpy(out->mig, v->mig, nm * sizeof(v->mig[0]));
 	uint64_t in_call = sl->call_started_ns;
 	out->nxid = 0;
 	for (unsigned i = 0; i < sl->nxid && i < sizeof(out->xid) / sizeof(out->xid[0]); i++) {

@@ -141,6 +141,41 @@ static void test_links_of_the_gpus_there_are(void **state)
 	free(sn);
 }
 
+/* sampler_read copies each view up to the processes and MIG instances there
+ * are: the rest of procs[] and mig[] (11 KiB of an 18 KiB view) is never
+ * written, so it never becomes resident in the agent's snapshots. */
+static void test_views_up_to_the_processes_there_are(void **state)
+{
+	(void)state;
+	struct gpu_backend *be = open_sim("h200x8,latency_us=100");
+	struct sampler *s = start(be, 50 * MS, 0);
+	assert_true(sampler_wait_first(s, 10000 * MS));
+	sleep_ms(100);
+	struct snapshot *sn = malloc(sizeof(*sn));
+	memset(sn, 0xa5, sizeof(*sn));
+	sampler_read(s, sn);
+	unsigned with_procs = 0;
+	for (unsigned i = 0; i < sn->n; i++) {
+		const struct gpu_view *v = &sn->gpu[i];
+		assert_true(v->up);
+		assert_true(v->nproc <= GPU_MAX_PROCS);
+		assert_true(v->nmig <= GPU_MAX_MIG);
+		with_procs += v->nproc > 0;
+		for (unsigned k = 0; k < v->nproc; k++)
+			assert_true(v->procs[k].pid != 0xa5a5a5a5u && v->procs[k].pid != 0);
+		const unsigned char *rest = (const unsigned char *)&v->procs[v->nproc];
+		for (size_t b = 0; b < (GPU_MAX_PROCS - v->nproc) * sizeof(v->procs[0]); b++)
+			assert_int_equal(rest[b], 0xa5);
+		rest = (const unsigned char *)&v->mig[v->nmig];
+		for (size_t b = 0; b < (GPU_MAX_MIG - v->nmig) * sizeof(v->mig[0]); b++)
+			assert_int_equal(rest[b], 0xa5);
+	}
+	assert_true(with_procs > 0); /* the simulated server runs processes */
+	sampler_stop(s);
+	close_sim(be);
+	free(sn);
+}
+
 static void test_lost_gpu_is_down_others_served(void **state)
 {
 	(void)state;
@@ -357,6 +392,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_gpu_sampled),
 		cmocka_unit_test(test_links_of_the_gpus_there_are),
+		cmocka_unit_test(test_views_up_to_the_processes_there_are),
 		cmocka_unit_test(test_lost_gpu_is_down_others_served),
 		cmocka_unit_test(test_static_read_when_gpu_returns),
 		cmocka_unit_test(test_hung_call_goes_stale_alone),
