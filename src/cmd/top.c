@@ -329,7 +329,7 @@ int cmd_top(int argc, char **argv, struct cmd_ctx *ctx)
 	 * H200 each NVML call costs 1-3 ms of CPU, and reading every group of 2 GPUs
 	 * each second took 39% of a core */
 	unsigned slow_every = !o.interval_ns || o.interval_ns >= 5000000000ull ? 1 : (unsigned)(5000000000ull / o.interval_ns);
-	rc = watch_start(&ui->w, ctx, "top", o.ids, o.interval_ns, GPU_GRP_ALL, true, slow_every);
+	rc = watch_start(&ui->w, ctx, "top", o.ids, o.interval_ns, GPU_GRP_ALL & ~GPU_GRP_ENERGY, true, slow_every);
 	if (rc) {
 		free(ui);
 		return rc;

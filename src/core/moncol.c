@@ -286,6 +286,8 @@ unsigned moncol_sampler_groups(const struct moncol *const *cols, unsigned n)
 		case 'n': g |= GPU_GRP_NVLINK; break;
 		default: break;
 		}
+		if (cols[i]->get == get_energy)
+			g |= GPU_GRP_ENERGY; /* costs a read of its own: only when shown */
 	}
 	return g;
 }

@@ -320,8 +320,9 @@ int nvml_sample(struct gpu_backend *be, unsigned gpu, unsigned groups, struct gp
 	if (groups & GPU_GRP_BASIC) {
 		want[nw++] = (struct nvml_fv_want){ FVS_MEM_TEMP, &out->temp_mem_c };
 		want[nw++] = (struct nvml_fv_want){ FVS_POWER, &out->power_mw };
-		want[nw++] = (struct nvml_fv_want){ FVS_ENERGY, &out->energy_mj };
 	}
+	if (groups & GPU_GRP_ENERGY)
+		want[nw++] = (struct nvml_fv_want){ FVS_ENERGY, &out->energy_mj };
 	if (groups & GPU_GRP_ECC)
 		nw += want_ecc(out, want + nw);
 	if (groups & GPU_GRP_PCIE)

@@ -340,6 +340,16 @@ static uint64_t mem_used(const struct sim_state *st, unsigned gpu, uint64_t now_
 
 /* ---- sampling ---- */
 
+/* Energy since driver load: an hour idle before open, then the schedule. */
+static void sample_energy(const struct sim_state *st, unsigned gpu, double t, struct gpu_sample *o)
+{
+	const struct sim_gpu *g = &st->gpu[gpu];
+	double limit_w = (double)g->power_limit_mw / 1000.0;
+	double joules = g->idle_w * (3600.0 + t) +
+			(0.92 * limit_w - g->idle_w) * load_integral(g->d, t, f_util) / 100.0;
+	VAL_SET(o->energy_mj, (uint64_t)llround(joules * 1000));
+}
+
 static void sample_basic(const struct sim_state *st, unsigned gpu, double t, uint64_t now_ns, struct gpu_sample *o)
 {
 	const struct sim_gpu *g = &st->gpu[gpu];
@@ -374,10 +384,6 @@ static void sample_basic(const struct sim_state *st, unsigned gpu, double t, uin
 	watts = fmin(watts, limit_w);
 	VAL_SET(o->power_mw, (uint64_t)lround(watts * 1000));
 	VAL_SET(o->power_limit_mw, g->power_limit_mw);
-	/* energy since driver load: an hour idle before open, then the schedule */
-	double joules = g->idle_w * (3600.0 + t) +
-			(0.92 * limit_w - g->idle_w) * load_integral(g->d, t, f_util) / 100.0;
-	VAL_SET(o->energy_mj, (uint64_t)llround(joules * 1000));
 
 	double sm = load > 0 ? c->max_sm_clock_mhz : (g->caps.geforce ? 210 : 345);
 	if (thermal)
@@ -501,6 +507,8 @@ void sim_model_sample(const struct sim_state *st, unsigned gpu, unsigned groups,
 	double t = secs(st, now_ns);
 	if (groups & GPU_GRP_BASIC)
 		sample_basic(st, gpu, t, now_ns, out);
+	if (groups & GPU_GRP_ENERGY)
+		sample_energy(st, gpu, t, out);
 	if (groups & GPU_GRP_VIOL)
 		sample_viol(st, gpu, t, now_ns, out);
 	if (groups & GPU_GRP_ECC)

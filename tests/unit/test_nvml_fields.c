@@ -56,15 +56,23 @@ static void test_calls_per_group(void **state)
 	calls_for(be, GPU_GRP_ALL, &s); /* the first sample learns the link facts and what the batch delivers */
 
 	/* basic: util, memory, temperature, power limit, 2 clocks, P-state, clock
-	 * events, and one batch for memory temperature, power and energy; the
-	 * fan ("not supported" on the first sample) is not asked again */
-	field_calls = 0;
-	assert_int_equal(calls_for(be, GPU_GRP_BASIC, &s), 9);
+	 * events, and one batch for memory temperature and power (and the energy
+	 * counter when asked for); the fan ("not supported" on the first sample)
+	 * is not asked again */
+	field_calls = field_values_asked = 0;
+	assert_int_equal(calls_for(be, GPU_GRP_BASIC | GPU_GRP_ENERGY, &s), 9);
 	assert_int_equal(s.fan_pct.st, VAL_UNSUPPORTED);
 	assert_int_equal(field_calls, 1);
+	assert_int_equal(field_values_asked, 3);
 	assert_int_equal(s.power_mw.v, 75123);
 	assert_int_equal(s.energy_mj.v, 123456789);
 	assert_int_equal(s.temp_mem_c.v, 36);
+	/* without the energy counter (top): not read, "not read" in the sample */
+	field_values_asked = 0;
+	assert_int_equal(calls_for(be, GPU_GRP_BASIC, &s), 9);
+	assert_int_equal(field_values_asked, 2);
+	assert_int_equal(s.energy_mj.st, VAL_UNKNOWN);
+	assert_int_equal(s.power_mw.v, 75123);
 
 	/* ECC: one batch and the SRAM counter; retired pages (not supported
 	 * either way on this GPU) cost nothing after the first sample */
@@ -213,7 +221,7 @@ static void test_field_status(void **state)
 	assert_int_equal(field_values_asked, 18 * 2 + 12 * 2);
 	assert_nvlink_values(&s);
 	field_values_asked = 0;
-	calls_for(be, GPU_GRP_BASIC, &s);
+	calls_for(be, GPU_GRP_BASIC | GPU_GRP_ENERGY, &s);
 	assert_int_equal(field_values_asked, 2);
 	assert_int_equal(s.temp_mem_c.st, VAL_UNSUPPORTED);
 
