@@ -518,6 +518,23 @@ static void spaced(unsigned g)
 	arg_i = 0;
 	spaced_one("nvmlDeviceGetViolationStatus(power)", c_viol, GetViolation != NULL);
 	spaced_one("nvmlDeviceGetPcieThroughput(TX)", c_throughput, GetPcieThroughput != NULL);
+	/* the basic group's own calls (what top pays every second) */
+	spaced_one("nvmlDeviceGetUtilizationRates", c_util, GetUtil != NULL);
+	spaced_one("nvmlDeviceGetMemoryInfo_v2", c_mem_v2, GetMemV2 != NULL);
+	spaced_one("nvmlDeviceGetTemperature", c_temp, GetTemp != NULL);
+	GetU32 = GetPowerLimit;
+	spaced_one("nvmlDeviceGetEnforcedPowerLimit", c_u32, GetPowerLimit != NULL);
+	arg_i = NVML_CLOCK_SM;
+	spaced_one("nvmlDeviceGetClockInfo(SM)", c_clock, GetClock != NULL);
+	arg_i = NVML_CLOCK_MEM;
+	spaced_one("nvmlDeviceGetClockInfo(memory)", c_clock, GetClock != NULL);
+	spaced_one("nvmlDeviceGetPerformanceState", c_pstate, GetPstate != NULL);
+	spaced_one("nvmlDeviceGetCurrentClocksEventReasons", c_events, GetEvents != NULL);
+	spaced_one("nvmlDeviceGetComputeRunningProcesses_v3", c_procs, GetProcs != NULL);
+	batch_n = 0;
+	add_field(NVML_FI_DEV_MEMORY_TEMP, 0);
+	add_field(NVML_FI_DEV_POWER_AVERAGE, 0);
+	spaced_batch("memory temperature, power");
 }
 
 int main(int argc, char **argv)

@@ -83,7 +83,7 @@ want top_dmon && { part top_dmon 200 & pids+=($!); }
 for p in "${pids[@]}"; do wait "$p"; done
 # alone: its NVML calls would show in the agent's and top's CPU figures
 want nvmlcost && part nvmlcost 120
-want nvmlspaced && part nvmlcost 120 spaced
+want nvmlspaced && part nvmlcost 180 spaced
 want bench && part bench 330 run
 want benchfull && part bench "${BENCHFULL_LIMIT:-590}" fullonly
 if want torch; then
@@ -97,7 +97,7 @@ want diag && part diag 420
 want pool && part pool 150
 want pool_devices && part pool_devices 90
 want threadcpu && part threadcpu 230
-want threadcpu_defaults && part threadcpu 100 defaults
+want threadcpu_defaults && part threadcpu 160 defaults
 want slurm && part slurm 120
 want kexp && part kexp 150
 

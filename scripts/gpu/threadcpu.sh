@@ -9,9 +9,9 @@
 #      tick here (slow_group_every = 1) so that each one's cost per read shows;
 #      then all groups at the defaults, as a user runs it.
 #   2. `gpuctl top` in tmux for 20 s, the same per-thread figures.
-#   `threadcpu.sh defaults`: instead, the agent (all groups, defaults) and top
-#      side by side for 65 s (a whole NVLink counter minute), each one's CPU,
-#      and the agent's NVLink series counted from /metrics: about 75 s.
+#   `threadcpu.sh defaults`: instead, the agent (all groups, defaults), then
+#      top, 65 s each (a whole NVLink counter minute): each one's CPU, and the
+#      agent's NVLink and energy series counted from /metrics: about 140 s.
 # Output: $OUT/threadcpu/threads.txt.
 set -uo pipefail
 out="${OUT:-./threadcpu-out}/threadcpu"
@@ -36,32 +36,29 @@ threads() {
 }
 
 if [ "${1:-}" = defaults ]; then
+	# one after the other: two processes asking the same GPUs slow each other's NVML calls
 	port=19477
 	"$GPUCTL" agent --listen 127.0.0.1:$port >"$out/agent-defaults.out" 2>"$out/agent-defaults.err" &
 	apid=$!
+	sleep 3
+	threads "$apid" "agent, all groups, defaults (pid $apid)" 65 >"$out/threads.txt" 2>&1
+	curl -s "http://127.0.0.1:$port/metrics" >"$out/metrics.txt"
+	kill "$apid"
+	wait "$apid" 2>/dev/null
 	tmux new-session -d -s tcpu -x 160 -y 50 "$GPUCTL top"
 	sleep 3
 	tpid=$(pgrep -n -x gpuctl)
-	[ "$tpid" = "$apid" ] && tpid=$(pgrep -x gpuctl | grep -v "^$apid\$" | tail -1)
-	threads "$apid" "agent, all groups, defaults (pid $apid)" 65 >"$out/threads.txt" 2>&1 &
-	bg=$!
-	threads "$tpid" "top (1 s refresh, pid $tpid)" 65 >"$out/threads-top.txt" 2>&1
-	wait "$bg"
-	sleep 1
-	curl -s "http://127.0.0.1:$port/metrics" >"$out/metrics.txt"
+	threads "$tpid" "top (1 s refresh, pid $tpid)" 65 >>"$out/threads.txt" 2>&1
+	tmux kill-session -t tcpu 2>/dev/null
 	{
-		cat "$out/threads-top.txt"
 		echo "nvlink error series: $(grep -c '^gpuctl_gpu_nvlink_errors_total{' "$out/metrics.txt")" \
 			"(type=crc_flit $(grep -c '^gpuctl_gpu_nvlink_errors_total{.*type="crc_flit"' "$out/metrics.txt")," \
 			"replay $(grep -c '^gpuctl_gpu_nvlink_errors_total{.*type="replay"' "$out/metrics.txt")," \
 			"recovery $(grep -c '^gpuctl_gpu_nvlink_errors_total{.*type="recovery"' "$out/metrics.txt")," \
 			"crc_data $(grep -c '^gpuctl_gpu_nvlink_errors_total{.*type="crc_data"' "$out/metrics.txt"))"
 		echo "nvlink up series: $(grep -c '^gpuctl_gpu_nvlink_up{' "$out/metrics.txt"), down: $(grep '^gpuctl_gpu_nvlink_up{' "$out/metrics.txt" | grep -c ' 0$')"
-		grep '^gpuctl_gpu_nvlink_errors_total{' "$out/metrics.txt" | grep -v ' 0$' | head -8
+		echo "energy series: $(grep -c '^gpuctl_gpu_energy_joules_total{' "$out/metrics.txt")"
 	} >>"$out/threads.txt"
-	tmux kill-session -t tcpu 2>/dev/null
-	kill "$apid"
-	wait "$apid" 2>/dev/null
 	cat "$out/threads.txt"
 	exit 0
 fi
