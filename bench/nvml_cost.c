@@ -12,7 +12,7 @@
  *   gcc -std=c11 -O2 -Wall -Wextra -Werror -o nvml_cost bench/nvml_cost.c -ldl
  *   ./nvml_cost [GPU index ...]      (default: every GPU)
  *   ./nvml_cost --spaced GPU         each call once a second (as a 1 s sampler
- *                                    makes it), 6 times, one kind after the
+ *                                    makes it), 4 times, one kind after the
  *                                    other: back-to-back medians can hide a
  *                                    cost the driver pays once per period
  * Reads only. Exit: 0, or 69 when NVML cannot be loaded or initialised.
@@ -442,7 +442,7 @@ static void one_gpu(unsigned g)
 
 /* --spaced: each kind called once a second, SPACED_N times, kinds one after
  * the other; the thread CPU of each call (median, max). */
-#define SPACED_N 6
+#define SPACED_N 4
 static void spaced_one(const char *name, call_fn fn, int present)
 {
 	uint64_t cpu[SPACED_N], wall[SPACED_N];

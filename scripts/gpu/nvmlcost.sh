@@ -8,7 +8,7 @@
 # next to the single calls they may stand for. About 10 s on 2x H200.
 # Results: $OUT/nvmlcost/cost.txt and summary.txt. Exit: nvml_cost's (69: no NVML).
 # Reads only. Run it alone, not beside the agent/top CPU measurements.
-# `nvmlcost.sh spaced`: instead, GPU 0's calls each once a second, 6 times
+# `nvmlcost.sh spaced`: instead, GPU 0's calls each once a second, 4 times
 # (nvml_cost --spaced: what a 1 s sampler pays), into spaced.txt: ~140 s.
 set -u -o pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
