@@ -12,6 +12,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "../bench/claims.h"
@@ -269,6 +270,11 @@ int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
 	int rc = parse(argc, argv, ctx, &o);
 	if (rc != 0)
 		return rc < 0 ? EXIT_OK : rc;
+	/* a missing results file is the user's mistake too: said before any driver is asked */
+	if (o.results && access(o.results, R_OK) != 0) {
+		cmd_error(ctx, "report", "cannot read '%s': %s", o.results, strerror(errno));
+		return EXIT_NOINPUT;
+	}
 	rc = cmd_backend(ctx); /* only now: usage errors need no driver */
 	if (rc != EXIT_OK)
 		return rc;

@@ -50,6 +50,15 @@ PY
 
 # errors
 expect 66 missing -- --sim h200x8 report --results "$tmp/none.json"
+# said before any backend opens (a missing simulator file is 66 too: the message tells), and
+# without a driver 66, not 69
+expect 66 missing-before-backend -- --sim "$tmp/no-such-server.json" report --results "$tmp/none.json"
+has missing-before-backend.err "gpuctl report: cannot read '$tmp/none.json'"
+one_line missing-before-backend.err
+if ! ldconfig -p 2>/dev/null | grep -q 'libnvidia-ml.so.1'; then
+	expect 66 missing-without-driver -- report --results "$tmp/none.json"
+	has missing-without-driver.err "gpuctl report: cannot read '$tmp/none.json'"
+fi
 expect 64 usage -- --sim h200x8 report --frobnicate
 expect 74 unwritable -- --sim h200x8 report --html /nonexistent-dir/r.html
 [ "$fails" = 0 ] && echo "report: all checks passed" || exit 1
