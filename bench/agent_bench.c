@@ -2,11 +2,12 @@
  * agent_bench.c - load generator and cost meter for `gpuctl agent`
  * (run by bench/agent_bench.sh; results in bench/RESULTS.md).
  *
- *   agent_bench scrape PORT PID CLIENTS SECONDS [PERIOD_MS]
+ *   agent_bench scrape PORT PID CLIENTS SECONDS [PERIOD_MS [gzip|plain]]
  *       CLIENTS threads, each on its own keep-alive connection to
  *       127.0.0.1:PORT, GET /metrics for SECONDS: every PERIOD_MS (each client
  *       at its own phase, as independent Prometheus servers would), or as fast
- *       as answered when PERIOD_MS is 0 (saturation); prints
+ *       as answered when PERIOD_MS is 0 (saturation); with Prometheus's
+ *       Accept header, and its "Accept-Encoding: gzip" unless plain; prints
  *       the latency median/p99/max, scrapes per second, and the agent's CPU
  *       share and resident memory (from /proc/PID) over the same window.
  *   agent_bench idle PID SECONDS
@@ -22,6 +23,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,12 +89,14 @@ static long proc_rss_kib(int pid, const char *key)
 
 struct client {
 	int port;
+	bool gzip;
 	uint64_t period_ns, phase_ns;
 	uint64_t end_ns;
 	uint64_t *lat;
 	size_t n, cap;
 	unsigned errors;
 	size_t bytes;
+	size_t gzipped; /* answers that came gzip-compressed */
 };
 
 static int connect_to(int port)
@@ -113,12 +117,18 @@ static int connect_to(int port)
 	return fd;
 }
 
-/* One GET /metrics on a keep-alive connection; returns body bytes or -1. */
-static long scrape_once(int fd, char *buf, size_t cap)
+/* One GET /metrics on a keep-alive connection; returns body bytes or -1
+ * (also for a gzip answer that was not asked for). *gzipped: how it came. */
+static long scrape_once(int fd, char *buf, size_t cap, bool gzip, bool *gzipped)
 {
-	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: bench\r\n"
-				  "Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5\r\n\r\n";
-	if (send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL) != (ssize_t)(sizeof(req) - 1))
+	static const char req_plain[] = "GET /metrics HTTP/1.1\r\nHost: bench\r\n"
+					"Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5\r\n\r\n";
+	static const char req_gzip[] = "GET /metrics HTTP/1.1\r\nHost: bench\r\n"
+				       "Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5\r\n"
+				       "Accept-Encoding: gzip\r\n\r\n";
+	const char *req = gzip ? req_gzip : req_plain;
+	size_t reqlen = gzip ? sizeof(req_gzip) - 1 : sizeof(req_plain) - 1;
+	if (send(fd, req, reqlen, MSG_NOSIGNAL) != (ssize_t)reqlen)
 		return -1;
 	size_t have = 0;
 	long body = -1;
@@ -135,6 +145,9 @@ static long scrape_once(int fd, char *buf, size_t cap)
 			head = (size_t)(e - buf) + 4;
 			char *cl = memmem(buf, head, "Content-Length: ", 16);
 			if (!cl || strncmp(buf, "HTTP/1.1 200", 12) != 0)
+				return -1;
+			*gzipped = memmem(buf, head, "Content-Encoding: gzip", 22) != NULL;
+			if (*gzipped && !gzip)
 				return -1;
 			body = strtol(cl + 16, NULL, 10);
 		}
@@ -172,7 +185,8 @@ static void *client_main(void *arg)
 			continue;
 		}
 		uint64_t t0 = now_ns();
-		long n = scrape_once(fd, buf, cap);
+		bool gzipped = false;
+		long n = scrape_once(fd, buf, cap, c->gzip, &gzipped);
 		uint64_t t1 = now_ns();
 		if (n < 0) {
 			c->errors++;
@@ -181,6 +195,7 @@ static void *client_main(void *arg)
 			continue;
 		}
 		c->bytes = (size_t)n;
+		c->gzipped += gzipped;
 		if (c->n == c->cap) {
 			c->cap = c->cap ? c->cap * 2 : 4096;
 			c->lat = realloc(c->lat, c->cap * sizeof(*c->lat));
@@ -195,7 +210,7 @@ static void *client_main(void *arg)
 	return NULL;
 }
 
-static int cmd_scrape(int port, int pid, int clients, double seconds, double period_ms)
+static int cmd_scrape(int port, int pid, int clients, double seconds, double period_ms, bool gzip)
 {
 	struct client *c = calloc((size_t)clients, sizeof(*c));
 	pthread_t *t = calloc((size_t)clients, sizeof(*t));
@@ -205,6 +220,7 @@ static int cmd_scrape(int port, int pid, int clients, double seconds, double per
 	uint64_t start = now_ns();
 	for (int i = 0; i < clients; i++) {
 		c[i].port = port;
+		c[i].gzip = gzip;
 		c[i].end_ns = start + (uint64_t)(seconds * 1e9);
 		c[i].period_ns = (uint64_t)(period_ms * 1e6);
 		c[i].phase_ns = c[i].period_ns * (uint64_t)i / (uint64_t)clients;
@@ -218,10 +234,11 @@ static int cmd_scrape(int port, int pid, int clients, double seconds, double per
 		pthread_join(t[i], NULL);
 	double wall = (double)(now_ns() - start) / 1e9;
 	double cpu1 = proc_cpu_s(pid);
-	size_t total = 0;
+	size_t total = 0, gzipped = 0;
 	unsigned errors = 0;
 	for (int i = 0; i < clients; i++) {
 		total += c[i].n;
+		gzipped += c[i].gzipped;
 		errors += c[i].errors;
 	}
 	uint64_t *all = malloc((total ? total : 1) * sizeof(*all));
@@ -238,8 +255,10 @@ static int cmd_scrape(int port, int pid, int clients, double seconds, double per
 		printf("scrape: no successful scrape (%u errors)\n", errors);
 		return 1;
 	}
-	printf("scrape: clients=%d period=%s seconds=%.1f scrapes=%zu (%.0f/s) errors=%u body=%zu bytes\n", clients,
-	       period_ms > 0 ? "paced" : "back-to-back", wall, total, (double)total / wall, errors, bytes);
+	printf("scrape: clients=%d period=%s asked=%s seconds=%.1f scrapes=%zu (%.0f/s, %zu answered gzip) errors=%u "
+	       "body=%zu bytes\n",
+	       clients, period_ms > 0 ? "paced" : "back-to-back", gzip ? "gzip" : "plain", wall, total,
+	       (double)total / wall, gzipped, errors, bytes);
 	if (period_ms > 0)
 		printf("scrape: each client every %.0f ms\n", period_ms);
 	printf("scrape: latency median=%.3f ms p99=%.3f ms max=%.3f ms\n", (double)all[total / 2] / 1e6,
@@ -301,12 +320,14 @@ static int cmd_sweep(const char *spec, int rounds)
 
 int main(int argc, char **argv)
 {
-	if ((argc == 6 || argc == 7) && strcmp(argv[1], "scrape") == 0)
-		return cmd_scrape(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atof(argv[5]), argc == 7 ? atof(argv[6]) : 0);
+	if (argc >= 6 && argc <= 8 && strcmp(argv[1], "scrape") == 0)
+		return cmd_scrape(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atof(argv[5]), argc >= 7 ? atof(argv[6]) : 0,
+				  argc < 8 || strcmp(argv[7], "plain") != 0);
 	if (argc == 4 && strcmp(argv[1], "idle") == 0)
 		return cmd_idle(atoi(argv[2]), atof(argv[3]));
 	if (argc == 4 && strcmp(argv[1], "sweep") == 0)
 		return cmd_sweep(argv[2], atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
-	fprintf(stderr, "usage: agent_bench scrape PORT PID CLIENTS SECONDS [PERIOD_MS] | idle PID SECONDS | sweep SIMSPEC ROUNDS\n");
+	fprintf(stderr, "usage: agent_bench scrape PORT PID CLIENTS SECONDS [PERIOD_MS [gzip|plain]] | idle PID SECONDS | "
+			"sweep SIMSPEC ROUNDS\n");
 	return 64;
 }

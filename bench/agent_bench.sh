@@ -2,12 +2,13 @@
 # agent_bench.sh - `gpuctl agent` performance on simulated servers whose every
 # NVML-like call takes latency_us (default 2000 us, as a real H200 call does):
 # scrape latency median/p99 with CLIENTS concurrent scrapers (each once a
-# second, then all back-to-back), agent CPU and RSS
+# second, then all back-to-back; for each ENCODING: gzip, as Prometheus asks,
+# and plain, as curl without --compressed does), agent CPU and RSS
 # idle (1 s interval) and under load, against one serial nvidia-smi-style
 # sweep of the same fields. At 8 and 64 simulated GPUs. Loopback only.
 #
 #   bench/agent_bench.sh                 # build (Release) and run
-#   BUILD=build-rel CLIENTS=100 SECONDS_LOAD=10 GPUS="8 64" bench/agent_bench.sh
+#   BUILD=build-rel CLIENTS=100 SECONDS_LOAD=10 GPUS="8 64" ENCODINGS="gzip plain" bench/agent_bench.sh
 # Output: plain text; copy the figures into bench/RESULTS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +18,7 @@ SECONDS_LOAD="${SECONDS_LOAD:-10}"
 SECONDS_IDLE="${SECONDS_IDLE:-20}"
 LATENCY_US="${LATENCY_US:-2000}"
 GPUS="${GPUS:-8 64}"
+ENCODINGS="${ENCODINGS:-gzip plain}"
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
 	cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGPUCTL_WITH_CUDA=OFF >/dev/null
 	cmake --build "$BUILD" -j"$(nproc)" --target gpuctl gpuctl_core >/dev/null
@@ -43,11 +45,20 @@ for gpus in $GPUS; do
 	done
 	[ -n "$port" ] || { cat "$tmp/agent.err"; exit 1; }
 	sleep 3 # settle: first ticks rendered
+	# and the topology read at start (GPU pairs x one call: 8 s at 64 GPUs) finished
+	for _ in $(seq 1 300); do
+		grep -qx gpuctl-links /proc/"$agent_pid"/task/*/comm 2>/dev/null || break
+		sleep 0.1
+	done
 	"$BUILD/agent_bench" idle "$agent_pid" "$SECONDS_IDLE"
-	# 100 scrapers each once a second (independent Prometheus servers, at spread phases)
-	"$BUILD/agent_bench" scrape "$port" "$agent_pid" "$CLIENTS" "$SECONDS_LOAD" 1000
-	# the same 100 scraping back-to-back: saturation, the worst case
-	"$BUILD/agent_bench" scrape "$port" "$agent_pid" "$CLIENTS" "$SECONDS_LOAD" 0
+	# one Prometheus scraping every second (the exposition rendered at every tick)
+	"$BUILD/agent_bench" scrape "$port" "$agent_pid" 1 "$SECONDS_IDLE" 1000 gzip
+	for enc in $ENCODINGS; do
+		# 100 scrapers each once a second (independent Prometheus servers, at spread phases)
+		"$BUILD/agent_bench" scrape "$port" "$agent_pid" "$CLIENTS" "$SECONDS_LOAD" 1000 "$enc"
+		# the same 100 scraping back-to-back: saturation, the worst case
+		"$BUILD/agent_bench" scrape "$port" "$agent_pid" "$CLIENTS" "$SECONDS_LOAD" 0 "$enc"
+	done
 	"$BUILD/agent_bench" idle "$agent_pid" 5
 	kill "$agent_pid"
 	wait "$agent_pid" 2>/dev/null || true

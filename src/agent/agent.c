@@ -99,8 +99,10 @@ static struct published *pool_take(struct agent *a)
 
 static void published_free(struct published *p)
 {
-	for (unsigned f = 0; f < EXPO_N; f++)
+	for (unsigned f = 0; f < EXPO_N; f++) {
 		gz_body_free(&p->expo[f]);
+		abuf_free(&p->plain[f]);
+	}
 	api_doc_free(&p->gpus);
 	api_doc_free(&p->health);
 	free(p);
@@ -240,7 +242,7 @@ static uint64_t proc_start_of(void *arg, uint32_t pid)
 }
 
 /* Renders one exposition of the last tick into p (gzip-compressed as it goes). */
-static int render_exposition(struct agent *a, struct render_scratch *s, struct published *p, unsigned fmt)
+static int render_gzip(struct agent *a, struct render_scratch *s, struct published *p, unsigned fmt)
 {
 	uint64_t t0 = agent_mono_ns();
 	struct metrics_opts o = s->opts;
@@ -251,9 +253,33 @@ static int render_exposition(struct agent *a, struct render_scratch *s, struct p
 	pool_metrics_append(a->job_pool, text, fmt == EXPO_OM);
 	rc |= gz_end(&s->gz);
 	atomic_store(&a->last_render_ns, agent_mono_ns() - t0);
-	if (rc == 0)
-		atomic_store(&p->ready[fmt], true);
 	return rc ? -1 : 0;
+}
+
+/* Makes variant v of p ready: the gzip one rendered, the plain one inflated
+ * from it (one inflation per tick serves every client without gzip). */
+static int render_variant(struct agent *a, struct render_scratch *s, struct published *p, unsigned v)
+{
+	if (atomic_load(&p->ready[v]))
+		return 0;
+	unsigned fmt = v % EXPO_N;
+	if (!atomic_load(&p->ready[fmt])) {
+		if (render_gzip(a, s, p, fmt) != 0) {
+			atomic_store(&p->failed[fmt], true);
+			atomic_store(&p->failed[v], true);
+			return -1;
+		}
+		atomic_store(&p->ready[fmt], true);
+	}
+	if (v != fmt) {
+		abuf_reset(&p->plain[fmt]);
+		if (gz_inflate_all(&p->expo[fmt], &p->plain[fmt]) != 0) {
+			atomic_store(&p->failed[v], true);
+			return -1;
+		}
+		atomic_store(&p->ready[v], true);
+	}
+	return 0;
 }
 
 /* Reads the sampler, evaluates health, renders the JSON documents into p and
@@ -314,15 +340,26 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 	s->prev = s->now;
 	s->now = t;
 	s->have_prev = true;
+	bool freed = false;
+	for (unsigned v = 0; v < EXPO_VARIANTS; v++) {
+		atomic_store(&p->ready[v], false);
+		atomic_store(&p->failed[v], false);
+		atomic_store(&p->asked[v], 0);
+	}
 	for (unsigned f = 0; f < EXPO_N; f++) {
-		atomic_store(&p->ready[f], false);
-		atomic_store(&p->failed[f], false);
-		atomic_store(&p->asked[f], 0);
 		abuf_reset(&p->expo[f].gz);
 		p->expo[f].raw_len = 0;
-		if (expo_now & (1u << f))
-			rc |= render_exposition(a, s, p, f);
+		/* the text is 2 MB at 64 GPUs: kept only while clients without gzip come */
+		if (!(expo_now & (1u << expo_variant(f, false))) && p->plain[f].cap) {
+			abuf_free(&p->plain[f]);
+			freed = true;
+		}
 	}
+	for (unsigned v = 0; v < EXPO_VARIANTS; v++)
+		if (expo_now & (1u << v))
+			rc |= render_variant(a, s, p, v);
+	if (freed)
+		malloc_trim(0); /* glibc may have kept the freed text in the heap */
 	scratch_drop(s);
 	p->mono_ns = agent_mono_ns();
 	atomic_fetch_add(&a->renders, 1);
@@ -363,9 +400,9 @@ static unsigned expo_asked(struct agent *a)
 {
 	unsigned want = 0;
 	pthread_mutex_lock(&a->pub_mu);
-	for (unsigned f = 0; a->current && f < EXPO_N; f++)
-		if (atomic_load(&a->current->asked[f]))
-			want |= 1u << f;
+	for (unsigned v = 0; a->current && v < EXPO_VARIANTS; v++)
+		if (atomic_load(&a->current->asked[v]))
+			want |= 1u << v;
 	pthread_mutex_unlock(&a->pub_mu);
 	return want;
 }
@@ -378,9 +415,9 @@ static void render_requested(struct agent *a, struct render_scratch *s, unsigned
 		p->refs++;
 	pthread_mutex_unlock(&a->pub_mu);
 	if (p) {
-		for (unsigned f = 0; f < EXPO_N; f++)
-			if ((req & (1u << f)) && !atomic_load(&p->ready[f]) && render_exposition(a, s, p, f) != 0)
-				atomic_store(&p->failed[f], true);
+		for (unsigned v = 0; v < EXPO_VARIANTS; v++)
+			if (req & (1u << v))
+				render_variant(a, s, p, v);
 		agent_release(a, p);
 	}
 	pthread_mutex_lock(&a->mu);
@@ -396,23 +433,27 @@ static bool is_current(struct agent *a, const struct published *p)
 	return cur;
 }
 
-bool agent_expo_ready(struct agent *a, struct published *p, unsigned fmt)
+bool agent_expo_ready(struct agent *a, struct published *p, unsigned variant)
 {
-	atomic_fetch_add(&p->asked[fmt], 1);
-	if (atomic_load(&p->ready[fmt]))
+	atomic_fetch_add(&p->asked[variant], 1);
+	if (atomic_load(&p->ready[variant]))
 		return true;
 	/* bounded: a render takes milliseconds, but the render thread may be stopping */
 	struct timespec ts;
 	mono_deadline(&ts, agent_mono_ns() + EXPO_WAIT_NS);
 	pthread_mutex_lock(&a->mu); /* then pub_mu (is_current); nothing takes them the other way */
-	while (!atomic_load(&p->ready[fmt]) && !atomic_load(&p->failed[fmt]) && !a->stopping && is_current(a, p)) {
-		a->render_req |= 1u << fmt;
-		pthread_cond_broadcast(&a->cv);
+	while (!atomic_load(&p->ready[variant]) && !atomic_load(&p->failed[variant]) && !a->stopping &&
+	       is_current(a, p)) {
+		if (!(a->render_req & (1u << variant))) {
+			/* once per request: the waiters share the cv with the render thread */
+			a->render_req |= 1u << variant;
+			pthread_cond_broadcast(&a->cv);
+		}
 		if (pthread_cond_timedwait(&a->cv, &a->mu, &ts) != 0)
 			break;
 	}
 	pthread_mutex_unlock(&a->mu);
-	return atomic_load(&p->ready[fmt]);
+	return atomic_load(&p->ready[variant]);
 }
 
 static void *render_thread(void *arg)
@@ -730,8 +771,10 @@ int agent_render_once(struct gpu_backend *be, const struct agent_config *cfg, co
 	struct published *p = NULL;
 	int rc = -1;
 	if ((a->scratch = scratch_new()) != NULL && (p = pool_take(a)) != NULL &&
-	    render_into(a, a->scratch, p, 1u << fmt) == 0)
-		rc = gz_inflate_all(&p->expo[fmt], out);
+	    render_into(a, a->scratch, p, 1u << expo_variant(fmt, false)) == 0) {
+		abuf_put(out, p->plain[fmt].p, p->plain[fmt].len);
+		rc = out->oom ? -1 : 0;
+	}
 	if (rc)
 		snprintf(err, errlen, "out of memory rendering the exposition");
 	sampler_stop(a->sampler);

@@ -10,20 +10,28 @@
 #include "api.h"
 #include "gz.h"
 
-/* The expositions: Prometheus text 0.0.4 and OpenMetrics 1.0. */
+/* The expositions: Prometheus text 0.0.4 and OpenMetrics 1.0. Each comes in
+ * two variants: gzip (what Prometheus asks for) and plain text. */
 enum { EXPO_TEXT = 0, EXPO_OM = 1, EXPO_N = 2 };
+#define EXPO_VARIANTS (2 * EXPO_N)
+static inline unsigned expo_variant(unsigned fmt, bool gzip)
+{
+	return gzip ? fmt : EXPO_N + fmt;
+}
 
 /* One tick's rendered responses. Scrapes hold a reference while MHD sends.
- * The expositions are kept gzip-compressed only (gz.h); a client that does
- * not accept gzip gets them inflated while they are sent. Each is rendered
- * at the tick or on its first request (agent_expo_ready); expo[f] may be
- * read once ready[f] is true and is not written again until the set is reused. */
+ * Each exposition variant is rendered at the tick or on its first request
+ * (agent_expo_ready): the gzip one compressed while it is rendered (gz.h),
+ * the plain one inflated from it, once, for every client that does not
+ * accept gzip. A variant may be read once ready[v] is true and is not
+ * written again until the set is reused. */
 struct published {
 	struct published *next;   /* the agent's pool */
 	unsigned refs;            /* guarded by agent.pub_mu; the current one holds one too */
 	struct gz_body expo[EXPO_N];
-	atomic_bool ready[EXPO_N], failed[EXPO_N];
-	atomic_uint asked[EXPO_N]; /* requests: what the next tick renders at once */
+	struct abuf plain[EXPO_N]; /* freed at a tick where nobody asked for it */
+	atomic_bool ready[EXPO_VARIANTS], failed[EXPO_VARIANTS];
+	atomic_uint asked[EXPO_VARIANTS]; /* requests: what the next tick renders at once */
 	struct api_doc gpus, health;
 	uint64_t mono_ns;         /* when it was rendered (CLOCK_MONOTONIC) */
 };
@@ -45,7 +53,7 @@ struct agent {
 	pthread_mutex_t mu;           /* stop and render-request signalling (CLOCK_MONOTONIC cv) */
 	pthread_cond_t cv;
 	bool stopping;
-	unsigned render_req;          /* EXPO_* bits the current set's scrapers wait for */
+	unsigned render_req;          /* variant bits the current set's scrapers wait for */
 	struct render_scratch *scratch; /* the render thread's (agent.c) */
 	pthread_t render_thread, klog_thread;
 	bool render_started, klog_started;
@@ -62,11 +70,11 @@ struct agent {
 
 /* Takes a reference on the latest rendered responses (NULL before the first). */
 struct published *agent_acquire(struct agent *a);
-/* Counts a request for p's exposition fmt (EXPO_*) and, when it has not been
- * rendered yet, has the render thread render it and waits (a few ms; at most
- * 5 s). False when it could not be: out of memory, stopping, or a tick
- * replaced p meanwhile (then the caller takes the current set again). */
-bool agent_expo_ready(struct agent *a, struct published *p, unsigned fmt);
+/* Counts a request for p's exposition variant (expo_variant()) and, when it
+ * has not been rendered yet, has the render thread render it and waits (a
+ * few ms; at most 5 s). False when it could not be: out of memory, stopping,
+ * or a tick replaced p meanwhile (then the caller takes the current set again). */
+bool agent_expo_ready(struct agent *a, struct published *p, unsigned variant);
 void agent_release(struct agent *a, struct published *p);
 uint64_t agent_mono_ns(void);
 

@@ -156,7 +156,7 @@ void gz_reader_end(struct gz_reader *r)
 int gz_inflate_all(const struct gz_body *src, struct abuf *out)
 {
 	struct gz_reader r;
-	if (gz_reader_begin(&r, src))
+	if (!abuf_reserve(out, src->raw_len) || gz_reader_begin(&r, src)) /* one allocation */
 		return -1;
 	int rc = 0;
 	for (;;) {

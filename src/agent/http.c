@@ -3,10 +3,10 @@
  *
  * The raw request target is parsed once, in MHD's URI callback, by the pure
  * http_req_parse() (fuzzed). Every answer is either a reference to the
- * current published buffer (/metrics: the stored gzip bytes, no copy,
- * released when MHD is done; inflated block by block for a client that does
- * not accept gzip) or a small join of pre-rendered JSON pieces; nothing here
- * calls the backend.
+ * current published buffer (/metrics: the stored gzip bytes, or the text
+ * for a client that does not accept gzip; no copy, released when MHD is
+ * done) or a small join of pre-rendered JSON pieces; nothing here calls the
+ * backend.
  * Limits: connection count, per-address count, idle/slow timeout, and a
  * per-connection memory pool that bounds header size (MHD answers 431/414).
  */
@@ -72,78 +72,26 @@ static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, cons
 	return send_response(c, status, resp, CT_TEXT);
 }
 
-/* A client without gzip gets the stored body inflated a block at a time. */
-#define PLAIN_BLOCK (32u * 1024u)
-
-struct plain_ctx {
-	struct ref_ctx ref;
-	struct gz_reader rd;
-};
-
-static ssize_t plain_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-	struct plain_ctx *pc = cls;
-	(void)pos; /* MHD reads in order, once */
-	long n = gz_read(&pc->rd, buf, max);
-	if (n < 0)
-		return MHD_CONTENT_READER_END_WITH_ERROR;
-	if (n == 0)
-		return MHD_CONTENT_READER_END_OF_STREAM;
-	return (ssize_t)n;
-}
-
-static void plain_done(void *cls)
-{
-	struct plain_ctx *pc = cls;
-	gz_reader_end(&pc->rd);
-	agent_release(pc->ref.a, pc->ref.p);
-	free(pc);
-}
-
-static struct MHD_Response *plain_response(struct agent *a, struct published *p, const struct gz_body *body)
-{
-	struct plain_ctx *pc = malloc(sizeof(*pc));
-	if (!pc) {
-		agent_release(a, p);
-		return NULL;
-	}
-	pc->ref.a = a;
-	pc->ref.p = p;
-	if (gz_reader_begin(&pc->rd, body)) {
-		plain_done(pc);
-		return NULL;
-	}
-	struct MHD_Response *resp =
-		MHD_create_response_from_callback(body->raw_len, PLAIN_BLOCK, plain_read, pc, plain_done);
-	if (!resp)
-		plain_done(pc);
-	return resp;
-}
-
-/* The exposition: the stored gzip bytes themselves (no copy; the reference is
- * released when MHD is done) when the client accepts gzip, else inflated. */
+/* The exposition: a reference to the stored bytes (no copy; released when MHD
+ * is done), the gzip ones for a client whose Accept-Encoding allows it. */
 static enum MHD_Result send_published(struct agent *a, struct MHD_Connection *c, struct published *p,
-				      const struct gz_body *body, bool gzip, const char *content_type)
+				      const struct abuf *body, bool gzip, const char *content_type)
 {
-	struct MHD_Response *resp;
-	if (gzip) {
-		struct ref_ctx *r = malloc(sizeof(*r));
-		if (!r) {
-			agent_release(a, p);
-			return MHD_NO;
-		}
-		r->a = a;
-		r->p = p;
-		resp = MHD_create_response_from_buffer_with_free_callback_cls(body->gz.len, body->gz.p, release_ref, r);
-		if (!resp)
-			release_ref(r);
-		else
-			MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
-	} else {
-		resp = plain_response(a, p, body);
-	}
-	if (!resp)
+	struct ref_ctx *r = malloc(sizeof(*r));
+	if (!r) {
+		agent_release(a, p);
 		return MHD_NO;
+	}
+	r->a = a;
+	r->p = p;
+	struct MHD_Response *resp =
+		MHD_create_response_from_buffer_with_free_callback_cls(body->len, body->p, release_ref, r);
+	if (!resp) {
+		release_ref(r);
+		return MHD_NO;
+	}
+	if (gzip)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
 	/* the same URL answers gzip or plain text by the request's Accept-Encoding */
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
 	return send_response(c, MHD_HTTP_OK, resp, content_type);
@@ -235,15 +183,18 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	case ROUTE_METRICS: {
 		const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 		unsigned fmt = http_accept_openmetrics(accept) ? EXPO_OM : EXPO_TEXT;
+		const char *ae = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+		bool gzip = http_accept_gzip(ae);
+		unsigned v = expo_variant(fmt, gzip);
 		/* a tick may replace the set while its exposition is rendered: then the new one */
-		for (int tries = 0; !agent_expo_ready(a, p, fmt); tries++) {
+		for (int tries = 0; !agent_expo_ready(a, p, v); tries++) {
 			agent_release(a, p);
 			if (tries == 2 || !(p = agent_acquire(a)))
 				return send_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "gpuctl agent: %s\n",
 						 "the exposition could not be rendered");
 		}
-		const char *ae = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
-		return send_published(a, c, p, &p->expo[fmt], http_accept_gzip(ae), fmt == EXPO_OM ? CT_OM : CT_PROM);
+		return send_published(a, c, p, gzip ? &p->expo[fmt].gz : &p->plain[fmt], gzip,
+				      fmt == EXPO_OM ? CT_OM : CT_PROM);
 	}
 	case ROUTE_GPUS:
 		rc = send_json(c, &p->gpus, req);
