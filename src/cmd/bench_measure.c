@@ -11,6 +11,7 @@
 #include "../core/gpu_select.h"
 #include "../kernels_host/kmod.h"
 #include "../sampler/sampler.h"
+#include "../core/clock.h"
 
 /* ---- hooks: clock, telemetry, progress ---------------------------------- */
 
@@ -24,9 +25,7 @@ struct hook_state {
 static uint64_t mono_ns(void *arg)
 {
 	(void)arg;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return clock_mono_ns();
 }
 
 static double mono_s(void)

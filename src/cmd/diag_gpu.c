@@ -25,6 +25,7 @@
 #include "../core/stats.h"
 #include "../kernels_host/kmod.h"
 #include "../sampler/sampler.h"
+#include "../core/clock.h"
 
 #define JOB_MAX_RESULTS 32
 #define MIB (1024ull * 1024ull)
@@ -33,13 +34,6 @@
 static double grace(const struct diag_gpu_opts *o)
 {
 	return o->grace_s > 0 ? o->grace_s : 20.0;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* ---- a job under a watchdog ---------------------------------------------- */
@@ -109,7 +103,7 @@ static void job_set_current(struct job *j, const char *test)
 static struct gk_common common(const struct job *j, int device, double timeout_s)
 {
 	struct gk_common c = { .device = device, .iters = GK_MIN_SAMPLES };
-	c.deadline_ns = mono_ns() + (uint64_t)(timeout_s * j->o->timeout_scale * 1e9);
+	c.deadline_ns = clock_mono_ns() + (uint64_t)(timeout_s * j->o->timeout_scale * 1e9);
 	return c;
 }
 
@@ -232,7 +226,7 @@ static bool run_sustained(struct job *j, struct gk_result *r)
 	double first = NAN, last = NAN;
 	for (int s = 0; s < steps; s++) {
 		memset(r, 0, sizeof(*r));
-		uint64_t deadline = mono_ns() + (uint64_t)(70.0 * j->o->timeout_scale * 1e9);
+		uint64_t deadline = clock_mono_ns() + (uint64_t)(70.0 * j->o->timeout_scale * 1e9);
 		rc = j->api->load_step(l, 10.0, deadline, r);
 		if (rc != GK_OK) {
 			job_call_failed(j, "sustained", j->gpu, -1, rc, r);
@@ -410,7 +404,7 @@ static bool run_one(struct job *j, double budget_s, struct diag_results *out)
 {
 	budget_s = budget_s * j->o->timeout_scale + grace(j->o);
 	job_start(j);
-	bool done = job_wait(j, mono_ns() + (uint64_t)(budget_s * 1e9), out, budget_s);
+	bool done = job_wait(j, clock_mono_ns() + (uint64_t)(budget_s * 1e9), out, budget_s);
 	if (!done && nabandoned < 256)
 		abandoned_jobs[nabandoned++] = j;
 	return done;
@@ -598,7 +592,7 @@ int diag_gpu_run(const struct gk_api *api, const struct snapshot *snap, const st
 	for (unsigned i = 0; i < snap->n; i++)
 		if (usable[i] && (local[i] = job_new(JOB_LOCAL, api, o, model[i], (int)i, cuda[i])))
 			job_start(local[i]);
-	uint64_t deadline = mono_ns() + (uint64_t)((local_budget * o->timeout_scale + grace(o)) * 1e9);
+	uint64_t deadline = clock_mono_ns() + (uint64_t)((local_budget * o->timeout_scale + grace(o)) * 1e9);
 	for (unsigned i = 0; i < snap->n; i++) {
 		if (!local[i])
 			continue;

@@ -17,13 +17,7 @@
 #include "../core/gpu_select.h"
 #include "../core/json_util.h"
 #include "../core/table.h"
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+#include "../core/clock.h"
 
 static void count_xid(struct gpu_view *g, uint64_t code, uint64_t when_ns)
 {
@@ -46,10 +40,10 @@ static void count_xid(struct gpu_view *g, uint64_t code, uint64_t when_ns)
 static bool watch_events(struct gpu_backend *be, double window_s, struct gpu_view *views, unsigned n)
 {
 	const struct gpu_backend_ops *ops = be->ops;
-	uint64_t end = mono_ns() + (uint64_t)(window_s * 1e9);
+	uint64_t end = clock_mono_ns() + (uint64_t)(window_s * 1e9);
 	bool ok = ops->poll_events != NULL;
 	for (;;) {
-		uint64_t now = mono_ns();
+		uint64_t now = clock_mono_ns();
 		if (now >= end)
 			break;
 		unsigned ms = (unsigned)((end - now + 999999) / 1000000);

@@ -1,5 +1,6 @@
 /* top_watch.c - sampler start-up and GPU selection shared by top and dmon. */
 #include "top_watch.h"
+#include "../core/clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -26,9 +27,7 @@ void watch_catch_signals(void)
 
 uint64_t watch_now_ns(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return clock_mono_ns();
 }
 
 void watch_sleep_until(uint64_t mono_ns)

@@ -7,6 +7,7 @@
 #include "../agent/agent_config.h"
 #include "../core/json_util.h"
 #include "pool_cmd.h"
+#include "../core/clock.h"
 
 #define WAIT_POLL_MS 100
 
@@ -16,13 +17,6 @@ static void usage(FILE *out)
 		"usage: gpuctl wait [--timeout DURATION] [--socket PATH] [--json] JOB...\n\n"
 		"Waits until every JOB has ended. Exit status: 0 when all ended 'done' (exit code 0),\n"
 		"2 when one failed, was cancelled, timed out or was lost, 75 when --timeout passed first.\n");
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 int cmd_wait(int argc, char **argv, struct cmd_ctx *ctx)
@@ -71,7 +65,7 @@ int cmd_wait(int argc, char **argv, struct cmd_ctx *ctx)
 		cmd_error(ctx, "wait", "no job id given");
 		return EXIT_USAGE;
 	}
-	uint64_t deadline = timeout_ns ? mono_ns() + timeout_ns : 0;
+	uint64_t deadline = timeout_ns ? clock_mono_ns() + timeout_ns : 0;
 	json_t *done = json_array();
 	int worst = EXIT_OK;
 	for (unsigned k = 0; k < n; k++) {
@@ -96,7 +90,7 @@ int cmd_wait(int argc, char **argv, struct cmd_ctx *ctx)
 				break;
 			}
 			json_decref(resp);
-			if (deadline && mono_ns() >= deadline) {
+			if (deadline && clock_mono_ns() >= deadline) {
 				cmd_error(ctx, "wait", "job %llu still %s after the timeout", (unsigned long long)ids[k], state);
 				json_decref(done);
 				return EXIT_TEMPFAIL;

@@ -20,19 +20,13 @@
 #include <time.h>
 
 #include "../core/data_path.h"
+#include "../core/clock.h"
 
 #define SIM_FILE_MAX (4u << 20)
 #define HANG_POLL_MS 10
 #define DEFAULT_HANG_MS 3600000ull
 
 /* ---- small helpers ---- */
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void sleep_us(uint64_t us)
 {
@@ -191,9 +185,9 @@ static int enter(struct gpu_backend *be, struct sim_state *st, unsigned gpu, str
 	reload_fault_file(be, st);
 	int rc = 0;
 	if (gpu != UINT32_MAX) {
-		uint64_t start = mono_ns();
+		uint64_t start = clock_mono_ns();
 		while (!st->closing && hanging(be, st, gpu)) {
-			if (mono_ns() - start >= st->hang_ms * 1000000ull) {
+			if (clock_mono_ns() - start >= st->hang_ms * 1000000ull) {
 				gpu_err_set(err, "GPU %u: the call did not return within %llu ms (simulated hang)", gpu,
 					    (unsigned long long)st->hang_ms);
 				rc = GPU_ETIMEOUT;
@@ -266,7 +260,7 @@ static int sim_sample(struct gpu_backend *be, unsigned gpu, unsigned groups, str
 		      struct gpu_err *err)
 {
 	struct sim_state *st = state_of(be);
-	uint64_t t_start = mono_ns();
+	uint64_t t_start = clock_mono_ns();
 	memset(out, 0, sizeof(*out));
 	out->timestamp_ns = gpu_backend_now_ns(be);
 	/* one NVML-like call per metric group asked for */
@@ -274,14 +268,14 @@ static int sim_sample(struct gpu_backend *be, unsigned gpu, unsigned groups, str
 	int rc = begin(be, st, gpu, calls ? calls : 1, err);
 	if (rc) {
 		out->lost = rc == GPU_ENODEV && gpu < st->ngpu;
-		out->duration_ns = mono_ns() - t_start;
+		out->duration_ns = clock_mono_ns() - t_start;
 		return rc;
 	}
 	uint64_t now = gpu_backend_now_ns(be);
 	sim_model_sample(st, gpu, groups, now, out);
 	out->timestamp_ns = now;
 	finish(st);
-	out->duration_ns = mono_ns() - t_start;
+	out->duration_ns = clock_mono_ns() - t_start;
 	return 0;
 }
 
@@ -363,12 +357,12 @@ static int sim_poll_events(struct gpu_backend *be, unsigned timeout_ms, struct g
 	int rc = enter(be, st, UINT32_MAX, err);
 	if (rc)
 		return rc;
-	uint64_t deadline = mono_ns() + (uint64_t)timeout_ms * 1000000ull;
+	uint64_t deadline = clock_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
 	pthread_mutex_lock(&st->lock);
 	for (;;) {
 		reload_fault_file(be, st);
 		*n = take_events(st, gpu_backend_now_ns(be), out, max);
-		uint64_t now = mono_ns();
+		uint64_t now = clock_mono_ns();
 		if (*n || st->closing || now >= deadline)
 			break;
 		/* short waits: the backend clock may move without a signal */
@@ -412,8 +406,8 @@ struct sim_options {
 	char target[1024];
 	char data_dir[1024];
 	char faults[1024];
-	bool have_latency, have_seed;
-	uint64_t latency_us, seed, hang_ms;
+	bool have_latency, have_seed, have_time;
+	uint64_t latency_us, seed, hang_ms, time_s;
 	int hang_gpu;
 	unsigned gpus; /* 0: as in the file */
 };
@@ -482,6 +476,9 @@ static int parse_options(const char *arg, struct sim_options *o, struct gpu_err 
 		} else if (!strcmp(key, "seed")) {
 			rc = opt_uint(key, val, UINT32_MAX, &o->seed, err);
 			o->have_seed = true;
+		} else if (!strcmp(key, "time_s")) {
+			rc = opt_uint(key, val, 86400 * 365, &o->time_s, err);
+			o->have_time = true;
 		} else if (!strcmp(key, "hang_gpu")) {
 			if (!(rc = opt_uint(key, val, GPU_MAX_GPUS - 1, &u, err)))
 				o->hang_gpu = (int)u;
@@ -501,8 +498,8 @@ static int parse_options(const char *arg, struct sim_options *o, struct gpu_err 
 			}
 			snprintf(o->faults, sizeof(o->faults), "%s", val);
 		} else {
-			gpu_err_set(err, "unknown sim option '%s' (known: latency_us, faults, seed, hang_gpu, hang_ms, "
-				    "gpus, data_dir)", key);
+			gpu_err_set(err, "unknown sim option '%s' (known: latency_us, faults, seed, time_s, hang_gpu, "
+				    "hang_ms, gpus, data_dir)", key);
 			rc = GPU_EINVAL;
 		}
 		if (rc)
@@ -584,6 +581,8 @@ static int sim_open(struct gpu_backend *be, const char *arg, struct gpu_err *err
 	}
 	st->latency_us = o.have_latency ? o.latency_us : st->srv->latency_us;
 	st->seed = o.have_seed ? o.seed : st->srv->seed;
+	st->frozen = o.have_time;
+	st->frozen_s = (double)o.time_s;
 	st->hang_gpu = o.hang_gpu;
 	st->hang_ms = o.hang_ms;
 	snprintf(st->fault_path, sizeof(st->fault_path), "%s", o.faults);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "pool/runner.h"
+#include "../core/clock.h"
 
 #define SCHED_TICK_MS 50u
 #define SNAP_MIN_AGE_NS 200000000ull   /* re-read the sampler at most this often */
@@ -32,13 +33,6 @@ static uint64_t real_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -326,7 +320,7 @@ static bool proc_foreign(const struct pool *p, int pid, const int *shims, unsign
  * which GPUs run processes the pool did not start. Called without p->mu. */
 void pool_refresh_view(struct pool *p, struct snapshot **scratch, bool force)
 {
-	uint64_t m = mono_ns();
+	uint64_t m = clock_mono_ns();
 	if (!force && p->have_snap && m - p->snap_read_mono < SNAP_MIN_AGE_NS)
 		return;
 	sampler_read(p->sampler, *scratch);
@@ -721,10 +715,10 @@ void *pool_sched_thread(void *arg)
 		 * and keeps getting the lock, while a short queue is not delayed. */
 		uint64_t wait_ns = (uint64_t)SCHED_TICK_MS * 1000000ull;
 		if (p->dirty) {
-			uint64_t t0 = mono_ns(), ready = p->last_pass_end_mono + p->last_pass_ns;
+			uint64_t t0 = clock_mono_ns(), ready = p->last_pass_end_mono + p->last_pass_ns;
 			if (t0 >= ready) {
 				schedule(p);
-				p->last_pass_end_mono = mono_ns();
+				p->last_pass_end_mono = clock_mono_ns();
 				p->last_pass_ns = p->last_pass_end_mono - t0;
 				p->passes++;
 			} else {
@@ -733,8 +727,7 @@ void *pool_sched_thread(void *arg)
 		}
 		if (!p->stopping && (!p->dirty || wait_ns < (uint64_t)SCHED_TICK_MS * 1000000ull)) {
 			struct timespec ts;
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			uint64_t until = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + wait_ns;
+			uint64_t until = clock_mono_ns() + wait_ns; /* the condition variable runs on CLOCK_MONOTONIC */
 			ts.tv_sec = (time_t)(until / 1000000000ull);
 			ts.tv_nsec = (long)(until % 1000000000ull);
 			pthread_cond_timedwait(&p->cv, &p->mu, &ts);
