@@ -57,6 +57,8 @@ struct sim_state {
 	struct sim_gpu gpu[GPU_MAX_GPUS];
 	unsigned ngpu;
 	uint64_t t0_ns;            /* backend clock at open */
+	bool frozen;               /* time_s=N: the model is read at t = N s, whatever the clock */
+	double frozen_s;
 	uint64_t latency_us, seed, hang_ms;
 	int hang_gpu;              /* -1: none */
 	char origin[256];          /* the server file, for messages */

@@ -27,6 +27,8 @@ enum noise_channel { N_UTIL = 1, N_POWER, N_TEMP, N_PCIE_TX, N_PCIE_RX };
 
 static double secs(const struct sim_state *st, uint64_t now_ns)
 {
+	if (st->frozen)
+		return st->frozen_s;
 	return now_ns > st->t0_ns ? (double)(now_ns - st->t0_ns) / 1e9 : 0.0;
 }
 

@@ -10,7 +10,8 @@
 #
 # What changes between runs is normalised: timestamps and call durations, and
 # the counters that grow with time (energy, NVLink bytes, throttle time). The
-# simulator gets a fixed seed; its other values hold still within a second.
+# simulator gets a fixed seed and a frozen model time (time_s=0): the same values
+# however slow the machine.
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 : "${GPUCTL:?set GPUCTL to the gpuctl binary}"
@@ -88,7 +89,7 @@ servers=0
 for f in "$GPUCTL_DATA_DIR"/sim/*.json; do
 	s="$(basename "$f" .json)"
 	servers=$((servers + 1))
-	sim="--sim=$s,seed=1"
+	sim="--sim=$s,seed=1,time_s=0"
 	compare "$s.info.txt" "$sim" info
 	compare "$s.info-q.txt" "$sim" info -q
 	compare "$s.info.json" "$sim" info --json
@@ -98,9 +99,9 @@ done
 [ "$servers" -ge 5 ] || fail "expected at least 5 simulated servers in $GPUCTL_DATA_DIR/sim, found $servers"
 
 # ---- selection with -i: indexes, ranges, UUIDs, bus ids ----
-compare "h200x8.info-i.txt" --sim=h200x8,seed=1 info -i 0-1,GPU-e156ceb2,00000000:DB:00.0
-compare "h200x8.topo-i.txt" --sim=h200x8,seed=1 topo --id=0,4
-compare "l40sx4.topo-i.json" --sim=l40sx4,seed=1 topo --json -i 2-3
+compare "h200x8.info-i.txt" --sim=h200x8,seed=1,time_s=0 info -i 0-1,GPU-e156ceb2,00000000:DB:00.0
+compare "h200x8.topo-i.txt" --sim=h200x8,seed=1,time_s=0 topo --id=0,4
+compare "l40sx4.topo-i.json" --sim=l40sx4,seed=1,time_s=0 topo --json -i 2-3
 
 # ---- faults: a GPU fallen off the bus, a hot GPU, an NVLink down ----
 cat >"$tmp/faults.json" <<'EOF'
