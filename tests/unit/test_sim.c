@@ -474,7 +474,7 @@ static void test_deterministic(void **state)
 	unsigned differ = 0;
 	for (unsigned t = 0; t < 50; t++) {
 		ca.now = cb.now = cc.now = T0 + t * 7 * SEC;
-		struct gpu_sample sa = take(&a, 0, GPU_GRP_BASIC), sb = take(&b, 0, GPU_GRP_BASIC);
+		struct gpu_sample sa = take(&a, 0, GPU_GRP_BASIC | GPU_GRP_ENERGY), sb = take(&b, 0, GPU_GRP_BASIC | GPU_GRP_ENERGY);
 		struct gpu_sample sc = take(&c, 0, GPU_GRP_BASIC);
 		assert_int_equal(sa.power_mw.v, sb.power_mw.v);
 		assert_int_equal(sa.temp_c.v, sb.temp_c.v);
@@ -486,6 +486,33 @@ static void test_deterministic(void **state)
 	gpu_backend_close(&a);
 	gpu_backend_close(&b);
 	gpu_backend_close(&c);
+}
+
+/* time_s=N: the model is read at N s whatever the clock, and equals a live
+ * simulator's reading at N s; without the energy group no energy is read. */
+static void test_frozen_time(void **state)
+{
+	(void)state;
+	struct gpu_backend live, frozen;
+	struct test_clock cl, cf;
+	open_sim(&live, &cl, "h200x8");
+	open_sim(&frozen, &cf, "h200x8,time_s=130");
+	cl.now = T0 + 130 * SEC;
+	struct gpu_sample want = take(&live, 4, GPU_GRP_ALL);
+	for (unsigned t = 0; t < 5; t++) {
+		cf.now = T0 + t * 300 * SEC;
+		struct gpu_sample got = take(&frozen, 4, GPU_GRP_ALL);
+		assert_int_equal(got.util_gpu_pct.v, want.util_gpu_pct.v);
+		assert_int_equal(got.power_mw.v, want.power_mw.v);
+		assert_int_equal(got.temp_c.v, want.temp_c.v);
+		assert_int_equal(got.energy_mj.v, want.energy_mj.v);
+		assert_int_equal(got.mem_used_bytes.v, want.mem_used_bytes.v);
+	}
+	struct gpu_sample basic = take(&frozen, 4, GPU_GRP_BASIC);
+	assert_int_equal(basic.energy_mj.st, VAL_UNKNOWN);
+	assert_int_equal(basic.power_mw.v, want.power_mw.v);
+	gpu_backend_close(&live);
+	gpu_backend_close(&frozen);
 }
 
 static void test_latency(void **state)
@@ -683,6 +710,7 @@ int main(void)
 		cmocka_unit_test(test_mig),
 		cmocka_unit_test(test_time_evolution),
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_frozen_time),
 		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_latency_parallel),
 		cmocka_unit_test(test_replicate_64),
