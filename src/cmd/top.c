@@ -16,6 +16,7 @@
 #include "top_ui.h"
 #include "../core/gpu_select.h"
 #include "../core/moncol.h"
+#include "../core/proc_stat.h"
 
 static void usage(FILE *out)
 {
@@ -223,14 +224,11 @@ static bool handle_key(struct top_ui *ui, int ch)
 
 static int read_cpu_ticks(uint64_t *ticks)
 {
-	char buf[1024];
-	FILE *f = fopen("/proc/self/stat", "r");
-	if (!f)
+	struct proc_stat ps;
+	if (proc_stat_read((int)getpid(), &ps))
 		return -1;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return top_parse_proc_stat(buf, ticks);
+	*ticks = ps.utime_ticks + ps.stime_ticks;
+	return 0;
 }
 
 static int run_screen(struct top_ui *ui, const struct top_opts *o)

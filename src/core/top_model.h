@@ -89,8 +89,5 @@ void top_fmt_rate(double mbs, char *out, size_t outlen);
  * driver name without "NVIDIA "/"Tesla "/"GeForce ". */
 void top_model_name(const struct gpu_static *st, char *out, size_t outlen);
 
-/* CPU time of this process from the text of /proc/self/stat (utime+stime, in
- * clock ticks). Returns 0, or -1 if the text is not a stat line. */
-int top_parse_proc_stat(const char *text, uint64_t *ticks);
 
 #endif

@@ -24,6 +24,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../core/proc_stat.h"
+
 struct runner_spec {
 	const char *job_dir;         /* exists; stdout, stderr, pids, exit go here */
 	bool change_user;            /* setgroups/setgid/setuid (agent is root) */
@@ -62,15 +64,6 @@ int runner_read_exit(const char *job_dir, struct runner_exit *out);
 int runner_read_pids(const char *job_dir, int *shim_pid, int *job_pid);
 
 /* /proc/PID/stat fields the pool needs. */
-struct proc_stat {
-	char state;
-	int ppid, pgrp, session;
-	uint64_t start_ticks;        /* since boot, in clock ticks */
-};
-/* Parses a /proc/PID/stat line (pure; the comm may hold spaces and parentheses). */
-int proc_stat_parse(const char *line, struct proc_stat *out);
-/* Reads /proc/PID/stat. 0, or -1 when the process does not exist. */
-int proc_stat_read(int pid, struct proc_stat *out);
 /* True when pid is alive (not a zombie) with this start time. */
 bool proc_alive_as(int pid, uint64_t start_ticks);
 /* True when pid belongs to one of the shims' jobs: in a shim's session, or

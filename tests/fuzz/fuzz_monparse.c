@@ -1,13 +1,13 @@
 /* fuzz_monparse.c - libFuzzer target for the small parsers of dmon and top:
  * -s GROUPS / --columns LIST (moncol_select), -d SECONDS
- * (moncol_parse_interval) and /proc/self/stat lines (top_parse_proc_stat).
+ * (moncol_parse_interval) and /proc/PID/stat lines (proc_stat_parse).
  * The input is split at the first two newlines into the three strings. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/moncol.h"
-#include "core/top_model.h"
+#include "core/proc_stat.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -33,8 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t ns;
 	if (moncol_parse_interval(groups, &ns, err, sizeof(err)) == 0 && (ns < 100000000ull || ns > 3600000000000ull))
 		abort(); /* accepted intervals stay within 0.1 to 3600 s */
-	uint64_t ticks;
-	top_parse_proc_stat(rest ? rest : buf, &ticks);
+	struct proc_stat ps;
+	if (proc_stat_parse(rest ? rest : buf, &ps) == 0 && ps.state == '\0')
+		abort(); /* a parsed line has a state */
 	free(buf);
 	return 0;
 }

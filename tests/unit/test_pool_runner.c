@@ -187,8 +187,22 @@ static void test_parsers(void **state)
 	assert_int_equal(ps.pgrp, 4242);
 	assert_int_equal(ps.session, 4242);
 	assert_int_equal(ps.start_ticks, 987654);
+	assert_int_equal(ps.utime_ticks, 1);
+	assert_int_equal(ps.stime_ticks, 2);
 	assert_int_equal(proc_stat_parse("12 (x) S 1 2", &ps), -1);
 	assert_int_equal(proc_stat_parse("no parens", &ps), -1);
+	assert_int_equal(proc_stat_parse(NULL, &ps), -1);
+	/* comm with spaces and a ')' inside; utime 1234, stime 56 (top's own CPU time) */
+	assert_int_equal(proc_stat_parse("4242 (gpu ctl) top) S 1 4242 4242 34816 4242 4194304 100 0 0 0 1234 56 0 0 "
+					 "20 0 3 0 1 1 1",
+					 &ps),
+			 0);
+	assert_int_equal(ps.utime_ticks + ps.stime_ticks, 1290);
+	assert_int_equal(ps.start_ticks, 1);
+	/* this process, read from /proc */
+	assert_int_equal(proc_stat_read((int)getpid(), &ps), 0);
+	assert_int_equal(ps.ppid, (int)getppid());
+	assert_int_equal(proc_stat_read(0, &ps), -1);
 	struct runner_exit x;
 	assert_int_equal(runner_parse_exit("v1 status=768 end_ns=5 stage=0 error=0\n", &x), 0);
 	assert_int_equal(x.wait_status, 768);

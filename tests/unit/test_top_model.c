@@ -215,19 +215,6 @@ static void test_pieces(void **state)
 	assert_string_equal(b, "H200 SXM"); /* the catalog's key wins */
 }
 
-static void test_proc_stat(void **state)
-{
-	(void)state;
-	uint64_t t = 0;
-	/* comm with spaces and a ')' inside; utime 1234, stime 56 */
-	const char *line = "4242 (gpu ctl) top) S 1 4242 4242 34816 4242 4194304 100 0 0 0 1234 56 0 0 20 0 3 0 1 1 1";
-	assert_int_equal(top_parse_proc_stat(line, &t), 0);
-	assert_int_equal(t, 1290);
-	assert_int_equal(top_parse_proc_stat("4242 (x) S 1 2", &t), -1);
-	assert_int_equal(top_parse_proc_stat("no paren", &t), -1);
-	assert_int_equal(top_parse_proc_stat(NULL, &t), -1);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,7 +222,6 @@ int main(void)
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_processes),
 		cmocka_unit_test(test_pieces),
-		cmocka_unit_test(test_proc_stat),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
