@@ -71,6 +71,9 @@ void pool_stop(struct pool *p);
 /* Appends the pool's series (job and user labels) to an exposition the agent
  * rendered; with openmetrics they go before the final "# EOF". */
 void pool_metrics_append(struct pool *p, struct abuf *out, bool openmetrics);
+/* A label value as the exposition formats want it: valid UTF-8 (anything else
+ * '?'), backslash, quote and newline escaped. */
+void pool_metrics_label_value(struct abuf *b, const char *raw);
 /* The name of the pool's i-th metric family, NULL past the last (docs check). */
 const char *pool_metric_name(size_t i);
 

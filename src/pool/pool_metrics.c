@@ -36,10 +36,13 @@ static void header(struct abuf *b, const struct pm_desc *d)
 	abuf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", d->name, d->help, d->name);
 }
 
-/* Label values: the user name comes from the password database; escape anyway. */
-static void put_label_value(struct abuf *b, const char *s)
+/* Label values: the user name comes from the password database; escape anyway,
+ * and make it valid UTF-8 (the exposition formats require it). */
+void pool_metrics_label_value(struct abuf *b, const char *raw)
 {
-	for (; *s; s++) {
+	char clean[256];
+	utf8_clean(clean, sizeof(clean), raw);
+	for (const char *s = clean; *s; s++) {
 		if (*s == '\\' || *s == '"')
 			abuf_putc(b, '\\');
 		if (*s == '\n') {
@@ -54,14 +57,14 @@ static void series(struct abuf *b, const char *name, const struct pool_job *j, u
 		   const char *extra_value, double v)
 {
 	abuf_printf(b, "%s{job=\"%llu\",user=\"", name, (unsigned long long)j->id);
-	put_label_value(b, j->user);
+	pool_metrics_label_value(b, j->user);
 	abuf_printf(b, "\",gpu=\"%u\"", gpu);
 	uint64_t hpc_job = pool_slurm_job_id(j);
 	if (hpc_job)
 		abuf_printf(b, ",hpc_job=\"%llu\"", (unsigned long long)hpc_job);
 	if (extra_key) {
 		abuf_printf(b, ",%s=\"", extra_key);
-		put_label_value(b, extra_value);
+		pool_metrics_label_value(b, extra_value);
 		abuf_putc(b, '"');
 	}
 	abuf_printf(b, "} %.6g\n", v);
