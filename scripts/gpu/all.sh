@@ -9,7 +9,7 @@
 #                                      top_dmon (read-only: run side by side), then
 #                                      nvmlcost (bench/nvml_cost: NVML cost per call),
 #                                      nvmlspaced (nvml_cost --spaced),
-#                                      bench benchfull torch diag pool
+#                                      bench benchfull p2pnccl torch diag pool
 #                                      pool_devices threadcpu threadcpu_defaults
 #                                      slurm kexp (one
 #                                      after another, each under its own time
@@ -23,6 +23,11 @@
 # 8 files) and prints each part's exit code and summary last.
 # Device tool: run(command="scripts/gpu/all.sh run ...", carry=[".device-carry"],
 # kind="nvidia-h200-x2").
+# Issue 9 on a 4- or 8-GPU kind (two calls: each under 10 minutes):
+#   run(command="scripts/gpu/all.sh run foundation p2pnccl torch", kind="nvidia-h200-x8", ...)
+#   run(command="scripts/gpu/all.sh run diag", kind="nvidia-h200-x8", ...)
+# (p2pnccl = bench -s p2p,nccl --full: every pair, NCCL to 4 GiB; torch: PyTorch's
+# all-reduce on all GPUs; diag: diag -r 3 on every GPU with the cross-GPU check.)
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 mode="${1:-run}"
@@ -86,6 +91,7 @@ want nvmlcost && part nvmlcost 120
 want nvmlspaced && part nvmlcost 180 spaced
 want bench && part bench 330 run
 want benchfull && part bench "${BENCHFULL_LIMIT:-590}" fullonly
+want p2pnccl && part bench "${P2PNCCL_LIMIT:-400}" p2pnccl
 if want torch; then
 	# PyTorch's figures for the same operations, in the same run as gpuctl bench
 	mkdir -p "$out/parts/torch"

@@ -13,6 +13,9 @@
 #   scripts/gpu/bench.sh full    the same, then gpuctl bench --full on all GPUs
 #   scripts/gpu/bench.sh fullonly  gpuctl bench --full on all GPUs alone (the
 #                                "under 10 minutes on 2" goal, timed)
+#   scripts/gpu/bench.sh p2pnccl  gpuctl bench -s p2p,nccl --full on all GPUs:
+#                                every pair's P2P, NCCL 1 MiB..4 GiB (issue 9,
+#                                on a 4- or 8-GPU server)
 #
 # Everything goes to $OUT/bench/: quick-gpu0.{json,txt,err}, quick.{json,txt,
 # csv,err}, report.{txt,html}, full.{json,txt,err}, run.log (times, exit codes).
@@ -58,6 +61,12 @@ timed() {
 if [ "$mode" = fullonly ]; then
 	timed full bench --full --save "$out/full.json"
 	tail -5 "$out/full.txt"
+	exit 0
+fi
+if [ "$mode" = p2pnccl ]; then
+	timed p2pnccl bench -s p2p,nccl --full --save "$out/p2pnccl.json"
+	timed p2pnccl-report report --results "$out/p2pnccl.json" --html "$out/p2pnccl-report.html"
+	tail -5 "$out/p2pnccl.txt"
 	exit 0
 fi
 timed quick-gpu0 bench --quick -i 0 --save "$out/quick-gpu0.json"
