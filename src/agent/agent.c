@@ -4,8 +4,9 @@
  * JSON responses into a `struct published`, and the kernel-log XID reader.
  * The HTTP server (http.c) only takes a reference on the current published
  * responses. The expositions (text, OpenMetrics) are rendered by the same
- * thread from the same snapshot, at the tick when the previous tick's were
- * asked for, else on the first request (agent_expo_ready; expo_asked says why).
+ * thread from the same snapshot, at the tick when they were asked for in the
+ * two ticks before, else on the first request (agent_expo_ready; expo_wanted
+ * says why).
  *
  * Published response sets come from a small pool: a set is rebuilt only when
  * no scrape still holds it, so the buffers keep their capacity from tick to
@@ -392,18 +393,28 @@ static int render_wait(struct agent *a, uint64_t until_mono_ns, unsigned *req)
 	return rc;
 }
 
-/* What the last set's scrapers asked for is rendered at the tick: a scraper
- * that comes every tick finds its exposition ready; one that comes every 15 s
- * (Prometheus's default) has it rendered on request, once per tick at most,
- * and nobody scraping costs no rendering. */
+/* The variants asked for in the last tick's set. */
 static unsigned expo_asked(struct agent *a)
 {
-	unsigned want = 0;
+	unsigned asked = 0;
 	pthread_mutex_lock(&a->pub_mu);
 	for (unsigned v = 0; a->current && v < EXPO_VARIANTS; v++)
 		if (atomic_load(&a->current->asked[v]))
-			want |= 1u << v;
+			asked |= 1u << v;
 	pthread_mutex_unlock(&a->pub_mu);
+	return asked;
+}
+
+/* What was asked for in each of the last two ticks is rendered at the tick:
+ * scrapers that come every tick find it ready; one that comes every 15 s
+ * (Prometheus's default) has it rendered on request, once, and nobody
+ * scraping costs no rendering. (One tick was not enough: every scrape of a
+ * 15 s scraper then cost a second, unused, rendering at the next tick.) */
+static unsigned expo_wanted(struct agent *a, unsigned *asked_before)
+{
+	unsigned asked = expo_asked(a);
+	unsigned want = asked & *asked_before;
+	*asked_before = asked;
 	return want;
 }
 
@@ -461,6 +472,7 @@ static void *render_thread(void *arg)
 	struct agent *a = arg;
 	struct render_scratch *s = a->scratch;
 	uint64_t next = agent_mono_ns();
+	unsigned asked_before = 0; /* variants asked for in the tick before the last */
 	for (;;) {
 		next += a->cfg.interval_ns;
 		uint64_t now = agent_mono_ns();
@@ -472,7 +484,7 @@ static void *render_thread(void *arg)
 			render_requested(a, s, req);
 		if (w < 0)
 			break;
-		unsigned want = expo_asked(a);
+		unsigned want = expo_wanted(a, &asked_before);
 		struct published *p = pool_take(a);
 		if (!p)
 			continue;
