@@ -16,11 +16,11 @@
 
 #include <malloc.h>
 #include <stdio.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kmsg.h"
 #include "leakwatch.h"
@@ -254,6 +254,7 @@ static int render_gzip(struct agent *a, struct render_scratch *s, struct publish
 	pool_metrics_append(a->job_pool, text, fmt == EXPO_OM);
 	rc |= gz_end(&s->gz);
 	atomic_store(&a->last_render_ns, agent_mono_ns() - t0);
+	atomic_fetch_add(&a->expo_renders, 1);
 	return rc ? -1 : 0;
 }
 
@@ -747,6 +748,7 @@ void agent_get_status(struct agent *a, struct agent_status *st)
 	snprintf(st->health_error, sizeof(st->health_error), "%s", a->health_error);
 	st->renders = atomic_load(&a->renders);
 	st->scrapes = atomic_load(&a->scrapes);
+	st->expo_renders = atomic_load(&a->expo_renders);
 }
 
 void agent_stop(struct agent *a)

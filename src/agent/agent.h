@@ -3,7 +3,8 @@
  * that turns each tick's snapshot into ready-made responses (Prometheus
  * text, OpenMetrics, JSON), the kernel-log XID reader, and the HTTP server
  * (http.c). A scrape takes a reference on the latest rendered buffer and
- * sends it: it never waits on the sampler or a backend call.
+ * sends it: it never waits on the sampler or a backend call (only, for the
+ * first scrape of an exposition nobody asked for lately, on its rendering).
  * Nothing here prints; src/cmd/agent.c reports what agent_status() says.
  */
 #ifndef GPUCTL_AGENT_H
@@ -31,6 +32,7 @@ struct agent_status {
 	bool health_rules;         /* the health rules loaded */
 	char health_error[256];
 	uint64_t renders, scrapes;
+	uint64_t expo_renders;     /* expositions rendered (at a tick or on request) */
 };
 
 /* Starts sampling and serving. The backend must stay open until agent_stop(). */

@@ -60,7 +60,7 @@ struct agent {
 
 	atomic_int kernel_log;        /* -1 off, 0 unreadable, 1 reading */
 	char kernel_log_error[256];   /* written before kernel_log leaves -1 */
-	atomic_ullong renders, scrapes, last_render_ns;
+	atomic_ullong renders, scrapes, last_render_ns, expo_renders;
 
 	struct MHD_Daemon *httpd;
 	unsigned port;

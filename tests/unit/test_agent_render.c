@@ -1,0 +1,196 @@
+/* test_agent_render.c - when the agent renders its expositions (an agent on
+ * the simulated server, in this process, over loopback HTTP): nobody scraping
+ * costs no rendering; a scrape nobody asked for lately has its exposition
+ * rendered on request, once; scrapers that come every tick have it rendered
+ * at the tick, and when they stop the renderings stop; gzip and plain answers
+ * carry the right headers and the same text. Real time: a 200 ms interval. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "agent/agent.h"
+
+#define INTERVAL_MS 200u
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+struct reply {
+	char head[2048];
+	char *body;
+	size_t len;
+};
+
+/* GET /metrics on a new connection (Connection: close); 0 or -1. */
+static int get_metrics(unsigned port, bool gzip, struct reply *r)
+{
+	memset(r, 0, sizeof(*r));
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	char req[256];
+	int n = snprintf(req, sizeof(req), "GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n%s\r\n",
+			 gzip ? "Accept-Encoding: gzip\r\n" : "");
+	if (send(fd, req, (size_t)n, 0) != n) {
+		close(fd);
+		return -1;
+	}
+	size_t cap = 1u << 20, have = 0;
+	char *buf = malloc(cap);
+	ssize_t got;
+	while (buf && (got = recv(fd, buf + have, cap - have - 1, 0)) > 0) {
+		have += (size_t)got;
+		if (have + 1 == cap) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	if (!buf)
+		return -1;
+	buf[have] = '\0';
+	char *end = strstr(buf, "\r\n\r\n");
+	if (!end || (size_t)(end - buf) >= sizeof(r->head)) {
+		free(buf);
+		return -1;
+	}
+	memcpy(r->head, buf, (size_t)(end - buf));
+	r->len = have - (size_t)(end + 4 - buf);
+	r->body = malloc(r->len + 1);
+	memcpy(r->body, end + 4, r->len);
+	r->body[r->len] = '\0';
+	free(buf);
+	return 0;
+}
+
+static uint64_t expo_renders(struct agent *a)
+{
+	struct agent_status st;
+	agent_get_status(a, &st);
+	return st.expo_renders;
+}
+
+static struct gpu_backend be;
+
+static struct agent *start_agent(void)
+{
+	struct gpu_err err = { "" };
+	if (gpu_backend_open(&be, "sim", "h200x8,latency_us=100", &err) != GPU_OK)
+		fail_msg("opening the simulator: %s", err.msg);
+	struct agent_config cfg;
+	agent_config_default(&cfg);
+	snprintf(cfg.listen_host, sizeof(cfg.listen_host), "127.0.0.1");
+	cfg.port = 0;
+	cfg.interval_ns = INTERVAL_MS * 1000000ull;
+	cfg.kernel_log[0] = '\0';
+	struct agent_env env = { .version = "test", .data_dir_env = getenv("GPUCTL_DATA_DIR") };
+	struct agent *a = NULL;
+	char msg[256] = "";
+	if (agent_start(&a, &be, &cfg, &env, msg, sizeof(msg)) != 0)
+		fail_msg("agent_start: %s", msg);
+	return a;
+}
+
+static void test_rendered_when_asked(void **state)
+{
+	(void)state;
+	struct agent *a = start_agent();
+	struct agent_status st;
+	agent_get_status(a, &st);
+	unsigned port = st.port;
+
+	/* nobody scraping: ticks go by, no exposition is rendered */
+	sleep_ms(5 * INTERVAL_MS);
+	assert_int_equal(expo_renders(a), 0);
+
+	/* one scrape: rendered on request, once (gzip, as Prometheus asks) */
+	struct reply gz;
+	assert_int_equal(get_metrics(port, true, &gz), 0);
+	assert_non_null(strstr(gz.head, "HTTP/1.1 200"));
+	assert_non_null(strstr(gz.head, "Content-Encoding: gzip"));
+	assert_non_null(strstr(gz.head, "Vary: Accept-Encoding"));
+	assert_int_equal(expo_renders(a), 1);
+	sleep_ms(5 * INTERVAL_MS);
+	assert_int_equal(expo_renders(a), 1); /* asked in one tick only: nothing at the next */
+
+	/* the text it holds, as zlib reads it */
+	char *text = malloc(4u << 20);
+	uLongf tlen = 4u << 20;
+	z_stream zs;
+	memset(&zs, 0, sizeof(zs));
+	assert_int_equal(inflateInit2(&zs, 15 + 16), Z_OK);
+	zs.next_in = (Bytef *)gz.body;
+	zs.avail_in = (uInt)gz.len;
+	zs.next_out = (Bytef *)text;
+	zs.avail_out = (uInt)tlen;
+	assert_int_equal(inflate(&zs, Z_FINISH), Z_STREAM_END);
+	tlen = zs.total_out;
+	inflateEnd(&zs);
+	text[tlen] = '\0';
+	assert_non_null(strstr(text, "\ngpuctl_gpu_up{"));
+
+	/* plain for a client without gzip: no Content-Encoding, the same series */
+	struct reply pl;
+	assert_int_equal(get_metrics(port, false, &pl), 0);
+	assert_non_null(strstr(pl.head, "HTTP/1.1 200"));
+	assert_null(strstr(pl.head, "Content-Encoding"));
+	assert_non_null(strstr(pl.head, "Vary: Accept-Encoding"));
+	assert_non_null(strstr(pl.body, "\ngpuctl_gpu_up{"));
+	assert_true(pl.len > gz.len * 4);
+
+	/* scrapers that come every tick: rendered at the tick, not on request */
+	uint64_t before = expo_renders(a);
+	unsigned scrapes = 0;
+	for (unsigned i = 0; i < 20; i++) { /* 2 s, 10 ticks */
+		struct reply r;
+		assert_int_equal(get_metrics(port, true, &r), 0);
+		free(r.body);
+		scrapes++;
+		sleep_ms(INTERVAL_MS / 2);
+	}
+	uint64_t during = expo_renders(a) - before;
+	assert_true(during >= 6);       /* about one a tick... */
+	assert_true(during <= 12);      /* ...not one a scrape */
+	assert_true(during < scrapes);
+	/* and when they stop, so do the renderings (after at most two ticks) */
+	sleep_ms(3 * INTERVAL_MS);
+	uint64_t settled = expo_renders(a);
+	sleep_ms(5 * INTERVAL_MS);
+	assert_int_equal(expo_renders(a), settled);
+
+	free(text);
+	free(gz.body);
+	free(pl.body);
+	agent_stop(a);
+	gpu_backend_close(&be);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rendered_when_asked),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
