@@ -29,7 +29,7 @@ struct published {
 	struct published *next;   /* the agent's pool */
 	unsigned refs;            /* guarded by agent.pub_mu; the current one holds one too */
 	struct gz_body expo[EXPO_N];
-	struct abuf plain[EXPO_N]; /* freed at a tick where nobody asked for it */
+	struct abuf plain[EXPO_N]; /* freed at a tick that does not render it at once */
 	atomic_bool ready[EXPO_VARIANTS], failed[EXPO_VARIANTS];
 	atomic_uint asked[EXPO_VARIANTS]; /* requests: what the next tick renders at once */
 	struct api_doc gpus, health;
