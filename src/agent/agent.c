@@ -288,6 +288,7 @@ static int render_variant(struct agent *a, struct render_scratch *s, struct publ
  * the expositions whose bit is set in expo_now (the others on request). */
 static int render_into(struct agent *a, struct render_scratch *s, struct published *p, unsigned expo_now)
 {
+	uint64_t t0 = agent_mono_ns();
 	sampler_read(a->sampler, s->now);
 	unsigned nleaks = 0;
 	if (a->leaks) {
@@ -342,6 +343,11 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 	s->prev = s->now;
 	s->now = t;
 	s->have_prev = true;
+	/* gpuctl_agent_render_seconds is always there: before the first exposition
+	 * it is the first tick's rendering (JSON, health), as it was before the
+	 * expositions were rendered on request */
+	uint64_t zero = 0;
+	atomic_compare_exchange_strong(&a->last_render_ns, &zero, agent_mono_ns() - t0);
 	bool freed = false;
 	for (unsigned v = 0; v < EXPO_VARIANTS; v++) {
 		atomic_store(&p->ready[v], false);

@@ -72,6 +72,7 @@ check "every family has HELP and TYPE" [ "$(grep -c '^# HELP' "$tmp/m.txt")" -eq
 check "simulated in agent_info" grep -q '^gpuctl_agent_info{.*simulated="true"' "$tmp/m.txt"
 check "power within the sim's range" awk '/^gpuctl_gpu_power_watts\{/ { n++; if ($NF < 50 || $NF > 700) bad++ } END { exit !(n == 8 && !bad) }' "$tmp/m.txt"
 check "kernel log readable" grep -q '^gpuctl_agent_kernel_log_readable{.*} 1$' "$tmp/m.txt"
+check "render time on the first scrape (rendered on request)" grep -q '^gpuctl_agent_render_seconds{.*} [0-9.e-]*$' "$tmp/m.txt"
 if command -v promtool >/dev/null; then
 	check "promtool check metrics" promtool check metrics <"$tmp/m.txt"
 fi
