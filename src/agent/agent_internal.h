@@ -77,6 +77,10 @@ struct published *agent_acquire(struct agent *a);
 bool agent_expo_ready(struct agent *a, struct published *p, unsigned variant);
 void agent_release(struct agent *a, struct published *p);
 uint64_t agent_mono_ns(void);
+bool agent_stopping(struct agent *a);
+
+/* agent_klog.c: starts the kernel-log XID reader when configured (sets kernel_log). */
+void agent_start_klog(struct agent *a);
 
 /* http.c */
 int agent_http_start(struct agent *a, char *err, size_t errlen);
