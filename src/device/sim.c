@@ -24,6 +24,9 @@
 
 #define SIM_FILE_MAX (4u << 20)
 #define HANG_POLL_MS 10
+/* the run-time fault file is looked at this often by a waiting poll_events
+ * (every call for a GPU looks at it too) */
+#define FAULT_FILE_CHECK_NS 1000000000ull
 #define DEFAULT_HANG_MS 3600000ull
 
 /* ---- small helpers ---- */
@@ -78,6 +81,7 @@ static int add_fault(struct sim_state *st, const struct sim_fault *f, enum sim_f
 	r->start_ns = ref_ns + to_ns(f->at_s);
 	r->end_ns = f->duration_s > 0 ? r->start_ns + to_ns(f->duration_s) : UINT64_MAX;
 	pthread_cond_broadcast(&st->cond);
+	pthread_cond_broadcast(&st->events_cond);
 	return r->id;
 }
 
@@ -349,6 +353,34 @@ static unsigned take_events(struct sim_state *st, uint64_t now, struct gpu_event
 	return n;
 }
 
+/* How long (ns of the backend clock) until the next undelivered event is due;
+ * UINT64_MAX if none is scheduled. Lock held. */
+static uint64_t next_event_in(const struct sim_state *st, uint64_t now)
+{
+	uint64_t in = UINT64_MAX;
+	for (unsigned i = 0; i < st->nfaults; i++) {
+		const struct sim_fault_rec *r = &st->faults[i];
+		if (r->delivered || (r->f.kind != SIM_FAULT_XID && r->f.kind != SIM_FAULT_GPU_LOST))
+			continue;
+		uint64_t d = r->start_ns > now ? r->start_ns - now : 0;
+		if (d < in)
+			in = d;
+	}
+	return in;
+}
+
+/* Sleeps on events_cond until mono_ns (CLOCK_MONOTONIC) at the latest. Lock held. */
+static void events_wait_until(struct sim_state *st, uint64_t mono_ns)
+{
+	struct timespec ts = { (time_t)(mono_ns / 1000000000ull), (long)(mono_ns % 1000000000ull) };
+	st->event_waits++;
+	pthread_cond_timedwait(&st->events_cond, &st->lock, &ts);
+}
+
+/* Blocks until an event is due, the timeout, or close. With the real clock it
+ * sleeps until the next scheduled event (a new fault wakes it), or at most
+ * FAULT_FILE_CHECK_NS when there is a fault file; a caller's clock
+ * (be->now_ns, tests) may move without a signal, so that one is polled. */
 static int sim_poll_events(struct gpu_backend *be, unsigned timeout_ms, struct gpu_event *out, unsigned max,
 			   unsigned *n, struct gpu_err *err)
 {
@@ -361,13 +393,20 @@ static int sim_poll_events(struct gpu_backend *be, unsigned timeout_ms, struct g
 	pthread_mutex_lock(&st->lock);
 	for (;;) {
 		reload_fault_file(be, st);
-		*n = take_events(st, gpu_backend_now_ns(be), out, max);
+		uint64_t bnow = gpu_backend_now_ns(be);
+		*n = take_events(st, bnow, out, max);
 		uint64_t now = clock_mono_ns();
 		if (*n || st->closing || now >= deadline)
 			break;
-		/* short waits: the backend clock may move without a signal */
-		uint64_t left_ms = (deadline - now) / 1000000ull + 1;
-		cond_wait_ms(st, left_ms < HANG_POLL_MS ? (unsigned)left_ms : HANG_POLL_MS);
+		uint64_t until = deadline;
+		uint64_t next = next_event_in(st, bnow);
+		if (next != UINT64_MAX && next < until - now)
+			until = now + next;
+		if (st->fault_path[0] && until - now > FAULT_FILE_CHECK_NS)
+			until = now + FAULT_FILE_CHECK_NS;
+		if (be->now_ns && until - now > HANG_POLL_MS * 1000000ull)
+			until = now + HANG_POLL_MS * 1000000ull;
+		events_wait_until(st, until);
 	}
 	finish(st);
 	return 0;
@@ -383,6 +422,7 @@ static void state_free(struct sim_state *st)
 	free(st->srv);
 	free(st->faults);
 	pthread_cond_destroy(&st->cond);
+	pthread_cond_destroy(&st->events_cond);
 	pthread_mutex_destroy(&st->lock);
 	free(st);
 }
@@ -395,6 +435,7 @@ static void sim_close(struct gpu_backend *be)
 	pthread_mutex_lock(&st->lock);
 	st->closing = true;
 	pthread_cond_broadcast(&st->cond);
+	pthread_cond_broadcast(&st->events_cond);
 	while (st->inflight > 0)
 		pthread_cond_wait(&st->cond, &st->lock);
 	pthread_mutex_unlock(&st->lock);
@@ -570,6 +611,11 @@ static int sim_open(struct gpu_backend *be, const char *arg, struct gpu_err *err
 	}
 	pthread_mutex_init(&st->lock, NULL);
 	pthread_cond_init(&st->cond, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&st->events_cond, &ca);
+	pthread_condattr_destroy(&ca);
 	if ((rc = load_server(st, &o, err)) || (rc = sim_state_build(st, err))) {
 		state_free(st);
 		return rc;
@@ -642,6 +688,7 @@ int sim_clear(struct gpu_backend *be, int fault_id)
 		rc = 0;
 	}
 	pthread_cond_broadcast(&st->cond);
+	pthread_cond_broadcast(&st->events_cond);
 	pthread_mutex_unlock(&st->lock);
 	return rc;
 }
@@ -679,6 +726,17 @@ uint64_t sim_events_delivered(struct gpu_backend *be)
 		return 0;
 	pthread_mutex_lock(&st->lock);
 	uint64_t n = st->delivered;
+	pthread_mutex_unlock(&st->lock);
+	return n;
+}
+
+uint64_t sim_event_waits(struct gpu_backend *be)
+{
+	struct sim_state *st = state_of(be);
+	if (!st)
+		return 0;
+	pthread_mutex_lock(&st->lock);
+	uint64_t n = st->event_waits;
 	pthread_mutex_unlock(&st->lock);
 	return n;
 }

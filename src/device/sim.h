@@ -80,6 +80,8 @@ void sim_clear_all(struct gpu_backend *be);
 int sim_fault_file_error(struct gpu_backend *be, char *buf, size_t len);
 /* How many events (XIDs) poll_events has delivered so far. */
 uint64_t sim_events_delivered(struct gpu_backend *be);
+/* How many times poll_events went to sleep so far (each wake-up starts one). */
+uint64_t sim_event_waits(struct gpu_backend *be);
 
 /* ---- The server description (parsed from JSON, before the catalog) ---- */
 

@@ -78,6 +78,10 @@ struct sim_state {
 	unsigned inflight;         /* calls in progress (close waits for 0) */
 	bool closing;
 	uint64_t delivered;
+	/* poll_events waits on this one (CLOCK_MONOTONIC), not on cond, which every
+	 * finished call signals: woken only when an event may be due sooner */
+	pthread_cond_t events_cond;
+	uint64_t event_waits;      /* times poll_events went to sleep (tests) */
 };
 
 /* sim_parse.c */
