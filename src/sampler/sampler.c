@@ -34,9 +34,10 @@ struct xid_count {
 	uint64_t last_ns;
 };
 
+/* The view last: its tables are filled up to their counts only, so what a
+ * slot touches is one run from its start (64 slots are 1.2 MB at 64 GPUs). */
 struct slot {
 	pthread_mutex_t mu;
-	struct gpu_view view;        /* view.up here: the last attempt succeeded */
 	bool attempted;              /* a first attempt has finished */
 	uint64_t call_started_ns;    /* backend clock; 0 when not inside a backend call */
 	unsigned nxid;
@@ -45,6 +46,7 @@ struct slot {
 	bool thread_started;
 	struct sampler *owner;
 	unsigned index;
+	struct gpu_view view;        /* view.up here: the last attempt succeeded */
 };
 
 struct sampler {
@@ -183,9 +185,14 @@ static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, u
 	int rc = GPU_OK;
 
 	set_in_call(sl, gpu_backend_now_ns(be));
+	/* After any backend call the sampler may have been stopped and, once its
+	 * grace ran out, the backend closed and freed: a thread that was inside the
+	 * call must not touch be again, only its own (abandoned, never freed) memory. */
 	if (need_static) {
 		memset(&w->st, 0, sizeof(w->st));
 		rc = be->ops->static_info(be, sl->index, &w->st, &err);
+		if (is_stopping(s))
+			return need_static;
 	}
 	unsigned groups = s->cfg.groups;
 	bool skip_slow = s->cfg.slow_group_every > 1 && tick % s->cfg.slow_group_every != 0;
@@ -194,6 +201,8 @@ static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, u
 	if (rc == GPU_OK) {
 		memset(&w->smp, 0, sizeof(w->smp));
 		rc = be->ops->sample(be, sl->index, groups, &w->smp, &err);
+		if (is_stopping(s))
+			return need_static;
 		if (rc == GPU_OK && w->smp.lost) {
 			rc = GPU_ENODEV;
 			gpu_err_set(&err, "GPU %u is lost (it does not answer)", sl->index);
@@ -203,6 +212,8 @@ static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, u
 		struct gpu_err perr;
 		if (be->ops->processes(be, sl->index, w->procs, GPU_MAX_PROCS, &nproc, &perr) != GPU_OK)
 			nproc = 0; /* a process list that cannot be read is not a sampling failure */
+		if (is_stopping(s))
+			return need_static;
 		if (nproc > GPU_MAX_PROCS)
 			nproc = GPU_MAX_PROCS;
 	}
@@ -215,6 +226,8 @@ static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, u
 		struct gpu_err merr;
 		if (be->ops->mig_instances(be, sl->index, w->mig, GPU_MAX_MIG, &nmig, &merr) != GPU_OK)
 			nmig = 0;
+		if (is_stopping(s))
+			return need_static;
 		if (nmig > GPU_MAX_MIG)
 			nmig = GPU_MAX_MIG;
 	}
@@ -345,6 +358,8 @@ static void *event_thread(void *arg)
 		struct gpu_err err = { "" };
 		unsigned n = 0;
 		int rc = s->be->ops->poll_events(s->be, EVENT_POLL_MS, ev, EVENT_BATCH, &n, &err);
+		if (is_stopping(s))
+			break; /* the backend may be gone: see sample_once */
 		if (rc == GPU_EUNSUPPORTED || rc == GPU_ENODRIVER)
 			break;
 		if (rc != GPU_OK) {
@@ -498,7 +513,6 @@ static void read_slot(struct sampler *s, struct slot *sl, uint64_t now, struct g
 	unsigned np = v->nproc < GPU_MAX_PROCS ? v->nproc : GPU_MAX_PROCS;
 	unsigned nm = v->nmig < GPU_MAX_MIG ? v->nmig : GPU_MAX_MIG;
 	memcpy(out, v, offsetof(struct gpu_view, procs) + np * sizeof(v->procs[0]));
-	out->nmig = v->nmig;
 	memcpy(out->mig, v->mig, nm * sizeof(v->mig[0]));
 	uint64_t in_call = sl->call_started_ns;
 	out->nxid = 0;
