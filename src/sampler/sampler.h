@@ -36,13 +36,15 @@ struct gpu_view {
 	char last_error[128];
 	struct gpu_static st;      /* read once at start (re-read after a GPU comes back) */
 	struct gpu_sample s;
-	unsigned nproc;
-	struct gpu_process procs[GPU_MAX_PROCS];
-	unsigned nmig;
-	struct gpu_mig mig[GPU_MAX_MIG];
 	/* XID events seen, per code, kept across sampler restarts of the GPU */
 	unsigned nxid;
 	struct { uint64_t code, count, last_ns; } xid[32];
+	/* the tables last, each used up to its count: a copy of a view up to
+	 * procs[nproc] and mig[nmig] leaves the rest of its 18 KB untouched (the
+	 * agent's snapshot and the sampler's slots hold 64 of them) */
+	unsigned nproc, nmig;
+	struct gpu_process procs[GPU_MAX_PROCS];
+	struct gpu_mig mig[GPU_MAX_MIG];
 };
 
 struct snapshot {
