@@ -62,6 +62,12 @@ healthz=$(curl -s --max-time 5 -w ' %{http_code}' "$base/healthz" | tr -d '\n')
 curl -s --max-time 5 -H 'Accept: application/openmetrics-text;version=1.0.0' -o /dev/null "$base/metrics"
 sleep 1.5
 curl -s --max-time 5 -H 'Accept: application/openmetrics-text;version=1.0.0' "$base/metrics" >"$out/metrics_om.txt"
+# the gzip answer (what Prometheus asks for) against the plain one: the same series
+curl -s --max-time 5 --compressed -D "$out/gzip_headers.txt" "$base/metrics" >"$out/metrics_gz.txt"
+curl -s --max-time 5 "$base/metrics" >"$out/metrics_plain.txt"
+gz_enc=$(grep -ci '^content-encoding: gzip' "$out/gzip_headers.txt")
+gz_series=$(grep -v '^#' "$out/metrics_gz.txt" | sed 's/ [^ ]*$//' | sort | md5sum | cut -c1-8)
+plain_series=$(grep -v '^#' "$out/metrics_plain.txt" | sed 's/ [^ ]*$//' | sort | md5sum | cut -c1-8)
 
 # --- cost: 50 scrapes, then 20 s of CPU and RSS -------------------------------------
 lat=$(for _ in $(seq 1 50); do curl -s -o /dev/null -w '%{time_total}\n' "$base/metrics"; done | sort -n | awk '{a[NR]=$1} END {printf "median %.2f ms, max %.2f ms", a[int(NR/2)+1]*1000, a[NR]*1000}')
@@ -174,6 +180,7 @@ om_ok=$(tail -1 "$out/metrics_om.txt")
 	echo "scrape latency (curl, 50 sequential): $lat"
 	echo "agent CPU over 20 s at 1 s interval: $cpu % of one core; RSS $rss KiB"
 	echo "/healthz: $healthz; JSON API: $json_ok; OpenMetrics last line: $om_ok"
+	echo "gzip: Content-Encoding gzip $gz_enc, series $(grep -vc '^#' "$out/metrics_gz.txt") ($gz_series), plain $(grep -vc '^#' "$out/metrics_plain.txt") ($plain_series): $([ "$gz_enc" = 1 ] && [ "$gz_series" = "$plain_series" ] && echo same || echo DIFFER)"
 	echo "kernel log readable: ${klog:-unknown} (0 = XIDs from NVML events only)"
 	if command -v promtool >/dev/null; then
 		promtool check metrics <"$out/metrics_1.txt" >>"$log" 2>&1 && echo "promtool check metrics: ok" || echo "promtool check metrics: FAILED (run.log)"
