@@ -538,17 +538,16 @@ static struct agent *agent_new(struct gpu_backend *be, const struct agent_config
 		return NULL;
 	if (cfg->groups & (MG_PROCESSES | MG_HEALTH)) {
 		/* the watch needs the process lists, sampled for either group */
-		a->leaks = malloc(sizeof(*a->leaks));
-		if (!a->leaks) {
-			free(a);
-			return NULL;
-		}
 		struct leak_params lp;
 		leak_params_default(&lp);
 		lp.min_window_s = (double)cfg->leak_window_ns / 1e9;
 		lp.min_rate = cfg->leak_min_rate;
 		lp.min_growth = cfg->leak_min_growth;
-		leakwatch_init(a->leaks, &lp);
+		a->leaks = leakwatch_new(&lp);
+		if (!a->leaks) {
+			free(a);
+			return NULL;
+		}
 	}
 	a->cfg = *cfg;
 	if (env)

@@ -2,16 +2,33 @@
 #include "leakwatch.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-void leakwatch_init(struct leakwatch *w, const struct leak_params *p)
+/* Everything but the (already zero) table. */
+static void init_params(struct leakwatch *w, const struct leak_params *p)
 {
-	memset(w, 0, sizeof(*w));
 	if (p)
 		w->params = *p;
 	else
 		leak_params_default(&w->params);
 	w->window_ns = (uint64_t)(w->params.min_window_s * 1e9);
+}
+
+void leakwatch_init(struct leakwatch *w, const struct leak_params *p)
+{
+	memset(w, 0, sizeof(*w));
+	init_params(w, p);
+}
+
+struct leakwatch *leakwatch_new(const struct leak_params *p)
+{
+	/* calloc: zero pages the kernel gives on first use, where memset would
+	 * have written (made resident) all of them */
+	struct leakwatch *w = calloc(1, sizeof(*w));
+	if (w)
+		init_params(w, p);
+	return w;
 }
 
 /* start 0 (unknown, e.g. the process ended between the list and the lookup) matches any */

@@ -63,6 +63,9 @@ struct leakwatch_leak {
 
 /* p NULL: leak_params_default(). The window is p->min_window_s. */
 void leakwatch_init(struct leakwatch *w, const struct leak_params *p);
+/* A new watch (leakwatch_init'ed; free() it), or NULL without memory. Its
+ * 300 KB table stays untouched, so not resident, until processes fill it. */
+struct leakwatch *leakwatch_new(const struct leak_params *p);
 /* The start identity of a live pid (any value that changes when the pid is
  * reused), or 0 when it cannot be told. */
 typedef uint64_t (*leakwatch_start_fn)(void *arg, uint32_t pid);
