@@ -20,6 +20,7 @@
 #include <zlib.h>
 
 #include "agent/agent.h"
+#include "core/clock.h"
 
 #define INTERVAL_MS 200u
 
@@ -131,9 +132,15 @@ static void test_rendered_when_asked(void **state)
 	assert_non_null(strstr(gz.head, "HTTP/1.1 200"));
 	assert_non_null(strstr(gz.head, "Content-Encoding: gzip"));
 	assert_non_null(strstr(gz.head, "Vary: Accept-Encoding"));
-	assert_int_equal(expo_renders(a), 1);
+	assert_true(expo_renders(a) >= 1);
+	/* asked in one tick only: nothing at the next ones. A scrape that straddles
+	 * a tick (asked of the old set, answered from the new one) counts in both
+	 * and may cost one rendering more, never a stream of them. */
 	sleep_ms(5 * INTERVAL_MS);
-	assert_int_equal(expo_renders(a), 1); /* asked in one tick only: nothing at the next */
+	uint64_t once = expo_renders(a);
+	assert_in_range(once, 1, 2);
+	sleep_ms(5 * INTERVAL_MS);
+	assert_int_equal(expo_renders(a), once);
 
 	/* the text it holds, as zlib reads it */
 	char *text = malloc(4u << 20);
@@ -161,9 +168,9 @@ static void test_rendered_when_asked(void **state)
 	assert_true(pl.len > gz.len * 4);
 
 	/* scrapers that come every tick: rendered at the tick, not on request */
-	uint64_t before = expo_renders(a);
+	uint64_t before = expo_renders(a), t0 = clock_mono_ns();
 	unsigned scrapes = 0;
-	for (unsigned i = 0; i < 20; i++) { /* 2 s, 10 ticks */
+	for (unsigned i = 0; i < 20; i++) { /* 2 s, 10 ticks (more on a loaded machine) */
 		struct reply r;
 		assert_int_equal(get_metrics(port, true, &r), 0);
 		free(r.body);
@@ -171,8 +178,9 @@ static void test_rendered_when_asked(void **state)
 		sleep_ms(INTERVAL_MS / 2);
 	}
 	uint64_t during = expo_renders(a) - before;
-	assert_true(during >= 6);       /* about one a tick... */
-	assert_true(during <= 12);      /* ...not one a scrape */
+	uint64_t ticks = (clock_mono_ns() - t0) / (INTERVAL_MS * 1000000ull);
+	assert_true(during >= 6);         /* about one a tick... */
+	assert_true(during <= ticks + 2); /* ...not one a scrape */
 	assert_true(during < scrapes);
 	/* and when they stop, so do the renderings (after at most two ticks) */
 	sleep_ms(3 * INTERVAL_MS);
