@@ -3,6 +3,7 @@
 
 #include <limits.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Level 1 (zlib's fastest): on a 64-GPU exposition 25x smaller in about
  * 5 ms, against 10 ms for the default level's 31x (bench/RESULTS.md). */
@@ -47,12 +48,59 @@ static int window_sink(void *ctx, const char *p, size_t n)
 	return deflate_into(w, p, n, Z_NO_FLUSH);
 }
 
-int gz_writer_init(struct gz_writer *w)
+/* deflate's state (about 260 KB: window, hash chains, pending output) is
+ * mapped for each body and unmapped at its end, so that between renderings
+ * (most of every tick) it is not resident; from the heap, glibc would keep it.
+ * Each block starts with its length, which zfree needs. */
+#define GZ_BLOCK_HEAD 16u
+
+static voidpf map_alloc(voidpf opaque, uInt items, uInt size)
 {
-	memset(w, 0, sizeof(*w));
+	(void)opaque;
+	size_t n = (size_t)items * size + GZ_BLOCK_HEAD;
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return Z_NULL;
+	memcpy(p, &n, sizeof(n));
+	return (char *)p + GZ_BLOCK_HEAD;
+}
+
+static void map_free(voidpf opaque, voidpf address)
+{
+	(void)opaque;
+	if (!address)
+		return;
+	char *p = (char *)address - GZ_BLOCK_HEAD;
+	size_t n;
+	memcpy(&n, p, sizeof(n));
+	munmap(p, n);
+}
+
+static int deflate_start(struct gz_writer *w)
+{
+	memset(&w->zs, 0, sizeof(w->zs));
+	w->zs.zalloc = map_alloc;
+	w->zs.zfree = map_free;
 	if (deflateInit2(&w->zs, GZ_LEVEL, Z_DEFLATED, GZ_WINDOW_BITS, GZ_MEM_LEVEL, Z_DEFAULT_STRATEGY) != Z_OK)
 		return -1;
 	w->ready = true;
+	return 0;
+}
+
+static void deflate_stop(struct gz_writer *w)
+{
+	if (w->ready)
+		deflateEnd(&w->zs);
+	w->ready = false;
+}
+
+int gz_writer_init(struct gz_writer *w)
+{
+	memset(w, 0, sizeof(*w));
+	/* started once here so that a writer that cannot be had fails early */
+	if (deflate_start(w) != 0)
+		return -1;
+	deflate_stop(w);
 	abuf_init(&w->window);
 	if (!abuf_reserve(&w->window, GZ_WINDOW_BYTES - 1)) {
 		gz_writer_free(w);
@@ -63,8 +111,7 @@ int gz_writer_init(struct gz_writer *w)
 
 void gz_writer_free(struct gz_writer *w)
 {
-	if (w->ready)
-		deflateEnd(&w->zs);
+	deflate_stop(w);
 	abuf_free(&w->window);
 	memset(w, 0, sizeof(*w));
 }
@@ -79,9 +126,7 @@ struct abuf *gz_begin(struct gz_writer *w, struct gz_body *dst)
 	w->window.sink = window_sink;
 	w->window.sink_ctx = w;
 	w->window.sink_at = GZ_WINDOW_BYTES;
-	if (w->ready)
-		deflateReset(&w->zs);
-	else
+	if (!w->ready && deflate_start(w) != 0)
 		w->window.oom = true;
 	return &w->window;
 }
@@ -101,6 +146,7 @@ int gz_end(struct gz_writer *w)
 	}
 	w->window.sink = NULL;
 	w->dst = NULL;
+	deflate_stop(w);
 	return rc;
 }
 

@@ -4,7 +4,8 @@
  *
  *   - gz_writer compresses while metrics_render writes: the renderer's abuf
  *     is a 64 KiB window whose sink is deflate, so the whole text is never
- *     held. One writer (one deflate state, reused) per rendering thread.
+ *     held. One writer per rendering thread; its deflate state exists only
+ *     from gz_begin to gz_end (mapped, so unmapped between renderings).
  *   - gz_reader inflates a stored body again, a block at a time, for the
  *     clients that do not accept gzip (curl without --compressed).
  *
@@ -28,7 +29,7 @@ struct gz_body {
 
 struct gz_writer {
 	z_stream zs;
-	bool ready;          /* deflateInit2 done */
+	bool ready;          /* deflate's state exists: from gz_begin to gz_end */
 	struct abuf window;  /* what the renderer writes into (sink: deflate) */
 	struct gz_body *dst; /* between gz_begin and gz_end */
 	size_t raw_len;

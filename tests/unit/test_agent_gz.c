@@ -56,6 +56,7 @@ static void write_through(struct gz_writer *w, struct gz_body *body, const struc
 	if (piece < 64 * 1024)
 		assert_true(max_cap <= 64 * 1024); /* never the whole text */
 	assert_int_equal(gz_end(w), 0);
+	assert_false(w->ready); /* the deflate state is gone until the next body */
 }
 
 static void test_round_trip(void **state)
