@@ -294,6 +294,17 @@ static void proc_mem(const struct sim_state *st, unsigned gpu, double t, uint64_
 	}
 }
 
+/* A process outside the pool (fault foreign_process) on this GPU now. */
+static bool foreign_on(const struct sim_fault_rec *r, unsigned gpu, uint64_t now_ns)
+{
+	return r->f.gpu == gpu && r->f.kind == SIM_FAULT_FOREIGN_PROCESS && sim_fault_active(r, now_ns);
+}
+
+static uint64_t foreign_mem(const struct sim_fault_rec *r)
+{
+	return r->f.mem_bytes ? r->f.mem_bytes : 1024 * MIB;
+}
+
 unsigned sim_model_processes(const struct sim_state *st, unsigned gpu, uint64_t now_ns, struct gpu_process *out,
 			     unsigned max)
 {
@@ -315,7 +326,7 @@ unsigned sim_model_processes(const struct sim_state *st, unsigned gpu, uint64_t 
 	}
 	for (unsigned i = 0; i < st->nfaults && n < max; i++) {
 		const struct sim_fault_rec *r = &st->faults[i];
-		if (r->f.gpu != gpu || r->f.kind != SIM_FAULT_FOREIGN_PROCESS || !sim_fault_active(r, now_ns))
+		if (!foreign_on(r, gpu, now_ns))
 			continue;
 		struct gpu_process *o = &out[n++];
 		memset(o, 0, sizeof(*o));
@@ -323,20 +334,31 @@ unsigned sim_model_processes(const struct sim_state *st, unsigned gpu, uint64_t 
 		o->uid = UINT32_MAX;
 		snprintf(o->name, sizeof(o->name), "%s", r->f.name[0] ? r->f.name : "foreign");
 		snprintf(o->user, sizeof(o->user), "%s", r->f.user[0] ? r->f.user : "nobody");
-		VAL_SET(o->used_mem_bytes, r->f.mem_bytes ? r->f.mem_bytes : 1024 * MIB);
+		VAL_SET(o->used_mem_bytes, foreign_mem(r));
 		o->type = 'C';
 		o->mig_gi = -1;
 	}
 	return n;
 }
 
+/* The memory the processes of sim_model_processes() hold, summed without
+ * building their list (an 8 KiB array on each sampler thread's stack made 0.5
+ * MiB of the agent's resident memory at 64 GPUs). */
 static uint64_t mem_used(const struct sim_state *st, unsigned gpu, uint64_t now_ns)
 {
-	struct gpu_process procs[GPU_MAX_PROCS];
-	unsigned n = sim_model_processes(st, gpu, now_ns, procs, GPU_MAX_PROCS);
+	const struct sim_gpu_desc *d = st->gpu[gpu].d;
+	uint64_t mem[SIM_MAX_PROCS];
+	proc_mem(st, gpu, secs(st, now_ns), mem, d->nproc);
 	uint64_t used = BASE_MEM_USED, total = st->gpu[gpu].cat->mem_bytes;
-	for (unsigned i = 0; i < n; i++)
-		used += procs[i].used_mem_bytes.v;
+	unsigned n = 0;
+	for (unsigned i = 0; i < d->nproc && n < GPU_MAX_PROCS; i++, n++)
+		used += mem[i];
+	for (unsigned i = 0; i < st->nfaults && n < GPU_MAX_PROCS; i++) {
+		if (foreign_on(&st->faults[i], gpu, now_ns)) {
+			used += foreign_mem(&st->faults[i]);
+			n++;
+		}
+	}
 	return used < total ? used : total;
 }
 
