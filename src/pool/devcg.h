@@ -100,9 +100,6 @@ void devcg_probe(struct devcg *d, bool v2_cgroups);
 int devcg_gpu_minor(bool simulated, unsigned index, const char *nvml_bus_id, unsigned *minor, char *err,
 		    size_t errlen);
 
-/* A whole /proc file, malloc'ed and NUL-terminated; NULL and errno (EFBIG
- * over max bytes) on failure. */
-char *devcg_read_file(const char *path, size_t max);
 /* Builds the rules for a job from the machine's /proc files (majors, MIG
  * capability minors). 0 or -1 with a message. */
 int devcg_job_rules(struct devcg_rules *r, const unsigned *gpu_minors, unsigned ngpus, int mig_gpu_minor, int mig_gi,

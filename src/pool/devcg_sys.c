@@ -4,6 +4,7 @@
  * attaching the BPF program (raw bpf(2)), and the v1 devices cgroup.
  */
 #include "pool/devcg.h"
+#include "../core/data_path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,56 +14,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-/* Reads a small text file (NUL-terminated, truncated to len-1). 0 or -1 (errno). */
-/* The whole of a /proc or sysfs file (which report no size) in a malloc'ed,
- * NUL-terminated buffer, growing as it reads; NULL with errno set on failure or
- * when it is over max bytes (EFBIG). mig-minors lists every possible GPU
- * instance of 32 GPUs, about 100 KB: a fixed 64 KiB buffer cut it mid-line. */
-char *devcg_read_file(const char *path, size_t max)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	size_t cap = 16384, n = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		if (n + 1 >= cap) {
-			if (cap >= max) {
-				free(buf);
-				buf = NULL;
-				errno = EFBIG;
-				break;
-			}
-			cap = cap * 2 > max ? max : cap * 2;
-			char *nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				errno = ENOMEM;
-				break;
-			}
-			buf = nb;
-		}
-		ssize_t r = read(fd, buf + n, cap - 1 - n);
-		if (r == 0) {
-			buf[n] = '\0';
-			break;
-		}
-		if (r < 0 && errno != EINTR) {
-			int e = errno;
-			free(buf);
-			buf = NULL;
-			errno = e;
-		} else if (r > 0) {
-			n += (size_t)r;
-		}
-	}
-	int e = errno;
-	close(fd);
-	errno = e;
-	return buf;
-}
 
 static long sys_bpf(int cmd, union bpf_attr *attr)
 {
@@ -202,11 +153,11 @@ int devcg_gpu_minor(bool simulated, unsigned index, const char *nvml_bus_id, uns
 		return -1;
 	}
 	snprintf(path, sizeof(path), "/proc/driver/nvidia/gpus/%s/information", id);
-	char *text = devcg_read_file(path, 1 << 20);
-	if (!text) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+	/* read whole: /proc files report no size (mig-minors is about 100 KB for
+	 * 32 GPUs; a fixed 64 KiB buffer once cut it mid-line) */
+	char *text = read_whole_file(path, 1 << 20, NULL, err, errlen);
+	if (!text)
 		return -1;
-	}
 	int bad = devcg_parse_minor(text, minor);
 	free(text);
 	if (bad) {
@@ -228,15 +179,14 @@ int devcg_job_rules(struct devcg_rules *r, const unsigned *gpu_minors, unsigned 
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	if (!(text = devcg_read_file("/proc/devices", 1 << 20))) {
-		snprintf(err, errlen, "cannot read /proc/devices: %s", strerror(errno));
+	if (!(text = read_whole_file("/proc/devices", 1 << 20, NULL, err, errlen)))
 		goto out;
-	}
 	if (devcg_parse_major(text, "nvidia-caps", &major) == 1) {
 		caps_major = (int)major;
 		free(text);
 		/* no list (no MIG support in this driver): the major is denied whole */
-		if ((text = devcg_read_file(caps_path, 16 << 20))) {
+		char ignore[256];
+		if ((text = read_whole_file(caps_path, 16 << 20, NULL, ignore, sizeof(ignore)))) {
 			ncaps = devcg_parse_mig_minors(text, caps, DEVCG_MAX_CAPS);
 			if (ncaps == DEVCG_CAPS_TOO_MANY) {
 				snprintf(err, errlen, "%s lists more than %d capabilities", caps_path, DEVCG_MAX_CAPS);
