@@ -283,20 +283,29 @@ static void measure_batch(const char *what)
 	measure(name, c_fields, GetFields != NULL);
 }
 
-static void one_gpu(unsigned g)
+/* Sets dev to GPU g and counts its NVLinks (those that answer a state). -1 without a handle. */
+static int open_gpu(unsigned g, unsigned *links)
 {
 	if (DeviceGetHandleByIndex(g, &dev) != NVML_SUCCESS) {
 		printf("GPU %u: no handle\n", g);
-		return;
+		return -1;
 	}
-	unsigned links = 0;
+	*links = 0;
 	for (unsigned l = 0; GetNvlState && l < 18; l++) {
 		int st;
 		nvmlReturn_t r = GetNvlState(dev, l, &st);
 		if (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_INVALID_ARGUMENT)
 			break;
-		links = l + 1;
+		*links = l + 1;
 	}
+	return 0;
+}
+
+static void one_gpu(unsigned g)
+{
+	unsigned links;
+	if (open_gpu(g, &links))
+		return;
 	struct cost basic = { 0, 0 }, slow = { 0, 0 }; /* own calls of gpuctl's sample, by group */
 	printf("GPU %u (%u NVLinks): median of %d calls, microseconds\n", g, links, REPS);
 	printf("  %-52s %10s %10s\n", "call", "wall_us", "cpu_us");
@@ -475,18 +484,9 @@ static void spaced_batch(const char *what)
 
 static void spaced(unsigned g)
 {
-	if (DeviceGetHandleByIndex(g, &dev) != NVML_SUCCESS) {
-		printf("GPU %u: no handle\n", g);
+	unsigned links;
+	if (open_gpu(g, &links))
 		return;
-	}
-	unsigned links = 0;
-	for (unsigned l = 0; GetNvlState && l < 18; l++) {
-		int st;
-		nvmlReturn_t r = GetNvlState(dev, l, &st);
-		if (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_INVALID_ARGUMENT)
-			break;
-		links = l + 1;
-	}
 	printf("GPU %u (%u NVLinks): each call once a second, %d times\n", g, links, SPACED_N);
 	batch_n = 0;
 	add_nvlink_fields(links);

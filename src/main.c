@@ -16,7 +16,7 @@
 #endif
 
 static const struct cmd_entry commands[] = {
-#define CMD(name, flags, summary) { #name, cmd_##name, flags, summary },
+#define CMD(name, summary) { #name, cmd_##name, summary },
 #include "cmd/commands.h"
 #undef CMD
 };

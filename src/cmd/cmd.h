@@ -53,22 +53,19 @@ int cmd_check_gpu_spec(const struct cmd_ctx *ctx, const char *cmd, const char *s
 int cmd_select_gpus(const struct cmd_ctx *ctx, const char *cmd, const struct snapshot *snap,
 		    const char *spec, uint64_t *mask);
 
-/* A marker: the command reads GPUs through cmd_backend(), which it calls once
- * its options are checked (tests/cli/usage_first.sh checks these commands).
- * main opens nothing; it closes whatever backend a command left open. */
-#define CMD_NEED_BACKEND 0x1u
-
 typedef int (*cmd_fn)(int argc, char **argv, struct cmd_ctx *ctx);
 
+/* A command that reads GPUs opens the backend through cmd_backend() once its
+ * options are checked (tests/cli/usage_first.sh); main opens nothing and
+ * closes whatever backend a command left open. */
 struct cmd_entry {
 	const char *name;
 	cmd_fn fn;
-	unsigned flags;
 	const char *summary;
 };
 
-/* One line per command in commands.h (X-macro): CMD(name, flags, "summary") */
-#define CMD(name, flags, summary) int cmd_##name(int argc, char **argv, struct cmd_ctx *ctx);
+/* One line per command in commands.h (X-macro): CMD(name, "summary") */
+#define CMD(name, summary) int cmd_##name(int argc, char **argv, struct cmd_ctx *ctx);
 #include "commands.h"
 #undef CMD
 
