@@ -1,7 +1,7 @@
 /*
  * info.c - `gpuctl info`: what is in the box. A table of every GPU, -q for
  * everything known of each (grouped like nvidia-smi -q), --json for scripts
- * (docs/json.md), -i to pick GPUs. One snapshot (snapshot_take) feeds all.
+ * (docs/json.md), -i to pick GPUs. One snapshot (cmd_take_snapshot) feeds all.
  */
 #include <inttypes.h>
 #include <stdlib.h>
