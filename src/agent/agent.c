@@ -1,12 +1,12 @@
 /*
  * agent.c - the agent's threads: the sampler (sampler.c), a render thread
  * that once per interval reads a snapshot, evaluates health and renders the
- * JSON responses into a `struct published`, and (agent_klog.c) the kernel-log XID reader.
- * The HTTP server (http.c) only takes a reference on the current published
- * responses. The expositions (text, OpenMetrics) are rendered by the same
- * thread from the same snapshot, at the tick when they were asked for in the
- * two ticks before, else on the first request (agent_expo_ready; expo_wanted
- * says why).
+ * /api/v1/health document into a `struct published`, and (agent_klog.c) the
+ * kernel-log XID reader. The HTTP server (http.c) only takes a reference on
+ * the current published responses. The expositions (text, OpenMetrics) and
+ * /api/v1/gpus are rendered by the same thread from the same snapshot, at the
+ * tick when they were asked for in the two ticks before, else on the first
+ * request (agent_variant_ready; expo_wanted says why).
  *
  * Published response sets come from a small pool: a set is rebuilt only when
  * no scrape still holds it, so the buffers keep their capacity from tick to
@@ -256,12 +256,27 @@ static int render_gzip(struct agent *a, struct render_scratch *s, struct publish
 	return rc ? -1 : 0;
 }
 
-/* Makes variant v of p ready: the gzip one rendered, the plain one inflated
- * from it (one inflation per tick serves every client without gzip). */
+/* /api/v1/gpus of the last tick into p. */
+static int render_gpus_doc(struct agent *a, struct render_scratch *s, struct published *p)
+{
+	const char *host = a->cfg.hostname[0] ? a->cfg.hostname : NULL;
+	int rc = api_render_gpus(&p->gpus, s->prev, host);
+	atomic_fetch_add(&a->doc_renders, 1);
+	return rc;
+}
+
+/* Makes variant v of p ready: /api/v1/gpus, or an exposition: the gzip one
+ * rendered, the plain one inflated from it (one inflation per tick serves
+ * every client without gzip). */
 static int render_variant(struct agent *a, struct render_scratch *s, struct published *p, unsigned v)
 {
 	if (atomic_load(&p->ready[v]))
 		return 0;
+	if (v == VAR_GPUS) {
+		bool ok = render_gpus_doc(a, s, p) == 0;
+		atomic_store(ok ? &p->ready[v] : &p->failed[v], true);
+		return ok ? 0 : -1;
+	}
 	unsigned fmt = v % EXPO_N;
 	if (!atomic_load(&p->ready[fmt])) {
 		if (render_gzip(a, s, p, fmt) != 0) {
@@ -282,9 +297,9 @@ static int render_variant(struct agent *a, struct render_scratch *s, struct publ
 	return 0;
 }
 
-/* Reads the sampler, evaluates health, renders the JSON documents into p and
- * the expositions whose bit is set in expo_now (the others on request). */
-static int render_into(struct agent *a, struct render_scratch *s, struct published *p, unsigned expo_now)
+/* Reads the sampler, evaluates health, renders /api/v1/health into p and the
+ * variants whose bit is set in want_now (the others on request). */
+static int render_into(struct agent *a, struct render_scratch *s, struct published *p, unsigned want_now)
 {
 	uint64_t t0 = agent_mono_ns();
 	sampler_read(a->sampler, s->now);
@@ -323,7 +338,6 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 	o->health = rep ? s->mh : NULL;
 	o->leaks = a->leaks ? s->leaks : NULL;
 	o->nleaks = nleaks;
-	int rc = api_render_gpus(&p->gpus, s->now, host);
 	struct api_leak_watch lw = { 0 };
 	if (a->leaks) {
 		lw.leaks = s->leaks;
@@ -334,7 +348,7 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 		lw.tracked = a->leaks->tracked;
 		lw.untracked = a->leaks->untracked;
 	}
-	rc |= api_render_health_watch(&p->health, s->now, rep, host, a->leaks ? &lw : NULL);
+	int rc = api_render_health_watch(&p->health, s->now, rep, host, a->leaks ? &lw : NULL);
 	/* this tick's snapshot is the next one's "previous" (health rates), and
 	 * what its expositions are rendered from */
 	struct snapshot *t = s->prev;
@@ -347,7 +361,7 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 	uint64_t zero = 0;
 	atomic_compare_exchange_strong(&a->last_render_ns, &zero, agent_mono_ns() - t0);
 	bool freed = false;
-	for (unsigned v = 0; v < EXPO_VARIANTS; v++) {
+	for (unsigned v = 0; v < RENDER_VARIANTS; v++) {
 		atomic_store(&p->ready[v], false);
 		atomic_store(&p->failed[v], false);
 		atomic_store(&p->asked[v], 0);
@@ -356,13 +370,19 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 		abuf_reset(&p->expo[f].gz);
 		p->expo[f].raw_len = 0;
 		/* the text is 2 MB at 64 GPUs: kept only while clients without gzip come */
-		if (!(expo_now & (1u << expo_variant(f, false))) && p->plain[f].cap) {
+		if (!(want_now & (1u << expo_variant(f, false))) && p->plain[f].cap) {
 			abuf_free(&p->plain[f]);
 			freed = true;
 		}
 	}
-	for (unsigned v = 0; v < EXPO_VARIANTS; v++)
-		if (expo_now & (1u << v))
+	/* 60 KB at 64 GPUs: kept only while it is asked for */
+	if (!(want_now & (1u << VAR_GPUS)) && p->gpus.head.cap) {
+		api_doc_free(&p->gpus);
+		api_doc_init(&p->gpus);
+		freed = true;
+	}
+	for (unsigned v = 0; v < RENDER_VARIANTS; v++)
+		if (want_now & (1u << v))
 			rc |= render_variant(a, s, p, v);
 	if (freed)
 		malloc_trim(0); /* glibc may have kept the freed text in the heap */
@@ -403,7 +423,7 @@ static unsigned expo_asked(struct agent *a)
 {
 	unsigned asked = 0;
 	pthread_mutex_lock(&a->pub_mu);
-	for (unsigned v = 0; a->current && v < EXPO_VARIANTS; v++)
+	for (unsigned v = 0; a->current && v < RENDER_VARIANTS; v++)
 		if (atomic_load(&a->current->asked[v]))
 			asked |= 1u << v;
 	pthread_mutex_unlock(&a->pub_mu);
@@ -431,7 +451,7 @@ static void render_requested(struct agent *a, struct render_scratch *s, unsigned
 		p->refs++;
 	pthread_mutex_unlock(&a->pub_mu);
 	if (p) {
-		for (unsigned v = 0; v < EXPO_VARIANTS; v++)
+		for (unsigned v = 0; v < RENDER_VARIANTS; v++)
 			if (req & (1u << v))
 				render_variant(a, s, p, v);
 		agent_release(a, p);
@@ -449,7 +469,7 @@ static bool is_current(struct agent *a, const struct published *p)
 	return cur;
 }
 
-bool agent_expo_ready(struct agent *a, struct published *p, unsigned variant)
+bool agent_variant_ready(struct agent *a, struct published *p, unsigned variant)
 {
 	atomic_fetch_add(&p->asked[variant], 1);
 	if (atomic_load(&p->ready[variant]))
@@ -650,6 +670,7 @@ void agent_get_status(struct agent *a, struct agent_status *st)
 	st->renders = atomic_load(&a->renders);
 	st->scrapes = atomic_load(&a->scrapes);
 	st->expo_renders = atomic_load(&a->expo_renders);
+	st->doc_renders = atomic_load(&a->doc_renders);
 }
 
 void agent_stop(struct agent *a)

@@ -33,6 +33,7 @@ struct agent_status {
 	char health_error[256];
 	uint64_t renders, scrapes;
 	uint64_t expo_renders;     /* expositions rendered (at a tick or on request) */
+	uint64_t doc_renders;      /* /api/v1/gpus documents rendered (at a tick or on request) */
 };
 
 /* Starts sampling and serving. The backend must stay open until agent_stop(). */

@@ -18,21 +18,30 @@ static inline unsigned expo_variant(unsigned fmt, bool gzip)
 {
 	return gzip ? fmt : EXPO_N + fmt;
 }
+/* What the render thread renders at a tick or on request: the expositions'
+ * variants, then /api/v1/gpus (the costliest document: 14 M instructions a
+ * tick at 64 GPUs, most of the render thread's idle CPU when it was rendered
+ * at every tick). /api/v1/health is rendered at every tick, from the health
+ * report that is not kept after it. */
+#define VAR_GPUS EXPO_VARIANTS
+#define RENDER_VARIANTS (EXPO_VARIANTS + 1)
 
 /* One tick's rendered responses. Scrapes hold a reference while MHD sends.
- * Each exposition variant is rendered at the tick or on its first request
- * (agent_expo_ready): the gzip one compressed while it is rendered (gz.h),
- * the plain one inflated from it, once, for every client that does not
- * accept gzip. A variant may be read once ready[v] is true and is not
- * written again until the set is reused. */
+ * Each variant is rendered at the tick or on its first request
+ * (agent_variant_ready): an exposition's gzip one compressed while it is
+ * rendered (gz.h), its plain one inflated from it, once, for every client
+ * that does not accept gzip; the /api/v1/gpus document into gpus. A variant
+ * may be read once ready[v] is true and is not written again until the set
+ * is reused. */
 struct published {
 	struct published *next;   /* the agent's pool */
 	unsigned refs;            /* guarded by agent.pub_mu; the current one holds one too */
 	struct gz_body expo[EXPO_N];
 	struct abuf plain[EXPO_N]; /* freed at a tick that does not render it at once */
-	atomic_bool ready[EXPO_VARIANTS], failed[EXPO_VARIANTS];
-	atomic_uint asked[EXPO_VARIANTS]; /* requests: what the next tick renders at once */
-	struct api_doc gpus, health;
+	atomic_bool ready[RENDER_VARIANTS], failed[RENDER_VARIANTS];
+	atomic_uint asked[RENDER_VARIANTS]; /* requests: what the next tick renders at once */
+	struct api_doc gpus;      /* VAR_GPUS; freed at a tick that does not render it at once */
+	struct api_doc health;    /* rendered at every tick */
 	uint64_t mono_ns;         /* when it was rendered (CLOCK_MONOTONIC) */
 };
 
@@ -60,7 +69,7 @@ struct agent {
 
 	atomic_int kernel_log;        /* -1 off, 0 unreadable, 1 reading */
 	char kernel_log_error[256];   /* written before kernel_log leaves -1 */
-	atomic_ullong renders, scrapes, last_render_ns, expo_renders;
+	atomic_ullong renders, scrapes, last_render_ns, expo_renders, doc_renders;
 
 	struct MHD_Daemon *httpd;
 	unsigned port;
@@ -70,11 +79,11 @@ struct agent {
 
 /* Takes a reference on the latest rendered responses (NULL before the first). */
 struct published *agent_acquire(struct agent *a);
-/* Counts a request for p's exposition variant (expo_variant()) and, when it
+/* Counts a request for p's variant (expo_variant(), VAR_GPUS) and, when it
  * has not been rendered yet, has the render thread render it and waits (a
  * few ms; at most 5 s). False when it could not be: out of memory, stopping,
  * or a tick replaced p meanwhile (then the caller takes the current set again). */
-bool agent_expo_ready(struct agent *a, struct published *p, unsigned variant);
+bool agent_variant_ready(struct agent *a, struct published *p, unsigned variant);
 void agent_release(struct agent *a, struct published *p);
 uint64_t agent_mono_ns(void);
 bool agent_stopping(struct agent *a);

@@ -113,6 +113,19 @@ static enum MHD_Result send_json(struct MHD_Connection *c, const struct api_doc 
 	return send_response(c, MHD_HTTP_OK, resp, CT_JSON);
 }
 
+/* Has variant v of *p rendered (agent_variant_ready). A tick may replace the
+ * set meanwhile: then the new one is taken. False (and no reference held)
+ * when it could not be. */
+static bool variant_ready(struct agent *a, struct published **p, unsigned v)
+{
+	for (int tries = 0; !agent_variant_ready(a, *p, v); tries++) {
+		agent_release(a, *p);
+		if (tries == 2 || !(*p = agent_acquire(a)))
+			return false;
+	}
+	return true;
+}
+
 /* Called with the raw target before MHD splits it: our parser sees exactly what came in. */
 struct conn_req {
 	struct http_req req;
@@ -185,18 +198,16 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		unsigned fmt = http_accept_openmetrics(accept) ? EXPO_OM : EXPO_TEXT;
 		const char *ae = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
 		bool gzip = http_accept_gzip(ae);
-		unsigned v = expo_variant(fmt, gzip);
-		/* a tick may replace the set while its exposition is rendered: then the new one */
-		for (int tries = 0; !agent_expo_ready(a, p, v); tries++) {
-			agent_release(a, p);
-			if (tries == 2 || !(p = agent_acquire(a)))
-				return send_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "gpuctl agent: %s\n",
-						 "the exposition could not be rendered");
-		}
+		if (!variant_ready(a, &p, expo_variant(fmt, gzip)))
+			return send_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "gpuctl agent: %s\n",
+					 "the exposition could not be rendered");
 		return send_published(a, c, p, gzip ? &p->expo[fmt].gz : &p->plain[fmt], gzip,
 				      fmt == EXPO_OM ? CT_OM : CT_PROM);
 	}
 	case ROUTE_GPUS:
+		if (!variant_ready(a, &p, VAR_GPUS))
+			return send_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "gpuctl agent: %s\n",
+					 "the document could not be rendered");
 		rc = send_json(c, &p->gpus, req);
 		break;
 	case ROUTE_HEALTH:

@@ -1,4 +1,5 @@
-/* test_agent_render.c - when the agent renders its expositions (an agent on
+/* test_agent_render.c - when the agent renders its expositions and its
+ * /api/v1/gpus document (an agent on
  * the simulated server, in this process, over loopback HTTP): nobody scraping
  * costs no rendering; a scrape nobody asked for lately has its exposition
  * rendered on request, once; scrapers that come every tick have it rendered
@@ -36,8 +37,8 @@ struct reply {
 	size_t len;
 };
 
-/* GET /metrics on a new connection (Connection: close); 0 or -1. */
-static int get_metrics(unsigned port, bool gzip, struct reply *r)
+/* GET path on a new connection (Connection: close); 0 or -1. */
+static int get_path(unsigned port, const char *path, bool gzip, struct reply *r)
 {
 	memset(r, 0, sizeof(*r));
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -49,7 +50,7 @@ static int get_metrics(unsigned port, bool gzip, struct reply *r)
 		return -1;
 	}
 	char req[256];
-	int n = snprintf(req, sizeof(req), "GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n%s\r\n",
+	int n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: t\r\nConnection: close\r\n%s\r\n", path,
 			 gzip ? "Accept-Encoding: gzip\r\n" : "");
 	if (send(fd, req, (size_t)n, 0) != n) {
 		close(fd);
@@ -86,11 +87,38 @@ static int get_metrics(unsigned port, bool gzip, struct reply *r)
 	return 0;
 }
 
+static int get_metrics(unsigned port, bool gzip, struct reply *r)
+{
+	return get_path(port, "/metrics", gzip, r);
+}
+
 static uint64_t expo_renders(struct agent *a)
 {
 	struct agent_status st;
 	agent_get_status(a, &st);
 	return st.expo_renders;
+}
+
+static uint64_t doc_renders(struct agent *a)
+{
+	struct agent_status st;
+	agent_get_status(a, &st);
+	return st.doc_renders;
+}
+
+static unsigned count_of(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* The "taken" time of a /api/v1/gpus answer (seconds since the epoch). */
+static double taken_of(const char *body)
+{
+	const char *t = strstr(body, "\"taken\":");
+	return t ? strtod(t + 8, NULL) : -1.0;
 }
 
 static struct gpu_backend be;
@@ -195,10 +223,75 @@ static void test_rendered_when_asked(void **state)
 	gpu_backend_close(&be);
 }
 
+/* /api/v1/gpus follows the same rule: nobody asking costs no rendering, a
+ * request renders it once from the last tick, pollers have it at the tick. */
+static void test_gpus_document_when_asked(void **state)
+{
+	(void)state;
+	struct agent *a = start_agent();
+	struct agent_status st;
+	agent_get_status(a, &st);
+	unsigned port = st.port;
+
+	sleep_ms(5 * INTERVAL_MS);
+	assert_int_equal(doc_renders(a), 0);
+
+	struct reply r1;
+	assert_int_equal(get_path(port, "/api/v1/gpus", false, &r1), 0);
+	assert_non_null(strstr(r1.head, "HTTP/1.1 200"));
+	assert_non_null(strstr(r1.head, "application/json"));
+	assert_int_equal(count_of(r1.body, "\"uuid\":\"GPU-"), 8);
+	assert_true(taken_of(r1.body) > 0);
+	assert_in_range(doc_renders(a), 1, 2);
+	/* the health document is rendered at every tick regardless */
+	struct reply h;
+	assert_int_equal(get_path(port, "/api/v1/health", false, &h), 0);
+	assert_non_null(strstr(h.head, "HTTP/1.1 200"));
+	sleep_ms(5 * INTERVAL_MS);
+	uint64_t once = doc_renders(a);
+	assert_in_range(once, 1, 2);
+	sleep_ms(3 * INTERVAL_MS);
+	assert_int_equal(doc_renders(a), once);
+
+	/* a later request gets a later tick's sample, not the one rendered before */
+	struct reply r2;
+	assert_int_equal(get_path(port, "/api/v1/gpus?gpu=2", false, &r2), 0);
+	assert_int_equal(count_of(r2.body, "\"uuid\":\"GPU-"), 1);
+	assert_true(taken_of(r2.body) >= taken_of(r1.body) + 1.5 * INTERVAL_MS / 1000.0);
+
+	/* a poller every half tick: about one rendering a tick, not one a request */
+	uint64_t before = doc_renders(a), t0 = clock_mono_ns();
+	unsigned requests = 0;
+	for (unsigned i = 0; i < 20; i++) {
+		struct reply r;
+		assert_int_equal(get_path(port, "/api/v1/gpus", false, &r), 0);
+		assert_non_null(strstr(r.head, "HTTP/1.1 200"));
+		free(r.body);
+		requests++;
+		sleep_ms(INTERVAL_MS / 2);
+	}
+	uint64_t during = doc_renders(a) - before;
+	uint64_t ticks = (clock_mono_ns() - t0) / (INTERVAL_MS * 1000000ull);
+	assert_true(during >= 6);
+	assert_true(during <= ticks + 2);
+	assert_true(during < requests);
+	sleep_ms(3 * INTERVAL_MS);
+	uint64_t settled = doc_renders(a);
+	sleep_ms(5 * INTERVAL_MS);
+	assert_int_equal(doc_renders(a), settled);
+
+	free(r1.body);
+	free(r2.body);
+	free(h.body);
+	agent_stop(a);
+	gpu_backend_close(&be);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rendered_when_asked),
+		cmocka_unit_test(test_gpus_document_when_asked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
