@@ -142,6 +142,32 @@ static struct agent *start_agent(void)
 	return a;
 }
 
+/* A client asking for path every half tick for 2 s (10 ticks, more on a
+ * loaded machine): about one rendering a tick, not one a request; when it
+ * stops, the renderings stop (after at most two ticks). */
+static void check_poller(struct agent *a, unsigned port, const char *path, bool gzip, uint64_t (*renders)(struct agent *))
+{
+	uint64_t before = renders(a), t0 = clock_mono_ns();
+	unsigned requests = 0;
+	for (unsigned i = 0; i < 20; i++) {
+		struct reply r;
+		assert_int_equal(get_path(port, path, gzip, &r), 0);
+		assert_non_null(strstr(r.head, "HTTP/1.1 200"));
+		free(r.body);
+		requests++;
+		sleep_ms(INTERVAL_MS / 2);
+	}
+	uint64_t during = renders(a) - before;
+	uint64_t ticks = (clock_mono_ns() - t0) / (INTERVAL_MS * 1000000ull);
+	assert_true(during >= 6);
+	assert_true(during <= ticks + 2);
+	assert_true(during < requests);
+	sleep_ms(3 * INTERVAL_MS);
+	uint64_t settled = renders(a);
+	sleep_ms(5 * INTERVAL_MS);
+	assert_int_equal(renders(a), settled);
+}
+
 static void test_rendered_when_asked(void **state)
 {
 	(void)state;
@@ -196,25 +222,7 @@ static void test_rendered_when_asked(void **state)
 	assert_true(pl.len > gz.len * 4);
 
 	/* scrapers that come every tick: rendered at the tick, not on request */
-	uint64_t before = expo_renders(a), t0 = clock_mono_ns();
-	unsigned scrapes = 0;
-	for (unsigned i = 0; i < 20; i++) { /* 2 s, 10 ticks (more on a loaded machine) */
-		struct reply r;
-		assert_int_equal(get_metrics(port, true, &r), 0);
-		free(r.body);
-		scrapes++;
-		sleep_ms(INTERVAL_MS / 2);
-	}
-	uint64_t during = expo_renders(a) - before;
-	uint64_t ticks = (clock_mono_ns() - t0) / (INTERVAL_MS * 1000000ull);
-	assert_true(during >= 6);         /* about one a tick... */
-	assert_true(during <= ticks + 2); /* ...not one a scrape */
-	assert_true(during < scrapes);
-	/* and when they stop, so do the renderings (after at most two ticks) */
-	sleep_ms(3 * INTERVAL_MS);
-	uint64_t settled = expo_renders(a);
-	sleep_ms(5 * INTERVAL_MS);
-	assert_int_equal(expo_renders(a), settled);
+	check_poller(a, port, "/metrics", true, expo_renders);
 
 	free(text);
 	free(gz.body);
@@ -260,25 +268,7 @@ static void test_gpus_document_when_asked(void **state)
 	assert_true(taken_of(r2.body) >= taken_of(r1.body) + 1.5 * INTERVAL_MS / 1000.0);
 
 	/* a poller every half tick: about one rendering a tick, not one a request */
-	uint64_t before = doc_renders(a), t0 = clock_mono_ns();
-	unsigned requests = 0;
-	for (unsigned i = 0; i < 20; i++) {
-		struct reply r;
-		assert_int_equal(get_path(port, "/api/v1/gpus", false, &r), 0);
-		assert_non_null(strstr(r.head, "HTTP/1.1 200"));
-		free(r.body);
-		requests++;
-		sleep_ms(INTERVAL_MS / 2);
-	}
-	uint64_t during = doc_renders(a) - before;
-	uint64_t ticks = (clock_mono_ns() - t0) / (INTERVAL_MS * 1000000ull);
-	assert_true(during >= 6);
-	assert_true(during <= ticks + 2);
-	assert_true(during < requests);
-	sleep_ms(3 * INTERVAL_MS);
-	uint64_t settled = doc_renders(a);
-	sleep_ms(5 * INTERVAL_MS);
-	assert_int_equal(doc_renders(a), settled);
+	check_poller(a, port, "/api/v1/gpus", false, doc_renders);
 
 	free(r1.body);
 	free(r2.body);
