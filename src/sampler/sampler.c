@@ -38,6 +38,7 @@ struct xid_count {
  * slot touches is one run from its start (64 slots are 1.2 MB at 64 GPUs). */
 struct slot {
 	pthread_mutex_t mu;
+	pthread_cond_t cv;           /* the GPU thread's sleep between ticks (CLOCK_MONOTONIC) */
 	bool attempted;              /* a first attempt has finished */
 	uint64_t call_started_ns;    /* backend clock; 0 when not inside a backend call */
 	unsigned nxid;
@@ -63,7 +64,10 @@ struct sampler {
 	/* stop and first-sample signalling (CLOCK_MONOTONIC condition) */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	bool stopping;
+	/* Set under mu, read without it: every GPU thread asks after each backend
+	 * call, and 64 threads waking at the same tick queued on mu (futex waits
+	 * and wake-ups at every tick) when the flag was read under it. */
+	atomic_bool stopping;
 	unsigned first_done;
 	struct sampler *abandoned_next;
 };
@@ -107,7 +111,22 @@ static int ts_cmp(const struct timespec *a, const struct timespec *b)
 	return a->tv_nsec < b->tv_nsec ? -1 : a->tv_nsec > b->tv_nsec;
 }
 
-/* Sleeps until the monotonic deadline or until sampler_stop(); true if stopping. */
+/* Sleeps until the monotonic deadline or until sampler_stop(); true if
+ * stopping. A GPU thread sleeps on its slot's condition, so that the threads
+ * that wake at the same tick do not all queue for the sampler's lock. */
+static bool slot_wait_until(struct slot *sl, const struct timespec *deadline)
+{
+	struct sampler *s = sl->owner;
+	pthread_mutex_lock(&sl->mu);
+	while (!atomic_load(&s->stopping)) {
+		if (pthread_cond_timedwait(&sl->cv, &sl->mu, deadline) != 0)
+			break;
+	}
+	pthread_mutex_unlock(&sl->mu);
+	return atomic_load(&s->stopping);
+}
+
+/* The same for the event thread, on the sampler's condition. */
 static bool wait_until(struct sampler *s, const struct timespec *deadline)
 {
 	pthread_mutex_lock(&s->mu);
@@ -122,10 +141,7 @@ static bool wait_until(struct sampler *s, const struct timespec *deadline)
 
 static bool is_stopping(struct sampler *s)
 {
-	pthread_mutex_lock(&s->mu);
-	bool stop = s->stopping;
-	pthread_mutex_unlock(&s->mu);
-	return stop;
+	return atomic_load(&s->stopping);
 }
 
 /* Heap buffers a GPU thread samples into, so the slot lock is held only for copies. */
@@ -306,7 +322,7 @@ static void *gpu_thread(void *arg)
 		ts_add_ns(&next, s->cfg.interval_ns);
 		while (ts_cmp(&next, &now) <= 0)
 			ts_add_ns(&next, s->cfg.interval_ns);
-		if (wait_until(s, &next))
+		if (slot_wait_until(sl, &next))
 			break;
 	}
 	free(w);
@@ -419,8 +435,10 @@ static void sampler_free(struct sampler *s)
 	if (!s)
 		return;
 	if (s->slots)
-		for (unsigned i = 0; i < s->n; i++)
+		for (unsigned i = 0; i < s->n; i++) {
 			pthread_mutex_destroy(&s->slots[i].mu);
+			pthread_cond_destroy(&s->slots[i].cv);
+		}
 	free(s->slots);
 	free(s->link);
 	pthread_mutex_destroy(&s->link_mu);
@@ -459,11 +477,13 @@ int sampler_start(struct sampler **out, struct gpu_backend *be, const struct sam
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->cv, &ca);
-	pthread_condattr_destroy(&ca);
 
 	s->slots = calloc(s->n ? s->n : 1, sizeof(*s->slots));
 	s->link = calloc(GPU_MAX_GPUS, sizeof(*s->link));
 	if (!s->slots || !s->link) {
+		pthread_condattr_destroy(&ca);
+		free(s->slots);
+		s->slots = NULL;
 		sampler_free(s);
 		gpu_err_set(err, "out of memory");
 		return GPU_ENOMEM;
@@ -480,11 +500,13 @@ int sampler_start(struct sampler **out, struct gpu_backend *be, const struct sam
 	for (unsigned i = 0; i < s->n; i++) {
 		struct slot *sl = &s->slots[i];
 		pthread_mutex_init(&sl->mu, NULL);
+		pthread_cond_init(&sl->cv, &ca);
 		sl->owner = s;
 		sl->index = i;
 		sl->view.st.index = i;
 		snprintf(sl->view.last_error, sizeof(sl->view.last_error), "not sampled yet");
 	}
+	pthread_condattr_destroy(&ca);
 	for (unsigned i = 0; i < s->n; i++) {
 		if (start_thread(&s->slots[i].thread, gpu_thread, &s->slots[i]) != 0) {
 			gpu_err_set(err, "cannot start the sampler thread of GPU %u", i);
@@ -604,9 +626,15 @@ void sampler_stop(struct sampler *s)
 	if (!s)
 		return;
 	pthread_mutex_lock(&s->mu);
-	s->stopping = true;
+	atomic_store(&s->stopping, true);
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
+	/* under each slot's lock: a thread between its check and its sleep is not missed */
+	for (unsigned i = 0; i < s->n; i++) {
+		pthread_mutex_lock(&s->slots[i].mu);
+		pthread_cond_broadcast(&s->slots[i].cv);
+		pthread_mutex_unlock(&s->slots[i].mu);
+	}
 	/* backend calls in flight get a few seconds (in all) to return */
 	struct timespec deadline;
 	clock_gettime(CLOCK_REALTIME, &deadline);
