@@ -553,6 +553,11 @@ static void eval_gpu(const struct health_rules *r, const struct snapshot *now, c
 	finish(e);
 }
 
+static void clear_entity(struct health_entity *e)
+{
+	memset(e, 0, offsetof(struct health_entity, find));
+}
+
 int health_evaluate(const struct health_rules *r, const struct snapshot *now, const struct snapshot *prev,
 		    const struct health_opts *opts, struct health_report *out, char *err, size_t errlen)
 {
@@ -564,11 +569,15 @@ int health_evaluate(const struct health_rules *r, const struct snapshot *now, co
 		snprintf(err, errlen, "snapshot holds %u GPUs, at most %d", now->n, GPU_MAX_GPUS);
 		return -1;
 	}
-	/* clear only the entries this snapshot fills: the report is sized for
-	 * GPU_MAX_GPUS (~850 KB) and clearing all of it every tick kept every page
-	 * resident in the agent; readers stop at out->n */
-	memset(out, 0, offsetof(struct health_report, gpu));
-	memset(out->gpu, 0, now->n * sizeof(out->gpu[0]));
+	/* clear only what this snapshot fills: the report is sized for
+	 * GPU_MAX_GPUS entries of HEALTH_MAX_FINDINGS findings (~850 KB), readers
+	 * stop at out->n and at each entry's nfind, and a finding is written whole
+	 * when it is added. Clearing the findings too touched all 850 KB at every
+	 * tick of the agent (13 KB a GPU). */
+	memset(out, 0, offsetof(struct health_report, system));
+	clear_entity(&out->system);
+	for (unsigned i = 0; i < now->n; i++)
+		clear_entity(&out->gpu[i]);
 	out->simulated = now->sys.simulated;
 	out->taken_ns = now->taken_ns;
 	out->window_ns = prev && now->taken_ns > prev->taken_ns ? now->taken_ns - prev->taken_ns : 0;

@@ -473,8 +473,9 @@ static void test_worst_action_wins(void **state)
 }
 
 /* The agent reuses one report every tick and health_evaluate clears only the
- * entries the snapshot has (clearing all 64 kept ~850 KB resident): whatever a
- * report held before must not leak into the result. */
+ * entries the snapshot has, and of those only the heads (clearing all 64
+ * entries' findings touched ~850 KB at every tick): whatever a report held
+ * before must not leak into what readers read. */
 static void test_reused_report_same_as_fresh(void **state)
 {
 	(void)state;
@@ -490,8 +491,16 @@ static void test_reused_report_same_as_fresh(void **state)
 	assert_true(f->rep.n > 0 && f->rep.n < GPU_MAX_GPUS);
 	assert_int_equal(used->n, f->rep.n);
 	assert_int_equal(used->gpu[1].nfind, 2);
-	size_t filled = offsetof(struct health_report, gpu) + f->rep.n * sizeof(f->rep.gpu[0]);
-	assert_memory_equal(used, &f->rep, filled);
+	/* what readers read: the head, and each entry up to its nfind findings
+	 * (the findings past them are not cleared: 13 KB a GPU) */
+	assert_memory_equal(used, &f->rep, offsetof(struct health_report, system));
+	size_t head = offsetof(struct health_entity, find);
+	assert_memory_equal(&used->system, &f->rep.system, head + f->rep.system.nfind * sizeof(struct health_finding));
+	assert_int_equal(used->system.nfind, f->rep.system.nfind);
+	for (unsigned i = 0; i < used->n; i++) {
+		assert_int_equal(used->gpu[i].nfind, f->rep.gpu[i].nfind);
+		assert_memory_equal(&used->gpu[i], &f->rep.gpu[i], head + f->rep.gpu[i].nfind * sizeof(struct health_finding));
+	}
 	for (unsigned i = 0; i < used->n; i++) {
 		assert_int_equal(health_gpu_verdict(used, i), health_gpu_verdict(&f->rep, i));
 		assert_int_equal(health_gpu_action(used, i), health_gpu_action(&f->rep, i));
