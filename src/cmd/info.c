@@ -130,6 +130,11 @@ static const char *fmt_str(const strv *v)
 	return VAL_HAS(*v) ? v->s : why(v->st, false);
 }
 
+static const char *fmt_busid(const busidv *v)
+{
+	return VAL_HAS(*v) ? v->s : why(v->st, false);
+}
+
 /* ---- the header every human output starts with ---- */
 
 static void print_header(struct cmd_ctx *ctx, const struct snapshot *snap)
@@ -444,7 +449,7 @@ static void detail_nvlink(FILE *out, const struct gpu_static *st, const struct g
 		snprintf(v, sizeof(v), "v%" PRIu64, k->version.v);
 		snprintf(b, sizeof(b), "%s, %s, remote %s, errors CRC flit %s, CRC data %s, replay %s, recovery %s",
 			 VAL_HAS(k->active) ? (k->active.v ? "Active" : "DOWN") : why(k->active.st, false),
-			 VAL_HAS(k->version) ? v : "version n/s", fmt_str(&k->remote_pci_bus_id),
+			 VAL_HAS(k->version) ? v : "version n/s", fmt_busid(&k->remote_pci_bus_id),
 			 fmt_u(e[0], sizeof(e[0]), k->crc_flit_errors, "", true),
 			 fmt_u(e[1], sizeof(e[1]), k->crc_data_errors, "", true),
 			 fmt_u(e[2], sizeof(e[2]), k->replay_errors, "", true),

@@ -55,12 +55,22 @@ void json_put_i64v(json_t *obj, const char *key, i64v v)
 		put_unavailable(obj, key, v.st);
 }
 
+static void put_chars(json_t *obj, const char *key, const char *s, enum val_status st)
+{
+	if (st == VAL_OK)
+		json_object_set_new(obj, key, json_string(s));
+	else
+		put_unavailable(obj, key, st);
+}
+
 void json_put_strv(json_t *obj, const char *key, const strv *v)
 {
-	if (v->st == VAL_OK)
-		json_object_set_new(obj, key, json_string(v->s));
-	else
-		put_unavailable(obj, key, v->st);
+	put_chars(obj, key, v->s, v->st);
+}
+
+void json_put_busidv(json_t *obj, const char *key, const busidv *v)
+{
+	put_chars(obj, key, v->s, v->st);
 }
 
 void json_put_boolv(json_t *obj, const char *key, u64v v)
@@ -195,7 +205,7 @@ static json_t *json_nvlink(unsigned i, const struct gpu_nvlink *k)
 	json_object_set_new(o, "link", json_integer(i));
 	json_put_boolv(o, "active", k->active);
 	json_put_u64v(o, "version", k->version);
-	json_put_strv(o, "remote_pci_bus_id", &k->remote_pci_bus_id);
+	json_put_busidv(o, "remote_pci_bus_id", &k->remote_pci_bus_id);
 	json_put_u64v(o, "crc_flit_errors", k->crc_flit_errors);
 	json_put_u64v(o, "crc_data_errors", k->crc_data_errors);
 	json_put_u64v(o, "replay_errors", k->replay_errors);

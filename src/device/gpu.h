@@ -23,6 +23,11 @@ enum val_status { VAL_UNKNOWN = 0, VAL_OK, VAL_UNSUPPORTED, VAL_ERROR };
 typedef struct { uint64_t v; enum val_status st; } u64v;
 typedef struct { int64_t v; enum val_status st; } i64v;
 typedef struct { char s[96]; enum val_status st; } strv;
+/* A PCI bus id ("00000000:18:00.0"; NVML's buffer for one is 32 bytes). Its
+ * own type because a sample holds one per NVLink: 18 strv of 100 bytes were
+ * a third of every sample that the sampler, its readers and the agent copy. */
+#define GPU_BUS_ID_LEN 32
+typedef struct { char s[GPU_BUS_ID_LEN]; enum val_status st; } busidv;
 
 #define VAL_SET(field, value) do { (field).v = (value); (field).st = VAL_OK; } while (0)
 #define VAL_MARK(field, status) do { (field).st = (status); } while (0)
@@ -97,7 +102,7 @@ struct gpu_static {
 struct gpu_nvlink {
 	u64v active;             /* 1 up, 0 down */
 	u64v version;
-	strv remote_pci_bus_id;  /* peer GPU or NVSwitch */
+	busidv remote_pci_bus_id; /* peer GPU or NVSwitch */
 	u64v crc_flit_errors, crc_data_errors, replay_errors, recovery_errors;
 	u64v tx_bytes, rx_bytes; /* cumulative throughput counters, where supported */
 };

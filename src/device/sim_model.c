@@ -209,6 +209,12 @@ static void set_str(strv *v, const char *s)
 	v->st = VAL_OK;
 }
 
+static void set_busid(busidv *v, const char *s)
+{
+	snprintf(v->s, sizeof(v->s), "%s", s);
+	v->st = VAL_OK;
+}
+
 static void set_u64_or(u64v *v, bool supported, uint64_t value)
 {
 	if (supported)
@@ -500,9 +506,9 @@ static void sample_nvlink(const struct sim_state *st, unsigned gpu, double t, ui
 		VAL_SET(l->active, nvlink_down(st, gpu, k, now_ns) ? 0 : 1);
 		VAL_SET(l->version, g->cat->nvlink_gen);
 		if (g->link_peer[k] >= 0)
-			set_str(&l->remote_pci_bus_id, st->gpu[g->link_peer[k]].d->bus_id);
+			set_busid(&l->remote_pci_bus_id, st->gpu[g->link_peer[k]].d->bus_id);
 		else if (g->link_switch[k] >= 0)
-			set_str(&l->remote_pci_bus_id, st->srv->switches[g->link_switch[k]]);
+			set_busid(&l->remote_pci_bus_id, st->srv->switches[g->link_switch[k]]);
 		else
 			VAL_MARK(l->remote_pci_bus_id, VAL_UNSUPPORTED);
 		double crc = 0, replay = 0, recovery = 0;
