@@ -34,8 +34,20 @@ struct xid_count {
 	uint64_t last_ns;
 };
 
-/* The view last: its tables are filled up to their counts only, so what a
- * slot touches is one run from its start (64 slots are 1.2 MB at 64 GPUs). */
+/* A GPU's latest state: what read_slot() hands out as a gpu_view, less the
+ * XID counts (struct slot.xid) and the process and MIG tables, which a slot
+ * keeps apart, sized to what it has seen. A gpu_view's tables are 11 KB and
+ * mostly empty: 64 slots holding whole views were 1.2 MB apart from each
+ * other, about 11 KB of each touched; dense, a slot is 6.5 KB. */
+struct gpu_state {
+	bool up;                     /* the last attempt succeeded */
+	uint64_t last_ok_ns;
+	uint64_t samples, errors;
+	char last_error[128];
+	struct gpu_static st;
+	struct gpu_sample s;
+};
+
 struct slot {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;           /* the GPU thread's sleep between ticks (CLOCK_MONOTONIC) */
@@ -47,7 +59,11 @@ struct slot {
 	bool thread_started;
 	struct sampler *owner;
 	unsigned index;
-	struct gpu_view view;        /* view.up here: the last attempt succeeded */
+	struct gpu_state g;
+	unsigned nproc, nmig;
+	struct gpu_process *procs;   /* proc_cap entries (grown, never beyond GPU_MAX_PROCS) */
+	struct gpu_mig *mig;         /* mig_cap entries */
+	unsigned proc_cap, mig_cap;
 };
 
 struct sampler {
@@ -191,6 +207,21 @@ static void carry_slow_groups(struct gpu_sample *dst, const struct gpu_sample *p
 	memcpy(dst->nvlink, prev->nvlink, sizeof(dst->nvlink));
 }
 
+/* Makes *table hold n entries of size bytes (growing it by 8 at a time);
+ * returns how many it holds: n, or its old capacity if it cannot grow. */
+static unsigned fit_table(void **table, unsigned *cap, unsigned n, size_t size)
+{
+	if (n <= *cap)
+		return n;
+	unsigned want = (n + 7u) / 8u * 8u;
+	void *t = realloc(*table, want * size);
+	if (!t)
+		return *cap;
+	*table = t;
+	*cap = want;
+	return n;
+}
+
 /* One sampling attempt of one GPU; returns true when the static info must be re-read next time. */
 static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, uint64_t tick)
 {
@@ -236,7 +267,7 @@ static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, u
 	bool mig_on = need_static ? (VAL_HAS(w->st.mig_mode) && w->st.mig_mode.v == 1) : false;
 	pthread_mutex_lock(&sl->mu);
 	if (!need_static)
-		mig_on = VAL_HAS(sl->view.st.mig_mode) && sl->view.st.mig_mode.v == 1;
+		mig_on = VAL_HAS(sl->g.st.mig_mode) && sl->g.st.mig_mode.v == 1;
 	pthread_mutex_unlock(&sl->mu);
 	if (rc == GPU_OK && mig_on && be->ops->mig_instances) {
 		struct gpu_err merr;
@@ -250,7 +281,7 @@ static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, u
 	uint64_t now = gpu_backend_now_ns(be);
 
 	pthread_mutex_lock(&sl->mu);
-	struct gpu_view *v = &sl->view;
+	struct gpu_state *v = &sl->g;
 	sl->call_started_ns = 0;
 	if (rc == GPU_OK) {
 		if (need_static)
@@ -264,10 +295,12 @@ static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, u
 		v->last_ok_ns = w->smp.timestamp_ns;
 		v->samples++;
 		v->last_error[0] = '\0';
-		v->nproc = nproc;
-		memcpy(v->procs, w->procs, nproc * sizeof(w->procs[0]));
-		v->nmig = nmig;
-		memcpy(v->mig, w->mig, nmig * sizeof(w->mig[0]));
+		sl->nproc = fit_table((void **)&sl->procs, &sl->proc_cap, nproc, sizeof(w->procs[0]));
+		if (sl->nproc) /* procs is NULL until a first process */
+			memcpy(sl->procs, w->procs, sl->nproc * sizeof(w->procs[0]));
+		sl->nmig = fit_table((void **)&sl->mig, &sl->mig_cap, nmig, sizeof(w->mig[0]));
+		if (sl->nmig)
+			memcpy(sl->mig, w->mig, sl->nmig * sizeof(w->mig[0]));
 		need_static = false;
 	} else {
 		v->up = false;
@@ -277,8 +310,8 @@ static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, u
 		size_t len = strnlen(msg, sizeof(v->last_error) - 1);
 		memcpy(v->last_error, msg, len);
 		v->last_error[len] = '\0';
-		v->nproc = 0;
-		v->nmig = 0;
+		sl->nproc = 0;
+		sl->nmig = 0;
 		/* a GPU that fell off the bus may come back as a different board: re-read */
 		if (rc == GPU_ENODEV)
 			need_static = true;
@@ -306,7 +339,7 @@ static void *gpu_thread(void *arg)
 	struct gpu_work *w = malloc(sizeof(*w));
 	if (!w) {
 		pthread_mutex_lock(&sl->mu);
-		snprintf(sl->view.last_error, sizeof(sl->view.last_error), "out of memory");
+		snprintf(sl->g.last_error, sizeof(sl->g.last_error), "out of memory");
 		pthread_mutex_unlock(&sl->mu);
 		return NULL;
 	}
@@ -438,6 +471,8 @@ static void sampler_free(struct sampler *s)
 		for (unsigned i = 0; i < s->n; i++) {
 			pthread_mutex_destroy(&s->slots[i].mu);
 			pthread_cond_destroy(&s->slots[i].cv);
+			free(s->slots[i].procs);
+			free(s->slots[i].mig);
 		}
 	free(s->slots);
 	free(s->link);
@@ -503,8 +538,8 @@ int sampler_start(struct sampler **out, struct gpu_backend *be, const struct sam
 		pthread_cond_init(&sl->cv, &ca);
 		sl->owner = s;
 		sl->index = i;
-		sl->view.st.index = i;
-		snprintf(sl->view.last_error, sizeof(sl->view.last_error), "not sampled yet");
+		sl->g.st.index = i;
+		snprintf(sl->g.last_error, sizeof(sl->g.last_error), "not sampled yet");
 	}
 	pthread_condattr_destroy(&ca);
 	for (unsigned i = 0; i < s->n; i++) {
@@ -527,15 +562,24 @@ int sampler_start(struct sampler **out, struct gpu_backend *be, const struct sam
 static void read_slot(struct sampler *s, struct slot *sl, uint64_t now, struct gpu_view *out)
 {
 	pthread_mutex_lock(&sl->mu);
-	/* the view up to the processes there are, and the MIG instances there are:
-	 * the unused parts of procs[] and mig[] are 11 KiB of each 18 KiB view, and
-	 * copying them kept all of it resident in every snapshot (the agent's two
-	 * at 64 GPUs: 2.3 MiB). Readers use procs[0, nproc) and mig[0, nmig) only. */
-	const struct gpu_view *v = &sl->view;
-	unsigned np = v->nproc < GPU_MAX_PROCS ? v->nproc : GPU_MAX_PROCS;
-	unsigned nm = v->nmig < GPU_MAX_MIG ? v->nmig : GPU_MAX_MIG;
-	memcpy(out, v, offsetof(struct gpu_view, procs) + np * sizeof(v->procs[0]));
-	memcpy(out->mig, v->mig, nm * sizeof(v->mig[0]));
+	/* the processes there are, and the MIG instances there are: the unused
+	 * parts of procs[] and mig[] are 11 KiB of each view, and writing them kept
+	 * all of it resident in every snapshot (the agent's two at 64 GPUs: 2.3
+	 * MiB). Readers use procs[0, nproc) and mig[0, nmig) only. */
+	const struct gpu_state *g = &sl->g;
+	out->up = g->up;
+	out->last_ok_ns = g->last_ok_ns;
+	out->samples = g->samples;
+	out->errors = g->errors;
+	memcpy(out->last_error, g->last_error, sizeof(out->last_error));
+	out->st = g->st;
+	out->s = g->s;
+	out->nproc = sl->nproc < GPU_MAX_PROCS ? sl->nproc : GPU_MAX_PROCS;
+	out->nmig = sl->nmig < GPU_MAX_MIG ? sl->nmig : GPU_MAX_MIG;
+	if (out->nproc)
+		memcpy(out->procs, sl->procs, out->nproc * sizeof(out->procs[0]));
+	if (out->nmig)
+		memcpy(out->mig, sl->mig, out->nmig * sizeof(out->mig[0]));
 	uint64_t in_call = sl->call_started_ns;
 	out->nxid = 0;
 	for (unsigned i = 0; i < sl->nxid && i < sizeof(out->xid) / sizeof(out->xid[0]); i++) {
