@@ -163,7 +163,7 @@ struct render_scratch {
 
 /* The snapshots and the health report (1.2 MB and 0.85 MB at 64 GPUs) live in
  * their own pages: the ones a tick no longer needs are given back to the
- * kernel until the next tick writes them again (scratch_drop). */
+ * kernel until the next tick writes them again (pages_drop). */
 static size_t page_round(size_t n)
 {
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
@@ -210,13 +210,11 @@ static struct render_scratch *scratch_new(void)
 	return NULL;
 }
 
-/* After a tick: the older snapshot (overwritten by the next sampler_read)
- * and the health report (rewritten by the next health_evaluate) are dead
- * until then; their pages read as zeros when they come back. */
-static void scratch_drop(struct render_scratch *s)
+/* Gives pages_alloc'ed memory whose contents are dead back to the kernel;
+ * it reads as zeros when it is written again. */
+static void pages_drop(void *p, size_t n)
 {
-	madvise(s->now, page_round(sizeof(*s->now)), MADV_DONTNEED);
-	madvise(s->rep, page_round(sizeof(*s->rep)), MADV_DONTNEED);
+	madvise(p, page_round(n), MADV_DONTNEED);
 }
 
 static int health_status(enum health_verdict v)
@@ -326,6 +324,11 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 			}
 		}
 	}
+	/* The previous snapshot has served (health's rates): dead until the next
+	 * tick overwrites it, it goes back now, before the documents and the
+	 * expositions are rendered, so that the tick holds at most two
+	 * snapshots and the report at once, not those and the renderings too. */
+	pages_drop(s->prev, sizeof(*s->prev));
 	const char *host = a->cfg.hostname[0] ? a->cfg.hostname : NULL;
 	struct metrics_opts *o = &s->opts;
 	metrics_opts_default(o);
@@ -349,6 +352,7 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 		lw.untracked = a->leaks->untracked;
 	}
 	int rc = api_render_health_watch(&p->health, s->now, rep, host, a->leaks ? &lw : NULL);
+	pages_drop(s->rep, sizeof(*s->rep)); /* rewritten by the next health_evaluate */
 	/* this tick's snapshot is the next one's "previous" (health rates), and
 	 * what its expositions are rendered from */
 	struct snapshot *t = s->prev;
@@ -386,7 +390,6 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 			rc |= render_variant(a, s, p, v);
 	if (freed)
 		malloc_trim(0); /* glibc may have kept the freed text in the heap */
-	scratch_drop(s);
 	p->mono_ns = agent_mono_ns();
 	atomic_fetch_add(&a->renders, 1);
 	return rc ? -1 : 0;
