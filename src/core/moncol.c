@@ -283,7 +283,7 @@ unsigned moncol_sampler_groups(const struct moncol *const *cols, unsigned n)
 		case 'v': g |= GPU_GRP_VIOL; break;
 		case 'e': g |= GPU_GRP_ECC | GPU_GRP_PCIE; break;
 		case 't': g |= GPU_GRP_PCIE; break;
-		case 'n': g |= GPU_GRP_NVLINK; break;
+		case 'n': g |= GPU_GRP_NVLINK | GPU_GRP_NVLINK_ERR; break;
 		default: break;
 		}
 		if (cols[i]->get == get_energy)

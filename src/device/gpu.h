@@ -122,11 +122,15 @@ struct gpu_nvlink {
 #define GPU_GRP_BASIC    0x01u /* util, memory, temp, power, clocks, pstate, clock events */
 #define GPU_GRP_ECC      0x02u /* ECC counters, remapped rows, retired pages */
 #define GPU_GRP_PCIE     0x04u /* link gen/width, replays, throughput (slow on NVML: 20 ms) */
-#define GPU_GRP_NVLINK   0x08u /* per-link state and counters */
+#define GPU_GRP_NVLINK   0x08u /* per-link state, version, remote end, throughput */
 #define GPU_GRP_VIOL     0x10u /* violation (throttle) time counters */
 #define GPU_GRP_ENERGY   0x20u /* the energy counter: 3.5 ms of CPU a read on an H200, so
 			       * only for who needs it (accounting, bench), not for top */
-#define GPU_GRP_ALL      0x3fu
+#define GPU_GRP_NVLINK_ERR 0x40u /* per-link error counters (CRC, replay, recovery), with
+			         * GPU_GRP_NVLINK: an H200 answers the CRC counters only
+			         * one call each (36 of 2.5 ms), so not for top, which
+			         * does not show them */
+#define GPU_GRP_ALL      0x7fu
 
 /* One sampling of one GPU. */
 struct gpu_sample {

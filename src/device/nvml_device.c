@@ -272,7 +272,8 @@ static void sample_pcie(struct nvml_priv *p, nvmlDevice_t h, struct gpu_sample *
 
 /* Per-link state and error counters go into the batch; the link facts that
  * do not change (version, remote end) come from the cache. */
-static unsigned want_nvlink(struct nvml_priv *p, unsigned gpu, struct gpu_sample *s, struct nvml_fv_want *w)
+static unsigned want_nvlink(struct nvml_priv *p, unsigned gpu, bool errors, struct gpu_sample *s,
+			    struct nvml_fv_want *w)
 {
 	struct nvml_gpu *g = &p->gpu[gpu];
 	unsigned n = 0;
@@ -282,10 +283,12 @@ static unsigned want_nvlink(struct nvml_priv *p, unsigned gpu, struct gpu_sample
 		struct gpu_nvlink *k = &s->nvlink[l];
 		unsigned base = FVS_NVL_BASE + l * NVL_KINDS;
 		w[n++] = (struct nvml_fv_want){ base + NVL_STATE, &k->active };
-		w[n++] = (struct nvml_fv_want){ base + NVL_REPLAY, &k->replay_errors };
-		w[n++] = (struct nvml_fv_want){ base + NVL_RECOVERY, &k->recovery_errors };
-		w[n++] = (struct nvml_fv_want){ base + NVL_CRC_FLIT, &k->crc_flit_errors };
-		w[n++] = (struct nvml_fv_want){ base + NVL_CRC_DATA, &k->crc_data_errors };
+		if (errors) { /* else left unread (GPU_GRP_NVLINK_ERR) */
+			w[n++] = (struct nvml_fv_want){ base + NVL_REPLAY, &k->replay_errors };
+			w[n++] = (struct nvml_fv_want){ base + NVL_RECOVERY, &k->recovery_errors };
+			w[n++] = (struct nvml_fv_want){ base + NVL_CRC_FLIT, &k->crc_flit_errors };
+			w[n++] = (struct nvml_fv_want){ base + NVL_CRC_DATA, &k->crc_data_errors };
+		}
 		k->version = g->link_version[l];
 		if (g->links[l].remote_busid[0]) {
 			snprintf(k->remote_pci_bus_id.s, sizeof(k->remote_pci_bus_id.s), "%s", g->links[l].remote_busid);
@@ -337,7 +340,7 @@ int nvml_sample(struct gpu_backend *be, unsigned gpu, unsigned groups, struct gp
 	if (groups & GPU_GRP_BASIC)
 		sample_basic(p, gpu, h, out, &rd);
 	if ((groups & GPU_GRP_NVLINK) && !rd.lost)
-		nw += want_nvlink(p, gpu, out, want + nw);
+		nw += want_nvlink(p, gpu, (groups & GPU_GRP_NVLINK_ERR) != 0, out, want + nw);
 	if (nw && !rd.lost)
 		nvml_fields_read(p, gpu, h, out->timestamp_ns, want, nw, &rd);
 	if ((groups & GPU_GRP_ECC) && !rd.lost)

@@ -494,7 +494,8 @@ static void sample_pcie(const struct sim_state *st, unsigned gpu, double t, uint
 	VAL_SET(o->pcie_replays, (uint64_t)replays);
 }
 
-static void sample_nvlink(const struct sim_state *st, unsigned gpu, double t, uint64_t now_ns, struct gpu_sample *o)
+static void sample_nvlink(const struct sim_state *st, unsigned gpu, double t, uint64_t now_ns, bool errors,
+			  struct gpu_sample *o)
 {
 	const struct sim_gpu *g = &st->gpu[gpu];
 	o->nvlink_n = g->caps.nvlinks;
@@ -511,6 +512,10 @@ static void sample_nvlink(const struct sim_state *st, unsigned gpu, double t, ui
 			set_busid(&l->remote_pci_bus_id, st->srv->switches[g->link_switch[k]]);
 		else
 			VAL_MARK(l->remote_pci_bus_id, VAL_UNSUPPORTED);
+		VAL_SET(l->tx_bytes, (uint64_t)bytes);
+		VAL_SET(l->rx_bytes, (uint64_t)(bytes * 0.98));
+		if (!errors)
+			continue; /* not asked for: left unread */
 		double crc = 0, replay = 0, recovery = 0;
 		for (unsigned i = 0; i < st->nfaults; i++) {
 			const struct sim_fault_rec *r = &st->faults[i];
@@ -526,8 +531,6 @@ static void sample_nvlink(const struct sim_state *st, unsigned gpu, double t, ui
 		VAL_SET(l->crc_data_errors, (uint64_t)(crc / 4));
 		VAL_SET(l->replay_errors, (uint64_t)replay);
 		VAL_SET(l->recovery_errors, (uint64_t)recovery);
-		VAL_SET(l->tx_bytes, (uint64_t)bytes);
-		VAL_SET(l->rx_bytes, (uint64_t)(bytes * 0.98));
 	}
 }
 
@@ -546,7 +549,7 @@ void sim_model_sample(const struct sim_state *st, unsigned gpu, unsigned groups,
 	if (groups & GPU_GRP_PCIE)
 		sample_pcie(st, gpu, t, now_ns, out);
 	if (groups & GPU_GRP_NVLINK)
-		sample_nvlink(st, gpu, t, now_ns, out);
+		sample_nvlink(st, gpu, t, now_ns, (groups & GPU_GRP_NVLINK_ERR) != 0, out);
 }
 
 /* ---- topology and MIG ---- */

@@ -16,7 +16,7 @@
 
 /* ECC, PCIe (throughput reads take 20 ms), NVLink and violation counters:
  * the groups that change slowly or cost most. */
-#define SAMPLER_SLOW_GROUPS (GPU_GRP_ECC | GPU_GRP_PCIE | GPU_GRP_NVLINK | GPU_GRP_VIOL)
+#define SAMPLER_SLOW_GROUPS (GPU_GRP_ECC | GPU_GRP_PCIE | GPU_GRP_NVLINK | GPU_GRP_NVLINK_ERR | GPU_GRP_VIOL)
 
 struct sampler_config {
 	uint64_t interval_ns;      /* default 1 s */

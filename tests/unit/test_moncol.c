@@ -124,7 +124,7 @@ static void test_select_rules(void **state)
 	assert_int_equal(n, 1);
 	assert_int_equal(moncol_sampler_groups(cols, 1), GPU_GRP_BASIC);
 	n = moncol_select("tn", NULL, cols, MONCOL_MAX_SELECTED, err, sizeof(err));
-	assert_int_equal(moncol_sampler_groups(cols, (unsigned)n), GPU_GRP_BASIC | GPU_GRP_PCIE | GPU_GRP_NVLINK);
+	assert_int_equal(moncol_sampler_groups(cols, (unsigned)n), GPU_GRP_BASIC | GPU_GRP_PCIE | GPU_GRP_NVLINK | GPU_GRP_NVLINK_ERR);
 	assert_int_equal(moncol_select("pq", NULL, cols, MONCOL_MAX_SELECTED, err, sizeof(err)), -1);
 	assert_string_equal(err, "unknown group 'q' (groups: " MONCOL_GROUPS ")");
 	assert_int_equal(moncol_select(NULL, "pwr,watts", cols, MONCOL_MAX_SELECTED, err, sizeof(err)), -1);

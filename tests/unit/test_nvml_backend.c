@@ -147,7 +147,7 @@ static void test_sample_all(void **state)
 		assert_int_not_equal(all[i].st, VAL_UNKNOWN);
 
 	/* GPU 1: link 3 is down */
-	assert_int_equal(be->ops->sample(be, 1, GPU_GRP_NVLINK, &s, &err), GPU_OK);
+	assert_int_equal(be->ops->sample(be, 1, GPU_GRP_NVLINK | GPU_GRP_NVLINK_ERR, &s, &err), GPU_OK);
 	assert_int_equal(s.nvlink[3].active.v, 0);
 	assert_int_equal(s.nvlink[4].active.v, 1);
 }

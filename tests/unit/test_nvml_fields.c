@@ -15,6 +15,8 @@
 
 #include "device/nvml_priv.h"
 
+#define NVL_ALL (GPU_GRP_NVLINK | GPU_GRP_NVLINK_ERR) /* link state and error counters */
+
 #include "fake_nvml.h"
 
 /* Samples GPU 0 with the groups; returns the NVML calls the backend counted. */
@@ -100,14 +102,14 @@ static void test_calls_per_group(void **state)
 	 * them; in between their last values are served) */
 	field_calls = field_values_asked = 0;
 	test_now_ns += NVML_LINK_COUNTER_PERIOD_NS - 1;
-	assert_int_equal(calls_for(be, GPU_GRP_NVLINK, &s), 1);
+	assert_int_equal(calls_for(be, NVL_ALL, &s), 1);
 	assert_int_equal(field_calls, 1);
 	assert_int_equal(field_values_asked, 18 * 3 + 12 * 2);
 	assert_nvlink_values(&s);
 	test_now_ns += 1;
-	assert_int_equal(calls_for(be, GPU_GRP_NVLINK, &s), 1 + 6 * 2);
+	assert_int_equal(calls_for(be, NVL_ALL, &s), 1 + 6 * 2);
 	assert_nvlink_values(&s);
-	assert_int_equal(calls_for(be, GPU_GRP_NVLINK, &s), 1);
+	assert_int_equal(calls_for(be, NVL_ALL, &s), 1);
 	assert_nvlink_values(&s);
 
 	/* violation counters: was 6 calls, now in the batch */
@@ -148,8 +150,8 @@ static void test_nvlink_one_call(void **state)
 	struct nvml_api api = fake();
 	api.DeviceGetNvLinkErrorCounter = f_nvl_err_low_links_only;
 	open_fake(&be, &api);
-	calls_for(&be, GPU_GRP_NVLINK, &s);
-	assert_int_equal(calls_for(&be, GPU_GRP_NVLINK, &s), 1);
+	calls_for(&be, NVL_ALL, &s);
+	assert_int_equal(calls_for(&be, NVL_ALL, &s), 1);
 	assert_int_equal(s.nvlink[12].crc_flit_errors.st, VAL_UNSUPPORTED);
 	assert_int_equal(s.nvlink[12].replay_errors.st, VAL_OK);
 	assert_int_equal(s.nvlink[11].crc_flit_errors.v, 11);
@@ -170,28 +172,42 @@ static void test_nvlink_h200(void **state)
 	be.now_ns = test_clock;
 	/* the first sample (which also learns the links' fixed facts): the batch,
 	 * then the 36 CRC counters it did not deliver */
-	assert_true(calls_for(&be, GPU_GRP_NVLINK, &s) >= 1 + 36);
+	assert_true(calls_for(&be, NVL_ALL, &s) >= 1 + 36);
 	assert_nvlink_values(&s);
 	/* a second later and for the rest of the minute: the batch (state, replay,
 	 * recovery: 54 values) only, the CRC counters as last read */
 	field_values_asked = 0;
 	test_now_ns += 1000000000ull;
-	assert_int_equal(calls_for(&be, GPU_GRP_NVLINK, &s), 1);
+	assert_int_equal(calls_for(&be, NVL_ALL, &s), 1);
 	assert_int_equal(field_values_asked, 18 * 3);
 	assert_nvlink_values(&s);
 	test_now_ns += NVML_LINK_COUNTER_PERIOD_NS - 1000000000ull - 1;
-	assert_int_equal(calls_for(&be, GPU_GRP_NVLINK, &s), 1);
+	assert_int_equal(calls_for(&be, NVL_ALL, &s), 1);
 	test_now_ns += 1;
-	assert_int_equal(calls_for(&be, GPU_GRP_NVLINK, &s), 1 + 36);
+	assert_int_equal(calls_for(&be, NVL_ALL, &s), 1 + 36);
 	assert_nvlink_values(&s);
 	/* a clock set back does not freeze them */
 	test_now_ns -= 3600ull * 1000000000ull;
-	assert_int_equal(calls_for(&be, GPU_GRP_NVLINK, &s), 1 + 36);
+	assert_int_equal(calls_for(&be, NVL_ALL, &s), 1 + 36);
 	/* GPU 1's link 3 is down, its counters still read */
 	struct gpu_err err = { "" };
-	assert_int_equal(be.ops->sample(&be, 1, GPU_GRP_NVLINK, &s, &err), GPU_OK);
+	assert_int_equal(be.ops->sample(&be, 1, NVL_ALL, &s, &err), GPU_OK);
 	assert_int_equal(s.nvlink[3].active.v, 0);
 	assert_int_equal(s.nvlink[3].crc_flit_errors.st, VAL_OK);
+	/* the link state without the error counters (top): the batch of 18
+	 * states, and not one CRC call even when a minute has passed */
+	field_values_asked = 0;
+	test_now_ns += NVML_LINK_COUNTER_PERIOD_NS;
+	assert_int_equal(calls_for(&be, GPU_GRP_NVLINK, &s), 1);
+	assert_int_equal(field_values_asked, 18);
+	assert_int_equal(s.nvlink_n, 18);
+	for (unsigned l = 0; l < 18; l++) {
+		assert_int_equal(s.nvlink[l].active.st, VAL_OK);
+		assert_int_equal(s.nvlink[l].crc_flit_errors.st, VAL_UNKNOWN);
+		assert_int_equal(s.nvlink[l].replay_errors.st, VAL_UNKNOWN);
+	}
+	/* and the counters not read then are read when asked next */
+	assert_int_equal(calls_for(&be, NVL_ALL, &s), 1 + 36);
 	gpu_backend_close(&be);
 }
 
@@ -217,7 +233,7 @@ static void test_field_status(void **state)
 	 * asked (a minute later: with the CRC counters of links 12-17) */
 	field_values_asked = 0;
 	test_now_ns += NVML_LINK_COUNTER_PERIOD_NS;
-	assert_int_equal(calls_for(be, GPU_GRP_NVLINK, &s), 1 + 12 + 18);
+	assert_int_equal(calls_for(be, NVL_ALL, &s), 1 + 12 + 18);
 	assert_int_equal(field_values_asked, 18 * 2 + 12 * 2);
 	assert_nvlink_values(&s);
 	field_values_asked = 0;
@@ -274,7 +290,7 @@ static void test_no_field_values(void **state)
 	assert_nvlink_values(&single);
 	assert_int_equal(single.temp_mem_c.st, VAL_UNSUPPORTED); /* a field only */
 	/* every link counter its own call: once a minute, the states each time */
-	assert_int_equal(calls_for(&old, GPU_GRP_NVLINK, &single), 18);
+	assert_int_equal(calls_for(&old, NVL_ALL, &single), 18);
 	assert_nvlink_values(&single);
 	test_now_ns += NVML_LINK_COUNTER_PERIOD_NS;
 	assert_true(calls_for(&old, GPU_GRP_ALL, &single) > 90);

@@ -281,7 +281,7 @@ static void test_unique_identities(void **state)
 			assert_string_not_equal(st[a].pci_bus_id.s, st[b].pci_bus_id.s);
 		}
 	/* links behind NVSwitch name the switches */
-	struct gpu_sample s = take(&be, 0, GPU_GRP_NVLINK);
+	struct gpu_sample s = take(&be, 0, GPU_GRP_NVLINK | GPU_GRP_NVLINK_ERR);
 	assert_string_equal(s.nvlink[0].remote_pci_bus_id.s, "00000000:05:00.0");
 	assert_string_equal(s.nvlink[1].remote_pci_bus_id.s, "00000000:06:00.0");
 	gpu_backend_close(&be);

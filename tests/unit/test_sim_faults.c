@@ -190,7 +190,7 @@ static void test_nvlink(void **state)
 	inject(&be, F(.kind = SIM_FAULT_NVLINK_DOWN, .gpu = 0, .link = 3));
 	inject(&be, F(.kind = SIM_FAULT_NVLINK_ERRORS, .gpu = 1, .link = 2, .rate_per_s = 50));
 	clk.now += 10 * SEC;
-	struct gpu_sample s = take(&be, 0, GPU_GRP_NVLINK);
+	struct gpu_sample s = take(&be, 0, GPU_GRP_NVLINK | GPU_GRP_NVLINK_ERR);
 	assert_int_equal(s.nvlink_n, 18);
 	assert_u64(s.nvlink[3].active, 0);
 	assert_u64(s.nvlink[2].active, 1);
@@ -198,12 +198,17 @@ static void test_nvlink(void **state)
 	assert_int_equal(l.nvlinks, 17);
 	assert_int_equal(be.ops->link(&be, 2, 1, &l, &err), GPU_OK);
 	assert_int_equal(l.nvlinks, 18);
-	s = take(&be, 1, GPU_GRP_NVLINK);
+	s = take(&be, 1, GPU_GRP_NVLINK | GPU_GRP_NVLINK_ERR);
 	assert_u64(s.nvlink[2].crc_flit_errors, 500);
 	assert_u64(s.nvlink[2].replay_errors, 50);
 	assert_u64(s.nvlink[2].recovery_errors, 5);
 	assert_true(s.nvlink[2].crc_data_errors.v > 0);
 	assert_u64(s.nvlink[1].crc_flit_errors, 0);
+	/* the link state alone (top): the error counters are not read */
+	s = take(&be, 1, GPU_GRP_NVLINK);
+	assert_u64(s.nvlink[2].active, 1);
+	assert_int_equal(s.nvlink[2].crc_flit_errors.st, VAL_UNKNOWN);
+	assert_int_equal(s.nvlink[2].recovery_errors.st, VAL_UNKNOWN);
 	/* every link down: no NVLink left between the two */
 	inject(&be, F(.kind = SIM_FAULT_NVLINK_DOWN, .gpu = 5, .link = -1));
 	assert_int_equal(be.ops->link(&be, 4, 5, &l, &err), GPU_OK);
@@ -377,7 +382,7 @@ static void test_server_file_faults(void **state)
 	struct gpu_err err;
 	open_sim(&be, &clk, path);
 	assert_u64(take(&be, 1, GPU_GRP_ECC).ecc_sram_uncorrected, 4);
-	struct gpu_sample s = take(&be, 0, GPU_GRP_NVLINK);
+	struct gpu_sample s = take(&be, 0, GPU_GRP_NVLINK | GPU_GRP_NVLINK_ERR);
 	for (unsigned k = 0; k < s.nvlink_n; k++)
 		assert_u64(s.nvlink[k].active, 0);
 	struct gpu_event ev[2];
