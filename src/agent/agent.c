@@ -149,11 +149,16 @@ static void pool_free(struct agent *a)
 
 /* ---- rendering ----------------------------------------------------------------- */
 
-/* The render thread's state. After a tick, prev is that tick's snapshot and
- * opts/mh what its expositions are rendered with (at the tick or on request). */
+/* The render thread's state. After a tick, snap is that tick's snapshot and
+ * opts/mh what its expositions are rendered with (at the tick or on request).
+ * One snapshot: at the next tick, what health's rates need of it (the
+ * samples, hprev) is set aside before it is overwritten, and dropped once
+ * health has them; a second snapshot for that was 640 KB more at every tick
+ * at 64 GPUs, hprev is 240 KB. */
 struct render_scratch {
-	struct snapshot *now, *prev;
-	bool have_prev;
+	struct snapshot *snap;
+	bool have_snap;
+	struct health_prev *hprev;
 	struct health_report *rep;
 	struct leakwatch_leak *leaks; /* LEAKWATCH_MAX */
 	struct gz_writer gz;          /* compresses the expositions as they are rendered */
@@ -161,9 +166,10 @@ struct render_scratch {
 	struct metrics_health mh[GPU_MAX_GPUS];
 };
 
-/* The snapshots and the health report (1.2 MB and 0.85 MB at 64 GPUs) live in
- * their own pages: the ones a tick no longer needs are given back to the
- * kernel until the next tick writes them again (pages_drop). */
+/* The snapshot, the previous samples and the health report (1.2, 0.24 and
+ * 0.85 MB at 64 GPUs, mostly untouched) live in their own pages: the ones a
+ * tick no longer needs are given back to the kernel until the next tick
+ * writes them again (pages_drop). */
 static size_t page_round(size_t n)
 {
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
@@ -186,8 +192,8 @@ static void scratch_free(struct render_scratch *s)
 {
 	if (!s)
 		return;
-	pages_free(s->now, sizeof(*s->now));
-	pages_free(s->prev, sizeof(*s->prev));
+	pages_free(s->snap, sizeof(*s->snap));
+	pages_free(s->hprev, sizeof(*s->hprev));
 	pages_free(s->rep, sizeof(*s->rep));
 	free(s->leaks);
 	gz_writer_free(&s->gz);
@@ -199,12 +205,12 @@ static struct render_scratch *scratch_new(void)
 	struct render_scratch *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	s->now = pages_alloc(sizeof(*s->now));
-	s->prev = pages_alloc(sizeof(*s->prev));
+	s->snap = pages_alloc(sizeof(*s->snap));
+	s->hprev = pages_alloc(sizeof(*s->hprev));
 	s->rep = pages_alloc(sizeof(*s->rep));
 	s->leaks = calloc(LEAKWATCH_MAX, sizeof(*s->leaks));
 	int gz = gz_writer_init(&s->gz);
-	if (s->now && s->prev && s->rep && s->leaks && gz == 0)
+	if (s->snap && s->hprev && s->rep && s->leaks && gz == 0)
 		return s;
 	scratch_free(s);
 	return NULL;
@@ -246,7 +252,7 @@ static int render_gzip(struct agent *a, struct render_scratch *s, struct publish
 	o.openmetrics = fmt == EXPO_OM;
 	o.last_render_ns = atomic_load(&a->last_render_ns);
 	struct abuf *text = gz_begin(&s->gz, &p->expo[fmt]);
-	int rc = metrics_render(text, s->prev, &o);
+	int rc = metrics_render(text, s->snap, &o);
 	pool_metrics_append(a->job_pool, text, fmt == EXPO_OM);
 	rc |= gz_end(&s->gz);
 	atomic_store(&a->last_render_ns, agent_mono_ns() - t0);
@@ -258,7 +264,7 @@ static int render_gzip(struct agent *a, struct render_scratch *s, struct publish
 static int render_gpus_doc(struct agent *a, struct render_scratch *s, struct published *p)
 {
 	const char *host = a->cfg.hostname[0] ? a->cfg.hostname : NULL;
-	int rc = api_render_gpus(&p->gpus, s->prev, host);
+	int rc = api_render_gpus(&p->gpus, s->snap, host);
 	atomic_fetch_add(&a->doc_renders, 1);
 	return rc;
 }
@@ -300,11 +306,15 @@ static int render_variant(struct agent *a, struct render_scratch *s, struct publ
 static int render_into(struct agent *a, struct render_scratch *s, struct published *p, unsigned want_now)
 {
 	uint64_t t0 = agent_mono_ns();
-	sampler_read(a->sampler, s->now);
+	bool have_prev = s->have_snap && a->rules;
+	if (have_prev)
+		health_prev_of(s->hprev, s->snap); /* the rates' previous samples, before it is overwritten */
+	sampler_read(a->sampler, s->snap);
+	s->have_snap = true;
 	unsigned nleaks = 0;
 	if (a->leaks) {
 		/* a simulated server's pids are not this machine's */
-		leakwatch_update(a->leaks, s->now, s->now->sys.simulated ? NULL : proc_start_of, NULL);
+		leakwatch_update(a->leaks, s->snap, s->snap->sys.simulated ? NULL : proc_start_of, NULL);
 		nleaks = leakwatch_leaks(a->leaks, s->leaks, LEAKWATCH_MAX);
 		if (nleaks > LEAKWATCH_MAX)
 			nleaks = LEAKWATCH_MAX;
@@ -315,20 +325,21 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 		struct health_opts ho = { 0 };
 		char herr[160];
 		ho.xids_unknown = !(a->cfg.groups & MG_XID);
-		if (health_evaluate(a->rules, s->now, s->have_prev ? s->prev : NULL, &ho, s->rep, herr, sizeof(herr)) == 0) {
+		if (health_evaluate_since(a->rules, s->snap, have_prev ? s->hprev : NULL, &ho, s->rep, herr, sizeof(herr)) ==
+		    0) {
 			rep = s->rep;
 			leakwatch_report(s->leaks, nleaks, s->rep);
-			for (unsigned i = 0; i < s->now->n && i < rep->n; i++) {
+			for (unsigned i = 0; i < s->snap->n && i < rep->n; i++) {
 				s->mh[i].status = health_status(health_gpu_verdict(rep, i));
 				s->mh[i].valid = s->mh[i].status >= 0;
 			}
 		}
 	}
-	/* The previous snapshot has served (health's rates): dead until the next
-	 * tick overwrites it, it goes back now, before the documents and the
-	 * expositions are rendered, so that the tick holds at most two
-	 * snapshots and the report at once, not those and the renderings too. */
-	pages_drop(s->prev, sizeof(*s->prev));
+	/* The previous samples have served (health's rates): they go back now,
+	 * before the documents and the expositions are rendered, so that the tick
+	 * holds them and the report at once, not those and the renderings too. */
+	if (have_prev)
+		pages_drop(s->hprev, sizeof(*s->hprev));
 	const char *host = a->cfg.hostname[0] ? a->cfg.hostname : NULL;
 	struct metrics_opts *o = &s->opts;
 	metrics_opts_default(o);
@@ -351,14 +362,8 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 		lw.tracked = a->leaks->tracked;
 		lw.untracked = a->leaks->untracked;
 	}
-	int rc = api_render_health_watch(&p->health, s->now, rep, host, a->leaks ? &lw : NULL);
+	int rc = api_render_health_watch(&p->health, s->snap, rep, host, a->leaks ? &lw : NULL);
 	pages_drop(s->rep, sizeof(*s->rep)); /* rewritten by the next health_evaluate */
-	/* this tick's snapshot is the next one's "previous" (health rates), and
-	 * what its expositions are rendered from */
-	struct snapshot *t = s->prev;
-	s->prev = s->now;
-	s->now = t;
-	s->have_prev = true;
 	/* gpuctl_agent_render_seconds is always there: before the first exposition
 	 * it is the first tick's rendering (JSON, health), as it was before the
 	 * expositions were rendered on request */

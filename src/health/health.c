@@ -25,7 +25,8 @@ struct mval {
 
 struct ctx {
 	const struct snapshot *now;
-	const struct gpu_view *g, *p; /* p may be NULL */
+	const struct gpu_view *g;
+	const struct gpu_sample *p;   /* the previous sample, NULL when there is none usable */
 	unsigned index;
 	double dt_s;                  /* 0 when there is no usable previous sample */
 	const struct health_opts *opts;
@@ -136,7 +137,7 @@ static struct mval mv_nvlink(const struct ctx *c, enum nvl_field f, enum nvl_mod
 			}
 			continue;
 		}
-		if (!c->p || c->dt_s <= 0 || l >= c->p->s.nvlink_n || !nvl_get(&c->p->s.nvlink[l], f, &pv) || pv > v) {
+		if (!c->p || c->dt_s <= 0 || l >= c->p->nvlink_n || !nvl_get(&c->p->nvlink[l], f, &pv) || pv > v) {
 			if (m.st != MV_OK)
 				m.st = MV_NOPREV;
 			continue;
@@ -191,7 +192,7 @@ static struct mval mv_pcie_ber(const struct ctx *c)
 {
 	static const double gts[] = { 0, 2.5, 5, 8, 16, 32, 64 };
 	const struct gpu_sample *s = &c->g->s;
-	struct mval m = mv_rate(c, s->pcie_replays, c->p ? c->p->s.pcie_replays : (u64v){ 0 }, 1.0);
+	struct mval m = mv_rate(c, s->pcie_replays, c->p ? c->p->pcie_replays : (u64v){ 0 }, 1.0);
 	if (m.st != MV_OK)
 		return m;
 	if (!VAL_HAS(s->pcie_gen) || !VAL_HAS(s->pcie_width) || s->pcie_gen.v == 0 || s->pcie_gen.v > 6 ||
@@ -319,7 +320,7 @@ static bool metric_is_system(enum health_metric m)
 
 static struct mval mv_gpu(const struct ctx *c, enum health_metric m)
 {
-	const struct gpu_sample *s = &c->g->s, *ps = c->p ? &c->p->s : NULL;
+	const struct gpu_sample *s = &c->g->s, *ps = c->p;
 	const struct gpu_static *st = &c->g->st;
 	u64v none = { 0 };
 	struct mval r = { .st = MV_NA };
@@ -505,26 +506,44 @@ static void finish(struct health_entity *e)
 			e->verdict = e->sub[s];
 }
 
-static const struct gpu_view *prev_view(const struct snapshot *prev, unsigned i)
+/* The previous samples the rates come from: a whole snapshot's views
+ * (health_evaluate) or the samples alone (health_evaluate_since). */
+struct prev_ref {
+	const struct snapshot *snap;
+	const struct health_prev *hp;
+};
+
+static uint64_t prev_taken(const struct prev_ref *p)
 {
-	if (!prev || i >= prev->n)
-		return NULL;
-	return &prev->gpu[i];
+	return p->snap ? p->snap->taken_ns : p->hp ? p->hp->taken_ns : 0;
 }
 
-static void eval_gpu(const struct health_rules *r, const struct snapshot *now, const struct snapshot *prev,
+/* GPU i's previous sample, NULL when there is none or it is of no use. */
+static const struct gpu_sample *prev_sample(const struct prev_ref *p, unsigned i)
+{
+	const struct gpu_sample *s = NULL;
+	bool up = false;
+	if (p->snap && i < p->snap->n) {
+		s = &p->snap->gpu[i].s;
+		up = p->snap->gpu[i].up;
+	} else if (p->hp && i < p->hp->n) {
+		s = &p->hp->gpu[i].s;
+		up = p->hp->gpu[i].up;
+	}
+	return s && up && !s->lost ? s : NULL;
+}
+
+static void eval_gpu(const struct health_rules *r, const struct snapshot *now, const struct prev_ref *prev,
 		     const struct health_opts *opts, unsigned i, struct health_entity *e)
 {
 	const struct gpu_view *g = &now->gpu[i];
-	struct ctx c = { .now = now, .g = g, .p = prev_view(prev, i), .index = i, .opts = opts };
+	struct ctx c = { .now = now, .g = g, .p = prev_sample(prev, i), .index = i, .opts = opts };
 	bool lost = g->s.lost || !g->up;
-	if (c.p && (!c.p->up || c.p->s.lost))
-		c.p = NULL;
 	if (c.p) {
-		uint64_t t1 = g->s.timestamp_ns, t0 = c.p->s.timestamp_ns;
+		uint64_t t1 = g->s.timestamp_ns, t0 = c.p->timestamp_ns;
 		if (!t1 || !t0) {
 			t1 = now->taken_ns;
-			t0 = prev->taken_ns;
+			t0 = prev_taken(prev);
 		}
 		c.dt_s = t1 > t0 ? (double)(t1 - t0) / 1e9 : 0;
 	}
@@ -558,7 +577,17 @@ static void clear_entity(struct health_entity *e)
 	memset(e, 0, offsetof(struct health_entity, find));
 }
 
-int health_evaluate(const struct health_rules *r, const struct snapshot *now, const struct snapshot *prev,
+void health_prev_of(struct health_prev *out, const struct snapshot *snap)
+{
+	out->taken_ns = snap->taken_ns;
+	out->n = snap->n < GPU_MAX_GPUS ? snap->n : GPU_MAX_GPUS;
+	for (unsigned i = 0; i < out->n; i++) {
+		out->gpu[i].up = snap->gpu[i].up;
+		out->gpu[i].s = snap->gpu[i].s;
+	}
+}
+
+static int evaluate(const struct health_rules *r, const struct snapshot *now, const struct prev_ref *prev,
 		    const struct health_opts *opts, struct health_report *out, char *err, size_t errlen)
 {
 	if (!r || !now || !out) {
@@ -580,7 +609,8 @@ int health_evaluate(const struct health_rules *r, const struct snapshot *now, co
 		clear_entity(&out->gpu[i]);
 	out->simulated = now->sys.simulated;
 	out->taken_ns = now->taken_ns;
-	out->window_ns = prev && now->taken_ns > prev->taken_ns ? now->taken_ns - prev->taken_ns : 0;
+	uint64_t t0 = prev_taken(prev);
+	out->window_ns = (prev->snap || prev->hp) && now->taken_ns > t0 ? now->taken_ns - t0 : 0;
 	out->n = now->n;
 	out->system.index = -1;
 	for (unsigned k = 0; k < r->nrules; k++) {
@@ -601,6 +631,20 @@ int health_evaluate(const struct health_rules *r, const struct snapshot *now, co
 			out->action = out->gpu[i].action;
 	}
 	return 0;
+}
+
+int health_evaluate(const struct health_rules *r, const struct snapshot *now, const struct snapshot *prev,
+		    const struct health_opts *opts, struct health_report *out, char *err, size_t errlen)
+{
+	struct prev_ref p = { .snap = prev };
+	return evaluate(r, now, &p, opts, out, err, errlen);
+}
+
+int health_evaluate_since(const struct health_rules *r, const struct snapshot *now, const struct health_prev *prev,
+			  const struct health_opts *opts, struct health_report *out, char *err, size_t errlen)
+{
+	struct prev_ref p = { .hp = prev };
+	return evaluate(r, now, &p, opts, out, err, errlen);
 }
 
 enum health_verdict health_gpu_verdict(const struct health_report *rep, unsigned gpu)

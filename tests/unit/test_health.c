@@ -121,6 +121,37 @@ struct fixture {
 	struct health_report rep;
 };
 
+/* Two reports equal in what readers read: the head, and each entry up to its
+ * nfind findings (health_evaluate does not clear the findings past them). */
+static void assert_same_report(const struct health_report *a, const struct health_report *b)
+{
+	assert_memory_equal(a, b, offsetof(struct health_report, system));
+	size_t head = offsetof(struct health_entity, find);
+	assert_int_equal(a->system.nfind, b->system.nfind);
+	assert_memory_equal(&a->system, &b->system, head + b->system.nfind * sizeof(struct health_finding));
+	assert_int_equal(a->n, b->n);
+	for (unsigned i = 0; i < a->n; i++) {
+		assert_int_equal(a->gpu[i].nfind, b->gpu[i].nfind);
+		assert_memory_equal(&a->gpu[i], &b->gpu[i], head + b->gpu[i].nfind * sizeof(struct health_finding));
+	}
+}
+
+/* The agent's way: the previous snapshot's samples only (health_prev). */
+static void assert_same_from_samples(const struct fixture *f, const struct health_opts *o)
+{
+	struct health_prev *hp = malloc(sizeof(*hp));
+	struct health_report *r = malloc(sizeof(*r));
+	assert_non_null(hp);
+	assert_non_null(r);
+	memset(hp, 0x5A, sizeof(*hp)); /* past n: whatever the buffer holds */
+	health_prev_of(hp, &f->prev);
+	char err[128];
+	assert_int_equal(health_evaluate_since(rules, &f->now, hp, o, r, err, sizeof(err)), 0);
+	assert_same_report(r, &f->rep);
+	free(hp);
+	free(r);
+}
+
 static struct fixture *fx_new(void)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
@@ -279,6 +310,8 @@ static void test_each_rule(void **state)
 		assert_int_equal(f->rep.gpu[0].nfind, 0);
 		assert_int_equal(health_gpu_verdict(&f->rep, 0), rc->system ? rc->verdict : HEALTH_PASS);
 		assert_int_equal(health_gpu_verdict(&f->rep, 1), rc->verdict);
+		/* the rates from the previous samples alone: the same report */
+		assert_same_from_samples(f, &o);
 		free(f);
 	}
 }
@@ -491,16 +524,7 @@ static void test_reused_report_same_as_fresh(void **state)
 	assert_true(f->rep.n > 0 && f->rep.n < GPU_MAX_GPUS);
 	assert_int_equal(used->n, f->rep.n);
 	assert_int_equal(used->gpu[1].nfind, 2);
-	/* what readers read: the head, and each entry up to its nfind findings
-	 * (the findings past them are not cleared: 13 KB a GPU) */
-	assert_memory_equal(used, &f->rep, offsetof(struct health_report, system));
-	size_t head = offsetof(struct health_entity, find);
-	assert_memory_equal(&used->system, &f->rep.system, head + f->rep.system.nfind * sizeof(struct health_finding));
-	assert_int_equal(used->system.nfind, f->rep.system.nfind);
-	for (unsigned i = 0; i < used->n; i++) {
-		assert_int_equal(used->gpu[i].nfind, f->rep.gpu[i].nfind);
-		assert_memory_equal(&used->gpu[i], &f->rep.gpu[i], head + f->rep.gpu[i].nfind * sizeof(struct health_finding));
-	}
+	assert_same_report(used, &f->rep);
 	for (unsigned i = 0; i < used->n; i++) {
 		assert_int_equal(health_gpu_verdict(used, i), health_gpu_verdict(&f->rep, i));
 		assert_int_equal(health_gpu_action(used, i), health_gpu_action(&f->rep, i));
