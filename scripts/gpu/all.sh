@@ -11,7 +11,7 @@
 #                                      nvmlspaced (nvml_cost --spaced),
 #                                      bench benchfull p2pnccl torch diag pool
 #                                      pool_devices threadcpu threadcpu_defaults
-#                                      slurm kexp (one
+#                                      groupcpu slurm kexp (one
 #                                      after another, each under its own time
 #                                      limit; benchfull = bench --full alone,
 #                                      timed; torch = bench/torch_ref.py,
@@ -104,6 +104,7 @@ want pool && part pool 150
 want pool_devices && part pool_devices 90
 want threadcpu && part threadcpu 230
 want threadcpu_defaults && part threadcpu 160 defaults
+want groupcpu && part groupcpu 300
 want slurm && part slurm 120
 want kexp && part kexp 150
 
