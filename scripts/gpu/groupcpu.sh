@@ -63,7 +63,7 @@ if command -v tmux >/dev/null; then
 	tmux kill-session -t groupcpu 2>/dev/null
 	tmux new-session -d -s groupcpu -x 200 -y 50 "$GPUCTL top --exit-after $((MEASURE_S + 10))"
 	sleep 1
-	tpid=$(pgrep -f " top --exit-after $((MEASURE_S + 10))" | head -1)
+	tpid=$(pgrep -n -x gpuctl)
 	if [ -n "$tpid" ]; then
 		sleep 4
 		a=$(ticks "$tpid")
