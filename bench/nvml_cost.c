@@ -64,6 +64,7 @@ static nvmlReturn_t (*GetNvlState)(nvmlDevice_t, unsigned, int *);
 static nvmlReturn_t (*GetNvlErr)(nvmlDevice_t, unsigned, int, unsigned long long *);
 static nvmlReturn_t (*GetViolation)(nvmlDevice_t, int, nvmlViolationTime_t *);
 static nvmlReturn_t (*GetProcs)(nvmlDevice_t, unsigned *, nvmlProcessInfo_t *);
+static nvmlReturn_t (*GetGfxProcs)(nvmlDevice_t, unsigned *, nvmlProcessInfo_t *);
 static nvmlReturn_t (*GetFields)(nvmlDevice_t, int, nvmlFieldValue_t *);
 
 /* One measured call: the arguments are in the globals below. */
@@ -154,6 +155,12 @@ static nvmlReturn_t c_procs(void)
 	nvmlProcessInfo_t p[64];
 	unsigned n = 64;
 	return GetProcs(dev, &n, p);
+}
+static nvmlReturn_t c_gfx_procs(void)
+{
+	nvmlProcessInfo_t p[64];
+	unsigned n = 64;
+	return GetGfxProcs(dev, &n, p);
 }
 static nvmlReturn_t c_fields(void)
 {
@@ -531,6 +538,7 @@ static void spaced(unsigned g)
 	spaced_one("nvmlDeviceGetPerformanceState", c_pstate, GetPstate != NULL);
 	spaced_one("nvmlDeviceGetCurrentClocksEventReasons", c_events, GetEvents != NULL);
 	spaced_one("nvmlDeviceGetComputeRunningProcesses_v3", c_procs, GetProcs != NULL);
+	spaced_one("nvmlDeviceGetGraphicsRunningProcesses_v3", c_gfx_procs, GetGfxProcs != NULL);
 	batch_n = 0;
 	add_field(NVML_FI_DEV_MEMORY_TEMP, 0);
 	add_field(NVML_FI_DEV_POWER_AVERAGE, 0);
@@ -573,6 +581,7 @@ int main(int argc, char **argv)
 	*(void **)&GetNvlErr = sym("nvmlDeviceGetNvLinkErrorCounter");
 	*(void **)&GetViolation = sym("nvmlDeviceGetViolationStatus");
 	*(void **)&GetProcs = sym("nvmlDeviceGetComputeRunningProcesses_v3");
+	*(void **)&GetGfxProcs = sym("nvmlDeviceGetGraphicsRunningProcesses_v3");
 	*(void **)&GetFields = sym("nvmlDeviceGetFieldValues");
 	if (!Init || !DeviceGetCount || !DeviceGetHandleByIndex) {
 		fprintf(stderr, "nvml_cost: libnvidia-ml.so.1 is not a usable NVML library\n");
