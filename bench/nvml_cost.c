@@ -11,6 +11,7 @@
  * own (src/device/nvml_api.h), no NVIDIA header or library at build time.
  *   gcc -std=c11 -O2 -Wall -Wextra -Werror -o nvml_cost bench/nvml_cost.c -ldl
  *   ./nvml_cost [GPU index ...]      (default: every GPU)
+ *   ./nvml_cost --tick GPU           top's per-second calls in their order, 15 s
  *   ./nvml_cost --spaced GPU         each call once a second (as a 1 s sampler
  *                                    makes it), 4 times, one kind after the
  *                                    other: back-to-back medians can hide a
@@ -545,6 +546,99 @@ static void spaced(unsigned g)
 	spaced_batch("memory temperature, power");
 }
 
+/* --tick: what top's sampler asks of one GPU every second, in its order
+ * (the basic group's calls, its batch, the two process lists), TICK_N
+ * seconds; each call's thread CPU in that sequence (median, max) and the
+ * tick's total. Calls measured alone (--spaced) may cost less. */
+#define TICK_N 15
+#define TICK_CALLS 11
+static void tick(unsigned g)
+{
+	unsigned links;
+	if (open_gpu(g, &links))
+		return;
+	static const char *names[TICK_CALLS] = { "UtilizationRates", "MemoryInfo_v2", "Temperature",
+		"EnforcedPowerLimit", "ClockInfo(SM)", "ClockInfo(memory)", "PerformanceState",
+		"CurrentClocksEventReasons", "FieldValues(memory temperature, power)",
+		"ComputeRunningProcesses_v3", "GraphicsRunningProcesses_v3" };
+	uint64_t cpu[TICK_CALLS][TICK_N], total[TICK_N];
+	batch_n = 0;
+	add_field(NVML_FI_DEV_MEMORY_TEMP, 0);
+	add_field(NVML_FI_DEV_POWER_AVERAGE, 0);
+	for (int t = 0; t < TICK_N; t++) {
+		struct timespec one = { 1, 0 };
+		nanosleep(&one, NULL);
+		uint64_t t0 = ns(CLOCK_THREAD_CPUTIME_ID);
+		for (int c = 0; c < TICK_CALLS; c++) {
+			uint64_t c0 = ns(CLOCK_THREAD_CPUTIME_ID);
+			switch (c) {
+			case 0: c_util(); break;
+			case 1: c_mem_v2(); break;
+			case 2: c_temp(); break;
+			case 3: GetU32 = GetPowerLimit; c_u32(); break;
+			case 4: arg_i = NVML_CLOCK_SM; c_clock(); break;
+			case 5: arg_i = NVML_CLOCK_MEM; c_clock(); break;
+			case 6: c_pstate(); break;
+			case 7: c_events(); break;
+			case 8: c_fields(); break;
+			case 9: c_procs(); break;
+			default: c_gfx_procs(); break;
+			}
+			cpu[c][t] = ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+		}
+		total[t] = ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	}
+	/* and what top asks every 5th second: the NVLink state of every link (one
+	 * batch), ECC (a batch and the SRAM call), PCIe (gen, width, two throughputs) */
+	uint64_t slow[4][3];
+	int bad_state = 0;
+	for (int t = 0; t < 3; t++) {
+		struct timespec one = { 1, 0 };
+		nanosleep(&one, NULL);
+		uint64_t c0 = ns(CLOCK_THREAD_CPUTIME_ID);
+		batch_n = 0;
+		for (unsigned l = 0; l < links; l++)
+			add_field(NVML_FI_DEV_NVLINK_GET_STATE, l);
+		c_fields();
+		for (int i = 0; i < batch_n; i++)
+			bad_state += batch[i].nvmlReturn != NVML_SUCCESS;
+		uint64_t c1 = ns(CLOCK_THREAD_CPUTIME_ID);
+		batch_n = 0;
+		add_ecc_fields();
+		c_fields();
+		arg_i = NVML_MEMORY_LOCATION_SRAM;
+		c_memerr();
+		uint64_t c2 = ns(CLOCK_THREAD_CPUTIME_ID);
+		unsigned v;
+		if (GetPcieGen)
+			GetPcieGen(dev, &v);
+		if (GetPcieWidth)
+			GetPcieWidth(dev, &v);
+		c_throughput();
+		c_throughput();
+		uint64_t c3 = ns(CLOCK_THREAD_CPUTIME_ID);
+		slow[0][t] = c1 - c0;
+		slow[1][t] = c2 - c1;
+		slow[2][t] = c3 - c2;
+		slow[3][t] = c3 - c0;
+	}
+	printf("GPU %u: top's per-second calls in sequence, %d ticks (thread CPU, us)\n", g, TICK_N);
+	for (int c = 0; c < TICK_CALLS; c++) {
+		qsort(cpu[c], TICK_N, sizeof(cpu[c][0]), cmp_u64);
+		printf("  nvmlDevice%-44s median %9.1f  max %9.1f\n", names[c], cpu[c][TICK_N / 2] / 1e3,
+		       cpu[c][TICK_N - 1] / 1e3);
+	}
+	qsort(total, TICK_N, sizeof(total[0]), cmp_u64);
+	printf("  %-54s median %9.1f  max %9.1f\n", "the whole tick", total[TICK_N / 2] / 1e3, total[TICK_N - 1] / 1e3);
+	static const char *slow_names[4] = { "every 5th: NVLink state batch", "every 5th: ECC batch + SRAM",
+		"every 5th: PCIe gen, width, 2 throughputs", "every 5th: all three" };
+	for (int k = 0; k < 4; k++) {
+		qsort(slow[k], 3, sizeof(slow[k][0]), cmp_u64);
+		printf("  %-54s median %9.1f  max %9.1f\n", slow_names[k], slow[k][1] / 1e3, slow[k][2] / 1e3);
+	}
+	printf("  NVLink state fields not answered by the batch: %d of %u (3 reads)\n", bad_state, 3 * links);
+}
+
 int main(int argc, char **argv)
 {
 	lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -604,6 +698,16 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		spaced((unsigned)g);
+		return 0;
+	}
+	if (argc == 3 && strcmp(argv[1], "--tick") == 0) {
+		char *end;
+		unsigned long g = strtoul(argv[2], &end, 10);
+		if (*end || g >= n) {
+			fprintf(stderr, "nvml_cost: no GPU '%s' (the driver reports %u)\n", argv[2], n);
+			return 2;
+		}
+		tick((unsigned)g);
 		return 0;
 	}
 	if (argc > 1) {

@@ -328,9 +328,11 @@ int cmd_top(int argc, char **argv, struct cmd_ctx *ctx)
 	 * each second took 39% of a core */
 	unsigned slow_every = !o.interval_ns || o.interval_ns >= 5000000000ull ? 1 : (unsigned)(5000000000ull / o.interval_ns);
 	/* Nor what the screen never shows: the energy counter (3.5 ms of CPU a
-	 * read) and the violation (throttle time) counters (six reads of 2.4 ms,
-	 * 0.3 % of a core per GPU at 1 s); the throttle reason comes with basic. */
-	unsigned groups = GPU_GRP_ALL & ~(GPU_GRP_ENERGY | GPU_GRP_VIOL);
+	 * read), the violation (throttle time) counters, and the NVLink error
+	 * counters (a 17 ms batch and 36 CRC calls of 2.7 ms a minute on an H200:
+	 * most of top's 1.8 % of a core on 2 GPUs); the throttle reason comes
+	 * with basic, the links' state with GPU_GRP_NVLINK. */
+	unsigned groups = GPU_GRP_ALL & ~(GPU_GRP_ENERGY | GPU_GRP_VIOL | GPU_GRP_NVLINK_ERR);
 	rc = watch_start(&ui->w, ctx, "top", o.ids, o.interval_ns, groups, true, slow_every);
 	if (rc) {
 		free(ui);
