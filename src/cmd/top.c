@@ -323,17 +323,11 @@ int cmd_top(int argc, char **argv, struct cmd_ctx *ctx)
 	ui->interval_ns = o.interval_ns;
 	ui->charts = !o.no_charts;
 	ui->utf8 = cs && (strstr(cs, "UTF-8") || strstr(cs, "utf8") || strstr(cs, "UTF8"));
-	/* The slow groups (ECC, PCIe, NVLink, throttle counters) every ~5 s: on an
-	 * H200 each NVML call costs 1-3 ms of CPU, and reading every group of 2 GPUs
-	 * each second took 39% of a core */
-	unsigned slow_every = !o.interval_ns || o.interval_ns >= 5000000000ull ? 1 : (unsigned)(5000000000ull / o.interval_ns);
-	/* Nor what the screen never shows: the energy counter (3.5 ms of CPU a
-	 * read), the violation (throttle time) counters, and the NVLink error
-	 * counters (a 17 ms batch and 36 CRC calls of 2.7 ms a minute on an H200:
-	 * most of top's 1.8 % of a core on 2 GPUs); the throttle reason comes
-	 * with basic, the links' state with GPU_GRP_NVLINK. */
-	unsigned groups = GPU_GRP_ALL & ~(GPU_GRP_ENERGY | GPU_GRP_VIOL | GPU_GRP_NVLINK_ERR);
-	rc = watch_start(&ui->w, ctx, "top", o.ids, o.interval_ns, groups, true, slow_every);
+	/* The slow groups every ~5 s (reading every group of 2 H200s each second
+	 * took 39 % of a core), and not what the screen never shows (the NVLink
+	 * error counters were most of top's 1.8 % on 2 GPUs): top_model.c */
+	rc = watch_start(&ui->w, ctx, "top", o.ids, o.interval_ns, top_sampler_groups(), true,
+			 top_slow_every(o.interval_ns));
 	if (rc) {
 		free(ui);
 		return rc;

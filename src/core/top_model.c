@@ -245,3 +245,15 @@ void top_model_name(const struct gpu_static *st, char *out, size_t outlen)
 			n += strlen(prefixes[i]);
 	snprintf(out, outlen, "%s", n);
 }
+
+unsigned top_sampler_groups(void)
+{
+	return GPU_GRP_ALL & ~(GPU_GRP_ENERGY | GPU_GRP_VIOL | GPU_GRP_NVLINK_ERR);
+}
+
+unsigned top_slow_every(uint64_t interval_ns)
+{
+	if (!interval_ns || interval_ns >= 5000000000ull)
+		return 1;
+	return (unsigned)(5000000000ull / interval_ns);
+}

@@ -13,6 +13,16 @@
 
 #include "../sampler/sampler.h"
 
+/* ---- what top samples ---- */
+
+/* The metric groups (GPU_GRP_*) top reads: what its screen shows, and not the
+ * energy counter, the violation counters or the NVLink error counters, which
+ * it never shows and which on an H200 cost more CPU than all the rest. */
+unsigned top_sampler_groups(void);
+/* How many ticks apart the slow groups (ECC, PCIe, NVLink state) are read at
+ * this refresh interval: about every 5 s, every tick from 5 s up. */
+unsigned top_slow_every(uint64_t interval_ns);
+
 /* ---- history: the last TOP_HIST refreshes of one GPU, in percent ---- */
 #define TOP_HIST 256
 

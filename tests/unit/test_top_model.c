@@ -215,9 +215,31 @@ static void test_pieces(void **state)
 	assert_string_equal(b, "H200 SXM"); /* the catalog's key wins */
 }
 
+/* What top samples: everything it shows, nothing it does not (on an H200 the
+ * NVLink error counters alone were most of top's CPU). */
+static void test_sampler_groups(void **state)
+{
+	(void)state;
+	unsigned g = top_sampler_groups();
+	unsigned shown = GPU_GRP_BASIC | GPU_GRP_ECC | GPU_GRP_PCIE | GPU_GRP_NVLINK;
+	assert_int_equal(g & shown, shown);
+	assert_int_equal(g & GPU_GRP_ENERGY, 0);
+	assert_int_equal(g & GPU_GRP_VIOL, 0);
+	assert_int_equal(g & GPU_GRP_NVLINK_ERR, 0);
+	assert_int_equal(g & ~GPU_GRP_ALL, 0);
+	/* the slow groups about every 5 s */
+	assert_int_equal(top_slow_every(1000000000ull), 5);
+	assert_int_equal(top_slow_every(500000000ull), 10);
+	assert_int_equal(top_slow_every(2000000000ull), 2);
+	assert_int_equal(top_slow_every(5000000000ull), 1);
+	assert_int_equal(top_slow_every(60000000000ull), 1);
+	assert_int_equal(top_slow_every(0), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sampler_groups),
 		cmocka_unit_test(test_layouts),
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_processes),
