@@ -639,6 +639,19 @@ static void tick(unsigned g)
 	printf("  NVLink state fields not answered by the batch: %d of %u (3 reads)\n", bad_state, 3 * links);
 }
 
+/* A GPU index argument: 0, or -1 with the message printed. */
+static int gpu_arg(const char *s, unsigned n, unsigned *g)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+	if (!*s || *end || v >= n) {
+		fprintf(stderr, "nvml_cost: no GPU '%s' (the driver reports %u)\n", s, n);
+		return -1;
+	}
+	*g = (unsigned)v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -690,35 +703,22 @@ int main(int argc, char **argv)
 	printf("nvmlInit: %.1f ms\n", (ns(CLOCK_MONOTONIC) - t0) / 1e6);
 	unsigned n = 0;
 	DeviceGetCount(&n);
-	if (argc == 3 && strcmp(argv[1], "--spaced") == 0) {
-		char *end;
-		unsigned long g = strtoul(argv[2], &end, 10);
-		if (*end || g >= n) {
-			fprintf(stderr, "nvml_cost: no GPU '%s' (the driver reports %u)\n", argv[2], n);
+	unsigned g;
+	int is_spaced = argc == 3 && strcmp(argv[1], "--spaced") == 0;
+	if (is_spaced || (argc == 3 && strcmp(argv[1], "--tick") == 0)) {
+		if (gpu_arg(argv[2], n, &g))
 			return 2;
-		}
-		spaced((unsigned)g);
-		return 0;
-	}
-	if (argc == 3 && strcmp(argv[1], "--tick") == 0) {
-		char *end;
-		unsigned long g = strtoul(argv[2], &end, 10);
-		if (*end || g >= n) {
-			fprintf(stderr, "nvml_cost: no GPU '%s' (the driver reports %u)\n", argv[2], n);
-			return 2;
-		}
-		tick((unsigned)g);
+		if (is_spaced)
+			spaced(g);
+		else
+			tick(g);
 		return 0;
 	}
 	if (argc > 1) {
 		for (int i = 1; i < argc; i++) {
-			char *end;
-			unsigned long g = strtoul(argv[i], &end, 10);
-			if (*end || g >= n) {
-				fprintf(stderr, "nvml_cost: no GPU '%s' (the driver reports %u)\n", argv[i], n);
+			if (gpu_arg(argv[i], n, &g))
 				return 2;
-			}
-			one_gpu((unsigned)g);
+			one_gpu(g);
 		}
 	} else {
 		for (unsigned g = 0; g < n; g++)

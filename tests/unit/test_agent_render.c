@@ -168,17 +168,23 @@ static void check_poller(struct agent *a, unsigned port, const char *path, bool 
 	assert_int_equal(renders(a), settled);
 }
 
-static void test_rendered_when_asked(void **state)
+/* An agent whose ticks go by with nobody asking: nothing rendered. */
+static struct agent *start_unasked(unsigned *port, uint64_t (*renders)(struct agent *))
 {
-	(void)state;
 	struct agent *a = start_agent();
 	struct agent_status st;
 	agent_get_status(a, &st);
-	unsigned port = st.port;
-
-	/* nobody scraping: ticks go by, no exposition is rendered */
+	*port = st.port;
 	sleep_ms(5 * INTERVAL_MS);
-	assert_int_equal(expo_renders(a), 0);
+	assert_int_equal(renders(a), 0);
+	return a;
+}
+
+static void test_rendered_when_asked(void **state)
+{
+	(void)state;
+	unsigned port;
+	struct agent *a = start_unasked(&port, expo_renders);
 
 	/* one scrape: rendered on request, once (gzip, as Prometheus asks) */
 	struct reply gz;
@@ -236,13 +242,8 @@ static void test_rendered_when_asked(void **state)
 static void test_gpus_document_when_asked(void **state)
 {
 	(void)state;
-	struct agent *a = start_agent();
-	struct agent_status st;
-	agent_get_status(a, &st);
-	unsigned port = st.port;
-
-	sleep_ms(5 * INTERVAL_MS);
-	assert_int_equal(doc_renders(a), 0);
+	unsigned port;
+	struct agent *a = start_unasked(&port, doc_renders);
 
 	struct reply r1;
 	assert_int_equal(get_path(port, "/api/v1/gpus", false, &r1), 0);
