@@ -104,7 +104,7 @@ want pool && part pool 150
 want pool_devices && part pool_devices 90
 want threadcpu && part threadcpu 230
 want threadcpu_defaults && part threadcpu 160 defaults
-want groupcpu && part groupcpu 300
+want groupcpu && part threadcpu 300 groups
 want slurm && part slurm 120
 want kexp && part kexp 150
 

@@ -12,7 +12,10 @@
 #   `threadcpu.sh defaults`: instead, the agent (all groups, defaults), then
 #      top, 65 s each (a whole NVLink counter minute): each one's CPU, and the
 #      agent's NVLink and energy series counted from /metrics: about 140 s.
-# Output: $OUT/threadcpu/threads.txt.
+#   `threadcpu.sh groups`: instead, what each metric group costs a 1 s sampler:
+#      `gpuctl dmon` with each column selection (the groups of its columns,
+#      every tick, no process list), then top, 30 s each after 5 s: about 4 min.
+# Output: $OUT/threadcpu/threads.txt (groups: groups.txt).
 set -uo pipefail
 out="${OUT:-./threadcpu-out}/threadcpu"
 mkdir -p "$out"
@@ -35,6 +38,39 @@ threads() {
 	done
 }
 
+# top_threads SECONDS: top in tmux, measured like threads()
+top_threads() {
+	command -v tmux >/dev/null || return 0
+	tmux new-session -d -s tcpu -x 160 -y 50 "$GPUCTL top"
+	sleep 3
+	# the gpuctl process itself (the packed wrapper execs it), not tmux's server
+	local tpid
+	tpid=$(pgrep -n -x gpuctl)
+	[ -n "$tpid" ] && threads "$tpid" "top (1 s refresh, pid $tpid)" "$1"
+	tmux kill-session -t tcpu 2>/dev/null
+}
+
+if [ "${1:-}" = groups ]; then
+	for sel in p pt pe pn pv; do
+		case $sel in
+		p) what="the basic group only" ;;
+		pt) what="+ PCIe throughput every tick" ;;
+		pe) what="+ ECC and PCIe every tick" ;;
+		pn) what="+ NVLink state and error counters every tick" ;;
+		pv) what="+ violation counters every tick" ;;
+		esac
+		"$GPUCTL" dmon -s "$sel" -d 1 -c 40 >/dev/null 2>>"$out/dmon.err" &
+		pid=$!
+		sleep 5
+		threads "$pid" "dmon -s $sel ($what)" 30
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done >"$out/groups.txt" 2>&1
+	top_threads 30 >>"$out/groups.txt" 2>&1
+	cat "$out/groups.txt"
+	exit 0
+fi
+
 if [ "${1:-}" = defaults ]; then
 	# one after the other: two processes asking the same GPUs slow each other's NVML calls
 	port=19477
@@ -45,11 +81,7 @@ if [ "${1:-}" = defaults ]; then
 	curl -s "http://127.0.0.1:$port/metrics" >"$out/metrics.txt"
 	kill "$apid"
 	wait "$apid" 2>/dev/null
-	tmux new-session -d -s tcpu -x 160 -y 50 "$GPUCTL top"
-	sleep 3
-	tpid=$(pgrep -n -x gpuctl)
-	threads "$tpid" "top (1 s refresh, pid $tpid)" 65 >>"$out/threads.txt" 2>&1
-	tmux kill-session -t tcpu 2>/dev/null
+	top_threads 65 >>"$out/threads.txt" 2>&1
 	{
 		echo "nvlink error series: $(grep -c '^gpuctl_gpu_nvlink_errors_total{' "$out/metrics.txt")" \
 			"(type=crc_flit $(grep -c '^gpuctl_gpu_nvlink_errors_total{.*type="crc_flit"' "$out/metrics.txt")," \
@@ -83,14 +115,7 @@ agent_variant() {
 		agent_variant "basic-$g-every-tick" --config "$every1" --metrics "basic,$g"
 	done
 	agent_variant all-defaults
-	if command -v tmux >/dev/null; then
-		tmux new-session -d -s tcpu -x 160 -y 50 "$GPUCTL top"
-		sleep 3
-		# the gpuctl process itself (the packed wrapper execs it), not tmux's server
-		tpid=$(pgrep -n -x gpuctl)
-		[ -n "$tpid" ] && threads "$tpid" "top (1 s refresh, pid $tpid)" 20
-		tmux kill-session -t tcpu 2>/dev/null
-	fi
+	top_threads 20
 } >"$out/threads.txt" 2>&1
 
 cat "$out/threads.txt"

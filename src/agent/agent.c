@@ -6,7 +6,7 @@
  * the current published responses. The expositions (text, OpenMetrics) and
  * /api/v1/gpus are rendered by the same thread from the same snapshot, at the
  * tick when they were asked for in the two ticks before, else on the first
- * request (agent_variant_ready; expo_wanted says why).
+ * request (agent_variant_ready; variants_wanted says why).
  *
  * Published response sets come from a small pool: a set is rebuilt only when
  * no scrape still holds it, so the buffers keep their capacity from tick to
@@ -32,13 +32,6 @@
 #define POOL_KEEP 2        /* response sets kept for reuse: the current one and one to render into */
 #define EXPO_WAIT_NS 5000000000ull /* the longest a scrape waits for its exposition to be rendered */
 #define TRIM_EVERY 30      /* ticks between giving freed heap memory back to the system */
-
-uint64_t agent_mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void mono_deadline(struct timespec *ts, uint64_t mono_ns)
 {
@@ -247,7 +240,7 @@ static uint64_t proc_start_of(void *arg, uint32_t pid)
 /* Renders one exposition of the last tick into p (gzip-compressed as it goes). */
 static int render_gzip(struct agent *a, struct render_scratch *s, struct published *p, unsigned fmt)
 {
-	uint64_t t0 = agent_mono_ns();
+	uint64_t t0 = clock_mono_ns();
 	struct metrics_opts o = s->opts;
 	o.openmetrics = fmt == EXPO_OM;
 	o.last_render_ns = atomic_load(&a->last_render_ns);
@@ -255,16 +248,15 @@ static int render_gzip(struct agent *a, struct render_scratch *s, struct publish
 	int rc = metrics_render(text, s->snap, &o);
 	pool_metrics_append(a->job_pool, text, fmt == EXPO_OM);
 	rc |= gz_end(&s->gz);
-	atomic_store(&a->last_render_ns, agent_mono_ns() - t0);
+	atomic_store(&a->last_render_ns, clock_mono_ns() - t0);
 	atomic_fetch_add(&a->expo_renders, 1);
 	return rc ? -1 : 0;
 }
 
-/* /api/v1/gpus of the last tick into p. */
+/* /api/v1/gpus of the last tick into p (s->opts: the tick's hostname). */
 static int render_gpus_doc(struct agent *a, struct render_scratch *s, struct published *p)
 {
-	const char *host = a->cfg.hostname[0] ? a->cfg.hostname : NULL;
-	int rc = api_render_gpus(&p->gpus, s->snap, host);
+	int rc = api_render_gpus(&p->gpus, s->snap, s->opts.hostname);
 	atomic_fetch_add(&a->doc_renders, 1);
 	return rc;
 }
@@ -305,7 +297,7 @@ static int render_variant(struct agent *a, struct render_scratch *s, struct publ
  * variants whose bit is set in want_now (the others on request). */
 static int render_into(struct agent *a, struct render_scratch *s, struct published *p, unsigned want_now)
 {
-	uint64_t t0 = agent_mono_ns();
+	uint64_t t0 = clock_mono_ns();
 	bool have_prev = s->have_snap && a->rules;
 	if (have_prev)
 		health_prev_of(s->hprev, s->snap); /* the rates' previous samples, before it is overwritten */
@@ -368,7 +360,7 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 	 * it is the first tick's rendering (JSON, health), as it was before the
 	 * expositions were rendered on request */
 	uint64_t zero = 0;
-	atomic_compare_exchange_strong(&a->last_render_ns, &zero, agent_mono_ns() - t0);
+	atomic_compare_exchange_strong(&a->last_render_ns, &zero, clock_mono_ns() - t0);
 	bool freed = false;
 	for (unsigned v = 0; v < RENDER_VARIANTS; v++) {
 		atomic_store(&p->ready[v], false);
@@ -395,13 +387,13 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 			rc |= render_variant(a, s, p, v);
 	if (freed)
 		malloc_trim(0); /* glibc may have kept the freed text in the heap */
-	p->mono_ns = agent_mono_ns();
+	p->mono_ns = clock_mono_ns();
 	atomic_fetch_add(&a->renders, 1);
 	return rc ? -1 : 0;
 }
 
-/* Waits for the next tick, stopping, or a request to render an exposition of
- * the current set. Returns 1 on a tick, 0 on a request (its bits in *req), -1 when stopping. */
+/* Waits for the next tick, stopping, or a request to render a variant of the
+ * current set. Returns 1 on a tick, 0 on a request (its bits in *req), -1 when stopping. */
 static int render_wait(struct agent *a, uint64_t until_mono_ns, unsigned *req)
 {
 	struct timespec ts;
@@ -427,7 +419,7 @@ static int render_wait(struct agent *a, uint64_t until_mono_ns, unsigned *req)
 }
 
 /* The variants asked for in the last tick's set. */
-static unsigned expo_asked(struct agent *a)
+static unsigned variants_asked(struct agent *a)
 {
 	unsigned asked = 0;
 	pthread_mutex_lock(&a->pub_mu);
@@ -443,9 +435,9 @@ static unsigned expo_asked(struct agent *a)
  * (Prometheus's default) has it rendered on request, once, and nobody
  * scraping costs no rendering. (One tick was not enough: every scrape of a
  * 15 s scraper then cost a second, unused, rendering at the next tick.) */
-static unsigned expo_wanted(struct agent *a, unsigned *asked_before)
+static unsigned variants_wanted(struct agent *a, unsigned *asked_before)
 {
-	unsigned asked = expo_asked(a);
+	unsigned asked = variants_asked(a);
 	unsigned want = asked & *asked_before;
 	*asked_before = asked;
 	return want;
@@ -484,7 +476,7 @@ bool agent_variant_ready(struct agent *a, struct published *p, unsigned variant)
 		return true;
 	/* bounded: a render takes milliseconds, but the render thread may be stopping */
 	struct timespec ts;
-	mono_deadline(&ts, agent_mono_ns() + EXPO_WAIT_NS);
+	mono_deadline(&ts, clock_mono_ns() + EXPO_WAIT_NS);
 	pthread_mutex_lock(&a->mu); /* then pub_mu (is_current); nothing takes them the other way */
 	while (!atomic_load(&p->ready[variant]) && !atomic_load(&p->failed[variant]) && !a->stopping &&
 	       is_current(a, p)) {
@@ -504,11 +496,11 @@ static void *render_thread(void *arg)
 {
 	struct agent *a = arg;
 	struct render_scratch *s = a->scratch;
-	uint64_t next = agent_mono_ns();
+	uint64_t next = clock_mono_ns();
 	unsigned asked_before = 0; /* variants asked for in the tick before the last */
 	for (;;) {
 		next += a->cfg.interval_ns;
-		uint64_t now = agent_mono_ns();
+		uint64_t now = clock_mono_ns();
 		while (next <= now)
 			next += a->cfg.interval_ns;
 		unsigned req = 0;
@@ -517,7 +509,7 @@ static void *render_thread(void *arg)
 			render_requested(a, s, req);
 		if (w < 0)
 			break;
-		unsigned want = expo_wanted(a, &asked_before);
+		unsigned want = variants_wanted(a, &asked_before);
 		struct published *p = pool_take(a);
 		if (!p)
 			continue;
@@ -613,6 +605,7 @@ static int start_sampler(struct agent *a, char *err, size_t errlen)
 {
 	struct sampler_config sc;
 	sampler_cfg_of(&a->cfg, &sc);
+	sc.sys = a->env.sys;
 	struct gpu_err gerr = { "" };
 	if (sampler_start(&a->sampler, a->be, &sc, &gerr) != GPU_OK) {
 		snprintf(err, errlen, "cannot start the sampler: %s", gerr.msg);

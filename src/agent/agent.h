@@ -23,6 +23,7 @@ struct agent;
 struct agent_env {
 	const char *version;       /* gpuctl's version */
 	const char *data_dir_env;  /* $GPUCTL_DATA_DIR (health rules), may be NULL */
+	const struct gpu_system *sys; /* the system facts already read (cmd_backend), or NULL */
 };
 
 struct agent_status {

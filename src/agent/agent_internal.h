@@ -9,6 +9,7 @@
 #include "agent.h"
 #include "api.h"
 #include "gz.h"
+#include "../core/clock.h"
 
 /* The expositions: Prometheus text 0.0.4 and OpenMetrics 1.0. Each comes in
  * two variants: gzip (what Prometheus asks for) and plain text. */
@@ -85,7 +86,6 @@ struct published *agent_acquire(struct agent *a);
  * or a tick replaced p meanwhile (then the caller takes the current set again). */
 bool agent_variant_ready(struct agent *a, struct published *p, unsigned variant);
 void agent_release(struct agent *a, struct published *p);
-uint64_t agent_mono_ns(void);
 bool agent_stopping(struct agent *a);
 
 /* agent_klog.c: starts the kernel-log XID reader when configured (sets kernel_log). */

@@ -26,7 +26,7 @@ struct klog_ctx {
 /* Learns each GPU's PCI address from the sampler's static info (once read). */
 static void klog_refresh(struct klog_ctx *k)
 {
-	uint64_t now = agent_mono_ns();
+	uint64_t now = clock_mono_ns();
 	if (now < k->next_refresh_ns)
 		return;
 	k->next_refresh_ns = now + 5000000000ull;

@@ -51,7 +51,7 @@ static int window_sink(void *ctx, const char *p, size_t n)
 	return deflate_into(w, p, n, Z_NO_FLUSH);
 }
 
-/* deflate's state (about 260 KB: window, hash chains, pending output) is
+/* deflate's state (136 KiB at GZ_MEM_LEVEL 4: window, hash chains, pending output) is
  * mapped for each body and unmapped at its end, so that between renderings
  * (most of every tick) it is not resident; from the heap, glibc would keep it.
  * Each block starts with its length, which zfree needs. */

@@ -3,11 +3,12 @@
  * 64 GPUs is about 85 KB of gzip; Prometheus always asks for gzip), so:
  *
  *   - gz_writer compresses while metrics_render writes: the renderer's abuf
- *     is a 64 KiB window whose sink is deflate, so the whole text is never
+ *     is a 16 KiB window whose sink is deflate, so the whole text is never
  *     held. One writer per rendering thread; its deflate state exists only
  *     from gz_begin to gz_end (mapped, so unmapped between renderings).
- *   - gz_reader inflates a stored body again, a block at a time, for the
- *     clients that do not accept gzip (curl without --compressed).
+ *   - gz_reader inflates a stored body again, a block at a time;
+ *     gz_inflate_all with it, once per tick, the text for the clients that
+ *     do not accept gzip (curl without --compressed).
  *
  * No I/O, no clock: unit-tested in tests/unit/test_agent_gz.c.
  */

@@ -215,7 +215,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		break;
 	case ROUTE_HEALTHZ: {
 		/* live while the render thread keeps publishing */
-		uint64_t age = agent_mono_ns() - p->mono_ns;
+		uint64_t age = clock_mono_ns() - p->mono_ns;
 		bool fresh = age < 3 * a->cfg.interval_ns + 1000000000ull;
 		rc = send_text(c, fresh ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, "%s\n", fresh ? "ok" : "stale");
 		break;

@@ -218,7 +218,7 @@ int cmd_agent(int argc, char **argv, struct cmd_ctx *ctx)
 		rc = cmd_backend(ctx); /* only once the flags are good */
 	if (rc)
 		return rc;
-	struct agent_env env = { .version = GPUCTL_VERSION, .data_dir_env = ctx->data_dir };
+	struct agent_env env = { .version = GPUCTL_VERSION, .data_dir_env = ctx->data_dir, .sys = &ctx->sys };
 	if (once)
 		return run_once(ctx, &cfg, &env, om);
 

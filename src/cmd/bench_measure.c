@@ -227,6 +227,7 @@ int bench_measure(struct cmd_ctx *ctx, const struct bench_measure_opts *mo, stru
 	sampler_config_default(&scfg);
 	scfg.interval_ns = 50000000ull; /* 50 ms: several samples in most tests */
 	scfg.groups = GPU_GRP_BASIC | GPU_GRP_ENERGY; /* GFLOP/s per watt from the energy counter */
+	scfg.sys = &ctx->sys;
 	struct hook_state hs = { .ctx = ctx, .cmd = mo->cmd, .quiet = mo->quiet };
 	if (sampler_start(&smp, ctx->be, &scfg, &gerr) == 0)
 		hs.tel = bench_tel_rec_start(smp, 10);

@@ -175,7 +175,7 @@ int cmd_dmon(int argc, char **argv, struct cmd_ctx *ctx)
 	/* read a little after the sampler's ticks (which started with the first
 	 * sample) so that each line finds that interval's sample complete */
 	uint64_t phase = o.interval_ns / 4 < 200000000ull ? o.interval_ns / 4 : 200000000ull;
-	uint64_t next = watch_now_ns() + o.interval_ns + phase;
+	uint64_t next = clock_mono_ns() + o.interval_ns + phase;
 	rc = EXIT_OK;
 	for (long line = 0; !watch_interrupted && (o.count == 0 || line < o.count); line++) {
 		watch_sleep_until(next);

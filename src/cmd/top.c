@@ -256,11 +256,11 @@ static int run_screen(struct top_ui *ui, const struct top_opts *o)
 	}
 	refresh_data(ui);
 	top_draw(ui);
-	uint64_t start = watch_now_ns(), next = start + ui->interval_ns, ticks0 = 0;
+	uint64_t start = clock_mono_ns(), next = start + ui->interval_ns, ticks0 = 0;
 	bool have_ticks = read_cpu_ticks(&ticks0) == 0;
 	bool running = true;
 	while (running && !watch_interrupted) {
-		uint64_t now = watch_now_ns();
+		uint64_t now = clock_mono_ns();
 		if (o->exit_after_ns && now - start >= o->exit_after_ns)
 			break;
 		if (now >= next) {
@@ -286,7 +286,7 @@ static int run_screen(struct top_ui *ui, const struct top_opts *o)
 	delscreen(scr);
 	if (o->cpu_file) {
 		uint64_t ticks1 = 0;
-		double secs = (double)(watch_now_ns() - start) / 1e9;
+		double secs = (double)(clock_mono_ns() - start) / 1e9;
 		FILE *f = fopen(o->cpu_file, "w");
 		if (!f || !have_ticks || read_cpu_ticks(&ticks1) || secs <= 0) {
 			cmd_error(ui->ctx, "top", "cannot measure CPU time into '%s'", o->cpu_file);

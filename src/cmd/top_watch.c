@@ -25,11 +25,6 @@ void watch_catch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-uint64_t watch_now_ns(void)
-{
-	return clock_mono_ns();
-}
-
 void watch_sleep_until(uint64_t mono_ns)
 {
 	struct timespec ts = { (time_t)(mono_ns / 1000000000ull), (long)(mono_ns % 1000000000ull) };
@@ -56,6 +51,7 @@ int watch_start(struct watch *w, struct cmd_ctx *ctx, const char *cmd, const cha
 	cfg.processes = processes;
 	cfg.slow_group_every = slow_every;
 	cfg.events = false;
+	cfg.sys = &ctx->sys; /* cmd_backend read it */
 	struct gpu_err err = { "" };
 	if (sampler_start(&w->sampler, ctx->be, &cfg, &err) != GPU_OK) {
 		cmd_error(ctx, cmd, "cannot start sampling: %s", err.msg);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "cmd.h"
+#include "../core/clock.h"
 #include "../sampler/sampler.h"
 
 struct watch {
@@ -33,9 +34,8 @@ void watch_stop(struct watch *w);
 extern volatile sig_atomic_t watch_interrupted;
 void watch_catch_signals(void);
 
-/* Monotonic clock in ns; sleeps until an absolute monotonic time (returns
- * early on a signal). */
-uint64_t watch_now_ns(void);
+/* Sleeps until an absolute monotonic time, clock_mono_ns() (returns early
+ * on a signal). */
 void watch_sleep_until(uint64_t mono_ns);
 
 #endif

@@ -127,32 +127,20 @@ static int ts_cmp(const struct timespec *a, const struct timespec *b)
 	return a->tv_nsec < b->tv_nsec ? -1 : a->tv_nsec > b->tv_nsec;
 }
 
-/* Sleeps until the monotonic deadline or until sampler_stop(); true if
- * stopping. A GPU thread sleeps on its slot's condition, so that the threads
- * that wake at the same tick do not all queue for the sampler's lock. */
-static bool slot_wait_until(struct slot *sl, const struct timespec *deadline)
+/* Sleeps on cv (under mu) until the monotonic deadline or until
+ * sampler_stop(); true if stopping. sampler_stop() signals every slot's cv
+ * and the sampler's: a GPU thread sleeps on its slot's, so that the threads
+ * that wake at the same tick do not all queue for one lock; the event thread
+ * on the sampler's. */
+static bool wait_until(struct sampler *s, pthread_mutex_t *mu, pthread_cond_t *cv, const struct timespec *deadline)
 {
-	struct sampler *s = sl->owner;
-	pthread_mutex_lock(&sl->mu);
+	pthread_mutex_lock(mu);
 	while (!atomic_load(&s->stopping)) {
-		if (pthread_cond_timedwait(&sl->cv, &sl->mu, deadline) != 0)
+		if (pthread_cond_timedwait(cv, mu, deadline) != 0)
 			break;
 	}
-	pthread_mutex_unlock(&sl->mu);
+	pthread_mutex_unlock(mu);
 	return atomic_load(&s->stopping);
-}
-
-/* The same for the event thread, on the sampler's condition. */
-static bool wait_until(struct sampler *s, const struct timespec *deadline)
-{
-	pthread_mutex_lock(&s->mu);
-	while (!s->stopping) {
-		if (pthread_cond_timedwait(&s->cv, &s->mu, deadline) != 0)
-			break;
-	}
-	bool stop = s->stopping;
-	pthread_mutex_unlock(&s->mu);
-	return stop;
 }
 
 static bool is_stopping(struct sampler *s)
@@ -355,7 +343,7 @@ static void *gpu_thread(void *arg)
 		ts_add_ns(&next, s->cfg.interval_ns);
 		while (ts_cmp(&next, &now) <= 0)
 			ts_add_ns(&next, s->cfg.interval_ns);
-		if (slot_wait_until(sl, &next))
+		if (wait_until(s, &sl->mu, &sl->cv, &next))
 			break;
 	}
 	free(w);
@@ -415,7 +403,7 @@ static void *event_thread(void *arg)
 			struct timespec next;
 			mono_now(&next);
 			ts_add_ns(&next, s->cfg.interval_ns);
-			if (wait_until(s, &next))
+			if (wait_until(s, &s->mu, &s->cv, &next))
 				break;
 			continue;
 		}
@@ -526,11 +514,14 @@ int sampler_start(struct sampler **out, struct gpu_backend *be, const struct sam
 	for (unsigned a = 0; a < s->n; a++)
 		for (unsigned b = 0; b < s->n; b++)
 			s->link[a][b] = (struct gpu_link){ .kind = LINK_UNKNOWN, .pcie = LINK_UNKNOWN };
-	if (be->ops->system_info) {
+	if (s->cfg.sys) {
+		s->sys = *s->cfg.sys; /* not asked of the backend twice (fabric manager on every GPU) */
+	} else if (be->ops->system_info) {
 		struct gpu_err serr;
 		if (be->ops->system_info(be, &s->sys, &serr) != GPU_OK)
 			memset(&s->sys, 0, sizeof(s->sys));
 	}
+	s->cfg.sys = NULL; /* the caller's copy may go; the sampler has its own */
 	s->sys.gpu_count = s->n;
 	for (unsigned i = 0; i < s->n; i++) {
 		struct slot *sl = &s->slots[i];
@@ -564,8 +555,8 @@ static void read_slot(struct sampler *s, struct slot *sl, uint64_t now, struct g
 	pthread_mutex_lock(&sl->mu);
 	/* the processes there are, and the MIG instances there are: the unused
 	 * parts of procs[] and mig[] are 11 KiB of each view, and writing them kept
-	 * all of it resident in every snapshot (the agent's two at 64 GPUs: 2.3
-	 * MiB). Readers use procs[0, nproc) and mig[0, nmig) only. */
+	 * all of it resident in every snapshot. Readers use procs[0, nproc) and
+	 * mig[0, nmig) only. */
 	const struct gpu_state *g = &sl->g;
 	out->up = g->up;
 	out->last_ok_ns = g->last_ok_ns;

@@ -26,6 +26,8 @@ struct sampler_config {
 	uint64_t stale_after_ns;   /* a GPU whose last good sample is older is up = false (default 5 intervals) */
 	bool processes;            /* also list processes */
 	bool events;               /* also collect XID events (one extra thread) */
+	const struct gpu_system *sys; /* the system facts the caller read when it opened the
+	                            * backend (cmd_backend), copied; NULL: the sampler asks */
 };
 
 /* The latest view of one GPU. */
@@ -40,8 +42,8 @@ struct gpu_view {
 	unsigned nxid;
 	struct { uint64_t code, count, last_ns; } xid[32];
 	/* the tables last, each used up to its count: a copy of a view up to
-	 * procs[nproc] and mig[nmig] leaves the rest of its 18 KB untouched (the
-	 * agent's snapshot and the sampler's slots hold 64 of them) */
+	 * procs[nproc] and mig[nmig] leaves the rest of its 17 KB untouched (a
+	 * snapshot holds 64 views) */
 	unsigned nproc, nmig;
 	struct gpu_process procs[GPU_MAX_PROCS];
 	struct gpu_mig mig[GPU_MAX_MIG];

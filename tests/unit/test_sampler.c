@@ -109,6 +109,35 @@ static void test_every_gpu_sampled(void **state)
 	free(sn);
 }
 
+/* System facts the caller already read (cmd_backend) are taken, not asked of
+ * the backend again; the sampler keeps its own copy. */
+static void test_system_facts_given(void **state)
+{
+	(void)state;
+	struct gpu_backend *be = open_sim("h200x8,latency_us=100");
+	struct gpu_system *sys = calloc(1, sizeof(*sys));
+	struct gpu_err err = { "" };
+	assert_int_equal(be->ops->system_info(be, sys, &err), GPU_OK);
+	snprintf(sys->driver_version.s, sizeof(sys->driver_version.s), "given-by-the-caller");
+	struct sampler_config cfg;
+	sampler_config_default(&cfg);
+	cfg.interval_ns = 50 * MS;
+	cfg.sys = sys;
+	struct sampler *s = NULL;
+	assert_int_equal(sampler_start(&s, be, &cfg, &err), GPU_OK);
+	memset(sys, 0, sizeof(*sys)); /* the caller's copy may go */
+	free(sys);
+	assert_true(sampler_wait_first(s, 10000 * MS));
+	struct snapshot *sn = malloc(sizeof(*sn));
+	sampler_read(s, sn);
+	assert_string_equal(sn->sys.driver_version.s, "given-by-the-caller");
+	assert_true(sn->sys.simulated);
+	assert_int_equal(sn->sys.gpu_count, 8);
+	sampler_stop(s);
+	close_sim(be);
+	free(sn);
+}
+
 /* The link matrix: every pair of the GPUs there are (NVLink on an HGX H200,
  * SELF on the diagonal); sampler_read fills those rows only, so the agent's
  * snapshots never touch the 64 KiB of a full GPU_MAX_GPUS matrix. */
@@ -391,6 +420,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_gpu_sampled),
+		cmocka_unit_test(test_system_facts_given),
 		cmocka_unit_test(test_links_of_the_gpus_there_are),
 		cmocka_unit_test(test_views_up_to_the_processes_there_are),
 		cmocka_unit_test(test_lost_gpu_is_down_others_served),
