@@ -78,8 +78,10 @@ int cmd_wait(int argc, char **argv, struct cmd_ctx *ctx)
 				return rc;
 			}
 			json_t *job = json_object_get(resp, "job");
-			const char *state = json_string_value(json_object_get(job, "state"));
-			if (state && strcmp(state, "pending") && strcmp(state, "starting") && strcmp(state, "running")) {
+			/* a copy: the string belongs to resp, freed before the timeout's message */
+			char state[16];
+			snprintf(state, sizeof(state), "%s", json_string_value(json_object_get(job, "state")) ?: "");
+			if (state[0] && strcmp(state, "pending") && strcmp(state, "starting") && strcmp(state, "running")) {
 				if (strcmp(state, "done") != 0)
 					worst = EXIT_FAIL;
 				if (!o.json)
