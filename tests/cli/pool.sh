@@ -57,9 +57,17 @@ check "GPUCTL_JOB_ID set" test "$(sed -n 4p "$tmp/out.txt")" = "$id"
 check "stderr apart" test "$("$G" logs --stderr "$id")" = "oops"
 check "logs --json has base64 data" test "$("$G" logs --json "$id" | jq -r .data_b64 | base64 -d | sed -n 4p)" = "$id"
 
-# logs -f follows until the job ends
-id=$("$G" submit --id-only -- sh -c 'echo first; sleep 1; echo second')
-check "logs -f prints all and returns at the end" test "$(timeout 20 "$G" logs -f "$id" | tr '\n' ' ')" = "first second "
+# logs -f follows until the job ends: it has printed "first" while the job
+# is held, then "second" once the job is released and ends
+id=$("$G" submit --id-only -- sh -c "echo first; $(hold follow); echo second")
+timeout 60 "$G" logs -f "$id" >"$tmp/follow.out" &
+follow_pid=$!
+check "logs -f prints while the job runs" wait_until 60 grep -qx first "$tmp/follow.out"
+check "the job was running then" test "$(state_of "$id")" = running
+release follow
+wait "$follow_pid"
+check "logs -f returns at the end: exit 0" test $? -eq 0
+check "logs -f printed all" test "$(tr '\n' ' ' <"$tmp/follow.out")" = "first second "
 check "the job had ended when logs -f returned" test "$(state_of "$id")" = done
 
 # no shell unless asked
@@ -81,33 +89,39 @@ id=$("$G" submit --id-only -- gpuctl-no-such-program)
 check "unknown command fails with the reason" sh -c "\"$G\" jobs --history --json | jq -r '.jobs[] | select(.id == $id) | .reason' | grep -q 'command not found'"
 check "exit code 127 for it" test "$(jobfield "$id" exit_code)" = 127
 
-# two 1-GPU jobs side by side on different GPUs; an 8-GPU job waits for them
-a=$("$G" submit --id-only -- sleep 2)
-b=$("$G" submit --id-only -- sleep 2)
+# two 1-GPU jobs side by side on different GPUs (held until released); an
+# 8-GPU job waits for them
+a=$("$G" submit --id-only -- sh -c "$(hold ab)")
+b=$("$G" submit --id-only -- sh -c "$(hold ab)")
 c=$("$G" submit --id-only --gpus 8 --name all -- true)
 check "job a running" wait_state "$a" running
 check "job b running" wait_state "$b" running
 ga=$(jobfield "$a" 'gpus[0]')
 gb=$(jobfield "$b" 'gpus[0]')
 check "side by side on different GPUs" test "$ga" != "$gb"
+check "the 8-GPU job waits for free GPUs" wait_reason "$c" "waiting for 8 free GPUs"
 "$G" queue >"$tmp/queue.txt"
 check "queue shows the waiting reason" grep -q "waiting for 8 free GPUs" "$tmp/queue.txt"
 check "queue --json has the pending job with its position" test "$("$G" queue --json | jq ".jobs[] | select(.id == $c) | .position")" = 1
+release ab
 "$G" wait "$c" >/dev/null
 check "the 8-GPU job ran after both" test "$(jobfield "$c" start_ns)" -ge "$(jobfield "$a" end_ns)"
 check "it had every GPU" test "$(jobfield "$c" 'gpus | length')" = 8
 
-# priorities: with every GPU taken, the higher priority starts first
-blk=$("$G" submit --id-only --gpus 8 -- sleep 1)
+# priorities: with every GPU taken (until released), the higher priority starts first
+blk=$("$G" submit --id-only --gpus 8 -- sh -c "$(hold blk)")
+check "the blocker runs" wait_state "$blk" running
 lo=$("$G" submit --id-only --gpus 8 --priority -5 -- true)
 hi=$("$G" submit --id-only --gpus 8 --priority 10 -- true)
+check "both wait behind the blocker" test "$(state_of "$lo") $(state_of "$hi")" = "pending pending"
+release blk
 "$G" wait "$blk" "$lo" "$hi" >/dev/null
 check "higher priority started first" test "$(jobfield "$hi" start_ns)" -le "$(jobfield "$lo" start_ns)"
 # --after: the dependent starts only once the first has ended
-first=$("$G" submit --id-only -- sleep 1)
+first=$("$G" submit --id-only -- sh -c "$(hold first)")
 dep=$("$G" submit --id-only --after "$first" -- true)
-sleep 0.3
-check "dependent waits with the reason" sh -c "\"$G\" queue --json | jq -r '.jobs[] | select(.id == $dep) | .reason' | grep -q 'waiting for job $first to end'"
+check "dependent waits with the reason" wait_reason "$dep" "waiting for job $first to end"
+release first
 "$G" wait "$dep" >/dev/null
 check "dependent started after" test "$(jobfield "$dep" start_ns)" -ge "$(jobfield "$first" end_ns)"
 
@@ -117,74 +131,96 @@ check "running before cancel" wait_state "$run" running
 "$G" cancel "$run" >"$tmp/cancel.out"
 check "cancel answers" grep -q "job $run cancelling" "$tmp/cancel.out"
 check "cancelled" wait_state "$run" cancelled 15
-hold=$("$G" submit --id-only -- sleep 30)
-pend=$("$G" submit --id-only --after "$hold" -- true)
+held=$("$G" submit --id-only -- sleep 30)
+pend=$("$G" submit --id-only --after "$held" -- true)
 "$G" cancel "$pend" >/dev/null
 check "pending job cancelled at once" test "$(state_of "$pend")" = cancelled
-"$G" cancel "$hold" >/dev/null
+"$G" cancel "$held" >/dev/null
 "$G" cancel "$pend" 2>"$tmp/cancel.err"
 check "cancel of an ended job: exit 65" test $? -eq 65
 check "says it ended" grep -q "already ended" "$tmp/cancel.err"
-tl=$("$G" submit --id-only --time 1s -- sleep 60)
-check "time limit kills" wait_state "$tl" timeout 15
+tl=$("$G" submit --id-only --time 1s -- sh -c "$(hold tl)")
+check "time limit kills" wait_state "$tl" timeout
+release tl
 
-# accounting in jobs --history
-acc=$("$G" submit --id-only --gpus 2 -- sleep 0.6)
+# accounting in jobs --history: the job is held until the agent's metrics
+# show energy counted on both its GPUs
+port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\)\/metrics.*/\1/p' "$tmp/agent.log" | head -1)
+scrape() { curl -s --max-time 10 "http://127.0.0.1:$port/metrics" >"$tmp/scrape.txt"; }
+scraped() { # scraped AWK-CONDITION: a scrape of /metrics has a line for which it holds
+	scrape && awk "$1 { found = 1 } END { exit !found }" "$tmp/scrape.txt"
+}
+energy_on_both() { # energy_on_both JOB: two energy series of the job, both > 0
+	scrape && [ "$(grep -c "^gpuctl_job_energy_joules{job=\"$1\".* [0-9.e+]*[1-9][0-9.e+]*$" "$tmp/scrape.txt")" = 2 ]
+}
+acc=$("$G" submit --id-only --gpus 2 -- sh -c "$(hold acc)")
+check "energy counted while the job runs" wait_until 60 energy_on_both "$acc"
+release acc
 "$G" wait "$acc" >/dev/null
 check "accounting per GPU" test "$(jobfield "$acc" 'accounting | length')" = 2
-check "energy counted" sh -c "test \"\$(\"$G\" jobs --history --json | jq '[.jobs[] | select(.id == $acc) | .accounting[].energy_j] | min > 0')\" = true"
-check "GPU-seconds about the wall time" sh -c "test \"\$(\"$G\" jobs --history --json | jq '[.jobs[] | select(.id == $acc) | .accounting[].gpu_seconds] | add | (. > 1.0 and . < 3.0)')\" = true"
+check "energy counted" test "$(jobfield "$acc" 'accounting | map(.energy_j) | min > 0')" = true
+check "GPU-seconds are the wall time on each GPU" test "$(jobfield "$acc" \
+	'start_ns as $s | (.accounting | map(.gpu_seconds) | add) - 2 * (.end_ns - $s) / 1e9 | fabs < 0.01')" = true
 "$G" jobs --history >"$tmp/jobs.txt"
 check "jobs table has units" grep -q " J " "$tmp/jobs.txt"
 check "human output says SIMULATED" grep -q SIMULATED "$tmp/jobs.txt"
 check "json says simulated" test "$("$G" queue --json | jq .simulated)" = true
 
-# metrics with job and user labels while a job runs
-port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\)\/metrics.*/\1/p' "$tmp/agent.log" | head -1)
-m=$("$G" submit --id-only -- sleep 3)
+# metrics with job and user labels while a job runs (held until cancelled)
+m=$("$G" submit --id-only -- sh -c "$(hold m)")
 check "metrics job running" wait_state "$m" running
-sleep 0.5
-curl -s "http://127.0.0.1:$port/metrics" >"$tmp/metrics.txt"
+check "the job's energy series appears" wait_until 60 scraped "/^gpuctl_job_energy_joules\{job=\"$m\"/"
+cp "$tmp/scrape.txt" "$tmp/metrics.txt"
 check "gpu-seconds series with job and user" grep -q "^gpuctl_job_gpu_seconds{job=\"$m\",user=\"$(id -un)\",gpu=\"" "$tmp/metrics.txt"
 check "energy series" grep -q "^gpuctl_job_energy_joules{job=\"$m\"" "$tmp/metrics.txt"
 check "pool job counts" grep -q '^gpuctl_pool_jobs{state="running"} 1' "$tmp/metrics.txt"
 # the agent renders OpenMetrics from the tick after it is first asked for
-curl -s -H 'Accept: application/openmetrics-text; version=1.0.0' "http://127.0.0.1:$port/metrics" >/dev/null
-sleep 0.3
-curl -s -H 'Accept: application/openmetrics-text; version=1.0.0' "http://127.0.0.1:$port/metrics" >"$tmp/om.txt"
+om_has_job() {
+	curl -s --max-time 10 -H 'Accept: application/openmetrics-text; version=1.0.0' \
+		"http://127.0.0.1:$port/metrics" >"$tmp/om.txt" &&
+		grep -q "^gpuctl_job_gpu_seconds{job=\"$m\"" "$tmp/om.txt"
+}
+check "OpenMetrics has the job series" wait_until 60 om_has_job
 check "OpenMetrics still ends in # EOF" test "$(tail -1 "$tmp/om.txt")" = "# EOF"
-check "OpenMetrics has the job series" grep -q "^gpuctl_job_gpu_seconds{job=\"$m\"" "$tmp/om.txt"
 "$G" cancel "$m" >/dev/null
+check "metrics job cancelled" wait_state "$m" cancelled
+release m
 
-# XIDs and throttling seen during a job are in its accounting
-xj=$("$G" submit --id-only --gpu-ids 6 -- sleep 1.5)
+# XIDs and throttling seen during a job are in its accounting: the job is
+# held until the agent's metrics show both counted for it
+xj=$("$G" submit --id-only --gpu-ids 6 -- sh -c "$(hold xj)")
 check "xid job running" wait_state "$xj" running
-sleep 0.3
+check "xid job sampled before the faults" wait_until 60 scraped "/^gpuctl_job_throttle_seconds\{job=\"$xj\".*reason=\"thermal\"/"
 printf '{"faults":[{"kind":"xid","gpu":6,"xid":13},{"kind":"thermal","gpu":6}]}\n' >"$faults.tmp"
 mv "$faults.tmp" "$faults"
+check "the job's XID in its metrics" wait_until 60 scraped "/^gpuctl_job_xids\{job=\"$xj\".*xid=\"13\"\} 1$/"
+check "its thermal throttle time in its metrics" wait_until 60 scraped "/^gpuctl_job_throttle_seconds\{job=\"$xj\".*reason=\"thermal\"/ && \$NF > 0"
+release xj
 "$G" wait "$xj" >/dev/null
 rm -f "$faults"
 check "the job's XID counted" test "$(jobfield "$xj" 'accounting[0].xids["13"]')" = 1
 check "its throttling named" sh -c "\"$G\" jobs --history --json | jq -r '.jobs[] | select(.id == $xj) | .accounting[0].throttle_reasons' | grep -qi thermal"
 check "thermal throttle time counted" test "$(jobfield "$xj" 'accounting[0].throttle_thermal_s > 0')" = true
-sleep 0.5
 
-# health gating: GPU 3 fails (row remap failure), GPU 5 runs a foreign process
+# health gating: GPU 3 fails (row remap failure), GPU 5 runs a foreign process;
+# the jobs are submitted once the agent's metrics show both
 printf '{"faults":[{"kind":"remap_failure","gpu":3},{"kind":"foreign_process","gpu":5}]}\n' >"$faults.tmp"
 mv "$faults.tmp" "$faults"
-sleep 0.6
+check "the agent sees GPU 3 failed" wait_until 60 scraped '/^gpuctl_gpu_health_status\{gpu="3"/ && $NF == 2'
+check "the agent sees GPU 5's process" wait_until 60 scraped '/^gpuctl_gpu_process_memory_used_bytes\{gpu="5"/'
 h3=$("$G" submit --id-only --gpu-ids 3 -- true)
 h5=$("$G" submit --id-only --gpu-ids 5 -- true)
-six=$("$G" submit --id-only --gpus 6 -- sleep 0.3)
-sleep 0.5
+six=$("$G" submit --id-only --gpus 6 -- true)
+check "GPU 3's job waits" wait_reason "$h3" "GPU 3"
+check "GPU 5's job waits" wait_reason "$h5" "GPU 5"
 "$G" queue --json >"$tmp/q.json"
 check "unhealthy GPU named" test "$(jq -r ".jobs[] | select(.id == $h3) | .reason" "$tmp/q.json")" = "GPU 3 unhealthy"
 check "foreign process named" test "$(jq -r ".jobs[] | select(.id == $h5) | .reason" "$tmp/q.json")" = "GPU 5 runs a process the pool did not start"
 "$G" wait "$six" >/dev/null
 check "6-GPU job avoided GPUs 3 and 5" test "$(jobfield "$six" 'gpus | map(select(. == 3 or . == 5)) | length')" = 0
 rm -f "$faults"
-check "GPU 3 used once healthy again" wait_state "$h3" done 10
-check "GPU 5 used once the process is gone" wait_state "$h5" done 10
+check "GPU 3 used once healthy again" wait_state "$h3" done
+check "GPU 5 used once the process is gone" wait_state "$h5" done
 
 # hostile requests on the socket change nothing
 before=$("$G" jobs --history --all --limit 100000 --json | jq '.jobs | length')
@@ -217,12 +253,14 @@ stop_agent
 # --- MIG: the simulated H100 with 3g.40gb, 2g.20gb, 2x 1g.10gb (a foreign process on gi 2 and 9)
 rm -rf "$tmp/state"
 start_agent h100pcie-mig || exit 1
-m1=$("$G" submit --id-only --mig 1g.10gb -- sh -c 'echo "$CUDA_VISIBLE_DEVICES"; sleep 1')
+m1=$("$G" submit --id-only --mig 1g.10gb -- sh -c "echo \"\$CUDA_VISIBLE_DEVICES\"; $(hold m1)")
 m2=$("$G" submit --id-only --mig 1g.10gb -- true)
 m3=$("$G" submit --id-only --mig 2g.20gb -- sh -c 'echo "$CUDA_VISIBLE_DEVICES"')
 check "first 1g slice runs" wait_state "$m1" running
-sleep 0.3
-check "second waits: the other 1g slice has a foreign process" sh -c "\"$G\" queue --json | jq -r '.jobs[] | select(.id == $m2) | .reason' | grep -q 'waiting for a free MIG slice 1g.10gb'"
+check "second waits: the other 1g slice has a foreign process" wait_reason "$m2" "waiting for a free MIG slice 1g.10gb"
+check "the 2g slice is free: that job runs meanwhile" wait_state "$m3" done
+check "the second still waits" test "$(state_of "$m2")" = pending
+release m1
 "$G" wait "$m1" "$m2" "$m3" >/dev/null
 check "1g slice: its MIG UUID (gi 10)" test "$("$G" logs "$m1")" = "MIG-9a2e5bef-640f-4d6f-8ad6-1ccd3b9c97b2"
 check "2g slice: its MIG UUID" test "$("$G" logs "$m3")" = "MIG-7ec25b04-4098-4264-b71d-00cadd7f5aaf"
@@ -231,8 +269,8 @@ check "slice recorded" test "$(jobfield "$m1" mig_instance.gi)" = 10
 check "unknown profile refused: 65" test $? -eq 65
 check "the pool never changes the layout" grep -q "never changes the MIG layout" "$tmp/mig.err"
 w=$("$G" submit --id-only --gpus 1 -- true)
-sleep 0.3
-check "a MIG-mode GPU is not given whole" test "$(state_of "$w")" = pending
+check "a MIG-mode GPU is not given whole" wait_reason "$w" "waiting for 1 free GPU"
+check "the job is still pending" test "$(state_of "$w")" = pending
 stop_agent
 
 finish
