@@ -16,45 +16,56 @@ srv="$tmp/free8.json"
 ran="$tmp/ran.txt" # every job appends its id when it runs
 : >"$ran"
 
-# --- during a run
+# --- during a run: every job is held until the test releases it
 start_agent "$srv" || exit 1
-long=$("$G" submit --id-only -- sleep 3)
-short=$("$G" submit --id-only -- sh -c 'sleep 1; echo short-done')
-victim=$("$G" submit --id-only -- sleep 30)
+long=$("$G" submit --id-only -- sh -c "$(hold long)")
+short=$("$G" submit --id-only -- sh -c "$(hold short); echo short-done")
+victim=$("$G" submit --id-only -- sh -c "$(hold victim)")
 check "long running" wait_state "$long" running
+check "short running" wait_state "$short" running
 check "victim running" wait_state "$victim" running
 vshim=$(jobfield "$victim" shim_pid)
 vpid=$(jobfield "$victim" pid)
 crash_agent
 kill -9 "$vshim" "$vpid" 2>/dev/null # the victim's shim and job die while no agent watches
-sleep 1.5                            # the short job ends meanwhile
+# the short job ends while no agent runs: its shim leaves the exit record
+release short
+check "short job's exit record written while the agent is down" \
+	wait_until 60 test -e "$tmp/state/jobs/$short/exit"
 start_agent "$srv" || exit 1
-check "start line counts the re-attached job" grep -q "1 jobs re-attached" "$tmp/agent.log"
+check "start line: the long job re-attached, short and victim settled at start" \
+	grep -q "1 jobs re-attached, 2 settled at start" "$tmp/agent.log"
 check "long job re-attached" test "$(state_of "$long")" = running
 check "re-attached reason" sh -c "\"$G\" jobs --json | jq -r '.jobs[] | select(.id == $long) | .reason' | grep -q 're-attached'"
 check "short job settled from its exit record" test "$(state_of "$short")" = done
 check "its output kept" test "$("$G" logs "$short")" = "short-done"
 check "victim lost with the reason" test "$(state_of "$victim")" = lost
 check "lost reason" sh -c "\"$G\" jobs --history --json | jq -r '.jobs[] | select(.id == $victim) | .reason' | grep -q 'shim is gone without an exit record'"
+release long
 "$G" wait "$long" >/dev/null
 check "re-attached job ends done" test $? -eq 0
 check "re-attached job has accounting" test "$(jobfield "$long" 'accounting | length')" = 1
 # cancel still reaches a re-attached job's processes
-again=$("$G" submit --id-only -- sleep 30)
+again=$("$G" submit --id-only -- sh -c "$(hold again)")
 check "again running" wait_state "$again" running
 crash_agent
 start_agent "$srv" || exit 1
 "$G" cancel "$again" >/dev/null
-check "re-attached job cancelled" wait_state "$again" cancelled 15
+check "re-attached job cancelled" wait_state "$again" cancelled
+release again
 
-# --- during start: a burst of jobs starting while the agent dies
+# --- during start: a burst of 12 held jobs on 8 GPUs; the agent dies once the
+# first has started (the others are starting or pending), and the jobs are
+# released after the restart
 ids=()
+burst=$(hold burst)
 for i in $(seq 1 12); do
-	ids+=("$("$G" submit --id-only -- sh -c "echo \$GPUCTL_JOB_ID >>'$ran'; sleep 0.5")")
+	ids+=("$("$G" submit --id-only -- sh -c "echo \$GPUCTL_JOB_ID >>'$ran'; $burst")")
 done
-sleep 0.05
+check "a job of the burst started" wait_until 60 test -s "$ran"
 crash_agent
 start_agent "$srv" || exit 1
+release burst
 "$G" wait "${ids[@]}" >/dev/null
 check "every job of the burst ended done" test $? -eq 0
 for id in "${ids[@]}"; do
@@ -66,12 +77,12 @@ done
 # --- during submission: submits racing the crash
 : >"$tmp/got.txt"
 (
-	for i in $(seq 1 60); do
-		"$G" submit --id-only -- true >>"$tmp/got.txt" 2>/dev/null
+	for i in $(seq 1 60); do # until the first refused after the crash
+		"$G" submit --id-only -- true >>"$tmp/got.txt" 2>/dev/null || break
 	done
 ) &
 sub_pid=$!
-sleep 0.4
+check "a submission was answered" wait_until 60 test -s "$tmp/got.txt"
 crash_agent
 wait "$sub_pid"
 start_agent "$srv" || exit 1
