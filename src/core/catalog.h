@@ -10,11 +10,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "mig_profile.h"
 
 #define CAT_MAX_MIG_PROFILES 12
 
 struct cat_mig_profile {
-	char name[24];          /* "1g.18gb" */
+	char name[MIG_PROFILE_LEN]; /* "1g.18gb" */
 	unsigned slices;        /* compute slices (the "1" of 1g) */
 	unsigned mem_slices;    /* memory slices of 8 */
 	double mem_gb;

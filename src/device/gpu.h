@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "../core/mig_profile.h"
 
 enum val_status { VAL_UNKNOWN = 0, VAL_OK, VAL_UNSUPPORTED, VAL_ERROR };
 
@@ -183,7 +184,7 @@ struct gpu_link {
 
 struct gpu_mig {
 	unsigned gi_id, ci_id;
-	char profile[32];        /* "1g.18gb" */
+	char profile[MIG_PROFILE_LEN]; /* "1g.18gb" */
 	char uuid[96];           /* "MIG-..." */
 	u64v mem_total_bytes, mem_used_bytes;
 	u64v sm_count;

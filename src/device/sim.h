@@ -102,7 +102,7 @@ struct sim_proc_desc {
 
 struct sim_load_step { double t_s, util_pct; };
 
-struct sim_mig_desc { char profile[24]; unsigned gi_id, ci_id; char uuid[48]; };
+struct sim_mig_desc { char profile[MIG_PROFILE_LEN]; unsigned gi_id, ci_id; char uuid[48]; };
 
 /* A per-GPU feature setting: the model's default, or forced on/off. */
 enum sim_tri { SIM_DEFAULT = 0, SIM_YES, SIM_NO };

@@ -199,8 +199,8 @@ int plan_breakeven(const struct plan_buy *b, double rent_per_hour, struct plan_b
 
 /* ---- MIG ---------------------------------------------------------------- */
 #define PLAN_MIG_MAX 16
-struct plan_mig_req { char profile[24]; unsigned count; };
-struct plan_mig_slot { char profile[24]; unsigned mem_start, mem_size, cmp_start, cmp_size; };
+struct plan_mig_req { char profile[MIG_PROFILE_LEN]; unsigned count; };
+struct plan_mig_slot { char profile[MIG_PROFILE_LEN]; unsigned mem_start, mem_size, cmp_start, cmp_size; };
 struct plan_mig_layout { unsigned n; struct plan_mig_slot s[PLAN_MIG_MAX]; };
 /* "3x1g.18gb,1x3g.71gb" (a count may be left out; "3g" names the smallest 3g profile). */
 int plan_mig_parse(const struct cat_gpu *g, const char *spec, struct plan_mig_req *reqs, unsigned *nreq,

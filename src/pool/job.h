@@ -50,7 +50,7 @@ struct pool_job {
 	uint64_t req_mask;
 	bool req_nvlink;
 	uint64_t req_mem;
-	char mig_profile[PROTO_MIG_LEN];
+	char mig_profile[MIG_PROFILE_LEN];
 	bool shell;
 	char *spec_json;             /* {"argv": [...], "env": [...], "cwd": "..."} (heap) */
 	/* placement */

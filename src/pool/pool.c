@@ -591,7 +591,6 @@ static int ensure_dec(struct pool *p, size_t n)
 	return 0;
 }
 
-_Static_assert(PROTO_MIG_LEN == sizeof(((struct sched_job *)0)->mig_profile), "MIG profile sizes differ");
 _Static_assert(sizeof(((struct pool_job *)0)->reason) >= SCHED_REASON_LEN, "reason too short");
 
 /* One scheduling pass over the active jobs (p->mu held). */

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "core/mig_profile.h"
 
 #define PROTO_VERSION 1
 #define PROTO_MAX_REQUEST (4u << 20)    /* bytes of one request (environment included) */
@@ -26,7 +27,6 @@
 #define PROTO_MAX_STRING (128u << 10)   /* one argument or environment entry */
 #define PROTO_MAX_PATH 4096u
 #define PROTO_NAME_LEN 64u
-#define PROTO_MIG_LEN 24u
 #define PROTO_MAX_PRIORITY 1000
 #define PROTO_MAX_TIME_S (366ull * 86400ull)
 #define PROTO_MAX_LOG_CHUNK (1u << 20)  /* bytes of log one request returns */
@@ -36,7 +36,7 @@ enum proto_op { OP_PING = 0, OP_SUBMIT, OP_QUEUE, OP_SHOW, OP_CANCEL, OP_LOGS, O
 struct proto_submit {
 	unsigned gpus;               /* whole GPUs (0 with mig set) */
 	uint64_t gpu_ids;            /* bitmask of allowed GPU indexes; 0: any */
-	char mig[PROTO_MIG_LEN];     /* MIG profile ("1g.10gb") or "" */
+	char mig[MIG_PROFILE_LEN];   /* MIG profile ("1g.10gb") or "" */
 	uint64_t mem_per_gpu;        /* bytes free needed on each GPU; 0: any */
 	bool nvlink;                 /* every pair NVLink-connected */
 	int priority;                /* -1000..1000, higher first */

@@ -27,7 +27,7 @@ struct sched_job {
 	uint64_t time_limit_ns;      /* 0: none */
 	uint64_t after_job;          /* 0: none; else wait until that job has ended */
 	struct place_request req;    /* count 0 with mig_profile set: a MIG slice */
-	char mig_profile[24];        /* "1g.18gb", or "" */
+	char mig_profile[MIG_PROFILE_LEN]; /* "1g.18gb", or "" */
 };
 
 struct sched_running {
@@ -42,7 +42,7 @@ struct sched_running {
 struct sched_mig {
 	unsigned gpu;
 	unsigned gi_id;
-	char profile[24];
+	char profile[MIG_PROFILE_LEN];
 	char uuid[96];
 };
 
