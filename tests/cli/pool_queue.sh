@@ -10,6 +10,7 @@
 #   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/pool_queue.sh
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/pool_lib.bash"
+need python3
 G="$GPUCTL"
 
 # The text is exactly json.dumps(indent=2) of itself plus a newline (jansson's
@@ -24,12 +25,15 @@ sys.exit(0 if t == json.dumps(json.loads(t), indent=2, ensure_ascii=False) + "\n
 # --- a real agent: a job holding all 8 GPUs, three waiting
 make_free_server h200x8 "$tmp/free8.json"
 start_agent "$tmp/free8.json" || exit 1
-blk=$("$G" submit --id-only --gpus 8 --name blocker -- sleep 60)
+blk=$("$G" submit --id-only --gpus 8 --name blocker -- sh -c "$(hold blk)")
 check "blocker running" wait_state "$blk" running
 p1=$("$G" submit --id-only --gpus 2 --nvlink --priority 5 --name 'q "x" \ café' -- true)
 p2=$("$G" submit --id-only --gpus 1 -- true)
 p3=$("$G" submit --id-only --after "$blk" -- true)
-sleep 0.3
+# the scheduler has seen all three once each has its reason
+check "NVLink job's reason" wait_reason "$p1" "waiting for 2 NVLink-connected GPUs"
+check "1-GPU job's reason" wait_reason "$p2" "waiting for 1 free GPU"
+check "dependent job's reason" wait_reason "$p3" "waiting for job $blk to end"
 "$G" queue --json >"$tmp/q.json"
 check "queue --json: exit 0" test $? -eq 0
 check "queue --json: jansson's layout" same_layout "$tmp/q.json"
@@ -58,6 +62,8 @@ check "table: dependency reason" grep -qE "^ *$p3 .*waiting for job $blk to end$
 check "table: footer" test "$(tail -1 "$tmp/q.txt")" = "1 running, 3 pending"
 check "table: one line per job" test "$(wc -l <"$tmp/q.txt")" = 7
 "$G" cancel "$blk" >/dev/null
+check "blocker cancelled" wait_state "$blk" cancelled
+release blk
 stop_agent
 
 # --- a fake agent answering what a file holds (re-read for each connection)
@@ -74,7 +80,8 @@ while True:
     c.sendall(open(sys.argv[2], "rb").read())
     c.close()' "$fake" "$tmp/answer" &
 fake_pid=$!
-for _ in $(seq 1 100); do [ -S "$fake" ] && break; sleep 0.05; done
+on_exit 'kill "$fake_pid" 2>/dev/null'
+wait_until 60 test -S "$fake" || fail "the fake agent did not listen"
 export GPUCTL_POOL_SOCKET="$fake"
 answer() { printf '%s' "$1" >"$tmp/answer"; }
 expect() { # expect CODE STDERR-PATTERN ARGS...
