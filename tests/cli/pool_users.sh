@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # pool_users.sh - the pool with two real Unix users (created here with
-# useradd, removed at the end; needs root, skips cleanly otherwise): a job
+# useradd, removed at the end; needs root, skips (exit 77) otherwise): a job
 # runs as the user who submitted it (uid, gid, output files theirs), a user
 # reads and cancels only their own jobs, sees no one else's command, root
 # may do anything, and only root lists everyone's history.
@@ -8,29 +8,25 @@
 # Run by CTest (GPUCTL = the binary). By hand, as root:
 #   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/pool_users.sh
 set -u
-if [ "$(id -u)" -ne 0 ] || ! command -v useradd >/dev/null || ! command -v runuser >/dev/null; then
-	echo "skipped: needs root, useradd and runuser"
-	exit 0
-fi
 . "$(dirname "${BASH_SOURCE[0]}")/pool_lib.bash"
+need_root "useradd, runuser"
+need useradd runuser
 G="$GPUCTL"
 ua="gpt_a_$$"
 ub="gpt_b_$$"
 users_made=""
-cleanup_users() {
+cleanup_users() { # the agent first: userdel refuses a user with processes
 	stop_agent
 	for u in $users_made; do userdel "$u" 2>/dev/null; done
-	rm -rf "$tmp"
 }
-trap cleanup_users EXIT
+on_exit cleanup_users
 for u in "$ua" "$ub"; do
 	useradd -M -d /nonexistent -s /bin/sh "$u" || { echo "FAIL: useradd $u"; exit 1; }
 	users_made="$users_made $u"
 done
 # the users must reach the binary and the data (a build under /root may not be)
 if ! runuser -u "$ua" -- test -x "$G" || ! runuser -u "$ua" -- test -r "$GPUCTL_DATA_DIR/sim/h200x8.json"; then
-	echo "skipped: user $ua cannot run '$G' here"
-	exit 0
+	skip "user $ua cannot run '$G' here"
 fi
 as() { # as USER gpuctl ARGS...
 	local u="$1"; shift
@@ -42,10 +38,11 @@ make_free_server h200x8 "$tmp/free8.json"
 start_agent "$tmp/free8.json" || exit 1
 check "socket open to every user" test "$(stat -c %a "$sock")" = 666
 
-ja=$(as "$ua" submit --id-only -- sh -c 'id -u; id -g; sleep 30')
+ja=$(as "$ua" submit --id-only -- sh -c "id -u; id -g; $(hold ja)")
 check "user A submitted" test -n "$ja"
 check "A's job running" wait_state "$ja" running
-sleep 0.3
+two_lines() { [ "$(as "$ua" logs "$ja" | wc -l)" = 2 ]; }
+check "A's job printed its ids" wait_until 60 two_lines
 check "runs as A's uid" test "$(as "$ua" logs "$ja" | sed -n 1p)" = "$(id -u "$ua")"
 check "with A's gid" test "$(as "$ua" logs "$ja" | sed -n 2p)" = "$(id -g "$ua")"
 check "output file is A's, mode 600" test "$(stat -c '%U %a' "$tmp/state/jobs/$ja/stdout")" = "$ua 600"
@@ -69,20 +66,22 @@ as "$ub" wait "$jb" >/dev/null
 check "B's own job done" test $? -eq 0
 check "B's history holds only B's jobs" test "$(as "$ub" jobs --history --json | jq "[.jobs[] | select(.user != \"$ub\")] | length")" = 0
 "$G" cancel "$ja" >/dev/null
-check "root cancels A's job" wait_state "$ja" cancelled 15
+check "root cancels A's job" wait_state "$ja" cancelled
+release ja
 stop_agent
 
 # per-user limit: A may hold 2 GPUs; B is not held back by A's queue
 printf 'pool_user_gpu_limit = 2\n' >"$tmp/limit.conf"
 start_agent "$tmp/free8.json" --config "$tmp/limit.conf" || exit 1
-a1=$(as "$ua" submit --id-only --gpus 2 -- sleep 30)
+a1=$(as "$ua" submit --id-only --gpus 2 -- sh -c "$(hold a1)")
 a2=$(as "$ua" submit --id-only --gpus 1 -- true)
 b1=$(as "$ub" submit --id-only --gpus 2 -- true)
 check "A's first job runs" wait_state "$a1" running
 check "B's job runs past A's held one" wait_state "$b1" done
 check "A's second waits: limit" test "$("$G" queue --json | jq -r ".jobs[] | select(.id == $a2) | .reason")" = "user limit of 2 GPUs reached"
 "$G" cancel "$a1" >/dev/null
-check "then it runs" wait_state "$a2" done 15
+check "then it runs" wait_state "$a2" done
+release a1
 stop_agent
 
 # an agent that is not root runs only its own user's jobs; its socket is 0600
@@ -91,8 +90,8 @@ runuser -u "$ua" -- env GPUCTL_DATA_DIR="$GPUCTL_DATA_DIR" "$G" --sim "$tmp/free
 	--interval 100ms --kernel-log off --pool --pool-dir "$tmp/shared/ustate" --pool-socket "$usock" \
 	>"$tmp/uagent.log" 2>&1 &
 agent_pid=$!
-for _ in $(seq 1 300); do [ -S "$usock" ] && break; sleep 0.05; done
-sleep 0.3
+user_agent_answers() { runuser -u "$ua" -- env GPUCTL_POOL_SOCKET="$usock" "$G" queue >/dev/null 2>&1; }
+check "the user's agent answers its user" wait_until 60 user_agent_answers
 check "user agent's socket is 0600" test "$(stat -c %a "$usock")" = 600
 check "user agent has no cgroups or says why" grep -q "cgroups" "$tmp/uagent.log"
 uj=$(cd "$tmp/shared" && runuser -u "$ua" -- env GPUCTL_POOL_SOCKET="$usock" "$G" submit --id-only -- id -u)
