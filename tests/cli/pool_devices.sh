@@ -8,16 +8,13 @@
 # pool_isolation = off, strict and best-effort when a job's limits cannot be
 # set up, and the agent's and `queue --json`'s line about it.
 #
-# Needs root (mknod, cgroups, bpf): prints SKIP and exits 0 otherwise. Where
+# Needs root (mknod, cgroups, bpf): skips (exit 77) otherwise. Where
 # the kernel allows neither method, checks the documented "devices not
 # limited" line instead.
 #   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/pool_devices.sh
 set -u
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: pool_devices needs root (mknod, cgroups, bpf)"
-	exit 0
-fi
 . "$(dirname "${BASH_SOURCE[0]}")/pool_lib.bash"
+need_root "mknod, cgroups, bpf"
 G="$GPUCTL"
 export LC_ALL=C
 
@@ -37,7 +34,7 @@ probe='echo "gpus $GPUCTL_JOB_GPUS"; for n in nvidia0 nvidia1 nvidiactl nvidia-m
 run_probe() {
 	local id
 	id=$("$G" submit --id-only "$@" --shell -- "$probe") || return 1
-	"$G" wait --timeout 20s "$id" >/dev/null
+	"$G" wait --timeout 60s "$id" >/dev/null
 	"$G" logs "$id"
 }
 
@@ -86,15 +83,18 @@ take_next_cgroup() {
 	next=$(( $("$G" jobs --history --all --json | jq '[.jobs[].id] | max') + 1 ))
 	busy="${cg%-job-*}-job-$next"
 	mkdir "$busy"
-	sleep 30 &
+	sh -c "$(hold busy)" &
 	sleeper=$!
 	echo "$sleeper" >"$busy/cgroup.procs"
 }
 free_next_cgroup() {
-	kill "$sleeper"
+	release busy
 	wait "$sleeper" 2>/dev/null
+	sleeper=""
 	rmdir "$busy"
 }
+sleeper=""
+on_exit '[ -n "$sleeper" ] && free_next_cgroup'
 
 # --- the default: cgroup v2 device program where the kernel loads one
 start_agent "$tmp/two.json" || exit 1
@@ -118,7 +118,7 @@ if [ "$v2" = 1 ]; then
 	take_next_cgroup
 	id=$("$G" submit --id-only --gpu-ids 0 -- true)
 	check "strict: the job is that id" test "$id" = "$next"
-	"$G" wait --timeout 10s "$id" >/dev/null
+	"$G" wait --timeout 60s "$id" >/dev/null
 	check "strict: the job failed" test "$(state_of "$id")" = failed
 	check "strict: it says why" sh -c "\"$G\" jobs --history --json | jq -r '.jobs[] | select(.id == $id) | .reason' | grep -q 'could not start: limiting its devices failed'"
 	free_next_cgroup
@@ -128,11 +128,12 @@ if [ "$v2" = 1 ]; then
 	echo "pool_isolation = best-effort" >"$tmp/be.conf"
 	start_agent "$tmp/two.json" --config "$tmp/be.conf" || exit 1
 	take_next_cgroup
-	id=$("$G" submit --id-only --gpu-ids 0 -- sleep 1.5)
-	sleep 0.5
+	id=$("$G" submit --id-only --gpu-ids 0 -- sh -c "$(hold be)")
+	check "best-effort: the job runs" wait_state "$id" running
 	check "best-effort: running with the warning as its reason" \
 		sh -c "\"$G\" jobs --json | jq -r '.jobs[] | select(.id == $id) | .reason' | grep -q '^running; devices not limited: '"
-	"$G" wait --timeout 10s "$id" >/dev/null
+	release be
+	"$G" wait --timeout 60s "$id" >/dev/null
 	check "best-effort: the job ran" test "$(state_of "$id")" = done
 	check "best-effort: the warning is in its stderr" sh -c "\"$G\" logs --stderr $id | grep -q 'devices are not limited'"
 	free_next_cgroup
@@ -149,9 +150,8 @@ case "$line" in
 	limited "cgroup v1"
 	base=${line#*cgroup v1 devices under }
 	base=${base%)}
-	sleep 0.5
 	check "v1: the jobs' devices cgroups are removed at their end" \
-		sh -c "! ls -d '$base'/gpuctl-*-job-* 2>/dev/null | grep -q ."
+		wait_until 30 sh -c "! ls -d '$base'/gpuctl-*-job-* 2>/dev/null | grep -q ."
 	;;
 "devices not limited: "*)
 	check "v1: the line says why" grep -q "no per-job cgroup v2" <<<"$line"
