@@ -6,6 +6,8 @@
  * a "--"): --sim NAME|FILE, --or-sim NAME, --data-dir DIR. They are taken out
  * of argv before the command sees it.
  */
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +40,32 @@ static void usage(FILE *out)
 		"environment: GPUCTL_SIM, GPUCTL_DATA_DIR\n"
 		"exit codes: 0 ok, 1 warning, 2 failure, 64 usage, 65 bad data, 66 no input,\n"
 		"            69 unavailable (no driver/GPU), 70 internal, 74 I/O, 75 try again\n");
+}
+
+/* A reader that went away (a closed pipe) makes a write fail with EPIPE
+ * instead of killing gpuctl (exit 141): the output is then lost, which is 74
+ * like any other output error. A handler, not SIG_IGN, so that programs gpuctl
+ * starts get SIGPIPE at its default again at exec. */
+static volatile sig_atomic_t output_reader_gone;
+
+static void on_sigpipe(int sig)
+{
+	(void)sig;
+	output_reader_gone = 1;
+}
+
+/* The command's exit code, or 74 if its output could not all be written,
+ * with one line saying why (none for a reader that went away: it no longer
+ * wants the output, as `gpuctl info | head -1`). */
+static int output_status(const struct cmd_ctx *ctx, int rc)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return rc;
+	int e = errno;
+	if (e != EPIPE && !output_reader_gone)
+		cmd_error(ctx, NULL, "cannot write the output: %s", e ? strerror(e) : "write error");
+	return EXIT_IOERR;
 }
 
 /* Removes global options from argv (up to "--"); returns the new argc, or -1 on error. */
@@ -89,6 +117,9 @@ int main(int argc, char **argv)
 	if (ctx.sim && !*ctx.sim)
 		ctx.sim = NULL;
 	ctx.data_dir = getenv("GPUCTL_DATA_DIR");
+	struct sigaction pipe_action = { .sa_handler = on_sigpipe };
+	sigemptyset(&pipe_action.sa_mask);
+	sigaction(SIGPIPE, &pipe_action, NULL);
 
 	/* skip argv[0] */
 	int n = take_global_options(argc - 1, argv + 1, &ctx);
@@ -101,11 +132,11 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(args[0], "--help") == 0 || strcmp(args[0], "-h") == 0 || strcmp(args[0], "help") == 0) {
 		usage(stdout);
-		return EXIT_OK;
+		return output_status(&ctx, EXIT_OK);
 	}
 	if (strcmp(args[0], "--version") == 0 || strcmp(args[0], "version") == 0) {
 		printf("gpuctl %s\n", GPUCTL_VERSION);
-		return EXIT_OK;
+		return output_status(&ctx, EXIT_OK);
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		const struct cmd_entry *c = &commands[i];
@@ -116,9 +147,7 @@ int main(int argc, char **argv)
 		int rc = c->fn(n, args, &ctx);
 		if (ctx.be)
 			gpu_backend_close(ctx.be);
-		if (fflush(stdout) != 0)
-			return EXIT_IOERR;
-		return rc;
+		return output_status(&ctx, rc);
 	}
 	cmd_error(&ctx, NULL, "'%s' is not a gpuctl command; see 'gpuctl --help'", args[0]);
 	return EXIT_USAGE;

@@ -88,7 +88,10 @@ int cmd_logs(int argc, char **argv, struct cmd_ctx *ctx)
 			return EXIT_IOERR;
 		}
 		free(data);
-		fflush(ctx->out);
+		if (fflush(ctx->out) != 0) {
+			json_decref(resp);
+			return EXIT_IOERR; /* main says why */
+		}
 		offset = pool_json_u64(resp, "offset");
 		uint64_t size = pool_json_u64(resp, "size");
 		bool ended = json_is_true(json_object_get(resp, "ended"));
