@@ -9,6 +9,7 @@
 #   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/agent.sh
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/agent_lib.bash"
+need curl python3
 
 # --- usage errors, with their exit codes (docs/exit-codes.md)
 expect_exit() { # expect_exit CODE DESCRIPTION ARGS...
@@ -52,14 +53,10 @@ check "stderr says SIMULATED" grep -q 'SIMULATED' "$tmp/agent.err"
 metric() { # metric NAME LABELMATCH: prints the value of the first matching series
 	curl -s --max-time 5 "$base/metrics" | grep "^$1{" | grep -- "$2" | head -1 | awk '{print $NF}'
 }
-wait_value() { # wait_value NAME LABELMATCH VALUE SECONDS
-	local v=""
-	for _ in $(seq 1 $(($4 * 10))); do
-		v=$(metric "$1" "$2")
-		[ "$v" = "$3" ] && return 0
-		sleep 0.1
-	done
-	echo "  ($1 $2 is '$v', want '$3')"
+metric_is() { [ "$(metric "$1" "$2")" = "$3" ]; }
+wait_value() { # wait_value NAME LABELMATCH VALUE: until the series has VALUE (60 s at most)
+	wait_until 60 metric_is "$1" "$2" "$3" && return 0
+	echo "  ($1 $2 is '$(metric "$1" "$2")', want '$3')"
 	return 1
 }
 
@@ -176,22 +173,23 @@ check "bad HTTP version -> 505" [ "$(raw 'GET /metrics HTTP/9.9\r\nHost: x\r\n\r
 check "malformed header line -> 400" [ "$(raw 'GET /metrics HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n' | cut -d' ' -f2)" = 400 ]
 check "still serving after garbage" [ "$(status "$base/metrics")" = 200 ]
 check "HTTP/1.1 without Host -> 400" [ "$(raw 'GET /metrics HTTP/1.1\r\n\r\n' | cut -d' ' -f2)" = 400 ]
-# a slow client: half a request, then nothing; the server drops it after connection_timeout (2 s)
+# a slow client: half a request, then nothing; the server drops it after
+# connection_timeout (2 s): the connection ends (cat sees EOF, exit 0) long
+# before our own 60 s bound (exit 124)
 exec 4<>"/dev/tcp/127.0.0.1/$port"
 printf 'GET /metrics HTTP/1.1\r\nHost: x\r\n' >&4
-t0=$(date +%s)
 check "scrapes go on while a slow client holds a connection" [ "$(status "$base/metrics")" = 200 ]
-timeout 8 cat <&4 >/dev/null
-t1=$(date +%s)
+timeout 60 cat <&4 >/dev/null
+rc=$?
 exec 4>&-
-check "slow client dropped within the timeout ($((t1 - t0)) s)" [ $((t1 - t0)) -le 6 ]
+check "slow client dropped by the server (cat: exit $rc)" [ "$rc" -eq 0 ]
 
 # connection limit (8): 8 idle connections fill it, a ninth is refused; once they go, scrapes work
 check "the ninth connection is refused, and scrapes work once the others close" python3 - "$port" <<'PY'
 import socket, sys, time, urllib.request
 port = int(sys.argv[1])
+# the ninth comes after the eight in the listen queue: the server has taken them first
 held = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(8)]
-time.sleep(0.3)
 refused = False
 try:
     urllib.request.urlopen("http://127.0.0.1:%d/healthz" % port, timeout=1).read()
@@ -199,8 +197,13 @@ except Exception:
     refused = True
 for s in held:
     s.close()
-time.sleep(0.3)
-ok = urllib.request.urlopen("http://127.0.0.1:%d/healthz" % port, timeout=5).status == 200
+ok = False
+end = time.monotonic() + 60  # until the server has seen them close
+while not ok and time.monotonic() < end:
+    try:
+        ok = urllib.request.urlopen("http://127.0.0.1:%d/healthz" % port, timeout=5).status == 200
+    except Exception:
+        time.sleep(0.05)
 sys.exit(0 if refused and ok else 1)
 PY
 
@@ -208,17 +211,17 @@ PY
 bus2=$(grep '^gpuctl_gpu_up{gpu="2"' "$tmp/m.txt" | sed 's/.*pci_bus_id="\([^"]*\)".*/\1/')
 short="${bus2:4:10}" # 0000:3A:00
 printf '6,100,5000000,-;NVRM: Xid (PCI:%s): 48, pid=77, name=app, An uncorrectable double bit error\n' "$short" >>"$klog"
-check "kernel-log XID 48 counted on GPU 2" wait_value gpuctl_gpu_xid_errors_total 'gpu="2".*xid="48"' 1 5
+check "kernel-log XID 48 counted on GPU 2" wait_value gpuctl_gpu_xid_errors_total 'gpu="2".*xid="48"' 1
 printf '6,101,5000100,-;NVRM: Xid (PCI:%s): 48, pid=77, again\n' "$short" >>"$klog"
-check "a second line: 2" wait_value gpuctl_gpu_xid_errors_total 'gpu="2".*xid="48"' 2 5
+check "a second line: 2" wait_value gpuctl_gpu_xid_errors_total 'gpu="2".*xid="48"' 2
 
 # --- a lost GPU: up 0, the others served, XID 79 counted
 echo '{"faults": [{"kind": "gpu_lost", "gpu": 3}]}' >"$faults"
-check "GPU 3 lost -> up 0" wait_value gpuctl_gpu_up 'gpu="3"' 0 8
+check "GPU 3 lost -> up 0" wait_value gpuctl_gpu_up 'gpu="3"' 0
 curl -s --max-time 5 "$base/metrics" >"$tmp/m2.txt"
 check "the 7 others still up" [ "$(grep -c '^gpuctl_gpu_up{.*} 1$' "$tmp/m2.txt")" -eq 7 ]
 check "no power value served for the lost GPU" [ "$(grep -c '^gpuctl_gpu_power_watts{gpu="3"' "$tmp/m2.txt")" -eq 0 ]
-check "XID 79 on GPU 3" wait_value gpuctl_gpu_xid_errors_total 'gpu="3".*xid="79"' 1 5
+check "XID 79 on GPU 3" wait_value gpuctl_gpu_xid_errors_total 'gpu="3".*xid="79"' 1
 check "the JSON API says why" python3 -c '
 import json,sys,urllib.request
 d=json.load(urllib.request.urlopen(sys.argv[1] + "/api/v1/gpus?gpu=3"))
@@ -226,15 +229,16 @@ g=d["gpus"][0]; assert not g["up"] and "fallen off" in g["last_error"], g' "$bas
 
 # --- it comes back; then a hung call on GPU 5 makes it stale, alone
 echo '{"faults": [{"kind": "hang", "gpu": 5}]}' >"$faults"
-check "GPU 3 back -> up 1" wait_value gpuctl_gpu_up 'gpu="3"' 1 8
-check "GPU 5 hung -> up 0 (stale)" wait_value gpuctl_gpu_up 'gpu="5"' 0 8
-curl -s --max-time 5 "$base/metrics" >"$tmp/m3.txt"
+check "GPU 3 back -> up 1" wait_value gpuctl_gpu_up 'gpu="3"' 1
+check "GPU 5 hung -> up 0 (stale)" wait_value gpuctl_gpu_up 'gpu="5"' 0
+# the hung call lasts until the fault is cleared below: a scrape that waited
+# on it would not end at all
+check "a scrape does not wait on the hung call" curl -s --max-time 30 -o "$tmp/m3.txt" "$base/metrics"
+check "the hang still holds in that scrape" grep -q '^gpuctl_gpu_up{gpu="5".*} 0$' "$tmp/m3.txt"
 check "the 7 others still up during the hang" [ "$(grep -c '^gpuctl_gpu_up{.*} 1$' "$tmp/m3.txt")" -eq 7 ]
-t=$(curl -s --max-time 5 -o /dev/null -w '%{time_total}' "$base/metrics")
-check "a scrape does not wait on the hung call (${t} s)" awk -v t="$t" 'BEGIN { exit !(t < 0.5) }'
-check "XID 79 count of GPU 3 kept" wait_value gpuctl_gpu_xid_errors_total 'gpu="3".*xid="79"' 1 2
+check "XID 79 count of GPU 3 kept" metric_is gpuctl_gpu_xid_errors_total 'gpu="3".*xid="79"' 1
 echo '{"faults": []}' >"$faults"
-check "GPU 5 back after the hang" wait_value gpuctl_gpu_up 'gpu="5"' 1 8
+check "GPU 5 back after the hang" wait_value gpuctl_gpu_up 'gpu="5"' 1
 
 check "agent still running" kill -0 "$agent_pid"
 kill -TERM "$agent_pid"
@@ -242,6 +246,4 @@ wait "$agent_pid"
 rc=$?
 agent_pid=""
 check "SIGTERM -> exit 0 (got $rc)" [ "$rc" -eq 0 ]
-
-echo "$checks checks, $fails failed"
-[ "$fails" -eq 0 ]
+finish
