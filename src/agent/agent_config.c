@@ -33,7 +33,8 @@ void agent_config_default(struct agent_config *c)
 	c->leak_min_growth = lp.min_growth;
 }
 
-int agent_parse_rate(const char *s, double *bytes_per_s, char *err, size_t errlen)
+/* "17476", "1MiB/min", "512KiB/s", "2M/s" (binary units; per second unless /min) -> bytes/s. */
+static int agent_parse_rate(const char *s, double *bytes_per_s, char *err, size_t errlen)
 {
 	char size[64];
 	const char *slash = strchr(s, '/');

@@ -181,7 +181,8 @@ unsigned leakwatch_leaks(const struct leakwatch *w, struct leakwatch_leak *out, 
 	return n;
 }
 
-void leakwatch_rate_text(double bytes_per_s, char *out, size_t outlen)
+/* "1.50 MiB/s" style rate text for evidence. */
+static void leakwatch_rate_text(double bytes_per_s, char *out, size_t outlen)
 {
 	static const char *const unit[] = { "B/s", "KiB/s", "MiB/s", "GiB/s" };
 	unsigned u = 0;

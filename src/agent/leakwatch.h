@@ -77,7 +77,5 @@ unsigned leakwatch_leaks(const struct leakwatch *w, struct leakwatch_leak *out, 
 /* Adds a WARN finding (subsystem processes, rule LEAKWATCH_RULE_ID, action none) per
  * leak to its GPU's entity in rep and raises the verdicts accordingly. */
 void leakwatch_report(const struct leakwatch_leak *leaks, unsigned n, struct health_report *rep);
-/* "1.50 MiB/s" style rate text for evidence. */
-void leakwatch_rate_text(double bytes_per_s, char *out, size_t outlen);
 
 #endif

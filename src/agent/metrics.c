@@ -118,7 +118,8 @@ const size_t metric_table_n = M_COUNT;
 
 static const char *const group_names[] = { "basic", "ecc", "pcie", "nvlink", "throttle", "processes", "mig", "xid", "health" };
 
-const char *metrics_group_name(unsigned index)
+/* The names of the groups, in bit order ("basic", "ecc", ...); NULL past the end. */
+static const char *metrics_group_name(unsigned index)
 {
 	return index < sizeof(group_names) / sizeof(group_names[0]) ? group_names[index] : NULL;
 }

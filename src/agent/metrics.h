@@ -76,8 +76,6 @@ int metrics_render(struct abuf *out, const struct snapshot *snap, const struct m
 
 /* "basic,ecc,pcie" or "all" -> MG_* bits. Returns 0, or -1 with a one-line message. */
 int metrics_groups_parse(const char *list, unsigned *out, char *err, size_t errlen);
-/* The names of the groups, in bit order ("basic", "ecc", ...); NULL past the end. */
-const char *metrics_group_name(unsigned index);
 /* [a-zA-Z_][a-zA-Z0-9_]*, not starting with __, not one the agent sets itself. */
 bool metrics_label_name_ok(const char *name);
 

@@ -20,17 +20,22 @@ int cmd_cancel(int argc, char **argv, struct cmd_ctx *ctx)
 	struct pool_opts o = { 0 };
 	uint64_t ids[256];
 	unsigned n = 0;
+	bool only_ids = false; /* after "--" */
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			usage(ctx->out);
-			return EXIT_OK;
-		}
-		int f = pool_cmd_flag(ctx, "cancel", argc, argv, &i, &o);
-		if (f < 0)
-			return EXIT_USAGE;
-		if (f > 0)
+		if (!only_ids && strcmp(argv[i], "--") == 0) {
+			only_ids = true;
 			continue;
-		if (argv[i][0] == '-') {
+		}
+		if (!only_ids && argv[i][0] == '-') {
+			if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+				usage(ctx->out);
+				return EXIT_OK;
+			}
+			int f = pool_cmd_flag(ctx, "cancel", argc, argv, &i, &o);
+			if (f < 0)
+				return EXIT_USAGE;
+			if (f > 0)
+				continue;
 			cmd_error(ctx, "cancel", "unknown option '%s'; see 'gpuctl cancel --help'", argv[i]);
 			return EXIT_USAGE;
 		}

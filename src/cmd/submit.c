@@ -33,13 +33,22 @@ static void usage(FILE *out)
 		"  --mem-per-gpu SIZE  free memory each GPU must have (e.g. 40G, 512M)\n"
 		"  --nvlink            every pair of its GPUs connected by NVLink\n"
 		"  --priority P        -1000..1000, higher runs first (default 0)\n"
-		"  --time LIMIT        time limit (90s, 30m, 2h, 1d, HH:MM:SS): SIGTERM, then SIGKILL\n"
+		"  --time LIMIT        time limit: SIGTERM, then SIGKILL; Slurm's MM (minutes), MM:SS,\n"
+		"                      HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, or units: 90s, 2h, 1d, 1h30m\n"
 		"  --name NAME         a name to show in the queue\n"
 		"  --after JOB         start only once JOB has ended (whatever its outcome)\n"
 		"  --shell             run COMMAND (one string) with /bin/sh -c\n"
 		"  --socket PATH       the agent's control socket (default: $GPUCTL_POOL_SOCKET,\n"
 		"                      /run/gpuctl/pool.sock, or $XDG_RUNTIME_DIR/gpuctl-pool.sock)\n"
 		"  --json              print the answer as JSON; --id-only: print the id only\n");
+}
+
+/* The request is JSON: a string that is not UTF-8 cannot be sent (jansson would drop it). */
+static bool is_utf8(const char *s)
+{
+	json_t *t = json_string(s);
+	json_decref(t);
+	return t != NULL;
 }
 
 static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
@@ -138,10 +147,11 @@ int cmd_submit(int argc, char **argv, struct cmd_ctx *ctx)
 		} else if (strcmp(flag, "--time") == 0) {
 			rc = proto_parse_time_limit(v, &s->time_limit_s, msg, sizeof(msg));
 		} else if (strcmp(flag, "--name") == 0) {
-			rc = strlen(v) > PROTO_NAME_LEN;
+			rc = strlen(v) > PROTO_NAME_LEN || !is_utf8(v);
 			snprintf(s->name, sizeof(s->name), "%s", v);
 			if (rc)
-				snprintf(msg, sizeof(msg), "name longer than %u bytes", PROTO_NAME_LEN);
+				snprintf(msg, sizeof(msg), "%s", strlen(v) > PROTO_NAME_LEN ? "name longer than 64 bytes"
+											     : "name is not valid UTF-8");
 		} else if (strcmp(flag, "--after") == 0) {
 			rc = parse_uint(v, INT64_MAX, &u) || u == 0;
 			s->after = u;
@@ -165,6 +175,11 @@ int cmd_submit(int argc, char **argv, struct cmd_ctx *ctx)
 		cmd_error(ctx, "submit", "with '--shell' give the command as one string");
 		return EXIT_USAGE;
 	}
+	for (int k = i; k < argc; k++)
+		if (!is_utf8(argv[k])) {
+			cmd_error(ctx, "submit", "word %d of the command is not valid UTF-8 (the request is JSON)", k - i + 1);
+			return EXIT_USAGE;
+		}
 	if (!getcwd(s->cwd, sizeof(s->cwd))) {
 		cmd_error(ctx, "submit", "cannot read the current directory: %s", strerror(errno));
 		return EXIT_IOERR;

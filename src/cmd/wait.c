@@ -24,23 +24,32 @@ int cmd_wait(int argc, char **argv, struct cmd_ctx *ctx)
 	struct pool_opts o = { 0 };
 	uint64_t ids[256], timeout_ns = 0;
 	unsigned n = 0;
+	bool only_ids = false; /* after "--" */
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			usage(ctx->out);
-			return EXIT_OK;
-		}
-		int f = pool_cmd_flag(ctx, "wait", argc, argv, &i, &o);
-		if (f < 0)
-			return EXIT_USAGE;
-		if (f > 0)
+		if (!only_ids && strcmp(argv[i], "--") == 0) {
+			only_ids = true;
 			continue;
-		bool bad = false;
-		const char *v = pool_cmd_value(argc, argv, &i, "--timeout", &bad);
-		if (bad) {
-			cmd_error(ctx, "wait", "option '--timeout' needs a value");
-			return EXIT_USAGE;
 		}
-		if (v) {
+		if (!only_ids && argv[i][0] == '-') {
+			if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+				usage(ctx->out);
+				return EXIT_OK;
+			}
+			int f = pool_cmd_flag(ctx, "wait", argc, argv, &i, &o);
+			if (f < 0)
+				return EXIT_USAGE;
+			if (f > 0)
+				continue;
+			bool bad = false;
+			const char *v = pool_cmd_value(argc, argv, &i, "--timeout", &bad);
+			if (bad) {
+				cmd_error(ctx, "wait", "option '--timeout' needs a value");
+				return EXIT_USAGE;
+			}
+			if (!v) {
+				cmd_error(ctx, "wait", "unknown option '%s'; see 'gpuctl wait --help'", argv[i]);
+				return EXIT_USAGE;
+			}
 			char msg[160];
 			if (agent_parse_duration(v, 1000000ull, 366ull * 86400ull * 1000000000ull, &timeout_ns, msg,
 						 sizeof(msg))) {
@@ -48,10 +57,6 @@ int cmd_wait(int argc, char **argv, struct cmd_ctx *ctx)
 				return EXIT_USAGE;
 			}
 			continue;
-		}
-		if (argv[i][0] == '-') {
-			cmd_error(ctx, "wait", "unknown option '%s'; see 'gpuctl wait --help'", argv[i]);
-			return EXIT_USAGE;
 		}
 		if (n == 256) {
 			cmd_error(ctx, "wait", "more than 256 jobs at once");

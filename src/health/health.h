@@ -210,11 +210,9 @@ const char *health_action_text(enum health_action a);     /* "reset the GPU" ...
 const char *health_subsys_name(enum health_subsys s);     /* "memory", "pcie", ... */
 const char *health_metric_name(enum health_metric m);     /* as in rules.json */
 const char *health_metric_unit(enum health_metric m);     /* "errors", "errors/s", ... */
-int health_verdict_parse(const char *s, enum health_verdict *out);
 int health_action_parse(const char *s, enum health_action *out);
 int health_subsys_parse(const char *s, enum health_subsys *out);
 int health_metric_parse(const char *s, enum health_metric *out);
-int health_op_parse(const char *s, enum health_op *out);
 const char *health_op_name(enum health_op op);
 
 #endif

@@ -103,7 +103,7 @@ static int lookup(const char *s, const char *const *names, int n)
 	return -1;
 }
 
-int health_verdict_parse(const char *s, enum health_verdict *out)
+static int health_verdict_parse(const char *s, enum health_verdict *out)
 {
 	int i = lookup(s, verdict_names, 4);
 	if (i <= 0) /* N/A is not a verdict a rule may give */
@@ -127,7 +127,7 @@ int health_subsys_parse(const char *s, enum health_subsys *out)
 	*out = (enum health_subsys)i;
 	return 0;
 }
-int health_op_parse(const char *s, enum health_op *out)
+static int health_op_parse(const char *s, enum health_op *out)
 {
 	for (int i = 0; i < 6; i++)
 		if (strcmp(s, op_names[i]) == 0) {

@@ -95,7 +95,6 @@ struct plan_train {
 	double cuda_context_bytes;/* per process, outside the allocator */
 };
 void plan_train_defaults(struct plan_train *t);
-int plan_train_validate(const struct plan_model *m, const struct plan_train *t, char *err, size_t errlen);
 
 /* Per-GPU memory in bytes. */
 struct plan_mem {

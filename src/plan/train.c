@@ -81,7 +81,7 @@ void plan_train_defaults(struct plan_train *t)
 	t->cuda_context_bytes = CUDA_CONTEXT_BYTES;
 }
 
-int plan_train_validate(const struct plan_model *m, const struct plan_train *t, char *err, size_t errlen)
+static int plan_train_validate(const struct plan_model *m, const struct plan_train *t, char *err, size_t errlen)
 {
 	const struct { const char *name; unsigned v; } pos[] = {
 		{ "micro-batch", t->micro_batch }, { "seq", t->seq }, { "grad-accum", t->grad_accum },

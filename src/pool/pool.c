@@ -184,6 +184,19 @@ void pool_settle(struct pool *p, struct pool_job *j, enum job_state state, const
 	p->dirty = true;
 }
 
+/* The program of a job run without a shell when it is a path (holds a '/'):
+ * true with it in out (shortened to fit), false for a name looked up in PATH. */
+static bool job_program(const struct pool_job *j, char *out, size_t outlen)
+{
+	json_t *spec = j->shell || !j->spec_json ? NULL : json_loads(j->spec_json, 0, NULL);
+	const char *prog = json_string_value(json_array_get(json_object_get(spec, "argv"), 0));
+	bool path = prog && strchr(prog, '/');
+	if (path)
+		snprintf(out, outlen, "%s", prog);
+	json_decref(spec); /* prog is not used past here */
+	return path;
+}
+
 void pool_settle_from_record(struct pool *p, struct pool_job *j, const struct runner_exit *x)
 {
 	char reason[200];
@@ -191,7 +204,13 @@ void pool_settle_from_record(struct pool *p, struct pool_job *j, const struct ru
 	int ws = x->wait_status;
 	j->exit_code = -1;
 	j->exit_signal = 0;
-	if (x->stage == RUNNER_STAGE_EXEC && x->error == ENOENT) {
+	char program[120];
+	if (x->stage == RUNNER_STAGE_EXEC && x->error == ENOENT && job_program(j, program, sizeof(program))) {
+		st = JOB_FAILED; /* a name with a '/' is not searched for in PATH */
+		snprintf(reason, sizeof(reason), "could not start: '%s' does not exist (as its user%s)", program,
+			 program[0] == '/' ? "" : ", from the job's directory");
+		j->exit_code = 127;
+	} else if (x->stage == RUNNER_STAGE_EXEC && x->error == ENOENT) {
 		st = JOB_FAILED;
 		snprintf(reason, sizeof(reason), "could not start: command not found (in the job's PATH, as its user)");
 		j->exit_code = 127;

@@ -77,7 +77,6 @@ uint64_t pool_now(const struct pool *p);
 void pool_job_dir(const struct pool *p, uint64_t id, char *out, size_t outlen);
 struct pool_job *pool_find_active(struct pool *p, uint64_t id);
 int pool_add_active(struct pool *p, struct pool_job *j);
-void pool_remove_active(struct pool *p, struct pool_job *j);
 void pool_job_free(struct pool_job *j);
 void pool_kick(struct pool *p);
 /* pool_ops.c: stores a new job and makes it active. NULL, or an error

@@ -326,62 +326,112 @@ json_t *proto_request_json(const struct proto_request *r)
 
 /* ---- value syntaxes ------------------------------------------------------------ */
 
+/* Reads 1 to 9 digits at *p; -1 when there are none or more. */
+static int read_field(const char **p, uint64_t *v)
+{
+	unsigned n = 0;
+	*v = 0;
+	for (; isdigit((unsigned char)**p); (*p)++, n++) {
+		if (n == 9)
+			return -1;
+		*v = *v * 10 + (uint64_t)(**p - '0');
+	}
+	return n ? 0 : -1;
+}
+
+#define TIME_FORMS "Slurm's MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, or units: 90s, 30m, 2h, 1d, 1h30m"
+
+/* Slurm's forms (sbatch --time): a lone number is minutes; D- takes hours
+ * below 24; a field after another is below 60. */
+static int parse_slurm_time(const char *s, uint64_t *total, char *err, size_t errlen)
+{
+	const char *p = s;
+	uint64_t f[4] = { 0 }; /* days, hours, minutes, seconds */
+	uint64_t v;
+	if (read_field(&p, &v))
+		goto bad;
+	unsigned n = 1;
+	uint64_t parts[3] = { v };
+	bool days = *p == '-';
+	if (days) {
+		f[0] = v;
+		p++;
+		n = 0;
+	}
+	while (*p || (days && n == 0)) {
+		if (n > 0 && *p++ != ':')
+			goto bad;
+		if (n == 3 || read_field(&p, &parts[n]))
+			goto bad;
+		n++;
+	}
+	if (days) { /* D-HH[:MM[:SS]] */
+		f[1] = parts[0];
+		f[2] = n > 1 ? parts[1] : 0;
+		f[3] = n > 2 ? parts[2] : 0;
+		if (f[1] > 23) {
+			snprintf(err, errlen, "bad time limit '%.40s': hours after the days are 0 to 23", s);
+			return -1;
+		}
+	} else if (n == 1) { /* MM */
+		f[2] = parts[0];
+	} else if (n == 2) { /* MM:SS */
+		f[2] = parts[0];
+		f[3] = parts[1];
+	} else { /* HH:MM:SS */
+		f[1] = parts[0];
+		f[2] = parts[1];
+		f[3] = parts[2];
+	}
+	if (f[3] > 59 || ((days || n == 3) && f[2] > 59)) {
+		snprintf(err, errlen, "bad time limit '%.40s': minutes and seconds after another field are 0 to 59", s);
+		return -1;
+	}
+	*total = ((f[0] * 24 + f[1]) * 60 + f[2]) * 60 + f[3];
+	return 0;
+bad:
+	snprintf(err, errlen, "bad time limit '%.40s' (" TIME_FORMS ")", s);
+	return -1;
+}
+
+/* Numbers each with its unit, units from the largest down, each once: 1d12h,
+ * 1h30m, 90s. A number without a unit after one with ("1h30") is ambiguous. */
+static int parse_unit_time(const char *s, uint64_t *total, char *err, size_t errlen)
+{
+	static const char units[] = "dhms";
+	static const uint64_t mul[] = { 86400, 3600, 60, 1 };
+	const char *p = s;
+	int last = -1;
+	*total = 0;
+	while (*p) {
+		uint64_t v;
+		if (read_field(&p, &v))
+			goto bad;
+		const char *u = *p ? strchr(units, *p) : NULL;
+		if (!u || (int)(u - units) <= last)
+			goto bad;
+		last = (int)(u - units);
+		*total += v * mul[last];
+		p++;
+	}
+	return 0;
+bad:
+	snprintf(err, errlen, "bad time limit '%.40s' (" TIME_FORMS ")", s);
+	return -1;
+}
+
 int proto_parse_time_limit(const char *s, uint64_t *seconds, char *err, size_t errlen)
 {
 	uint64_t total = 0;
-	const char *p = s;
-	if (!*p)
-		goto bad;
-	if (strchr(s, ':')) { /* [[HH:]MM:]SS */
-		uint64_t parts[3];
-		unsigned n = 0;
-		while (*p) {
-			if (!isdigit((unsigned char)*p) || n == 3)
-				goto bad;
-			uint64_t v = 0;
-			while (isdigit((unsigned char)*p) && v < 100000000)
-				v = v * 10 + (uint64_t)(*p++ - '0');
-			parts[n++] = v;
-			if (*p == ':')
-				p++;
-			else if (*p)
-				goto bad;
-		}
-		if (p[-1] == ':')
-			goto bad;
-		for (unsigned i = 0; i < n; i++)
-			total = total * 60 + parts[i];
-	} else {
-		while (*p) {
-			if (!isdigit((unsigned char)*p))
-				goto bad;
-			uint64_t v = 0;
-			while (isdigit((unsigned char)*p) && v < 100000000)
-				v = v * 10 + (uint64_t)(*p++ - '0');
-			if (isdigit((unsigned char)*p))
-				goto range;
-			uint64_t mul = 1;
-			switch (*p) {
-			case '\0': break;
-			case 's': mul = 1; p++; break;
-			case 'm': mul = 60; p++; break;
-			case 'h': mul = 3600; p++; break;
-			case 'd': mul = 86400; p++; break;
-			default: goto bad;
-			}
-			total += v * mul;
-		}
+	bool units = strpbrk(s, "dhms") != NULL;
+	if ((units ? parse_unit_time : parse_slurm_time)(s, &total, err, errlen))
+		return -1;
+	if (total == 0 || total > PROTO_MAX_TIME_S) {
+		snprintf(err, errlen, "time limit '%.40s' out of range (1 s to 366 days)", s);
+		return -1;
 	}
-	if (total == 0 || total > PROTO_MAX_TIME_S)
-		goto range;
 	*seconds = total;
 	return 0;
-range:
-	snprintf(err, errlen, "time limit '%.40s' out of range (1 s to 366 days)", s);
-	return -1;
-bad:
-	snprintf(err, errlen, "bad time limit '%.40s' (use e.g. 90s, 30m, 2h, 1d, 1h30m or HH:MM:SS)", s);
-	return -1;
 }
 
 int proto_parse_bytes(const char *s, uint64_t *bytes, char *err, size_t errlen)

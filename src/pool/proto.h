@@ -71,7 +71,9 @@ void proto_request_free(struct proto_request *r);
 json_t *proto_request_json(const struct proto_request *r);
 const char *proto_op_name(enum proto_op op);
 
-/* "30s", "10m", "2h", "1d", "1h30m", "HH:MM:SS", "90" (seconds) -> seconds (1 .. PROTO_MAX_TIME_S). */
+/* --time -> seconds (1 .. PROTO_MAX_TIME_S): Slurm's MM (minutes), MM:SS,
+ * HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, or numbers each with a unit, largest
+ * first ("90s", "2h", "1h30m"); anything else ("1h30", "25:99:99") refused. */
 int proto_parse_time_limit(const char *s, uint64_t *seconds, char *err, size_t errlen);
 /* "1048576", "512M", "40G", "40GiB", "1.5T" (binary units) -> bytes. */
 int proto_parse_bytes(const char *s, uint64_t *bytes, char *err, size_t errlen);

@@ -128,13 +128,54 @@ static void test_refusals(void **state)
 	free(huge);
 }
 
+/* --time: Slurm's forms exactly, units only where unambiguous (issue 20). */
+static void test_time_limit_forms(void **state)
+{
+	(void)state;
+	static const struct { const char *in; uint64_t want; } ok[] = {
+		{ "90", 90 * 60 },            /* MM */
+		{ "5:07", 5 * 60 + 7 },       /* MM:SS */
+		{ "90:00", 90 * 60 },         /* MM:SS, minutes may pass 59 */
+		{ "01:02:03", 3723 },         /* HH:MM:SS */
+		{ "25:00:00", 25 * 3600 },
+		{ "2-3", 2 * 86400 + 3 * 3600 },                  /* D-HH */
+		{ "2-03:04", 2 * 86400 + 3 * 3600 + 4 * 60 },     /* D-HH:MM */
+		{ "1-00:00:09", 86400 + 9 },                      /* D-HH:MM:SS */
+		{ "90s", 90 }, { "30m", 1800 }, { "2h", 7200 }, { "1d", 86400 },
+		{ "1h30m", 5400 }, { "1d12h", 129600 }, { "1h0m5s", 3605 }, { "366d", 366 * 86400 },
+	};
+	static const char *const bad[] = {
+		"1h30",     /* ambiguous: 30 what? (was 1 h 30 s) */
+		"25:99:99", /* minutes and seconds past 59 */
+		"10:60", "1:2:3:4", "1-24", "1-2:60", "1-2:3:4:5", "1-", "-1", "1--2", "1-2-3",
+		"30m1h", "1m1m", "1h30x", "h", "1:", ":1", "", "1x", "1.5h", " 1", "1 ", "+1",
+		"0", "0:00", "367d", "1234567890", "99999999999s",
+	};
+	uint64_t v;
+	char err[256];
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		if (proto_parse_time_limit(ok[i].in, &v, err, sizeof(err)) != 0)
+			fail_msg("'%s' refused: %s", ok[i].in, err);
+		if (v != ok[i].want)
+			fail_msg("'%s' is %llu s, want %llu", ok[i].in, (unsigned long long)v, (unsigned long long)ok[i].want);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (proto_parse_time_limit(bad[i], &v, err, sizeof(err)) == 0)
+			fail_msg("'%s' accepted as %llu s", bad[i], (unsigned long long)v);
+		assert_non_null(strstr(err, "time limit"));
+	}
+	assert_int_equal(proto_parse_time_limit("25:99:99", &v, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "0 to 59"));
+}
+
 static void test_values(void **state)
 {
 	(void)state;
 	uint64_t v;
 	char err[256];
 	assert_int_equal(proto_parse_time_limit("90", &v, err, sizeof(err)), 0);
-	assert_int_equal(v, 90);
+	assert_int_equal(v, 90 * 60); /* minutes, as Slurm's --time */
 	assert_int_equal(proto_parse_time_limit("1h30m", &v, err, sizeof(err)), 0);
 	assert_int_equal(v, 5400);
 	assert_int_equal(proto_parse_time_limit("2d", &v, err, sizeof(err)), 0);
@@ -197,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_submit_defaults),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_time_limit_forms),
 		cmocka_unit_test(test_base64),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
