@@ -7,20 +7,11 @@
 # Run by CTest (GPUCTL = the binary). By hand:
 #   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/slurm_cli.sh
 set -u
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-: "${GPUCTL:?set GPUCTL to the gpuctl binary}"
-export GPUCTL_DATA_DIR="${GPUCTL_DATA_DIR:-$here/../../data}"
-unset GPUCTL_SIM GPUCTL_POOL_SOCKET SLURM_JOB_ID SLURM_JOB_GPUS SLURM_JOB_UID SLURM_JOB_USER SLURMD_NODENAME
-t="$(mktemp -d)"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+need jq
+unset GPUCTL_POOL_SOCKET SLURM_JOB_ID SLURM_JOB_GPUS SLURM_JOB_UID SLURM_JOB_USER SLURMD_NODENAME
 agent=
-cleanup() {
-	[ -n "$agent" ] && kill "$agent" 2>/dev/null && wait "$agent" 2>/dev/null
-	rm -rf "$t"
-}
-trap cleanup EXIT
-fails=0
-checks=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+on_exit '[ -n "$agent" ] && kill "$agent" 2>/dev/null && wait "$agent" 2>/dev/null'
 # expect CODE CMD...: runs CMD, output in $out, checks the exit code
 expect() {
 	local want=$1
@@ -58,24 +49,24 @@ expect 64 "$GPUCTL" --sim h200x8 slurm gres-conf --bogus
 expect 66 "$GPUCTL" --sim nosuchserver slurm gres-conf
 
 # ---- job-start / job-end / stats / jobs --slurm, errors without an agent ----------------
-expect 75 "$GPUCTL" slurm job-start --job 5 --gpus 0 --uid 0 --socket "$t/none.sock"
-expect 64 "$GPUCTL" slurm job-start --gpus 0 --uid 0 --socket "$t/none.sock"
+expect 75 "$GPUCTL" slurm job-start --job 5 --gpus 0 --uid 0 --socket "$tmp/none.sock"
+expect 64 "$GPUCTL" slurm job-start --gpus 0 --uid 0 --socket "$tmp/none.sock"
 has "which Slurm job"
-expect 64 "$GPUCTL" slurm job-start --job 5 --gpus 0,x --uid 0 --socket "$t/none.sock"
+expect 64 "$GPUCTL" slurm job-start --job 5 --gpus 0,x --uid 0 --socket "$tmp/none.sock"
 has "bad GPU list '0,x'"
-expect 64 "$GPUCTL" slurm job-start --job 0 --gpus 0 --uid 0 --socket "$t/none.sock"
-expect 64 "$GPUCTL" slurm job-start --job 5 --gpus 0 --socket "$t/none.sock"
-expect 64 "$GPUCTL" slurm job-end --job 5 --admin-comment --socket "$t/none.sock"
+expect 64 "$GPUCTL" slurm job-start --job 0 --gpus 0 --uid 0 --socket "$tmp/none.sock"
+expect 64 "$GPUCTL" slurm job-start --job 5 --gpus 0 --socket "$tmp/none.sock"
+expect 64 "$GPUCTL" slurm job-end --job 5 --admin-comment --socket "$tmp/none.sock"
 has "AdminComment"
 expect 64 "$GPUCTL" jobs --slurm x12
 has "needs a Slurm job id"
 
 # ---- with an agent -------------------------------------------------------------------------
-sock="$t/pool.sock"
-GPUCTL_SIM="$here/../data/slurm-nvpairs.json" "$GPUCTL" agent --listen 127.0.0.1:0 --kernel-log off --pool --pool-dir "$t/pool" \
-	--pool-socket "$sock" >"$t/agent.log" 2>&1 &
+sock="$tmp/pool.sock"
+GPUCTL_SIM="$here/../data/slurm-nvpairs.json" "$GPUCTL" agent --listen 127.0.0.1:0 --kernel-log off --pool --pool-dir "$tmp/pool" \
+	--pool-socket "$sock" >"$tmp/agent.log" 2>&1 &
 agent=$!
-for _ in $(seq 100); do "$GPUCTL" queue --socket "$sock" >/dev/null 2>&1 && break; sleep 0.1; done
+wait_until 60 "$GPUCTL" queue --socket "$sock" >/dev/null 2>&1 || fail "the agent did not answer: $(cat "$tmp/agent.log")"
 expect 0 env SLURM_JOB_ID=4242 SLURM_JOB_GPUS=2,3 SLURM_JOB_UID=0 SLURM_JOB_USER=root \
 	"$GPUCTL" slurm job-start --socket "$sock"
 has "Slurm job 4242: GPU accounting started"
@@ -87,19 +78,23 @@ has "names a GPU this server does not have"
 expect 0 "$GPUCTL" submit --socket "$sock" --gpus 2 -- true
 has "^job [0-9]* submitted"
 two="$(echo "$out" | sed -n 's/^job \([0-9]*\) submitted.*/\1/p')"
-expect 0 timeout 20 "$GPUCTL" wait --socket "$sock" "$two"
+expect 0 timeout 60 "$GPUCTL" wait --socket "$sock" "$two"
 expect 0 "$GPUCTL" jobs --history --socket "$sock" --json
 echo "$out" | tr -d ' \n' | grep -q "\"id\":$two,[^}]*\"state\":\"done\"" || fail "the 2-GPU pool job did not run: $out"
 expect 0 "$GPUCTL" jobs --history --socket "$sock"
 echo "$out" | grep -q "^ *$two .* done .* 0,1 " || fail "the 2-GPU pool job ran elsewhere than 0,1: $out"
 expect 0 "$GPUCTL" submit --socket "$sock" --gpus 3 -- true
 wait3="$(echo "$out" | sed -n 's/^job \([0-9]*\) submitted.*/\1/p')"
-sleep 1.5
+# once the scheduler has placed what it could, the job's reason says it waits for GPUs
+reason_is() { "$GPUCTL" queue --socket "$sock" --json | jq -r ".jobs[] | select(.id == $wait3) | .reason" | grep -qx "$1"; }
+wait_until 60 reason_is "waiting for 3 free GPUs" || fail "the 3-GPU job's reason: $("$GPUCTL" queue --socket "$sock" --json)"
 expect 0 "$GPUCTL" queue --socket "$sock" --json
 echo "$out" | tr -d ' \n' | grep -q "\"id\":$wait3,[^}]*\"state\":\"pending\"" ||
 	fail "a 3-GPU pool job started beside the Slurm job's GPUs 2,3: $out"
 expect 0 "$GPUCTL" cancel --socket "$sock" "$wait3"
-sleep 2
+# the agent samples every second: the stats have utilization once a sample is in
+stats_sampled() { "$GPUCTL" slurm stats --job 4242 --socket "$sock" 2>&1 | grep -q "util avg [0-9]* %"; }
+wait_until 60 stats_sampled || fail "no sampled stats for Slurm job 4242"
 expect 0 "$GPUCTL" slurm stats --job 4242 --socket "$sock"
 has "^Slurm job 4242: gpuctl: 2 GPUs, [0-9.]* GPU-s, [0-9.]* J, util avg [0-9]* % peak [0-9]* %, mem peak [0-9.]* GiB, XIDs none"
 expect 0 "$GPUCTL" jobs --slurm 4242 --socket "$sock" --json
@@ -122,32 +117,32 @@ has "slurm-4242"
 
 # ---- the contrib prolog and epilog as slurmd runs them ------------------------------------
 src="$here/../.."
-cat >"$t/gpuctl.env" <<ENV
+cat >"$tmp/gpuctl.env" <<ENV
 GPUCTL='$GPUCTL'
-GPUCTL_SIM='$here/../data/slurm-nvpairs.json,faults=$t/prolog-faults.json'
+GPUCTL_SIM='$here/../data/slurm-nvpairs.json,faults=$tmp/prolog-faults.json'
 GPUCTL_POOL_SOCKET='$sock'
 GPUCTL_PROLOG_DIAG=1
 ENV
-hook() { expect "$1" env -i PATH="$PATH" GPUCTL_DATA_DIR="$GPUCTL_DATA_DIR" GPUCTL_SLURM_ENV="$t/gpuctl.env" \
+hook() { expect "$1" env -i PATH="$PATH" GPUCTL_DATA_DIR="$GPUCTL_DATA_DIR" GPUCTL_SLURM_ENV="$tmp/gpuctl.env" \
 	SLURM_JOB_ID="$2" SLURM_JOB_GPUS=1 SLURM_JOB_UID=0 SLURM_JOB_USER=root sh "$src/contrib/slurm/$3"; }
 hook 0 5001 prolog
 has "diag level 1: PASS"
 has "Slurm job 5001: GPU accounting started"
 hook 0 5001 epilog
 has "Slurm job 5001: gpuctl: 1 GPU"
-printf '{"faults": [{"kind": "ecc_uncorrectable", "gpu": 1}]}\n' >"$t/prolog-faults.json"
+printf '{"faults": [{"kind": "ecc_uncorrectable", "gpu": 1}]}\n' >"$tmp/prolog-faults.json"
 hook 1 5002 prolog
 has "diag level 1: FAIL"
 expect 65 "$GPUCTL" jobs --slurm 5002 --socket "$sock"
-rm -f "$t/prolog-faults.json"
+rm -f "$tmp/prolog-faults.json"
 # an agent that is down never fails a job
-sed -i "s|^GPUCTL_POOL_SOCKET=.*|GPUCTL_POOL_SOCKET='$t/none.sock'|; s|^GPUCTL_PROLOG_DIAG=1|GPUCTL_PROLOG_DIAG=0|" "$t/gpuctl.env"
+sed -i "s|^GPUCTL_POOL_SOCKET=.*|GPUCTL_POOL_SOCKET='$tmp/none.sock'|; s|^GPUCTL_PROLOG_DIAG=1|GPUCTL_PROLOG_DIAG=0|" "$tmp/gpuctl.env"
 hook 0 5003 prolog
 has "no pool agent"
 hook 0 5003 epilog
 
 # ---- health-check through a stand-in scontrol -------------------------------------------
-cat >"$t/scontrol" <<'SH'
+cat >"$tmp/scontrol" <<'SH'
 #!/bin/sh
 # stand-in: "show node N -o" prints $FAKE/node; "update ..." is recorded
 case "$1" in
@@ -156,41 +151,40 @@ update) printf '%s\n' "$*" >>"$FAKE/calls" ;;
 *) exit 2 ;;
 esac
 SH
-chmod 755 "$t/scontrol"
-export FAKE="$t"
-hc() { expect "$1" env GPUCTL_SIM="h200x8,faults=$t/faults.json" SLURMD_NODENAME=gpu01 "$GPUCTL" slurm health-check \
-	--window 0 --scontrol "$t/scontrol" "${@:2}"; }
-calls() { cat "$t/calls" 2>/dev/null; }
-: >"$t/calls"
-echo "NodeName=gpu01 Arch=x86_64 State=IDLE Partitions=gpu" >"$t/node"
+chmod 755 "$tmp/scontrol"
+export FAKE="$tmp"
+hc() { expect "$1" env GPUCTL_SIM="h200x8,faults=$tmp/faults.json" SLURMD_NODENAME=gpu01 "$GPUCTL" slurm health-check \
+	--window 0 --scontrol "$tmp/scontrol" "${@:2}"; }
+calls() { cat "$tmp/calls" 2>/dev/null; }
+: >"$tmp/calls"
+echo "NodeName=gpu01 Arch=x86_64 State=IDLE Partitions=gpu" >"$tmp/node"
 hc 0
 has "gpu01: health PASS; node IDLE; action: none"
 [ -z "$(calls)" ] || fail "a healthy idle node got: $(calls)"
-printf '{"faults": [{"kind": "ecc_uncorrectable", "gpu": 3, "count": 1}]}\n' >"$t/faults.json"
+printf '{"faults": [{"kind": "ecc_uncorrectable", "gpu": 3, "count": 1}]}\n' >"$tmp/faults.json"
 hc 2
 has "action: drain, gpuctl: GPU 3 ecc-volatile-uncorrectable"
 [ "$(calls)" = "update NodeName=gpu01 State=DRAIN Reason=gpuctl: GPU 3 ecc-volatile-uncorrectable" ] ||
 	fail "drain call: $(calls)"
-: >"$t/calls"
+: >"$tmp/calls"
 hc 2 --dry-run
 [ -z "$(calls)" ] || fail "--dry-run called scontrol update: $(calls)"
-echo "NodeName=gpu01 State=IDLE+DRAIN Reason=maintenance [admin@2026-11-30T01:00:00]" >"$t/node"
+echo "NodeName=gpu01 State=IDLE+DRAIN Reason=maintenance [admin@2026-11-30T01:00:00]" >"$tmp/node"
 hc 2
 has "action: keep"
 [ -z "$(calls)" ] || fail "an admin's drain was overwritten: $(calls)"
-rm -f "$t/faults.json"
+rm -f "$tmp/faults.json"
 hc 0
 has "action: none"
 [ -z "$(calls)" ] || fail "an admin's drain was resumed: $(calls)"
-echo "NodeName=gpu01 State=IDLE+DRAIN Reason=gpuctl: GPU 3 ecc-volatile-uncorrectable [root@2026-11-30T01:00:00]" >"$t/node"
+echo "NodeName=gpu01 State=IDLE+DRAIN Reason=gpuctl: GPU 3 ecc-volatile-uncorrectable [root@2026-11-30T01:00:00]" >"$tmp/node"
 hc 0
 has "action: resume"
 [ "$(calls)" = "update NodeName=gpu01 State=RESUME" ] || fail "resume call: $(calls)"
-touch "$t/fail"
+touch "$tmp/fail"
 hc 69
 has "cannot read node 'gpu01'"
-rm -f "$t/fail"
+rm -f "$tmp/fail"
 hc 64 --window x
 
-echo "slurm_cli: $checks commands, $fails failures"
-[ "$fails" = 0 ]
+finish
