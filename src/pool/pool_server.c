@@ -1,8 +1,14 @@
 /*
  * pool_server.c - the control socket: a Unix stream socket, one request per
  * connection. The caller is whoever the kernel says (SO_PEERCRED); a request
- * is read up to the client's shutdown(SHUT_WR) or PROTO_MAX_REQUEST bytes,
- * with a timeout so a client that sends nothing cannot hold the server.
+ * is read up to the client's shutdown(SHUT_WR) or PROTO_MAX_REQUEST bytes.
+ * Clients are served concurrently by one poll loop: each connection has its
+ * own deadline (IO_TIMEOUT_NS from its accept to its whole request, and as
+ * long again to take its answer), so idle clients do not delay the others
+ * and their deadlines do not add up. A uid holds at most POOL_MAX_CONN_PER_UID
+ * connections: one more closes that uid's oldest one still sending, so a user
+ * can only ever stall their own connections. Requests are answered one after
+ * another (they take well under a millisecond; queue at 10 000 jobs ~10 ms).
  * Socket mode: 0666 when the agent is root (every user submits; requests are
  * checked per caller), 0600 otherwise (only the agent's own user).
  */
@@ -17,7 +23,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define IO_TIMEOUT_S 5
+#include "../core/clock.h"
+
+#define IO_TIMEOUT_NS 5000000000ull
+#define MAX_CLIENTS 1024u
+#define POOL_MAX_CONN_PER_UID 64u
+#define POLL_MS 200
 
 static int make_addr(const char *path, struct sockaddr_un *a, char *err, size_t errlen)
 {
@@ -42,100 +53,211 @@ static bool socket_answers(const struct sockaddr_un *a)
 	return up;
 }
 
-static void write_all(int fd, const char *s, size_t n)
+struct client {
+	int fd;
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+	uint64_t accepted;           /* monotonic ns: oldest first when a uid is over its cap */
+	uint64_t deadline;           /* reading: the whole request; writing: the whole answer */
+	char *in;                    /* the request so far */
+	size_t in_len, in_cap;
+	char *out;                   /* the answer, once there is one */
+	size_t out_len, out_off;
+};
+
+static void client_close(struct client *c)
 {
-	while (n > 0) {
-		ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		s += w;
-		n -= (size_t)w;
-	}
+	close(c->fd);
+	free(c->in);
+	free(c->out);
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
 }
 
-static void serve_one(struct pool *p, int fd)
+/* The answer to send: text (heap, taken) or, when NULL, an error with msg. */
+static void client_answer(struct client *c, char *text, const char *msg, uint64_t now)
 {
-	struct ucred cred;
-	socklen_t cl = sizeof(cred);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0)
-		return;
-	struct timeval tv = { IO_TIMEOUT_S, 0 };
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	size_t cap = 16384, len = 0;
-	char *buf = malloc(cap);
-	json_t *resp = NULL;
-	char *text = NULL;
-	bool too_big = false, timed_out = false;
-	while (buf) {
-		if (len == cap) {
-			if (cap > PROTO_MAX_REQUEST) {
-				too_big = true;
-				break;
+	if (!text) {
+		json_t *e = proto_error(msg);
+		char *t = e ? json_dumps(e, JSON_COMPACT) : NULL;
+		json_decref(e);
+		size_t n = t ? strlen(t) : 0;
+		text = t ? realloc(t, n + 2) : NULL;
+		if (!text)
+			free(t);
+		else
+			memcpy(text + n, "\n", 2);
+	}
+	free(c->in);
+	c->in = NULL;
+	c->out = text;
+	c->out_len = text ? strlen(text) : 0;
+	c->out_off = 0;
+	c->deadline = now + IO_TIMEOUT_NS;
+}
+
+/* Reads what is there; at the client's shutdown the request is answered. */
+static void client_read(struct pool *p, struct client *c, uint64_t now)
+{
+	for (;;) {
+		if (c->in_len == c->in_cap) {
+			if (c->in_cap > PROTO_MAX_REQUEST) {
+				client_answer(c, NULL, "request too large", now);
+				return;
 			}
-			char *n = realloc(buf, cap * 2);
-			if (!n)
-				break;
-			buf = n;
-			cap *= 2;
+			size_t cap = c->in_cap ? c->in_cap * 2 : 4096;
+			char *n = realloc(c->in, cap);
+			if (!n) {
+				client_answer(c, NULL, "out of memory", now);
+				return;
+			}
+			c->in = n;
+			c->in_cap = cap;
 		}
-		ssize_t r = recv(fd, buf + len, cap - len, 0);
+		ssize_t r = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, MSG_DONTWAIT);
 		if (r < 0 && errno == EINTR)
 			continue;
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
 		if (r < 0) {
-			timed_out = true;
-			break;
+			client_close(c);
+			return;
 		}
 		if (r == 0)
 			break;
-		len += (size_t)r;
+		c->in_len += (size_t)r;
 	}
-	if (!buf)
-		resp = proto_error("out of memory");
-	else if (too_big || len > PROTO_MAX_REQUEST)
-		resp = proto_error("request too large");
-	else if (timed_out)
-		resp = proto_error("request not complete within 5 s (a client shuts down its writing side when done)");
-	else {
-		struct pool_caller c = { .uid = cred.uid, .gid = cred.gid, .pid = cred.pid };
-		text = pool_handle(p, &c, buf, len);
-		if (!text)
-			resp = proto_error("out of memory");
+	if (c->in_len > PROTO_MAX_REQUEST) {
+		client_answer(c, NULL, "request too large", now);
+		return;
 	}
-	free(buf);
-	bool own_error = resp != NULL; /* pool_handle's text already ends in a newline */
-	if (own_error) {
-		text = json_dumps(resp, JSON_COMPACT);
-		json_decref(resp);
+	struct pool_caller who = { .uid = c->uid, .gid = c->gid, .pid = c->pid };
+	char *text = pool_handle(p, &who, c->in ? c->in : "", c->in_len);
+	client_answer(c, text, "out of memory", now);
+}
+
+/* Sends what the socket takes; closes once the answer is out. */
+static void client_write(struct client *c)
+{
+	while (c->out && c->out_off < c->out_len) {
+		ssize_t w = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (w <= 0)
+			break;
+		c->out_off += (size_t)w;
 	}
-	if (text) {
-		write_all(fd, text, strlen(text));
-		if (own_error)
-			write_all(fd, "\n", 1);
+	client_close(c);
+}
+
+/* A new connection; over the uid's cap, that uid's oldest connection still
+ * sending its request is answered with an error and closed. */
+static void client_accept(struct client *cl, unsigned *ncl, int fd, uint64_t now)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || *ncl == MAX_CLIENTS) {
+		close(fd);
+		return;
 	}
-	free(text);
+	unsigned same = 0;
+	struct client *oldest = NULL;
+	for (unsigned i = 0; i < *ncl; i++)
+		if (cl[i].uid == cred.uid) {
+			same++;
+			if (!cl[i].out && (!oldest || cl[i].accepted < oldest->accepted))
+				oldest = &cl[i];
+		}
+	if (same >= POOL_MAX_CONN_PER_UID && oldest) {
+		client_answer(oldest, NULL, "closed: this user holds too many connections to the pool", now);
+		client_write(oldest); /* best effort: it is not waited for */
+		if (oldest->fd >= 0)
+			client_close(oldest);
+	} else if (same >= POOL_MAX_CONN_PER_UID) {
+		close(fd); /* all of them are being answered */
+		return;
+	}
+	struct client *c = &cl[(*ncl)++];
+	memset(c, 0, sizeof(*c));
+	c->fd = fd;
+	c->uid = cred.uid;
+	c->gid = cred.gid;
+	c->pid = cred.pid;
+	c->accepted = now;
+	c->deadline = now + IO_TIMEOUT_NS;
+}
+
+/* Drops the closed connections, keeping the others in their order. */
+static void drop_closed(struct client *cl, unsigned *ncl)
+{
+	unsigned k = 0;
+	for (unsigned i = 0; i < *ncl; i++)
+		if (cl[i].fd >= 0)
+			cl[k++] = cl[i];
+	*ncl = k;
 }
 
 static void *server_thread(void *arg)
 {
 	struct pool *p = arg;
-	for (;;) {
+	struct client *cl = calloc(MAX_CLIENTS, sizeof(*cl));
+	struct pollfd *pf = calloc(MAX_CLIENTS + 1, sizeof(*pf));
+	unsigned ncl = 0;
+	while (cl && pf) {
 		pthread_mutex_lock(&p->mu);
 		bool stop = p->stopping;
 		pthread_mutex_unlock(&p->mu);
 		if (stop)
 			break;
-		struct pollfd pfd = { .fd = p->listen_fd, .events = POLLIN };
-		if (poll(&pfd, 1, 200) <= 0)
-			continue;
-		int fd = accept4(p->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0)
-			continue;
-		serve_one(p, fd);
-		close(fd);
+		uint64_t now = clock_mono_ns();
+		int wait_ms = POLL_MS;
+		pf[0] = (struct pollfd){ .fd = p->listen_fd, .events = POLLIN };
+		for (unsigned i = 0; i < ncl; i++) {
+			pf[i + 1] = (struct pollfd){ .fd = cl[i].fd, .events = cl[i].out ? POLLOUT : POLLIN };
+			uint64_t left_ms = cl[i].deadline > now ? (cl[i].deadline - now) / 1000000u + 1 : 0;
+			if (left_ms < (uint64_t)wait_ms)
+				wait_ms = (int)left_ms;
+		}
+		if (poll(pf, ncl + 1, wait_ms) < 0 && errno != EINTR)
+			break;
+		now = clock_mono_ns();
+		for (unsigned i = 0; i < ncl; i++) {
+			struct client *c = &cl[i];
+			short ev = pf[i + 1].revents;
+			if (c->fd < 0)
+				continue;
+			if (!c->out && (ev & (POLLIN | POLLHUP | POLLERR)))
+				client_read(p, c, now);
+			else if (c->out && (ev & (POLLOUT | POLLHUP | POLLERR)))
+				client_write(c);
+			if (c->fd >= 0 && now >= c->deadline) {
+				if (c->out) {
+					client_close(c); /* it does not take its answer */
+				} else {
+					client_answer(c, NULL,
+						      "request not complete within 5 s (a client shuts down its writing side when done)",
+						      now);
+					client_write(c);
+				}
+			}
+		}
+		drop_closed(cl, &ncl);
+		if (pf[0].revents & POLLIN)
+			for (;;) { /* the listening socket does not block */
+				int fd = accept4(p->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+				if (fd < 0)
+					break;
+				client_accept(cl, &ncl, fd, now);
+				drop_closed(cl, &ncl);
+			}
 	}
+	for (unsigned i = 0; cl && i < ncl; i++)
+		client_close(&cl[i]);
+	free(cl);
+	free(pf);
 	return NULL;
 }
 
@@ -156,7 +278,7 @@ int pool_server_start(struct pool *p, char *err, size_t errlen)
 		}
 		unlink(p->cfg.socket_path); /* left by an agent that died */
 	}
-	p->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	p->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (p->listen_fd < 0) {
 		snprintf(err, errlen, "socket: %s", strerror(errno));
 		return -1;

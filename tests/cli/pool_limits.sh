@@ -2,7 +2,8 @@
 # pool_limits.sh - the pool under careless or hostile users (issue 20, items
 # 3-7): `wait --timeout` on a job still running (an ASan build catches a
 # freed string printed); --time in Slurm's forms only, a name that is not
-# UTF-8, `cancel -- ID`, a program path that does not exist; ...
+# UTF-8, `cancel -- ID`, a program path that does not exist; 100 idle
+# connections on the socket do not stall a ping (and a uid holds at most 64); ...
 #
 # Run by CTest (GPUCTL = the binary). By hand:
 #   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/pool_limits.sh
@@ -62,6 +63,55 @@ n=$("$G" submit --id-only -- no-such-command-gpuctl)
 check "not in PATH: failed" wait_state "$n" failed
 check "not in PATH: the reason says PATH" test "$(jobfield "$n" reason)" = \
 	"could not start: command not found (in the job's PATH, as its user)"
+
+# --- 100 idle connections (connected, sending nothing) do not stall the
+# others: a ping answers at once (it once waited 5 s per idle client ahead of
+# it), and one uid holds at most 64: its oldest idle ones are closed with why
+python3 - "$sock" 100 >"$tmp/idle.json" <<'PY'
+import json, select, socket, sys, time
+path, n = sys.argv[1], int(sys.argv[2])
+holders = []
+for _ in range(n):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+    holders.append(s)
+def ping():
+    t = time.monotonic()
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(60)
+    s.connect(path)
+    s.sendall(b'{"v":1,"op":"ping"}')
+    s.shutdown(socket.SHUT_WR)
+    data = b""
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        data += b
+    s.close()
+    return json.loads(data).get("ok") is True, (time.monotonic() - t) * 1000
+try:
+    pings = [ping() for _ in range(5)]
+except OSError as e:
+    pings = [(False, -1.0)]
+# the holders the agent closed: their answer says why (bounded wait, 30 s)
+closed, why, end = set(), set(), time.monotonic() + 30
+while len(closed) < n - 64 and time.monotonic() < end:
+    r, _, _ = select.select([h for h in holders if h not in closed], [], [], 0.5)
+    for h in r:
+        closed.add(h)
+        why.add(json.loads(h.recv(65536) or b'{"error":"EOF"}').get("error"))
+print(json.dumps({"ok": all(p[0] for p in pings), "ms": [round(p[1], 2) for p in pings],
+                  "closed": len(closed), "why": sorted(why)}))
+PY
+cat "$tmp/idle.json"
+check "100 idle clients: every ping answered" test "$(jq .ok "$tmp/idle.json")" = true
+check "100 idle clients: a ping under 100 ms (best of 5)" jq -e '.ms | min < 100' "$tmp/idle.json" >/dev/null
+check "100 idle clients: no ping over 2 s" jq -e '.ms | max < 2000' "$tmp/idle.json" >/dev/null
+check "64 connections a uid: the oldest idle ones closed" jq -e '.closed >= 36' "$tmp/idle.json" >/dev/null
+check "the closed ones told why" test "$(jq -c .why "$tmp/idle.json")" = \
+	'["closed: this user holds too many connections to the pool"]'
+check "the agent still answers" "$G" queue >/dev/null
 
 stop_agent
 finish
