@@ -7,15 +7,9 @@
 # Run by CTest (GPUCTL = the binary). By hand:
 #   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/diag_sim.sh
 set -u
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-: "${GPUCTL:?set GPUCTL to the gpuctl binary}"
-export GPUCTL_DATA_DIR="${GPUCTL_DATA_DIR:-$here/../../data}"
-unset GPUCTL_SIM CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER CUDA_LAUNCH_BLOCKING NCCL_P2P_DISABLE NCCL_SHM_DISABLE
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-checks=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+need jq
+unset CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER CUDA_LAUNCH_BLOCKING NCCL_P2P_DISABLE NCCL_SHM_DISABLE
 
 verdict_of() { # FILE TEST GPU -> verdict of that result
 	jq -r --arg t "$2" --argjson g "$3" '.tests[] | select(.test == $t and .gpu == $g) | .verdict' "$1"
@@ -89,5 +83,4 @@ for bad in "-r 5" "-r x" "--variation 0" "--timeout-scale -1" "--nope"; do
 	grep -q '^gpuctl diag: ' "$tmp/bad.err" || fail "diag $bad: message '$(cat "$tmp/bad.err")'"
 done
 
-echo "diag_sim: $checks checks, $fails failures"
-[ $fails = 0 ]
+finish
