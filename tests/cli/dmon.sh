@@ -7,21 +7,8 @@
 # Run by CTest (GPUCTL = the binary). By hand:
 #   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/dmon.sh
 set -u
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-: "${GPUCTL:?set GPUCTL to the gpuctl binary}"
-export GPUCTL_DATA_DIR="${GPUCTL_DATA_DIR:-$here/../../data}"
-unset GPUCTL_SIM
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-checks=0
-
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-check() { # check DESCRIPTION COMMAND...: the command must succeed
-	checks=$((checks + 1))
-	local what="$1"; shift
-	"$@" || fail "$what"
-}
+. "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+need python3
 run() { # run NAME ARGS...: gpuctl ARGS into $tmp/NAME.out / .err, must exit 0
 	local name="$1"; shift
 	checks=$((checks + 1))
@@ -139,5 +126,4 @@ usage_error "option '-d' needs a value" --sim h200x8 dmon -d
 checks=$((checks + 1))
 "$GPUCTL" dmon --help >"$tmp/help.out" 2>&1 && grep -q 'nvlink_tx_mbs' "$tmp/help.out" || fail "dmon --help lists the columns"
 
-echo "$((checks - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish
