@@ -7,15 +7,9 @@
 # Run by CTest (GPUCTL = the binary). By hand:
 #   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/health_sim.sh
 set -u
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-: "${GPUCTL:?set GPUCTL to the gpuctl binary}"
-export GPUCTL_DATA_DIR="${GPUCTL_DATA_DIR:-$here/../../data}"
-unset GPUCTL_SIM CUDA_VISIBLE_DEVICES
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-checks=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+need jq
+unset CUDA_VISIBLE_DEVICES
 
 # run_fault NAME FAULT_JSON GPU RULE VERDICT ACTION EXIT [extra health args...]
 # Injects one fault through a fault file and checks GPU's finding for RULE.
@@ -167,5 +161,4 @@ for code in $(jq -r '.xids[].code' "$GPUCTL_DATA_DIR/health/xid.json"); do
 	grep -Eq "^\| $code \|" "$doc" || fail "docs/health.md lacks XID $code"
 done
 
-echo "health_sim: $checks checks, $fails failures"
-[ $fails = 0 ]
+finish
