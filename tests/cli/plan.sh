@@ -7,20 +7,8 @@
 # Run by CTest (GPUCTL = the binary). By hand:
 #   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/plan.sh
 set -u
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-: "${GPUCTL:?set GPUCTL to the gpuctl binary}"
-export GPUCTL_DATA_DIR="${GPUCTL_DATA_DIR:-$here/../../data}"
-unset GPUCTL_SIM
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-checks=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-check() { # check DESCRIPTION COMMAND...
-	checks=$((checks + 1))
-	local what="$1"; shift
-	"$@" || fail "$what"
-}
+. "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+need jq
 jqe() { jq -e "$@" >/dev/null; } # a jq condition, quietly
 # expect_error CODE PATTERN ARGS...: exit code CODE, exactly one line on stderr matching PATTERN
 expect_error() {
@@ -145,5 +133,4 @@ check "user prices: spot with 20% overhead" [ "$(jq '.cost[0].spot' "$tmp/u1")" 
 check "break-even: 300000 / (20 - 3) busy hours" \
 	jqe '.breakeven.breakeven_busy_hours | . > 17647 and . < 17648' "$tmp/u2"
 
-echo "plan.sh: $checks checks, $fails failed"
-[ "$fails" = 0 ]
+finish
