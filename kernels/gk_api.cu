@@ -78,6 +78,7 @@ static const struct gk_api api_table = {
 	gk_load_open,
 	gk_load_step,
 	gk_load_close,
+	gk_train,
 };
 
 extern "C" __attribute__((visibility("default"))) const struct gk_api *gpuctl_kernels_api(void)

@@ -387,3 +387,6 @@ static int gemm_entry(const struct gk_gemm_args *a, struct gk_result *r, struct 
 }
 
 int gk_gemm(const struct gk_gemm_args *a, struct gk_result *r) { GK_ENTRY(r, gemm_entry(a, r, GK_T)); }
+
+/* The same search for another cuBLAS library user (the training step, gk_train_blas.cu). */
+void *gk_blas_dlopen(const char *base, char *err, size_t errlen) { return open_lib(base, err, errlen); }

@@ -38,5 +38,7 @@ double gk_gemm_tolerance(int prec);
 int gk_fill_typed(struct gk_result *r, void *p, size_t n, uint64_t seed, cudaDataType_t t, cudaStream_t s);
 int gk_sgemm_rowmajor(struct gk_result *r, int m, int n, int k, const float *A, int lda, const float *B, int ldb, float *C,
 		      int ldc, cudaStream_t s);
+/* dlopen libcublas*.so.13 (else .so.12), also from /usr/local/cuda/lib64; NULL with err set. */
+void *gk_blas_dlopen(const char *base, char *err, size_t errlen);
 
 #endif

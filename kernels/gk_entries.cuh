@@ -23,6 +23,7 @@ int gk_stress(const struct gk_stress_args *a, struct gk_result *r);
 int gk_load_open(const struct gk_load_args *a, struct gk_load **out, char *err, size_t errlen);
 int gk_load_step(struct gk_load *l, double seconds, uint64_t deadline_ns, struct gk_result *r);
 void gk_load_close(struct gk_load *l);
+int gk_train(const struct gk_train_args *a, struct gk_result *r);
 
 /* Entry wrapper: init the result, run body with a tracker, free, set rc. */
 #define GK_ENTRY(r, body) do { gk_result_init(r); struct gk_track t_ = {}; \

@@ -268,6 +268,60 @@ struct gk_load_args {
 	int n;                 /* square size (0: 8192) */
 };
 
+/* ---- training step: GPT-2 (kernels/gk_train*.cu; docs/bench.md) ----------
+ * Decoder-only transformer as GPT-2: learned positions, pre-LayerNorm blocks,
+ * tanh GELU, tied input/output embeddings (wte), plain causal attention
+ * (Q K^T and att V as cuBLASLt batched GEMMs, a softmax kernel between them),
+ * cross-entropy, AdamW. Parameters are 16 tensors in the order of
+ * gk_train_param_sizes (below); wte has vocab_pad rows, the rows past vocab
+ * never see a gradient. */
+struct gk_train_cfg {
+	int vocab;             /* V: token ids are [0, V) (GPT-2: 50257) */
+	int vocab_pad;         /* rows of wte, >= vocab (GPT-2 runs: 50304, a multiple of 128) */
+	int max_seq;           /* rows of wpe (1024) */
+	int layers, heads, channels;
+};
+#define GK_TRAIN_NTENSORS 16
+/* Element counts of the 16 parameter tensors: wte, wpe, ln1w, ln1b, qkvw,
+ * qkvb, attprojw, attprojb, ln2w, ln2b, fcw, fcb, fcprojw, fcprojb, lnfw, lnfb
+ * (each per-layer tensor holds all layers); returns their sum. */
+static inline size_t gk_train_param_sizes(const struct gk_train_cfg *m, size_t sz[GK_TRAIN_NTENSORS])
+{
+	size_t V = (size_t)m->vocab_pad, C = (size_t)m->channels, L = (size_t)m->layers, T = (size_t)m->max_seq;
+	size_t s[GK_TRAIN_NTENSORS] = { V * C, T * C, L * C, L * C, L * 3 * C * C, L * 3 * C, L * C * C, L * C,
+					L * C, L * C, L * 4 * C * C, L * 4 * C, L * C * 4 * C, L * C, C, C };
+	size_t n = 0;
+	for (int i = 0; i < GK_TRAIN_NTENSORS; i++) { sz[i] = s[i]; n += s[i]; }
+	return n;
+}
+struct gk_train_args {
+	struct gk_common c;    /* warmup: untimed steps first (0: 3); iters: timed steps [10, 128] */
+	struct gk_train_cfg m;
+	int prec;              /* GK_FP32 (TF32 off), GK_TF32, or GK_BF16: BF16 weights copy and
+	                          activations, FP32 accumulation, FP32 master weights, gradients
+	                          and AdamW state */
+	int batch, seq;        /* micro-batch and sequence length (seq <= max_seq) */
+	int grad_accum;        /* micro-batches per optimizer step (0: 1) */
+	float lr, beta1, beta2, eps, weight_decay; /* AdamW; decay on the 2-D weights only */
+	const float *params_in; /* host, optional: initial parameters (sum of gk_train_param_sizes
+	                           floats); NULL: GPT-2 init (N(0, 0.02), projections / sqrt(2L),
+	                           LayerNorm 1 and 0, biases 0) from c.seed */
+	const int *tokens_in;  /* host, optional: grad_accum * batch * (seq + 1) token ids, one row
+	                          of seq + 1 per sequence (inputs, then shifted targets); NULL:
+	                          uniform synthetic tokens from c.seed. The same batch every step. */
+	float *grads_out;      /* host, optional: run ONE forward and backward (all micro-batches),
+	                          no update, no timing: the gradients of the mean loss, same layout
+	                          as params_in, and the loss in losses_out[0] */
+	float *losses_out;     /* host, optional: the mean loss of every step run (warmup + timed) */
+};
+/* result: samples_ms = whole optimizer steps (forward, backward, AdamW);
+ * flops per step = (6 n_params + 12 layers channels seq) tokens, n_params
+ * without the padding rows (the counting of the PyTorch anchors in issue 16).
+ * verify: NaN/Inf losses counted in verify.nans; verified is left false: the
+ * host judges the losses (src/kernels_host/train_ref.c). aux "mem_gib" (device
+ * memory the run held, from cudaMemGetInfo), "model_gib" (what it allocated
+ * itself), "tokens" (per step), "params" (n_params). */
+
 struct gk_api {
 	uint32_t abi_version;  /* GK_ABI_VERSION */
 	uint32_t struct_size;  /* sizeof(struct gk_api) as the module was built */
@@ -296,6 +350,8 @@ struct gk_api {
 	int (*load_open)(const struct gk_load_args *a, struct gk_load **out, char *err, size_t errlen);
 	int (*load_step)(struct gk_load *l, double seconds, uint64_t deadline_ns, struct gk_result *r);
 	void (*load_close)(struct gk_load *l);
+
+	int (*train)(const struct gk_train_args *a, struct gk_result *r);
 };
 
 const struct gk_api *gpuctl_kernels_api(void);

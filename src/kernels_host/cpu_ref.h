@@ -76,6 +76,9 @@ int kref_run_lj(const struct gk_api *api, const struct gk_common *c, int natoms,
 int kref_run_bvh(const struct gk_api *api, const struct gk_common *c, int ntris, int nrays,
 		 int nthreads, kref_now_fn now, struct gk_result *r, struct kref_app_run *out);
 
+/* Append a named figure to r->aux (dropped when the GK_MAX_AUX slots are full). */
+void kref_aux(struct gk_result *r, const char *name, double value, const char *unit);
+
 /* Run fn(i, ctx) for i in [0, n) split over nthreads threads (<= 1: inline). */
 void kref_parallel_for(int n, int nthreads, void (*fn)(int begin, int end, void *ctx), void *ctx);
 

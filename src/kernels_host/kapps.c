@@ -18,7 +18,7 @@ static double median_ms(const struct gk_result *r)
 	return stats_compute(r->samples_ms, (size_t)r->nsamples, &st) == 0 ? st.median : 0;
 }
 
-static void aux(struct gk_result *r, const char *name, double value, const char *unit)
+void kref_aux(struct gk_result *r, const char *name, double value, const char *unit)
 {
 	if (r->naux >= GK_MAX_AUX)
 		return;
@@ -34,8 +34,8 @@ static int finish(struct gk_result *r, struct kref_app_run *out, double cpu_ms, 
 	out->gpu_ms = median_ms(r);
 	out->cpu_ms = cpu_ms;
 	if (cpu_ms > 0) {
-		aux(r, "cpu_ms", cpu_ms, "ms");
-		aux(r, "speedup", out->gpu_ms > 0 ? cpu_ms / out->gpu_ms : 0, "x");
+		kref_aux(r, "cpu_ms", cpu_ms, "ms");
+		kref_aux(r, "speedup", out->gpu_ms > 0 ? cpu_ms / out->gpu_ms : 0, "x");
 	}
 	if (!r->verify.verified) {
 		snprintf(r->err, sizeof r->err, "%s: %llu of %llu outputs differ from the CPU reference (max error %.3g), %llu NaN",
@@ -113,7 +113,7 @@ int kref_run_lj(const struct gk_api *api, const struct gk_common *c, int natoms,
 		 * terms of both signs, so compare relative to a floor of 1e-3 of the largest */
 		kref_compare_f64(fg, fr, 3 * (size_t)natoms, 1e-3, 1e-3, &r->verify);
 		double erel = fabs(energy - eref) / (fabs(eref) + 1e-300);
-		aux(r, "energy_rel_err", erel, "ratio");
+		kref_aux(r, "energy_rel_err", erel, "ratio");
 		if (erel > 1e-4) {
 			r->verify.mismatches++;
 			r->verify.verified = false;
@@ -149,7 +149,7 @@ int kref_run_bvh(const struct gk_api *api, const struct gk_common *c, int ntris,
 		int hits = 0;
 		for (int i = 0; i < nrays; i++)
 			hits += idr[i] >= 0;
-		aux(r, "hit_share", (double)hits / nrays, "ratio");
+		kref_aux(r, "hit_share", (double)hits / nrays, "ratio");
 		rc = finish(r, out, cpu_ms, "bvh");
 	}
 	free(t); free(tr); free(id); free(idr);

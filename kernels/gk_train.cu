@@ -1,0 +1,405 @@
+/*
+ * gk_train.cu - the `train` entry: a GPT-2 training step (forward, backward,
+ * AdamW) from the module's own kernels (gk_train_ops.cu) and cuBLASLt GEMMs
+ * (gk_train_blas.cu). Layout and order follow llm.c's train_gpt2.cu:
+ * activations row-major [batch * seq][channels], weights [out][in], so
+ * y = x W^T + b is one column-major GEMM with A = W transposed.
+ *
+ * Attention is plain, not flash: per layer the [B][NH][seq][seq] softmax
+ * output is kept for the backward pass; scores and their gradient use one
+ * scratch buffer. The residual stream's gradient is one buffer that every
+ * LayerNorm backward adds into. Parameter gradients accumulate in FP32 over
+ * the micro-batches (the weight-gradient GEMMs write FP32 with beta 1).
+ */
+#include "gk_entries.cuh"
+#include "gk_train.cuh"
+
+#include <math.h>
+#include <stdlib.h>
+
+enum { P_WTE, P_WPE, P_LN1W, P_LN1B, P_QKVW, P_QKVB, P_ATTPW, P_ATTPB, P_LN2W, P_LN2B, P_FCW, P_FCB, P_FCPW, P_FCPB, P_LNFW, P_LNFB };
+/* weight decay applies to the 2-D weights only */
+static const bool decays[GK_TRAIN_NTENSORS] = { 1, 1, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0 };
+
+static size_t align_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+
+template <typename T> struct tr_model {
+	struct gk_train_cfg m;
+	int B, S, GA, N, C, L, NH, hs, Vp;
+	size_t sz[GK_TRAIN_NTENSORS], off[GK_TRAIN_NTENSORS], nalloc; /* device tensors start 64 elements apart */
+	float *master, *grad, *adam_m, *adam_v;
+	T *w;                        /* the weights the forward pass reads (master itself when T is float) */
+	int *inp, *tgt;              /* [GA][N] */
+	float *loss;                 /* one per step */
+	T *res, *ln1, *qkv, *atty, *res2, *ln2, *fch, *gelu, *att, *lnf, *logits;
+	float *ln1_mean, *ln1_rstd, *ln2_mean, *ln2_rstd, *lnf_mean, *lnf_rstd;
+	T *q, *k, *v, *y, *pre, *dres, *dbig, *dsmall, *dqkv;
+	struct tr_blas *blas;
+	cudaStream_t s;
+	size_t model_bytes;
+};
+
+template <typename T> static T *wt(tr_model<T> *M, int i) { return M->w + M->off[i]; }
+template <typename T> static float *gr(tr_model<T> *M, int i) { return M->grad + M->off[i]; }
+template <typename T> static constexpr bool is_bf16() { return sizeof(T) == 2; }
+
+/* Bump allocation in one cudaMalloc: 256-byte aligned pieces. */
+struct arena { char *base; size_t used, size; };
+template <typename P> static P *take(struct arena *a, size_t count)
+{
+	size_t at = align_up(a->used, 256);
+	a->used = at + count * sizeof(P);
+	return a->base ? (P *)(a->base + at) : NULL;
+}
+
+template <typename T> static void carve(tr_model<T> *M, struct arena *a, int nsteps)
+{
+	size_t N = M->N, C = M->C, L = M->L, BH = (size_t)M->B * M->NH, S = M->S;
+	M->master = take<float>(a, M->nalloc);
+	M->grad = take<float>(a, M->nalloc);
+	M->adam_m = take<float>(a, M->nalloc);
+	M->adam_v = take<float>(a, M->nalloc);
+	M->w = is_bf16<T>() ? take<T>(a, M->nalloc) : (T *)M->master;
+	M->inp = take<int>(a, N * M->GA);
+	M->tgt = take<int>(a, N * M->GA);
+	M->loss = take<float>(a, nsteps);
+	M->res = take<T>(a, (L + 1) * N * C);
+	M->ln1 = take<T>(a, L * N * C);
+	M->qkv = take<T>(a, L * N * 3 * C);
+	M->atty = take<T>(a, L * N * C);
+	M->res2 = take<T>(a, L * N * C);
+	M->ln2 = take<T>(a, L * N * C);
+	M->fch = take<T>(a, L * N * 4 * C);
+	M->gelu = take<T>(a, L * N * 4 * C);
+	M->att = take<T>(a, L * BH * S * S);
+	M->lnf = take<T>(a, N * C);
+	M->logits = take<T>(a, N * M->Vp);
+	M->ln1_mean = take<float>(a, L * N);
+	M->ln1_rstd = take<float>(a, L * N);
+	M->ln2_mean = take<float>(a, L * N);
+	M->ln2_rstd = take<float>(a, L * N);
+	M->lnf_mean = take<float>(a, N);
+	M->lnf_rstd = take<float>(a, N);
+	M->q = take<T>(a, N * C);
+	M->k = take<T>(a, N * C);
+	M->v = take<T>(a, N * C);
+	M->y = take<T>(a, N * C);
+	M->pre = take<T>(a, BH * S * S);
+	M->dres = take<T>(a, N * C);
+	M->dbig = take<T>(a, N * 4 * C);
+	M->dsmall = take<T>(a, N * C);
+	M->dqkv = take<T>(a, N * 3 * C);
+}
+
+/* y[N][OC] = x[N][IC] W[OC][IC]^T (+ bias) (+ add) */
+template <typename T>
+static int fwd_linear(struct gk_result *r, tr_model<T> *M, T *y, const T *x, const T *W, const T *bias, const T *add, int IC, int OC)
+{
+	struct tr_mm p = {};
+	p.ta = true; p.m = OC; p.n = M->N; p.k = IC;
+	p.A = W; p.lda = IC; p.B = x; p.ldb = IC; p.D = y; p.ldd = OC; p.C = add; p.bias = bias;
+	p.ab_bf16 = p.d_bf16 = is_bf16<T>();
+	return tr_matmul(r, M->blas, M->s, &p);
+}
+
+/* dx[N][IC] = dy[N][OC] W[OC][IC]; dW[OC][IC] += dy^T x (FP32) */
+template <typename T>
+static int bwd_linear(struct gk_result *r, tr_model<T> *M, T *dx, float *dW, const T *dy, const T *x, const T *W, int IC, int OC)
+{
+	struct tr_mm p = {};
+	p.m = IC; p.n = M->N; p.k = OC;
+	p.A = W; p.lda = IC; p.B = dy; p.ldb = OC; p.D = dx; p.ldd = IC;
+	p.ab_bf16 = p.d_bf16 = is_bf16<T>();
+	CKR(tr_matmul(r, M->blas, M->s, &p));
+	struct tr_mm g = {};
+	g.tb = true; g.m = IC; g.n = OC; g.k = M->N;
+	g.A = x; g.lda = IC; g.B = dy; g.ldb = OC; g.D = dW; g.ldd = IC; g.C = dW;
+	g.ab_bf16 = is_bf16<T>();
+	return tr_matmul(r, M->blas, M->s, &g);
+}
+
+/* One batched GEMM over the B * NH heads. */
+template <typename T>
+static int heads_mm(struct gk_result *r, tr_model<T> *M, bool ta, bool tb, int m, int n, int k, const T *A, int lda, long long sa,
+		    const T *Bm, int ldb, long long sb, T *D, int ldd, long long sd, float alpha)
+{
+	struct tr_mm p = {};
+	p.ta = ta; p.tb = tb; p.m = m; p.n = n; p.k = k;
+	p.A = A; p.lda = lda; p.sa = sa; p.B = Bm; p.ldb = ldb; p.sb = sb; p.D = D; p.ldd = ldd; p.sd = sd;
+	p.batch = M->B * M->NH; p.alpha = alpha;
+	p.ab_bf16 = p.d_bf16 = is_bf16<T>();
+	return tr_matmul(r, M->blas, M->s, &p);
+}
+
+template <typename T> static int attention_fwd(struct gk_result *r, tr_model<T> *M, T *atty, T *att, T *qkv)
+{
+	int B = M->B, S = M->S, NH = M->NH, hs = M->hs, C = M->C;
+	long long sh = (long long)S * hs, ss = (long long)S * S;
+	CKR(tr_permute<T>(r, M->s, M->q, qkv, B, S, NH, hs, 3 * C, 0, true));
+	CKR(tr_permute<T>(r, M->s, M->k, qkv, B, S, NH, hs, 3 * C, C, true));
+	CKR(tr_permute<T>(r, M->s, M->v, qkv, B, S, NH, hs, 3 * C, 2 * C, true));
+	/* pre[q][k] = Q K^T / sqrt(hs): column-major (k x q) = K^T Q */
+	CKR(heads_mm<T>(r, M, true, false, S, S, hs, M->k, hs, sh, M->q, hs, sh, M->pre, S, ss, 1.0f / sqrtf((float)hs)));
+	CKR(tr_softmax_fwd<T>(r, M->s, att, M->pre, B * NH * S, S));
+	/* y[q][d] = att V: column-major (d x q) = V (d x k) att (k x q) */
+	CKR(heads_mm<T>(r, M, false, false, hs, S, S, M->v, hs, sh, att, S, ss, M->y, hs, sh, 1.0f));
+	return tr_permute<T>(r, M->s, M->y, atty, B, S, NH, hs, C, 0, false);
+}
+
+/* datty -> dqkv, with q, k, v permuted again from qkv */
+template <typename T> static int attention_bwd(struct gk_result *r, tr_model<T> *M, T *dqkv, T *datty, T *qkv, const T *att)
+{
+	int B = M->B, S = M->S, NH = M->NH, hs = M->hs, C = M->C;
+	long long sh = (long long)S * hs, ss = (long long)S * S;
+	T *dy = M->y, *dq = M->dbig, *dk = M->dbig + (size_t)M->N * C, *dv = M->dbig + 2 * (size_t)M->N * C;
+	CKR(tr_permute<T>(r, M->s, M->q, qkv, B, S, NH, hs, 3 * C, 0, true));
+	CKR(tr_permute<T>(r, M->s, M->k, qkv, B, S, NH, hs, 3 * C, C, true));
+	CKR(tr_permute<T>(r, M->s, M->v, qkv, B, S, NH, hs, 3 * C, 2 * C, true));
+	CKR(tr_permute<T>(r, M->s, dy, datty, B, S, NH, hs, C, 0, true));
+	/* datt[q][k] = dy V^T: (k x q) = V^T dy */
+	CKR(heads_mm<T>(r, M, true, false, S, S, hs, M->v, hs, sh, dy, hs, sh, M->pre, S, ss, 1.0f));
+	/* dV[k][d] = att^T dy: (d x k) = dy (d x q) att^T */
+	CKR(heads_mm<T>(r, M, false, true, hs, S, S, dy, hs, sh, att, S, ss, dv, hs, sh, 1.0f));
+	CKR(tr_softmax_bwd<T>(r, M->s, M->pre, M->pre, att, 1.0f / sqrtf((float)hs), B * NH * S, S));
+	/* dQ[q][d] = dpre K: (d x q) = K (d x k) dpre (k x q) */
+	CKR(heads_mm<T>(r, M, false, false, hs, S, S, M->k, hs, sh, M->pre, S, ss, dq, hs, sh, 1.0f));
+	/* dK[k][d] = dpre^T Q: (d x k) = Q (d x q) dpre^T */
+	CKR(heads_mm<T>(r, M, false, true, hs, S, S, M->q, hs, sh, M->pre, S, ss, dk, hs, sh, 1.0f));
+	CKR(tr_permute<T>(r, M->s, dq, dqkv, B, S, NH, hs, 3 * C, 0, false));
+	CKR(tr_permute<T>(r, M->s, dk, dqkv, B, S, NH, hs, 3 * C, C, false));
+	return tr_permute<T>(r, M->s, dv, dqkv, B, S, NH, hs, 3 * C, 2 * C, false);
+}
+
+template <typename T> static int forward(struct gk_result *r, tr_model<T> *M, int mb, float *loss)
+{
+	size_t N = M->N, C = M->C;
+	const int *inp = M->inp + mb * N, *tgt = M->tgt + mb * N;
+	CKR(tr_encoder_fwd<T>(r, M->s, M->res, inp, wt(M, P_WTE), wt(M, P_WPE), M->N, M->S, M->C));
+	for (size_t l = 0; l < (size_t)M->L; l++) {
+		T *res = M->res + l * N * C, *ln1 = M->ln1 + l * N * C, *qkv = M->qkv + l * N * 3 * C, *atty = M->atty + l * N * C;
+		T *res2 = M->res2 + l * N * C, *ln2 = M->ln2 + l * N * C, *fch = M->fch + l * N * 4 * C, *gelu = M->gelu + l * N * 4 * C;
+		T *att = M->att + l * (size_t)M->B * M->NH * M->S * M->S;
+		CKR(tr_layernorm_fwd<T>(r, M->s, ln1, M->ln1_mean + l * N, M->ln1_rstd + l * N, res, wt(M, P_LN1W) + l * C,
+					wt(M, P_LN1B) + l * C, M->N, M->C));
+		CKR(fwd_linear<T>(r, M, qkv, ln1, wt(M, P_QKVW) + l * 3 * C * C, wt(M, P_QKVB) + l * 3 * C, NULL, M->C, 3 * M->C));
+		CKR(attention_fwd<T>(r, M, atty, att, qkv));
+		CKR(fwd_linear<T>(r, M, res2, atty, wt(M, P_ATTPW) + l * C * C, wt(M, P_ATTPB) + l * C, res, M->C, M->C));
+		CKR(tr_layernorm_fwd<T>(r, M->s, ln2, M->ln2_mean + l * N, M->ln2_rstd + l * N, res2, wt(M, P_LN2W) + l * C,
+					wt(M, P_LN2B) + l * C, M->N, M->C));
+		CKR(fwd_linear<T>(r, M, fch, ln2, wt(M, P_FCW) + l * 4 * C * C, wt(M, P_FCB) + l * 4 * C, NULL, M->C, 4 * M->C));
+		CKR(tr_gelu_fwd<T>(r, M->s, gelu, fch, N * 4 * C));
+		CKR(fwd_linear<T>(r, M, res + N * C, gelu, wt(M, P_FCPW) + l * C * 4 * C, wt(M, P_FCPB) + l * C, res2, 4 * M->C, M->C));
+	}
+	CKR(tr_layernorm_fwd<T>(r, M->s, M->lnf, M->lnf_mean, M->lnf_rstd, M->res + (size_t)M->L * N * C, wt(M, P_LNFW),
+				wt(M, P_LNFB), M->N, M->C));
+	CKR(fwd_linear<T>(r, M, M->logits, M->lnf, wt(M, P_WTE), (const T *)NULL, (const T *)NULL, M->C, M->Vp));
+	return tr_crossentropy<T>(r, M->s, M->logits, loss, tgt, M->N, M->m.vocab, M->Vp, 1.0f / ((float)N * M->GA));
+}
+
+/* After forward: the logits hold their gradient. Adds to M->grad. */
+template <typename T> static int backward(struct gk_result *r, tr_model<T> *M, int mb)
+{
+	size_t N = M->N, C = M->C;
+	CK(cudaMemsetAsync(M->dres, 0, N * C * sizeof(T), M->s));
+	CKR(bwd_linear<T>(r, M, M->dsmall, gr(M, P_WTE), M->logits, M->lnf, wt(M, P_WTE), M->C, M->Vp));
+	CKR(tr_layernorm_bwd<T>(r, M->s, M->dres, gr(M, P_LNFW), gr(M, P_LNFB), M->dsmall, M->res + (size_t)M->L * N * C, wt(M, P_LNFW),
+				M->lnf_mean, M->lnf_rstd, M->N, M->C));
+	for (size_t l = M->L; l-- > 0;) {
+		T *res = M->res + l * N * C, *ln1 = M->ln1 + l * N * C, *qkv = M->qkv + l * N * 3 * C, *atty = M->atty + l * N * C;
+		T *res2 = M->res2 + l * N * C, *ln2 = M->ln2 + l * N * C, *fch = M->fch + l * N * 4 * C, *gelu = M->gelu + l * N * 4 * C;
+		T *att = M->att + l * (size_t)M->B * M->NH * M->S * M->S;
+		/* MLP: dres is d(res[l+1]) = d(fcproj out) = d(res2) so far */
+		CKR(bwd_linear<T>(r, M, M->dbig, gr(M, P_FCPW) + l * C * 4 * C, M->dres, gelu, wt(M, P_FCPW) + l * C * 4 * C, 4 * M->C, M->C));
+		CKR(tr_bias_bwd<T>(r, M->s, gr(M, P_FCPB) + l * C, M->dres, M->N, M->C));
+		CKR(tr_gelu_bwd<T>(r, M->s, M->dbig, fch, M->dbig, N * 4 * C));
+		CKR(bwd_linear<T>(r, M, M->dsmall, gr(M, P_FCW) + l * 4 * C * C, M->dbig, ln2, wt(M, P_FCW) + l * 4 * C * C, M->C, 4 * M->C));
+		CKR(tr_bias_bwd<T>(r, M->s, gr(M, P_FCB) + l * 4 * C, M->dbig, M->N, 4 * M->C));
+		CKR(tr_layernorm_bwd<T>(r, M->s, M->dres, gr(M, P_LN2W) + l * C, gr(M, P_LN2B) + l * C, M->dsmall, res2,
+					wt(M, P_LN2W) + l * C, M->ln2_mean + l * N, M->ln2_rstd + l * N, M->N, M->C));
+		/* attention: dres is now d(res2) = d(attproj out) */
+		CKR(bwd_linear<T>(r, M, M->dsmall, gr(M, P_ATTPW) + l * C * C, M->dres, atty, wt(M, P_ATTPW) + l * C * C, M->C, M->C));
+		CKR(tr_bias_bwd<T>(r, M->s, gr(M, P_ATTPB) + l * C, M->dres, M->N, M->C));
+		CKR(attention_bwd<T>(r, M, M->dqkv, M->dsmall, qkv, att));
+		CKR(bwd_linear<T>(r, M, M->dsmall, gr(M, P_QKVW) + l * 3 * C * C, M->dqkv, ln1, wt(M, P_QKVW) + l * 3 * C * C, M->C, 3 * M->C));
+		CKR(tr_bias_bwd<T>(r, M->s, gr(M, P_QKVB) + l * 3 * C, M->dqkv, M->N, 3 * M->C));
+		CKR(tr_layernorm_bwd<T>(r, M->s, M->dres, gr(M, P_LN1W) + l * C, gr(M, P_LN1B) + l * C, M->dsmall, res,
+					wt(M, P_LN1W) + l * C, M->ln1_mean + l * N, M->ln1_rstd + l * N, M->N, M->C));
+	}
+	return tr_encoder_bwd<T>(r, M->s, gr(M, P_WTE), gr(M, P_WPE), M->dres, M->inp + mb * N, M->N, M->S, M->C);
+}
+
+template <typename T> static int fwd_bwd(struct gk_result *r, tr_model<T> *M, float *loss)
+{
+	CK(cudaMemsetAsync(M->grad, 0, M->nalloc * sizeof(float), M->s));
+	for (int mb = 0; mb < M->GA; mb++) {
+		CKR(forward<T>(r, M, mb, loss));
+		CKR(backward<T>(r, M, mb));
+	}
+	return GK_OK;
+}
+
+template <typename T> static int step(struct gk_result *r, tr_model<T> *M, const struct gk_train_args *a, int t)
+{
+	CKR(fwd_bwd<T>(r, M, M->loss + t));
+	for (int i = 0; i < GK_TRAIN_NTENSORS; i++)
+		CKR(tr_adamw<T>(r, M->s, M->master + M->off[i], is_bf16<T>() ? wt(M, i) : (T *)NULL, gr(M, i), M->adam_m + M->off[i],
+				M->adam_v + M->off[i], M->sz[i], a->lr, a->beta1, a->beta2, a->eps, decays[i] ? a->weight_decay : 0.0f,
+				t + 1));
+	return GK_OK;
+}
+
+/* Parameters from the host (packed) or GPT-2's initialization. */
+template <typename T> static int init_params(struct gk_result *r, tr_model<T> *M, const struct gk_train_args *a)
+{
+	CK(cudaMemsetAsync(M->master, 0, M->nalloc * sizeof(float), M->s));
+	size_t at = 0;
+	uint64_t seed = gk_seed(&a->c);
+	float proj_std = 0.02f / sqrtf(2.0f * M->L);
+	for (int i = 0; i < GK_TRAIN_NTENSORS; i++) {
+		float *p = M->master + M->off[i];
+		if (a->params_in) {
+			CK(cudaMemcpyAsync(p, a->params_in + at, M->sz[i] * sizeof(float), cudaMemcpyHostToDevice, M->s));
+		} else if (i == P_LN1W || i == P_LN2W || i == P_LNFW) {
+			CKR(tr_init(r, M->s, p, M->sz[i], 0, 0, 1.0f));
+		} else if (decays[i]) {
+			size_t n = i == P_WTE ? (size_t)a->m.vocab * M->C : M->sz[i]; /* padding rows stay 0 */
+			CKR(tr_init(r, M->s, p, n, seed + 1000 * i, i == P_ATTPW || i == P_FCPW ? proj_std : 0.02f, 0));
+		} /* biases and LayerNorm shifts stay 0 */
+		at += M->sz[i];
+	}
+	CK(cudaMemsetAsync(M->adam_m, 0, 2 * M->nalloc * sizeof(float), M->s)); /* m and v are adjacent */
+	if (is_bf16<T>()) CKR(tr_cast<T>(r, M->s, M->w, M->master, M->nalloc));
+	return GK_OK;
+}
+
+template <typename T> static int load_tokens(struct gk_result *r, tr_model<T> *M, const struct gk_train_args *a)
+{
+	size_t rows = (size_t)M->GA * M->B, S = M->S;
+	if (!a->tokens_in) return tr_tokens(r, M->s, M->inp, M->tgt, (int)rows, M->S, a->m.vocab, gk_seed(&a->c) + 77);
+	int *hi = (int *)malloc(rows * S * 2 * sizeof(int));
+	if (!hi) return gk_fail(r, GK_ENOMEM, "cannot allocate host tokens");
+	int bad = 0;
+	for (size_t b = 0; b < rows; b++)
+		for (size_t t = 0; t < S; t++) {
+			int x = a->tokens_in[b * (S + 1) + t], y = a->tokens_in[b * (S + 1) + t + 1];
+			bad += x < 0 || x >= a->m.vocab || y < 0 || y >= a->m.vocab;
+			hi[b * S + t] = x;
+			hi[rows * S + b * S + t] = y;
+		}
+	cudaError_t e = bad ? cudaSuccess : cudaMemcpy(M->inp, hi, rows * S * sizeof(int), cudaMemcpyHostToDevice);
+	if (e == cudaSuccess && !bad) e = cudaMemcpy(M->tgt, hi + rows * S, rows * S * sizeof(int), cudaMemcpyHostToDevice);
+	free(hi);
+	if (bad) return gk_fail(r, GK_EARG, "train: %d token ids outside [0, %d)", bad, a->m.vocab);
+	CK(e);
+	return GK_OK;
+}
+
+static int check_args(struct gk_result *r, const struct gk_train_args *a)
+{
+	const struct gk_train_cfg *m = &a->m;
+	if (m->vocab < 2 || m->vocab_pad < m->vocab || m->max_seq < 1 || m->layers < 1 || m->heads < 1 || m->channels < 1 ||
+	    m->channels % m->heads || (m->channels / m->heads) % 8 || m->channels % 8 || m->vocab_pad % 8)
+		return gk_fail(r, GK_EARG, "train: bad model (vocab %d/%d, seq %d, %d layers, %d heads, %d channels): channels must "
+			       "split into heads of a multiple of 8", m->vocab, m->vocab_pad, m->max_seq, m->layers, m->heads, m->channels);
+	if (a->batch < 1 || a->seq < 1 || a->seq > m->max_seq || a->seq % 8 || a->grad_accum < 0 || a->grad_accum > 1024)
+		return gk_fail(r, GK_EARG, "train: batch %d, seq %d (<= %d, a multiple of 8), grad_accum %d", a->batch, a->seq,
+			       m->max_seq, a->grad_accum);
+	if (a->prec != GK_FP32 && a->prec != GK_TF32 && a->prec != GK_BF16)
+		return gk_fail(r, GK_EARG, "train: precision must be fp32, tf32 or bf16");
+	if (!(a->lr >= 0) || !(a->beta1 >= 0 && a->beta1 < 1) || !(a->beta2 >= 0 && a->beta2 < 1) || !(a->eps > 0) || !(a->weight_decay >= 0))
+		return gk_fail(r, GK_EARG, "train: bad AdamW settings");
+	return GK_OK;
+}
+
+template <typename T> static int train_run(const struct gk_train_args *a, struct gk_result *r, struct gk_track *t, tr_model<T> *M)
+{
+	const struct gk_train_cfg *m = &a->m;
+	M->m = *m; M->B = a->batch; M->S = a->seq; M->GA = a->grad_accum ? a->grad_accum : 1;
+	M->N = M->B * M->S; M->C = m->channels; M->L = m->layers; M->NH = m->heads; M->hs = M->C / M->NH; M->Vp = m->vocab_pad;
+	size_t nparams = gk_train_param_sizes(m, M->sz);
+	M->nalloc = 0;
+	for (int i = 0; i < GK_TRAIN_NTENSORS; i++) {
+		M->off[i] = M->nalloc;
+		M->nalloc += align_up(M->sz[i], 64);
+	}
+	bool check = a->grads_out != NULL;
+	int warm = check ? 0 : gk_warmups(&a->c, 3), iters = check ? 1 : gk_samples(&a->c), nsteps = warm + iters;
+	size_t free0 = 0, total = 0, free1 = 0;
+	CK(cudaMemGetInfo(&free0, &total));
+	struct arena ar = { NULL, 0, 0 };
+	carve<T>(M, &ar, nsteps);
+	M->model_bytes = ar.used;
+	CKR(gk_dmalloc(t, r, (void **)&ar.base, ar.used));
+	ar.used = 0;
+	carve<T>(M, &ar, nsteps);
+	CKR(gk_stream(t, r, &M->s));
+	CKR(tr_blas_open(r, t, &M->blas, a->prec == GK_TF32));
+	CKR(init_params<T>(r, M, a));
+	CKR(load_tokens<T>(r, M, a));
+	CK(cudaMemsetAsync(M->loss, 0, nsteps * sizeof(float), M->s));
+	double tokens = (double)M->N * M->GA;
+	if (check) {
+		CKR(fwd_bwd<T>(r, M, M->loss));
+		CKR(gk_wait_stream(r, M->s, a->c.deadline_ns));
+		size_t at = 0;
+		for (int i = 0; i < GK_TRAIN_NTENSORS; i++) {
+			CK(cudaMemcpy(a->grads_out + at, gr(M, i), M->sz[i] * sizeof(float), cudaMemcpyDeviceToHost));
+			at += M->sz[i];
+		}
+	} else {
+		cudaEvent_t ev[GK_MAX_SAMPLES + 1];
+		for (int i = 0; i <= iters; i++) CKR(gk_event(t, r, &ev[i]));
+		for (int i = 0; i < nsteps; i++) {
+			int k = i - warm; /* timed step k runs between ev[k] and ev[k + 1] */
+			if (k == 0) CK(cudaEventRecord(ev[0], M->s));
+			CKR(step<T>(r, M, a, i));
+			if (k >= 0) CK(cudaEventRecord(ev[k + 1], M->s));
+			if (i == 0) CK(cudaMemGetInfo(&free1, &total)); /* cuBLASLt has taken what it takes */
+			/* at most two steps queued: the deadline stays checked */
+			if (k >= 1) CKR(gk_wait_event(r, ev[k - 1], a->c.deadline_ns));
+			else if (k < 0) CKR(gk_wait_stream(r, M->s, a->c.deadline_ns));
+		}
+		CKR(gk_wait_event(r, ev[iters], a->c.deadline_ns));
+		for (int k = 0; k < iters; k++) {
+			float ms = 0;
+			CK(cudaEventElapsedTime(&ms, ev[k], ev[k + 1]));
+			r->samples_ms[r->nsamples++] = ms;
+		}
+	}
+	float losses[GK_MAX_SAMPLES + 64];
+	int nl = nsteps < (int)(sizeof losses / sizeof *losses) ? nsteps : (int)(sizeof losses / sizeof *losses);
+	CK(cudaMemcpy(losses, M->loss, nl * sizeof(float), cudaMemcpyDeviceToHost));
+	for (int i = 0; i < nl; i++) {
+		if (!isfinite(losses[i])) r->verify.nans++;
+		if (a->losses_out) a->losses_out[i] = losses[i];
+	}
+	r->verify.checked = nl;
+	double counted = nparams - (double)(m->vocab_pad - m->vocab) * m->channels;
+	r->flops = (6.0 * counted + 12.0 * m->layers * m->channels * (double)a->seq) * tokens;
+	if (free1 == 0) CK(cudaMemGetInfo(&free1, &total));
+	gk_aux(r, "mem_gib", ((double)free0 - (double)free1) / (1u << 30), "GiB");
+	gk_aux(r, "model_gib", (double)M->model_bytes / (1u << 30), "GiB");
+	gk_aux(r, "tokens", tokens, "count");
+	gk_aux(r, "params", counted, "count");
+	return GK_OK;
+}
+
+template <typename T> static int train_typed(const struct gk_train_args *a, struct gk_result *r, struct gk_track *t)
+{
+	tr_model<T> *M = (tr_model<T> *)calloc(1, sizeof(tr_model<T>));
+	if (!M) return gk_fail(r, GK_ENOMEM, "cannot allocate the model's bookkeeping");
+	int rc = train_run<T>(a, r, t, M);
+	if (M->s) cudaStreamSynchronize(M->s); /* nothing in flight when the tracker frees */
+	tr_blas_close(M->blas);
+	free(M);
+	return rc;
+}
+
+static int train_entry(const struct gk_train_args *a, struct gk_result *r, struct gk_track *t)
+{
+	CKR(check_args(r, a));
+	CKR(gk_set_device(r, a->c.device));
+	return a->prec == GK_BF16 ? train_typed<bf16>(a, r, t) : train_typed<float>(a, r, t);
+}
+
+int gk_train(const struct gk_train_args *a, struct gk_result *r) { GK_ENTRY(r, train_entry(a, r, GK_T)); }
