@@ -61,4 +61,4 @@ if ! ldconfig -p 2>/dev/null | grep -q 'libnvidia-ml.so.1'; then
 fi
 expect 64 usage -- --sim h200x8 report --frobnicate
 expect 74 unwritable -- --sim h200x8 report --html /nonexistent-dir/r.html
-[ "$fails" = 0 ] && echo "report: all checks passed" || exit 1
+finish
