@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,10 +63,14 @@ static enum MHD_Result send_response(struct MHD_Connection *c, unsigned status, 
 	return rc;
 }
 
-static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, const char *fmt, const char *arg)
+__attribute__((format(printf, 3, 4))) static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status,
+								      const char *fmt, ...)
 {
 	char body[256];
-	snprintf(body, sizeof(body), fmt, arg);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(body, sizeof(body), fmt, ap);
+	va_end(ap);
 	struct MHD_Response *resp = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_COPY);
 	if (resp && status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");

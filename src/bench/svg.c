@@ -45,7 +45,7 @@ static double tr(const struct svg_axis *a, double v)
 	return (v - a->lo) / (a->hi - a->lo);
 }
 
-double svg_px(const struct svg_plot *p, double x)
+static double svg_px(const struct svg_plot *p, double x)
 {
 	return p->ml + tr(&p->x, x) * (p->w - p->ml - p->mr);
 }

@@ -33,7 +33,6 @@ void svg_escape(FILE *out, const char *s);
 /* Opens <svg> with a title; set p->x / p->y before svg_axes. */
 void svg_begin(struct svg_plot *p, FILE *out, const char *id, const char *title, double w, double h);
 void svg_axes(struct svg_plot *p);
-double svg_px(const struct svg_plot *p, double x);
 double svg_py(const struct svg_plot *p, double y);
 /* Data marks: a line through n points (skipping non-finite ones), a dot, a bar. */
 void svg_polyline(struct svg_plot *p, const double *x, const double *y, unsigned n, const char *color, double width,

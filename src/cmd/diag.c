@@ -41,19 +41,6 @@ void diag_add(struct diag_results *rs, const char *test, int gpu, int peer, enum
 	va_end(ap);
 }
 
-void diag_add_value(struct diag_results *rs, const char *test, int gpu, int peer, double value,
-		    const struct diag_threshold *th)
-{
-	struct diag_judgement j;
-	diag_judge(value, th, &j);
-	diag_add(rs, test, gpu, peer, j.verdict, "%s", j.detail);
-	if (rs->n && !rs->truncated) {
-		rs->r[rs->n - 1].has_value = isfinite(value);
-		rs->r[rs->n - 1].value = value;
-		snprintf(rs->r[rs->n - 1].unit, sizeof(rs->r[rs->n - 1].unit), "%s", th->unit);
-	}
-}
-
 /* Level 1's software checks, from the snapshot and the environment. */
 static void software_checks(const struct cmd_ctx *ctx, const struct health_run *hr, const struct diag_gpu_opts *o,
 			    struct diag_results *out)

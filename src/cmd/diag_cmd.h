@@ -33,9 +33,6 @@ struct diag_results {
 
 void diag_add(struct diag_results *rs, const char *test, int gpu, int peer, enum health_verdict v, const char *fmt,
 	      ...) __attribute__((format(printf, 6, 7)));
-/* Adds a measured value judged against its threshold. */
-void diag_add_value(struct diag_results *rs, const char *test, int gpu, int peer, double value,
-		    const struct diag_threshold *th);
 
 struct diag_gpu_opts {
 	int level;                 /* 2, 3 or 4 */

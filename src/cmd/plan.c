@@ -75,7 +75,7 @@ int pnum(struct pctx *p, const char *flag, const char *s, double *out, bool allo
 	return 0;
 }
 
-int puint(struct pctx *p, const char *flag, const char *s, unsigned *out, bool allow_zero)
+static int puint(struct pctx *p, const char *flag, const char *s, unsigned *out, bool allow_zero)
 {
 	double v;
 	if (pnum(p, flag, s, &v, allow_zero))

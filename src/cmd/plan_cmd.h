@@ -27,7 +27,6 @@ struct pctx {
 int popt(struct pctx *p, int argc, char **argv, int *i, const char *name, const char **val);
 /* Numbers with an optional K/M/B/G/T suffix ("7B", "1.5e12", "300k"). -1 + message on error. */
 int pnum(struct pctx *p, const char *flag, const char *s, double *out, bool allow_zero);
-int puint(struct pctx *p, const char *flag, const char *s, unsigned *out, bool allow_zero);
 void perr(struct pctx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A table of "--name NUMBER" options: popt on each name, then puint (popt_uints) or
  * pnum and *dst *= scale (popt_nums). 1 when one matched, 0 when none, -1 on error. */

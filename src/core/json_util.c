@@ -4,7 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
-const char *json_val_reason(enum val_status st)
+/* "not supported", "error", "not read" (VAL_UNKNOWN); NULL for VAL_OK. */
+static const char *json_val_reason(enum val_status st)
 {
 	switch (st) {
 	case VAL_OK: return NULL;
@@ -68,7 +69,7 @@ void json_put_strv(json_t *obj, const char *key, const strv *v)
 	put_chars(obj, key, v->s, v->st);
 }
 
-void json_put_busidv(json_t *obj, const char *key, const busidv *v)
+static void json_put_busidv(json_t *obj, const char *key, const busidv *v)
 {
 	put_chars(obj, key, v->s, v->st);
 }

@@ -16,14 +16,10 @@
 
 #include "../device/gpu.h"
 
-/* "not supported", "error", "not read" (VAL_UNKNOWN); NULL for VAL_OK. */
-const char *json_val_reason(enum val_status st);
-
 /* Put one value into obj under key (or its reason under obj.unavailable.key). */
 void json_put_u64v(json_t *obj, const char *key, u64v v);
 void json_put_i64v(json_t *obj, const char *key, i64v v);
 void json_put_strv(json_t *obj, const char *key, const strv *v);
-void json_put_busidv(json_t *obj, const char *key, const busidv *v);
 void json_put_boolv(json_t *obj, const char *key, u64v v); /* 1/0 -> true/false */
 /* Moves obj's "unavailable" member (if any) to the end, where readers look
  * for it; the json_gpu_* builders do this before they return. */

@@ -76,7 +76,8 @@ static unsigned link_field(unsigned kind, unsigned link, unsigned *scope)
 	return 0;
 }
 
-bool nvml_fv_slot_field(unsigned slot, unsigned *id, unsigned *scope)
+/* Pure: the field id and scope of a slot; false if none. */
+static bool nvml_fv_slot_field(unsigned slot, unsigned *id, unsigned *scope)
 {
 	static const unsigned fixed[FVS_NVL_BASE] = {
 		[FVS_MEM_TEMP] = NVML_FI_DEV_MEMORY_TEMP,

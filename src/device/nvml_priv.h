@@ -125,8 +125,6 @@ struct nvml_fv_want {
  * does not deliver (or all of them, where the driver lacks the batch). */
 void nvml_fields_read(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, uint64_t now_ns, const struct nvml_fv_want *want,
 		      unsigned n, struct rd *rd);
-/* nvml_fields.c, pure: the field id and scope of a slot; false if none. */
-bool nvml_fv_slot_field(unsigned slot, unsigned *id, unsigned *scope);
 
 /* Test hook: NVML calls made by the last sample() of GPU gpu. */
 unsigned long nvml_last_sample_calls(struct gpu_backend *be, unsigned gpu);

@@ -92,7 +92,6 @@ int sim_state_build(struct sim_state *st, struct gpu_err *err);
 int sim_fault_check(const struct sim_state *st, const struct sim_fault *f, struct gpu_err *err);
 
 /* sim_model.c: all called with st->lock held; pure functions of state and time. */
-bool sim_fault_active(const struct sim_fault_rec *r, uint64_t now_ns);
 const struct sim_fault_rec *sim_find_active(const struct sim_state *st, unsigned gpu,
 					    enum sim_fault_kind kind, uint64_t now_ns);
 void sim_model_system(const struct sim_state *st, struct gpu_system *out);

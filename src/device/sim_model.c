@@ -111,7 +111,7 @@ static double lagged_util(const struct sim_gpu_desc *g, double t)
 
 /* ---- faults ---- */
 
-bool sim_fault_active(const struct sim_fault_rec *r, uint64_t now_ns)
+static bool sim_fault_active(const struct sim_fault_rec *r, uint64_t now_ns)
 {
 	return now_ns >= r->start_ns && now_ns < r->end_ns;
 }

@@ -98,7 +98,7 @@ int pool_add_active(struct pool *p, struct pool_job *j)
 	return 0;
 }
 
-void pool_remove_active(struct pool *p, struct pool_job *j)
+static void pool_remove_active(struct pool *p, struct pool_job *j)
 {
 	for (size_t i = 0; i < p->njobs; i++)
 		if (p->jobs[i] == j) {

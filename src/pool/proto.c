@@ -11,7 +11,7 @@
 
 static const char *const op_names[] = { "ping", "submit", "queue", "show", "cancel", "logs", "jobs" };
 
-const char *proto_op_name(enum proto_op op)
+static const char *proto_op_name(enum proto_op op)
 {
 	return (unsigned)op < sizeof(op_names) / sizeof(op_names[0]) ? op_names[op] : "?";
 }

@@ -69,7 +69,6 @@ int proto_parse_request(const char *buf, size_t len, struct proto_request *out, 
 void proto_request_free(struct proto_request *r);
 /* The request as JSON (what a client sends); NULL when out of memory. */
 json_t *proto_request_json(const struct proto_request *r);
-const char *proto_op_name(enum proto_op op);
 
 /* --time -> seconds (1 .. PROTO_MAX_TIME_S): Slurm's MM (minutes), MM:SS,
  * HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, or numbers each with a unit, largest

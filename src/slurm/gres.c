@@ -31,7 +31,9 @@ void slurm_gres_type_name(const char *gpu_name, char *out, size_t outlen)
 		snprintf(out, outlen, "gpu");
 }
 
-int slurm_gres_link_count(const struct gpu_link *l, bool self)
+/* The Links= value between GPUs a and b: -1 when a == b, else the NVLink
+ * count, taken from the pool's pair score. */
+static int slurm_gres_link_count(const struct gpu_link *l, bool self)
 {
 	if (self)
 		return -1;
@@ -50,7 +52,9 @@ static int parse_uint(const char **p, unsigned long *v)
 	return 0;
 }
 
-int slurm_cpulist_parse(const char *s, uint8_t *bits, unsigned ncpu, char *err, size_t errlen)
+/* Parses a Linux CPU list ("0-55,112-167") into a bitmap of ncpu bits.
+ * Returns 0, or -1 with a one-line message (bad syntax, CPU >= ncpu). */
+static int slurm_cpulist_parse(const char *s, uint8_t *bits, unsigned ncpu, char *err, size_t errlen)
 {
 	memset(bits, 0, (ncpu + 7) / 8);
 	const char *p = s;

@@ -40,14 +40,6 @@ struct slurm_gres_opts {
  * as one '_'), as Slurm's AutoDetect names GPU types. */
 void slurm_gres_type_name(const char *gpu_name, char *out, size_t outlen);
 
-/* The Links= value between GPUs a and b: -1 when a == b, else the NVLink
- * count, taken from the pool's pair score. */
-int slurm_gres_link_count(const struct gpu_link *l, bool self);
-
-/* Parses a Linux CPU list ("0-55,112-167") into a bitmap of ncpu bits.
- * Returns 0, or -1 with a one-line message (bad syntax, CPU >= ncpu). */
-int slurm_cpulist_parse(const char *s, uint8_t *bits, unsigned ncpu, char *err, size_t errlen);
-
 /* Cores= value for a GPU's CPU affinity list: the logical cores of those
  * CPUs as ranges ("0-27,56-83"). 0, or -1 with a message. */
 int slurm_gres_cores(const char *cpulist, const struct slurm_gres_opts *o, char *out, size_t outlen, char *err,

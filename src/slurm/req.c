@@ -9,7 +9,7 @@
 static const char *const op_names[] = { NULL, "slurm_start", "slurm_end", "slurm_show" };
 static const char *const end_states[] = { "done", "failed", "cancelled", "timeout" };
 
-const char *slurm_op_name(enum slurm_op op)
+static const char *slurm_op_name(enum slurm_op op)
 {
 	return op >= SLURM_OP_START && op <= SLURM_OP_SHOW ? op_names[op] : "unknown";
 }

@@ -36,7 +36,6 @@ struct slurm_req {
 int slurm_req_parse(const char *buf, size_t len, struct slurm_req *out, char *err, size_t errlen);
 /* The request as JSON (what a client sends); NULL when out of memory. */
 json_t *slurm_req_json(const struct slurm_req *r);
-const char *slurm_op_name(enum slurm_op op);
 
 /* "0,1,3" or "0-3" or "" (no GPUs) -> bitmask, as Slurm's SLURM_JOB_GPUS lists them. 0 or -1. */
 int slurm_gpu_list_parse(const char *s, uint64_t *mask, char *err, size_t errlen);

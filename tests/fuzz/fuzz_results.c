@@ -8,8 +8,6 @@
 
 #include "bench/results_file.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct bench_run run;

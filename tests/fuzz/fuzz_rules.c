@@ -8,8 +8,6 @@
 
 #include "health/health.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct health_rules r;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_target.h"
 
 int main(int argc, char **argv)
 {
