@@ -36,6 +36,8 @@ typedef cublasStatus_t (*lt_matmul_t)(cublasLtHandle_t, cublasLtMatmulDesc_t, co
 				      const void *, cublasLtMatrixLayout_t, const void *, const void *, cublasLtMatrixLayout_t,
 				      void *, cublasLtMatrixLayout_t, const cublasLtMatmulAlgo_t *, void *, size_t, cudaStream_t);
 typedef size_t (*lt_version_t)(void);
+typedef cublasStatus_t (*lt_cfg_get_t)(const cublasLtMatmulAlgo_t *, cublasLtMatmulAlgoConfigAttributes_t, void *, size_t,
+				       size_t *);
 typedef cublasStatus_t (*cb_create_t)(cublasHandle_t *);
 typedef cublasStatus_t (*cb_stream_t)(cublasHandle_t, cudaStream_t);
 typedef cublasStatus_t (*cb_gemmex_t)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void *,
@@ -49,12 +51,12 @@ static struct {
 	lt_create_t create; lt_desc_create_t desc_create; lt_desc_set_t desc_set; lt_desc_destroy_t desc_destroy;
 	lt_layout_create_t layout_create; lt_layout_destroy_t layout_destroy;
 	lt_pref_create_t pref_create; lt_pref_set_t pref_set; lt_pref_destroy_t pref_destroy;
-	lt_heur_t heur; lt_matmul_t matmul; lt_version_t version;
+	lt_heur_t heur; lt_matmul_t matmul; lt_version_t version; lt_cfg_get_t cfg_get;
 	cb_create_t cb_create; cb_stream_t cb_stream; cb_gemmex_t cb_gemmex;
 	cublasLtHandle_t lt[GK_MAX_DEVS];
 	cublasHandle_t cb[GK_MAX_DEVS];
 	pthread_mutex_t mu;
-} B = { PTHREAD_ONCE_INIT, false, false, "", "", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {}, {}, PTHREAD_MUTEX_INITIALIZER };
+} B = { PTHREAD_ONCE_INIT, false, false, "", "", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {}, {}, PTHREAD_MUTEX_INITIALIZER };
 
 /* The device machines keep CUDA's libraries in /usr/local/cuda/lib64, which is
  * not always on the loader's path: try that folder after the plain name. */
@@ -93,6 +95,7 @@ static void load_libs(void)
 		SYM(lt, B.heur, "cublasLtMatmulAlgoGetHeuristic", B.lt_ok);
 		SYM(lt, B.matmul, "cublasLtMatmul", B.lt_ok);
 		SYM(lt, B.version, "cublasLtGetVersion", B.lt_ok);
+		SYM(lt, B.cfg_get, "cublasLtMatmulAlgoConfigGetAttribute", B.lt_ok);
 		if (!B.lt_ok) snprintf(B.lt_err, sizeof B.lt_err, "libcublasLt lacks a needed symbol (too old?)");
 	}
 	void *cb = open_lib("libcublas", B.cb_err, sizeof B.cb_err);
@@ -374,6 +377,16 @@ static int gemm_inner(const struct gk_gemm_args *a, struct gk_result *r, struct 
 	CKR(gk_gemm_check(r, t, p, 64, gk_seed(&a->c)));
 	gk_aux(r, "max_rel_err", r->verify.max_err, "ratio");
 	gk_aux(r, "algos_tried", p->nalgos, "count");
+	if (p->lib == GK_CUBLASLT) { /* which of the heuristic's candidates won, and what it is */
+		int id = -1, tile = -1, stages = -1;
+		B.cfg_get(&p->algos[p->algo], CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, NULL);
+		B.cfg_get(&p->algos[p->algo], CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, NULL);
+		B.cfg_get(&p->algos[p->algo], CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages, NULL);
+		gk_aux(r, "algo_rank", p->algo, "index");
+		gk_aux(r, "algo_id", id, "id");
+		gk_aux(r, "algo_tile", tile, "id");
+		gk_aux(r, "algo_stages", stages, "id");
+	}
 	return GK_OK;
 }
 

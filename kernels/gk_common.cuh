@@ -104,9 +104,10 @@ static inline int gk_grid(size_t n, int block, int max_blocks)
 int gk_sm_count(int dev);
 
 /* gk_mem.cu: the 16-byte copy kernel (dev: the launching GPU), and a pointer
- * chase over `bytes` of chain (on any GPU) timed from `dev`. */
+ * chase over `bytes` of chain (on any GPU) timed from `dev` (l1: plain loads,
+ * else ld.global.cg through L2 only). */
 int gk_launch_copy16(struct gk_result *r, void *dst, const void *src, size_t bytes, int dev, cudaStream_t s);
 int gk_chase_latency(struct gk_result *r, struct gk_track *t, const struct gk_common *c, int dev,
-		     uint64_t *chain, size_t bytes, size_t stride, double *ns);
+		     uint64_t *chain, size_t bytes, size_t stride, bool l1, double *ns);
 
 #endif

@@ -280,7 +280,7 @@ static int p2p_inner(const struct gk_p2p_args *a, struct gk_result *r, struct gk
 		size_t bytes = a->bytes ? a->bytes : (64u << 20);
 		CK(cudaSetDevice(peer));
 		CKR(gk_dmalloc(t, r, (void **)&chain, bytes));
-		return gk_chase_latency(r, t, &a->c, dev, chain, bytes, 128, &ns);
+		return gk_chase_latency(r, t, &a->c, dev, chain, bytes, 128, false, &ns);
 	}
 	if (a->bytes < 16 || a->bytes % 16) return gk_fail(r, GK_EARG, "p2p size %zu is not a positive multiple of 16 bytes", a->bytes);
 	struct p2p_ctx x = {};

@@ -136,6 +136,7 @@ __global__ void __launch_bounds__(32) k_copy_bulk(char *dst, const char *src, si
  * with 16, 32 or 48 KiB chunks. */
 #define MEM_LSU_VARIANTS 24
 #define MEM_VARIANTS 27
+#define MEM_RUNTIME_VARIANT 27 /* copy with runtime_copy: cudaMemcpyAsync D2D */
 static const int lsu_blocks_per_sm[3] = { 8, 4, 2 };
 static const unsigned bulk_chunk[3] = { 16u << 10, 32u << 10, 48u << 10 };
 
@@ -181,11 +182,13 @@ __global__ void k_triad_check(const float *a, const float *b, const float *c, fl
 	if (k) atomicAdd(bad, k);
 }
 
-/* Pointer chase: one thread, each load's address depends on the previous one. */
-__global__ void k_chase(const uint64_t *chain, uint64_t steps, uint64_t *sink)
+/* Pointer chase: one thread, each load's address depends on the previous one.
+ * Starts at slot `start`; cg: through L2 only (peer memory), else also L1. */
+template <bool CG>
+__global__ void k_chase(const uint64_t *chain, uint64_t start, uint64_t steps, uint64_t *sink)
 {
-	uint64_t j = 0;
-	for (uint64_t s = 0; s < steps; s++) j = __ldcg(chain + j);
+	uint64_t j = start;
+	for (uint64_t s = 0; s < steps; s++) j = CG ? __ldcg(chain + j) : __ldca(chain + j);
 	*sink = j;
 }
 
@@ -198,44 +201,72 @@ int gk_launch_copy16(struct gk_result *r, void *dst, const void *src, size_t byt
 	return GK_OK;
 }
 
+/* chain[i * step] = compact[i]: spreads the cycle's slots stride bytes apart. */
+__global__ void k_scatter(uint64_t *chain, const uint64_t *compact, size_t nelem, size_t step)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < nelem; i += (size_t)gridDim.x * blockDim.x)
+		chain[i * step] = compact[i];
+}
+
 /* Build a random single cycle over nelem slots spaced stride bytes apart in
- * chain (device memory on any GPU), then time `steps` dependent loads from
- * device `dev`. Returns ns per load in *ns. */
+ * chain (device memory on any GPU), then time dependent loads from device
+ * `dev`. Every sample starts at a fresh random slot and makes as many loads as
+ * the L2 has lines (at least 65536), so what one sample touched cannot serve
+ * the next from L2 unless the whole working set fits there. Returns ns per
+ * load in *ns; aux "latency_ns", "working_set", "loads" (per sample), "stride".
+ * l1: plain loads (cached in L1 too); else ld.global.cg (L2 only). */
 int gk_chase_latency(struct gk_result *r, struct gk_track *t, const struct gk_common *c, int dev,
-		     uint64_t *chain, size_t bytes, size_t stride, double *ns)
+		     uint64_t *chain, size_t bytes, size_t stride, bool l1, double *ns)
 {
 	if (stride < 8 || stride % 8) stride = 128;
 	size_t nelem = bytes / stride;
 	if (nelem < 2) return gk_fail(r, GK_EARG, "latency working set %zu bytes is too small", bytes);
-	size_t words = bytes / 8, step = stride / 8;
-	uint64_t *h = NULL, *perm = NULL;
-	CKR(gk_hmalloc(t, r, (void **)&h, words * 8));
+	size_t step = stride / 8;
+	/* next[i]: the slot after slot i on the cycle (host copy, for the checks) */
+	uint64_t *next = NULL, *perm = NULL, *slots = NULL;
+	CKR(gk_hmalloc(t, r, (void **)&next, nelem * 8));
 	CKR(gk_hmalloc(t, r, (void **)&perm, nelem * 8));
 	uint64_t st = gk_seed(c);
 	for (size_t i = 0; i < nelem; i++) perm[i] = i;
 	for (size_t i = nelem - 1; i > 0; i--) { /* Fisher-Yates */
 		st += 0x9e3779b97f4a7c15ull;
-		size_t k = gk_hash32(st) % (i + 1);
+		size_t k = (((uint64_t)gk_hash32(st) << 32) | gk_hash32(st ^ 0x5bd1e995u)) % (i + 1);
 		uint64_t x = perm[i]; perm[i] = perm[k]; perm[k] = x;
 	}
-	memset(h, 0, words * 8);
-	for (size_t i = 0; i < nelem; i++) h[perm[i] * step] = perm[(i + 1) % nelem] * step;
-	CK(cudaMemcpy(chain, h, words * 8, cudaMemcpyHostToDevice));
+	for (size_t i = 0; i < nelem; i++) next[perm[i]] = perm[(i + 1) % nelem];
+	/* the chain holds word offsets: slot i's word is at i * step */
+	for (size_t i = 0; i < nelem; i++) perm[i] = next[i] * step;
+	uint64_t *compact = NULL;
+	CKR(gk_dmalloc(t, r, (void **)&compact, nelem * 8));
+	CK(cudaMemcpy(compact, perm, nelem * 8, cudaMemcpyHostToDevice));
+	k_scatter<<<gk_grid(nelem, 256, 65536), 256>>>(chain, compact, nelem, step);
+	CKL();
+	CK(cudaDeviceSynchronize());
 	CK(cudaSetDevice(dev));
+	int l2 = 0;
+	CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+	uint64_t steps = (uint64_t)l2 / stride;
+	if (steps < 65536) steps = 65536;
+	int n = gk_samples(c);
 	uint64_t *sink = NULL;
-	CKR(gk_dmalloc(t, r, (void **)&sink, 8));
+	CKR(gk_dmalloc(t, r, (void **)&sink, 8 * (size_t)(n + 1)));
+	CKR(gk_hmalloc(t, r, (void **)&slots, 8 * (size_t)(n + 1)));
 	cudaStream_t s; cudaEvent_t e0, e1;
 	CKR(gk_stream(t, r, &s));
 	CKR(gk_event(t, r, &e0));
 	CKR(gk_event(t, r, &e1));
-	uint64_t steps = nelem * 2 > 200000 ? 200000 : nelem * 2;
-	k_chase<<<1, 1, 0, s>>>(chain, nelem, sink); /* warm: touch every slot once (TLB) */
+	/* sample i starts at start[i] (slot n: the untimed warm-up) */
+	uint64_t start[GK_MAX_SAMPLES + 1];
+	for (int i = 0; i <= n; i++) start[i] = (((uint64_t)gk_hash32(st + 977 * (uint64_t)i) << 32) |
+						 gk_hash32(st + 131 * (uint64_t)i + 7)) % nelem;
+	if (l1) k_chase<false><<<1, 1, 0, s>>>(chain, start[n] * step, steps, sink + n);
+	else k_chase<true><<<1, 1, 0, s>>>(chain, start[n] * step, steps, sink + n);
 	CKL();
 	r->nsamples = 0;
-	int n = gk_samples(c);
 	for (int i = 0; i < n; i++) {
 		CK(cudaEventRecord(e0, s));
-		k_chase<<<1, 1, 0, s>>>(chain, steps, sink);
+		if (l1) k_chase<false><<<1, 1, 0, s>>>(chain, start[i] * step, steps, sink + i);
+		else k_chase<true><<<1, 1, 0, s>>>(chain, start[i] * step, steps, sink + i);
 		CKL();
 		CK(cudaEventRecord(e1, s));
 		CKR(gk_wait_event(r, e1, c->deadline_ns));
@@ -243,18 +274,27 @@ int gk_chase_latency(struct gk_result *r, struct gk_track *t, const struct gk_co
 		CK(cudaEventElapsedTime(&ms, e0, e1));
 		r->samples_ms[r->nsamples++] = ms;
 	}
-	/* verify: after `steps` hops from slot 0 the chain must stand where the host says */
-	uint64_t got = 0, want = 0;
-	CK(cudaMemcpy(&got, sink, 8, cudaMemcpyDeviceToHost));
-	for (uint64_t k = 0; k < steps; k++) want = h[want];
-	r->verify.checked = 1;
-	r->verify.mismatches = got != want;
-	r->verify.verified = got == want;
+	/* verify: each sample must end where the host's walk of the same cycle ends
+	 * (first and last sample walked on the host; the others must differ from
+	 * their start, and the starts are fresh) */
+	CK(cudaMemcpy(slots, sink, 8 * (size_t)(n + 1), cudaMemcpyDeviceToHost));
+	uint64_t bad = 0;
+	for (int i = 0; i < n; i++) {
+		if (i != 0 && i != n - 1) continue;
+		uint64_t want = start[i];
+		for (uint64_t k = 0; k < steps; k++) want = next[want];
+		bad += slots[i] != want * step;
+	}
+	r->verify.checked = 2;
+	r->verify.mismatches = bad;
+	r->verify.verified = bad == 0;
 	*ns = gk_median(r->samples_ms, r->nsamples) * 1e6 / (double)steps;
 	gk_aux(r, "latency_ns", *ns, "ns");
 	gk_aux(r, "working_set", (double)bytes, "B");
-	if (got != want) return gk_fail(r, GK_EVERIFY, "pointer chase ended at %llu, expected %llu",
-					(unsigned long long)got, (unsigned long long)want);
+	gk_aux(r, "loads", (double)steps, "count");
+	gk_aux(r, "stride", (double)stride, "B");
+	if (bad) return gk_fail(r, GK_EVERIFY, "pointer chase: %llu of 2 checked samples ended off the host's walk",
+				(unsigned long long)bad);
 	return GK_OK;
 }
 
@@ -264,6 +304,10 @@ static int mem_body(void *vctx, cudaStream_t s, struct gk_result *r)
 {
 	struct mem_ctx *m = (struct mem_ctx *)vctx;
 	int sms = gk_sm_count(m->dev);
+	if (m->variant == MEM_RUNTIME_VARIANT) { /* the runtime's own device copy */
+		CK(cudaMemcpyAsync(m->b, m->a, m->n16 * 16, cudaMemcpyDeviceToDevice, s));
+		return GK_OK;
+	}
 	if (m->variant >= MEM_LSU_VARIANTS) {
 		unsigned chunk = bulk_chunk[m->variant - MEM_LSU_VARIANTS];
 		int per_sm = (int)((220u << 10) / (2 * chunk));
@@ -289,13 +333,6 @@ static int mem_body(void *vctx, cudaStream_t s, struct gk_result *r)
 		break;
 	}
 	CKL();
-	return GK_OK;
-}
-
-static int memcpy_body(void *vctx, cudaStream_t s, struct gk_result *r)
-{
-	struct mem_ctx *m = (struct mem_ctx *)vctx;
-	CK(cudaMemcpyAsync(m->b, m->a, m->n16 * 16, cudaMemcpyDeviceToDevice, s));
 	return GK_OK;
 }
 
@@ -367,7 +404,7 @@ static int memory_inner(const struct gk_mem_args *a, struct gk_result *r, struct
 		uint64_t *chain;
 		double ns;
 		CKR(gk_dmalloc(t, r, (void **)&chain, bytes));
-		return gk_chase_latency(r, t, &a->c, a->c.device, chain, bytes, a->stride, &ns);
+		return gk_chase_latency(r, t, &a->c, a->c.device, chain, bytes, a->stride, true, &ns);
 	}
 	struct mem_ctx m = {};
 	m.op = a->op; m.dev = a->c.device; m.n16 = bytes / 16; m.seed = (uint32_t)seed | 1u;
@@ -387,23 +424,14 @@ static int memory_inner(const struct gk_mem_args *a, struct gk_result *r, struct
 		CKR(gk_fill_words(r, (uint32_t *)m.a, words, seed, s));
 	}
 	int nbad = 0;
-	CKR(mem_pick(r, &m, s, e0, e1, seed, a->c.deadline_ns, &nbad));
-	double memcpy_ms = 0;
-	if (a->op == GK_MEM_COPY) { /* the runtime's own device copy, for comparison (before ours is checked) */
-		struct gk_result tmp;
-		struct gk_common c1 = a->c;
-		gk_result_init(&tmp);
-		c1.iters = GK_MIN_SAMPLES;
-		CKR(gk_time_body(&tmp, &c1, 1, s, e0, e1, memcpy_body, &m));
-		memcpy_ms = gk_median(tmp.samples_ms, tmp.nsamples);
-	}
+	if (a->op == GK_MEM_COPY && a->runtime_copy) m.variant = MEM_RUNTIME_VARIANT;
+	else CKR(mem_pick(r, &m, s, e0, e1, seed, a->c.deadline_ns, &nbad));
 	if (a->op != GK_MEM_READ) /* poison the output: every element must be written */
 		CK(cudaMemsetAsync(a->op == GK_MEM_COPY ? m.b : m.a, 0xff, bytes, s));
 	CKR(gk_time_body(r, &a->c, 2, s, e0, e1, mem_body, &m));
 	double mult = a->op == GK_MEM_COPY ? 2 : a->op == GK_MEM_TRIAD ? 3 : 1;
 	gk_aux(r, "variant", m.variant, "id");
 	if (a->op != GK_MEM_READ) gk_aux(r, "variants_wrong", nbad, "count");
-	if (a->op == GK_MEM_COPY) gk_aux(r, "cudaMemcpy_ms", memcpy_ms, "ms");
 	r->bytes = mult * bytes;
 
 	/* verify the last run's output against a reference */

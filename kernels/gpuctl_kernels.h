@@ -129,12 +129,18 @@ struct gk_mem_args {
 	int op;                /* enum gk_mem_op */
 	size_t bytes;          /* per array (triad uses 3, copy 2); latency: working set */
 	size_t stride;         /* latency: bytes between chased elements (0: 128) */
+	bool runtime_copy;     /* COPY: time the runtime's cudaMemcpyAsync device-to-device
+	                          (variant 27) instead of picking among our kernels */
 };
 /* result: bytes = read + written per sample (READ: n, WRITE: n, COPY: 2n, TRIAD: 3n).
  * WRITE/COPY/TRIAD first time several kernel variants (each checked) and keep the
- * fastest: aux "variant", "variants_wrong"; COPY also "cudaMemcpy_ms" (the
- * runtime's own device copy of the same buffers, for comparison).
- * LATENCY: aux "latency_ns" (per dependent load), samples are whole chases. */
+ * fastest: aux "variant" (0..23 load/store kernels, 24..26 bulk copy, 27 the
+ * runtime's copy), "variants_wrong". Every variant's output is checked the same way.
+ * LATENCY: a random cycle over the working set at `stride`, one thread; each
+ * sample starts at a fresh random slot and makes as many dependent loads as the
+ * L2 has lines (at least 65536), plain loads (L1 and L2 cache them). aux
+ * "latency_ns" (median sample, per load), "working_set", "loads" (per sample),
+ * "stride"; samples are whole chases. */
 
 /* ---- FMA peak ------------------------------------------------------------ */
 enum gk_prec {
@@ -159,7 +165,11 @@ struct gk_gemm_args {
 	                          A @ B becomes in cuBLAS); false: TN. FP8 is TN only. */
 };
 /* result: flops = 2mnk. Verified: sampled entries against an FP64 dot product of
- * the (rounded) inputs, tolerance by precision. aux "max_rel_err", "algos_tried". */
+ * the (rounded) inputs, tolerance by precision. aux "max_rel_err", "algos_tried".
+ * cuBLASLt: a 64 MiB workspace; the heuristic's first 8 algorithms for that
+ * workspace are each timed (3 runs) and the fastest is kept: aux "algo_rank"
+ * (its place in the heuristic's list, 0 = its first choice), "algo_id",
+ * "algo_tile", "algo_stages" (cublasLtMatmulAlgoConfigAttributes_t values). */
 
 /* ---- our own FP32 GEMM (C = A B, row-major) ----------------------------- */
 enum gk_own_gemm { GK_GEMM_NAIVE = 0, GK_GEMM_TILED = 1, GK_GEMM_REGBLOCK = 2 };

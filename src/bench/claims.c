@@ -194,7 +194,12 @@ static void eval_one(const struct claim *c, const struct bench_run *run, const c
 	label(b, sizeof(b), &c->den);
 	if (!n || ((c->kind == CLAIM_RATIO || c->kind == CLAIM_TIME_SAVED) && !d)) {
 		snprintf(e->ours_text, sizeof(e->ours_text), "not measured");
-		snprintf(e->note, sizeof(e->note), "no result for '%s' in this run", !n ? a : b);
+		if (!n && !strcmp(c->num.suite, "sustained") && !strcmp(run->mode, "quick"))
+			/* a minute-long run cannot heat a GPU to where cooling decides its clocks */
+			snprintf(e->note, sizeof(e->note), "--quick runs no sustained load: a GPU takes minutes to reach the "
+				 "temperature where cooling limits its clocks (run --full, or -s sustained)");
+		else
+			snprintf(e->note, sizeof(e->note), "no result for '%s' in this run", !n ? a : b);
 		return;
 	}
 	switch (c->kind) {

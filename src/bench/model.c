@@ -68,6 +68,7 @@ void bench_result_clear(struct bench_result *r)
 	struct bench_telemetry *t = &r->tel;
 	t->window_s = t->sm_clock_mhz_min = t->sm_clock_mhz_max = t->mem_clock_mhz_min = NAN;
 	t->power_w_avg = t->power_w_max = t->temp_c_max = t->temp_mem_c_max = t->energy_j = NAN;
+	t->test_s = NAN;
 }
 
 void bench_run_init(struct bench_run *run)

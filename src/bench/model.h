@@ -52,7 +52,10 @@ struct bench_telemetry {
 	double mem_clock_mhz_min;
 	double power_w_avg, power_w_max;
 	double temp_c_max, temp_mem_c_max;
-	double energy_j;           /* energy counter difference over the window */
+	double energy_j;           /* power_w_avg x test_s: the test's energy; NAN when unknown */
+	double test_s;             /* how long the test's call took (host clock); NAN unknown */
+	char energy_from[64];      /* "counter" (power from the energy counter), "readings"
+	                            * (mean power reading), or why there is no energy */
 	uint64_t clock_event_reasons; /* OR of the CLK_EVT_* bits seen, idle left out */
 };
 

@@ -158,7 +158,7 @@ static void print_telemetry_table(const struct bench_run *run, FILE *out)
 		return;
 	}
 	static const char *const hdr[] = { "suite", "test", "variant", "GPU", "SM clock", "power avg",
-					   "power max", "temp max", "energy", "GFLOP/s/W", "clock events" };
+					   "power max", "temp max", "energy", "GFLOP/s/W", "energy from", "clock events" };
 	enum { NCOL = sizeof(hdr) / sizeof(hdr[0]) };
 	struct table *t = table_new(NCOL);
 	if (!t)
@@ -169,8 +169,8 @@ static void print_telemetry_table(const struct bench_run *run, FILE *out)
 		const struct bench_result *r = &run->r[i];
 		const struct bench_telemetry *x = &r->tel;
 		char a[32], reasons[128];
-		if (!x->samples)
-			continue;
+		if (r->status == BS_SKIPPED)
+			continue; /* nothing ran */
 		table_row(t);
 		table_cell(t, r->suite);
 		table_cell(t, r->test);
@@ -192,6 +192,7 @@ static void print_telemetry_table(const struct bench_run *run, FILE *out)
 		table_cellf(t, "%s J", a);
 		bench_fmt_num(r->gflops_per_watt, a, sizeof(a));
 		table_cell(t, a);
+		table_cell(t, x->energy_from[0] ? x->energy_from : "no telemetry recorded");
 		bench_fmt_reasons(x->clock_event_reasons, reasons, sizeof(reasons));
 		table_cell(t, reasons);
 	}

@@ -55,6 +55,7 @@ struct report {
 struct report_highlight {
 	const char *label;                /* "device memory copy" */
 	const struct bench_result *r;     /* NULL: not measured in this run */
+	bool best_of_variants;            /* r is the best of several variants: its row names it */
 };
 
 #define REPORT_MAX_HIGHLIGHTS 24
@@ -62,7 +63,7 @@ struct report_highlight {
 unsigned report_highlights(const struct bench_run *run, struct report_highlight *out, unsigned max);
 
 /* A bandwidth-vs-size series: one (suite, test, variant, gpu, peer) measured at several sizes. */
-#define REPORT_MAX_POINTS 16
+#define REPORT_MAX_POINTS 24
 struct report_series {
 	char name[112];
 	unsigned n;
@@ -71,6 +72,12 @@ struct report_series {
 };
 /* Series with at least two sizes, in result order; returns how many. */
 unsigned report_bw_series(const struct bench_run *run, struct report_series *out, unsigned max);
+/* The memory latency sweeps ("memory latency sweep GPUn"; y in ns), one per GPU. */
+unsigned report_latency_series(const struct bench_run *run, struct report_series *out, unsigned max);
+/* A latency series' staircase in words: its plateaus (a rise of more than
+ * REPORT_LAT_RISE starts the next), "16 KiB .. 64 KiB: 32 ns; 256 KiB .. 16 MiB: 146 ns; ...". */
+#define REPORT_LAT_RISE 1.3
+void report_latency_steps_text(const struct report_series *s, char *out, size_t len);
 
 /* A kernel on the roofline: arithmetic intensity (FLOP/byte) and GFLOP/s. */
 struct report_roof_point { char name[80]; double ai, gflops; bool compute_only; };

@@ -1,6 +1,8 @@
 /* report_data.c - what the report shows, picked from a run (pure; see report.h). */
 #include "report.h"
 
+#include "latency.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +24,8 @@ unsigned report_highlights(const struct bench_run *run, struct report_highlight 
 	static const struct { const char *label, *suite, *test, *variant; } list[] = {
 		{ "device memory copy (read+write)", "memory", "copy", NULL },
 		{ "device memory triad", "memory", "triad", NULL },
-		{ "device memory latency", "memory", "latency", NULL },
+		{ "HBM latency (working sets >= 8x L2)", "memory", "latency", "hbm" },
+		{ "L2 latency (1 MiB .. L2/4)", "memory", "latency", "l2" },
 		{ "host to device, pinned", "copy", "h2d", "pinned" },
 		{ "device to host, pinned", "copy", "d2h", "pinned" },
 		{ "host to device, pageable", "copy", "h2d", "pageable" },
@@ -46,16 +49,7 @@ unsigned report_highlights(const struct bench_run *run, struct report_highlight 
 	for (unsigned i = 0; i < sizeof(list) / sizeof(list[0]) && n < max; i++) {
 		out[n].label = list[i].label;
 		out[n].r = run ? best(run, list[i].suite, list[i].test, list[i].variant) : NULL;
-		/* latency: the best is the lowest, not the highest */
-		if (run && strcmp(list[i].test, "latency") == 0) {
-			out[n].r = NULL;
-			for (size_t k = 0; k < run->n; k++) {
-				const struct bench_result *r = &run->r[k];
-				if ((r->status == BS_OK || r->status == BS_LOW) && !strcmp(r->suite, list[i].suite) &&
-				    !strcmp(r->test, "latency") && (!out[n].r || r->value.median < out[n].r->value.median))
-					out[n].r = r;
-			}
-		}
+		out[n].best_of_variants = !list[i].variant;
 		n++;
 	}
 	return n;
@@ -63,7 +57,14 @@ unsigned report_highlights(const struct bench_run *run, struct report_highlight 
 
 #define MAX_CANDIDATES 256
 
-unsigned report_bw_series(const struct bench_run *run, struct report_series *res, unsigned max)
+static bool is_latency_point(const struct bench_result *r)
+{
+	return r->metric == BM_LATENCY_NS && !strcmp(r->suite, "memory") && !strcmp(r->test, "latency") &&
+	       !strcmp(r->variant, "sweep");
+}
+
+/* Series of figures over sizes: bandwidths, or the memory latency sweep's points. */
+static unsigned size_series(const struct bench_run *run, bool latency, struct report_series *res, unsigned max)
 {
 	/* every (suite, test, variant, gpu, peer) first; only sweeps are kept at the end */
 	struct report_series *out = calloc(MAX_CANDIDATES, sizeof(*out));
@@ -72,8 +73,9 @@ unsigned report_bw_series(const struct bench_run *run, struct report_series *res
 	unsigned ns = 0;
 	for (size_t i = 0; run && i < run->n; i++) {
 		const struct bench_result *r = &run->r[i];
-		if ((r->status != BS_OK && r->status != BS_LOW) || !r->size_bytes ||
-		    (r->metric != BM_BANDWIDTH && r->metric != BM_BUSBW))
+		if ((r->status != BS_OK && r->status != BS_LOW) || !r->size_bytes)
+			continue;
+		if (latency ? !is_latency_point(r) : r->metric != BM_BANDWIDTH && r->metric != BM_BUSBW)
 			continue;
 		char name[112];
 		if (r->peer >= 0)
@@ -115,6 +117,46 @@ unsigned report_bw_series(const struct bench_run *run, struct report_series *res
 			res[w++] = out[k];
 	free(out);
 	return w;
+}
+
+unsigned report_bw_series(const struct bench_run *run, struct report_series *res, unsigned max)
+{
+	return size_series(run, false, res, max);
+}
+
+unsigned report_latency_series(const struct bench_run *run, struct report_series *res, unsigned max)
+{
+	return size_series(run, true, res, max);
+}
+
+static void fmt_bytes(double v, char *out, size_t len)
+{
+	const char *u = "B";
+	if (v >= 1 << 30) { v /= 1 << 30; u = "GiB"; } else if (v >= 1 << 20) { v /= 1 << 20; u = "MiB"; }
+	else if (v >= 1 << 10) { v /= 1 << 10; u = "KiB"; }
+	snprintf(out, len, "%g %s", v, u);
+}
+
+void report_latency_steps_text(const struct report_series *s, char *out, size_t len)
+{
+	uint64_t ws[REPORT_MAX_POINTS];
+	struct bench_lat_step st[REPORT_MAX_POINTS];
+	for (unsigned i = 0; i < s->n; i++)
+		ws[i] = (uint64_t)s->x[i];
+	unsigned n = bench_latency_steps(ws, s->y, s->n, REPORT_LAT_RISE, st, REPORT_MAX_POINTS);
+	size_t at = 0;
+	out[0] = '\0';
+	for (unsigned i = 0; i < n && at < len; i++) {
+		char a[24], b[24];
+		fmt_bytes((double)st[i].first_ws, a, sizeof(a));
+		fmt_bytes((double)st[i].last_ws, b, sizeof(b));
+		int w = st[i].first_ws == st[i].last_ws
+				? snprintf(out + at, len - at, "%s%s: %.0f ns", i ? "; " : "", a, st[i].ns)
+				: snprintf(out + at, len - at, "%s%s .. %s: %.0f ns", i ? "; " : "", a, b, st[i].ns);
+		if (w < 0)
+			break;
+		at += (size_t)w;
+	}
 }
 
 static double elem_bytes(const char *prec)
@@ -217,7 +259,10 @@ const char *const report_highlight_headers[REPORT_HL_COLS] = {
 void report_highlight_row(const struct report_highlight *h, char c[REPORT_HL_COLS][REPORT_CELL])
 {
 	const struct bench_result *r = h->r;
-	snprintf(c[0], REPORT_CELL, "%s", h->label);
+	if (r && h->best_of_variants && r->variant[0]) /* the fastest checked variant, named */
+		snprintf(c[0], REPORT_CELL, "%s, best: %s", h->label, r->variant);
+	else
+		snprintf(c[0], REPORT_CELL, "%s", h->label);
 	if (!r) {
 		snprintf(c[1], REPORT_CELL, "not measured");
 		for (int k = 2; k < REPORT_HL_COLS; k++)

@@ -28,11 +28,11 @@ static void table_html(FILE *o, unsigned ncols, const char *const *hdr, const ch
 static double pow10_floor(double v) { return pow(10, floor(log10(v))); }
 static double pow10_ceil(double v) { return pow(10, ceil(log10(v))); }
 
-static void chart_bandwidth(const struct bench_run *run, FILE *o)
+/* Series against a size on log-log axes: a line and dots per series, a legend;
+ * false (and nothing drawn) when no series has a positive point. */
+static bool chart_series(FILE *o, const char *id, const char *title, const struct report_series *s, unsigned n,
+			 const char *xlabel, const char *ylabel, const char *unit)
 {
-	static struct report_series s[12];
-	unsigned n = report_bw_series(run, s, 12);
-	struct svg_plot p;
 	double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0;
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned k = 0; k < s[i].n; k++) {
@@ -43,27 +43,59 @@ static void chart_bandwidth(const struct bench_run *run, FILE *o)
 				yhi = fmax(yhi, s[i].y[k]);
 			}
 		}
-	svg_begin(&p, o, "chart-bw", "Bandwidth vs transfer size", 900, 420);
-	if (!n || !(yhi > 0)) {
-		fputs("<text x=\"380\" y=\"210\" text-anchor=\"middle\">no size sweep in these results</text>\n", o);
-		svg_end(&p);
-		return;
-	}
+	if (!n || !(yhi > 0))
+		return false;
+	struct svg_plot p;
+	svg_begin(&p, o, id, title, 900, 420);
 	p.mr = 260; /* room for the legend */
-	p.x = (struct svg_axis){ xlo, xhi, true, SVG_TICKS_BYTES, "transfer size" };
-	p.y = (struct svg_axis){ pow10_floor(ylo), pow10_ceil(yhi * 1.05), true, SVG_TICKS_NUM, "GB/s (median)" };
+	p.x = (struct svg_axis){ xlo, xhi, true, SVG_TICKS_BYTES, xlabel };
+	p.y = (struct svg_axis){ pow10_floor(ylo), pow10_ceil(yhi * 1.05), true, SVG_TICKS_NUM, ylabel };
 	svg_axes(&p);
 	for (unsigned i = 0; i < n; i++) {
 		const char *col = svg_palette[i % 8];
 		svg_polyline(&p, s[i].x, s[i].y, s[i].n, col, 2.0, i >= 8 ? "5,3" : NULL, s[i].name);
 		for (unsigned k = 0; k < s[i].n; k++) {
 			char t[160];
-			snprintf(t, sizeof(t), "%s: %.4g GB/s at %.0f bytes", s[i].name, s[i].y[k], s[i].x[k]);
+			snprintf(t, sizeof(t), "%s: %.4g %s at %.0f bytes", s[i].name, s[i].y[k], unit, s[i].x[k]);
 			svg_dot(&p, s[i].x[k], s[i].y[k], col, t);
 		}
 		svg_legend(&p, i, col, s[i].name);
 	}
 	svg_end(&p);
+	return true;
+}
+
+static void chart_bandwidth(const struct bench_run *run, FILE *o)
+{
+	static struct report_series s[12];
+	unsigned n = report_bw_series(run, s, 12);
+	if (chart_series(o, "chart-bw", "Bandwidth vs transfer size", s, n, "transfer size", "GB/s (median)", "GB/s"))
+		return;
+	struct svg_plot p;
+	svg_begin(&p, o, "chart-bw", "Bandwidth vs transfer size", 900, 420);
+	fputs("<text x=\"380\" y=\"210\" text-anchor=\"middle\">no size sweep in these results</text>\n", o);
+	svg_end(&p);
+}
+
+/* The latency staircase: ns per dependent load against the working set, one
+ * line per GPU, and each line's plateaus in words below it. Nothing for older
+ * results files, which have no sweep. */
+static void chart_latency(const struct bench_run *run, FILE *o)
+{
+	static struct report_series s[8];
+	unsigned n = report_latency_series(run, s, 8);
+	if (!chart_series(o, "chart-latency", "Memory latency vs working set (one thread, dependent loads)", s, n,
+			  "working set (random cycle, 128-byte stride)", "ns per load (median)", "ns"))
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		char steps[512];
+		report_latency_steps_text(&s[i], steps, sizeof(steps));
+		fputs("<p class=\"note\">", o);
+		esc(o, s[i].name);
+		fputs(" plateaus: ", o);
+		esc(o, steps);
+		fputs("</p>\n", o);
+	}
 }
 
 static void chart_roofline(const struct report *rep, FILE *o)
@@ -424,6 +456,7 @@ void report_print_html(const struct report *rep, FILE *o)
 		}
 		fputs("</table>\n", o);
 		chart_bandwidth(b, o);
+		chart_latency(b, o);
 		chart_roofline(rep, o);
 		chart_p2p(b, o);
 		chart_gemm(rep, o);

@@ -143,6 +143,13 @@ void report_print_text(const struct report *rep, FILE *out)
 		unsigned nh = report_highlights(b, hl, REPORT_MAX_HIGHLIGHTS);
 		struct hl_ctx hc = { hl };
 		print_rows(out, REPORT_HL_COLS, report_highlight_headers, nh, hl_row, &hc);
+		static struct report_series lat[8];
+		unsigned nl = report_latency_series(b, lat, 8);
+		for (unsigned i = 0; i < nl; i++) {
+			char steps[512];
+			report_latency_steps_text(&lat[i], steps, sizeof(steps));
+			fprintf(out, "%s plateaus: %s\n", lat[i].name, steps);
+		}
 		fprintf(out, "every result: gpuctl bench --results FILE\n");
 	}
 

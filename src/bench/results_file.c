@@ -48,6 +48,8 @@ static json_t *telemetry_json(const struct bench_telemetry *t)
 	json_object_set_new(o, "temp_c_max", num(t->temp_c_max));
 	json_object_set_new(o, "temp_mem_c_max", num(t->temp_mem_c_max));
 	json_object_set_new(o, "energy_j", num(t->energy_j));
+	json_object_set_new(o, "test_s", num(t->test_s));
+	json_object_set_new(o, "energy_from", json_string(t->energy_from));
 	json_object_set_new(o, "clock_event_reasons", json_integer((json_int_t)t->clock_event_reasons));
 	return o;
 }
@@ -259,7 +261,8 @@ static int parse_telemetry(struct rd *rd, json_t *o, struct bench_telemetry *t)
 	    get_num(rd, v, "mem_clock_mhz_min", &t->mem_clock_mhz_min) ||
 	    get_num(rd, v, "power_w_avg", &t->power_w_avg) || get_num(rd, v, "power_w_max", &t->power_w_max) ||
 	    get_num(rd, v, "temp_c_max", &t->temp_c_max) || get_num(rd, v, "temp_mem_c_max", &t->temp_mem_c_max) ||
-	    get_num(rd, v, "energy_j", &t->energy_j) ||
+	    get_num(rd, v, "energy_j", &t->energy_j) || get_num(rd, v, "test_s", &t->test_s) ||
+	    get_str(rd, v, "energy_from", t->energy_from, sizeof(t->energy_from), false) ||
 	    get_int(rd, v, "clock_event_reasons", 0, INT64_MAX, 0, &reasons))
 		return -1;
 	t->samples = (unsigned)n;

@@ -173,10 +173,15 @@ int bench_finish(struct bench_ctx *c, struct bench_result *r, int rc, const stru
 
 double bench_latency_scale(int rc, const struct gk_result *g)
 {
-	double lat = NAN;
-	for (int i = 0; i < g->naux && i < GK_MAX_AUX; i++)
+	double lat = NAN, loads = NAN;
+	for (int i = 0; i < g->naux && i < GK_MAX_AUX; i++) {
 		if (strcmp(g->aux[i].name, "latency_ns") == 0)
 			lat = g->aux[i].value;
+		if (strcmp(g->aux[i].name, "loads") == 0)
+			loads = g->aux[i].value;
+	}
+	if (rc == GK_OK && loads > 0) /* ns per ms of sample = 1e6 / loads per sample */
+		return 1e6 / loads;
 	struct stats st;
 	if (rc != GK_OK || stats_compute(g->samples_ms, (size_t)(g->nsamples > 0 ? g->nsamples : 0), &st) != 0 ||
 	    !(st.median > 0))

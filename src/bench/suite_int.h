@@ -23,9 +23,10 @@ void bench_tel_begin(struct bench_ctx *c, const int *slots, unsigned n);
  * otherwise; ends telemetry and reports the result. Returns rc. */
 int bench_finish(struct bench_ctx *c, struct bench_result *r, int rc, const struct gk_result *g,
 		 enum bench_metric metric, double scale, const int *slots, unsigned nslots);
-/* Latency entries: samples are whole pointer chases and aux "latency_ns" is the
- * median's ns per load; the scale turns each sample (ms) into ns per load. NAN
- * when the call failed or gave no latency. */
+/* Latency entries: samples are whole pointer chases of aux "loads" dependent
+ * loads each (else: aux "latency_ns" is the median's ns per load); the scale
+ * turns each sample (ms) into ns per load. NAN when the call failed or gave no
+ * latency. */
 double bench_latency_scale(int rc, const struct gk_result *g);
 /* Sizes to sweep: the plan's --size list, or the defaults given. */
 unsigned bench_sizes(const struct bench_ctx *c, const uint64_t *dflt, unsigned ndflt, uint64_t *out);

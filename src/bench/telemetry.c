@@ -3,10 +3,12 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "../core/clock.h"
 #include "../sampler/sampler.h"
 
 #define BENCH_TEL_ENERGY_MIN_S 1.0
@@ -55,19 +57,21 @@ void bench_tel_acc_add(struct bench_tel_acc *a, const struct gpu_sample *s)
 		a->reasons |= s->clock_event_reasons.v & ~CLK_EVT_GPU_IDLE;
 }
 
-void bench_tel_summarise(const struct bench_tel_acc *acc, unsigned n, struct bench_telemetry *out)
+void bench_tel_summarise(const struct bench_tel_acc *acc, unsigned n, double test_s, struct bench_telemetry *out)
 {
 	struct bench_telemetry t = { 0 };
 	t.window_s = t.sm_clock_mhz_min = t.sm_clock_mhz_max = t.mem_clock_mhz_min = NAN;
 	t.power_w_avg = t.power_w_max = t.temp_c_max = t.temp_mem_c_max = t.energy_j = NAN;
-	bool all_power = n > 0, all_energy = n > 0;
-	double power = 0, pmax = 0, energy = 0;
+	t.test_s = test_s > 0 ? test_s : NAN;
+	bool all_power = n > 0, all_counter = n > 0, no_reading = n > 0;
+	double power = 0, pmax = 0;
 	for (unsigned i = 0; i < n; i++) {
 		const struct bench_tel_acc *a = &acc[i];
 		if (a->n == 0) {
-			all_power = all_energy = false;
+			all_power = all_counter = false;
 			continue;
 		}
+		no_reading = false;
 		t.samples += a->n;
 		double win = (double)(a->last_ns - a->first_ns) / 1e9;
 		keep_max(&t.window_s, win);
@@ -89,11 +93,9 @@ void bench_tel_summarise(const struct bench_tel_acc *acc, unsigned n, struct ben
 		bool e = a->energy_ok && a->n >= 2 && win >= BENCH_TEL_ENERGY_MIN_S &&
 			 a->energy_last_mj > a->energy_first_mj;
 		if (e) {
-			double j = (double)(a->energy_last_mj - a->energy_first_mj) / 1e3;
-			energy += j;
-			power += j / win;
+			power += (double)(a->energy_last_mj - a->energy_first_mj) / 1e3 / win;
 		} else {
-			all_energy = false;
+			all_counter = false;
 			if (a->power_n)
 				power += a->power_sum_w / a->power_n;
 			else
@@ -106,8 +108,20 @@ void bench_tel_summarise(const struct bench_tel_acc *acc, unsigned n, struct ben
 		t.power_w_avg = power;
 		t.power_w_max = pmax > 0 ? pmax : NAN;
 	}
-	if (all_energy)
-		t.energy_j = energy;
+	/* the test's energy: its average power over the whole call */
+	if (all_power && t.test_s > 0) {
+		t.energy_j = power * t.test_s;
+		snprintf(t.energy_from, sizeof(t.energy_from), "%s", all_counter ? "counter" : "readings");
+	} else if (n == 0) {
+		snprintf(t.energy_from, sizeof(t.energy_from), "no telemetry (no GPU sampled)");
+	} else if (no_reading && t.test_s > 0) {
+		snprintf(t.energy_from, sizeof(t.energy_from), "no reading in the %.3g ms test", t.test_s * 1e3);
+	} else if (!all_power) {
+		snprintf(t.energy_from, sizeof(t.energy_from), "%s", no_reading ? "no reading during the test"
+					     : "a GPU under test had no power reading");
+	} else {
+		snprintf(t.energy_from, sizeof(t.energy_from), "the test's duration is unknown");
+	}
 	*out = t;
 }
 
@@ -126,6 +140,7 @@ struct bench_tel_rec {
 	pthread_t thread;
 	pthread_mutex_t mu;
 	bool stop, active;
+	uint64_t begin_ns;
 	unsigned n;
 	int gpus[GPU_MAX_GPUS];
 	struct bench_tel_acc acc[GPU_MAX_GPUS];
@@ -189,6 +204,7 @@ void bench_tel_rec_begin(struct bench_tel_rec *t, const int *gpus, unsigned n)
 		bench_tel_acc_init(&t->acc[i]);
 	}
 	t->active = true;
+	t->begin_ns = clock_mono_ns();
 	pthread_mutex_unlock(&t->mu);
 }
 
@@ -199,7 +215,7 @@ void bench_tel_rec_end(struct bench_tel_rec *t, struct bench_result *r)
 	poll_once(t); /* whatever arrived since the last poll */
 	pthread_mutex_lock(&t->mu);
 	t->active = false;
-	bench_tel_summarise(t->acc, t->n, &r->tel);
+	bench_tel_summarise(t->acc, t->n, (double)(clock_mono_ns() - t->begin_ns) / 1e9, &r->tel);
 	pthread_mutex_unlock(&t->mu);
 }
 

@@ -35,8 +35,13 @@ void bench_tel_acc_init(struct bench_tel_acc *a);
 /* Adds a sample unless it is the same one as the last added (same timestamp). */
 void bench_tel_acc_add(struct bench_tel_acc *a, const struct gpu_sample *s);
 /* Combines the accumulators of the GPUs under test into out: clocks min/max
- * over GPUs, power and energy summed, temperatures max, reasons OR-ed. */
-void bench_tel_summarise(const struct bench_tel_acc *acc, unsigned n, struct bench_telemetry *out);
+ * over GPUs, power summed, temperatures max, reasons OR-ed. test_s: how long
+ * the test's call took (0 or less: unknown). Each GPU's power is its energy
+ * counter's difference over the first to last sample when that spans a second
+ * or more, else its readings' mean; energy = summed power x test_s, and
+ * energy_from says which ("counter" when every GPU's came from its counter,
+ * else "readings") or why there is none. */
+void bench_tel_summarise(const struct bench_tel_acc *acc, unsigned n, double test_s, struct bench_telemetry *out);
 /* GFLOP/s per watt of a result from its flops, median time and tel; NAN when unknown. */
 double bench_gflops_per_watt(const struct bench_result *r);
 

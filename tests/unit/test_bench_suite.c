@@ -25,6 +25,9 @@ static struct {
 	size_t copy_bytes_seen[64];
 	int ncopy;
 	int mem_sleep_ms;          /* memory calls take this long (telemetry test) */
+	int runtime_copies;        /* memory copy calls asking for the runtime's cudaMemcpy */
+	int latency_calls;
+	int gemm_not_lt;           /* GEMM calls not through cuBLASLt */
 } fake;
 
 enum { K_COPY, K_MEM, K_FMA, K_GEMM, K_OWN, K_P2P, K_NCCL };
@@ -62,11 +65,28 @@ static int f_memory(const struct gk_mem_args *a, struct gk_result *r)
 		nanosleep(&ts, NULL);
 	}
 	fill(r, 1.0, (double)a->bytes * 2, 0);
-	if (a->op == GK_MEM_LATENCY) {
-		r->naux = 1;
+	fake.runtime_copies += a->op == GK_MEM_COPY && a->runtime_copy;
+	if (a->op == GK_MEM_LATENCY) { /* a staircase: L1 30 ns, L2 150, between 300, HBM 600 */
+		fake.latency_calls++;
+		double ns = a->bytes <= (128u << 10) ? 30 : a->bytes <= (16u << 20) ? 150 : a->bytes < (256u << 20) ? 300 : 600;
+		double loads = 100000;
+		fill(r, ns * loads / 1e6, 0, 0);
+		r->naux = 2;
 		strcpy(r->aux[0].name, "latency_ns");
-		r->aux[0].value = 650.0;
+		r->aux[0].value = ns;
+		strcpy(r->aux[1].name, "loads");
+		r->aux[1].value = loads;
 	}
+	return GK_OK;
+}
+
+/* an H200's L2 (50 MiB) and 140 GiB free */
+static int f_device_info(int device, struct gk_device_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	(void)device;
+	out->l2_bytes = 50 << 20;
+	out->mem_free_bytes = 140ull << 30;
 	return GK_OK;
 }
 
@@ -82,6 +102,7 @@ static int f_fma(const struct gk_fma_args *a, struct gk_result *r)
 static int f_gemm(const struct gk_gemm_args *a, struct gk_result *r)
 {
 	fake.calls[K_GEMM]++;
+	fake.gemm_not_lt += a->lib != GK_CUBLASLT;
 	fill(r, 2.0, 0, 2.0 * a->m * a->n * a->k);
 	if (a->prec == GK_FP8_E4M3) {
 		snprintf(r->err, sizeof(r->err), "cuBLASLt FP8 needs sm_89+");
@@ -149,7 +170,7 @@ static void f_load_close(struct gk_load *l) { l->step = -1; }
 
 static const struct gk_api api = {
 	.abi_version = GK_ABI_VERSION, .struct_size = sizeof(struct gk_api), .build_info = "fake",
-	.copy = f_copy, .memory = f_memory, .fma = f_fma, .gemm = f_gemm, .own_gemm = f_own, .p2p = f_p2p,
+	.device_info = f_device_info, .copy = f_copy, .memory = f_memory, .fma = f_fma, .gemm = f_gemm, .own_gemm = f_own, .p2p = f_p2p,
 	.nccl = f_nccl, .load_open = f_load_open, .load_step = f_load_step, .load_close = f_load_close,
 };
 
@@ -227,33 +248,64 @@ static void test_suite_names(void **state)
 static void test_quick_copy_memory(void **state)
 {
 	(void)state;
+	char err[64];
 	struct bench_plan p;
 	struct bench_run run;
 	plan_for(&p, BENCH_COPY | BENCH_MEMORY, 1);
 	assert_int_equal(run_plan(&p, &run), 0);
 	/* quick copy: 4 sizes x 2 directions + 8 at the largest size */
 	assert_int_equal(fake.calls[K_COPY], 16);
-	/* memory: read, write, copy, triad at 1 GiB, and latency */
-	assert_int_equal(fake.calls[K_MEM], 5);
-	assert_int_equal(hk.begins, 21);
-	assert_int_equal(hk.ends, 21);
-	assert_int_equal(hk.done, 21);
+	/* memory: read, write, copy (ours and the runtime's), triad at 1 GiB, and
+	 * the latency sweep: 16 KiB, 64 KiB .. 64 MiB (every second octave), then
+	 * every octave from 256 MiB (the power of two under 8 x L2) to 1 GiB */
+	assert_int_equal(fake.calls[K_MEM], 5 + 10);
+	assert_int_equal(fake.runtime_copies, 1);
+	assert_int_equal(fake.latency_calls, 10);
+	assert_int_equal(hk.begins, 16 + 15);
+	assert_int_equal(hk.ends, 16 + 15);
+	assert_int_equal(hk.done, 16 + 15 + 3); /* + the L1, L2 and HBM figures */
 	const struct bench_result *r = find(&run, "copy", "h2d", "pinned");
 	assert_non_null(r);
 	assert_int_equal(r->size_bytes, 4096);
 	assert_int_equal(r->status, BS_OK);
 	assert_true(r->verified);
 	assert_int_equal(r->tel.samples, 2);
-	r = find(&run, "memory", "latency", NULL);
+	r = find(&run, "memory", "latency", "sweep");
 	assert_int_equal(r->metric, BM_LATENCY_NS);
-	assert_float_equal(r->value.median, 650.0, 1e-9);
+	assert_int_equal(r->size_bytes, 16 << 10);
+	assert_float_equal(r->value.median, 30.0, 1e-9);
 	assert_string_equal(r->unit, "ns");
-	r = find(&run, "memory", "copy", NULL);
+	/* HBM from the working sets of 8 x L2 (400 MiB) and more: 512 MiB and 1 GiB, not 256 MiB */
+	r = find(&run, "memory", "latency", "hbm");
+	assert_int_equal(r->status, BS_OK);
+	assert_float_equal(r->value.median, 600.0, 1e-9);
+	assert_int_equal(r->nsamples, 20);
+	assert_float_equal(bench_result_aux(r, "points"), 2, 0);
+	assert_float_equal(bench_result_aux(r, "from_ws"), 512.0 * (1 << 20), 0);
+	assert_int_equal(r->size_bytes, 1 << 30);
+	r = find(&run, "memory", "latency", "l2"); /* 1 and 4 MiB (16 MiB is over L2/4) */
+	assert_float_equal(r->value.median, 150.0, 1e-9);
+	assert_float_equal(bench_result_aux(r, "points"), 2, 0);
+	r = find(&run, "memory", "latency", "l1");
+	assert_float_equal(r->value.median, 30.0, 1e-9);
+	/* the device copy: our kernels and the runtime's, each a named row */
+	r = find(&run, "memory", "copy", "kernel");
 	assert_float_equal(r->value.median, 2.0 * (1 << 30) / 1e-3 / 1e9, 1e-6);
+	assert_non_null(find(&run, "memory", "copy", "cudaMemcpy"));
+	bench_run_free(&run);
+
+	/* a sweep without a working set of 8 x L2: no HBM figure, and why */
+	plan_for(&p, BENCH_MEMORY, 1);
+	bench_sizes_parse(&p, "16K,1M", err, sizeof(err));
+	assert_int_equal(run_plan(&p, &run), 0);
+	assert_int_equal(fake.latency_calls, 2);
+	r = find(&run, "memory", "latency", "hbm");
+	assert_int_equal(r->status, BS_SKIPPED);
+	assert_non_null(strstr(r->message, "8 x L2 (400 MiB)"));
+	assert_int_equal(find(&run, "memory", "latency", "l2")->status, BS_OK);
 	bench_run_free(&run);
 
 	/* --size overrides every sweep */
-	char err[64];
 	plan_for(&p, BENCH_COPY, 1);
 	bench_sizes_parse(&p, "1M", err, sizeof(err));
 	assert_int_equal(run_plan(&p, &run), 0);
@@ -272,6 +324,7 @@ static void test_compute_statuses(void **state)
 	assert_int_equal(run_plan(&p, &run), 0);
 	assert_int_equal(fake.calls[K_FMA], 4);
 	assert_int_equal(fake.calls[K_GEMM], 6);
+	assert_int_equal(fake.gemm_not_lt, 0); /* every precision through cuBLASLt */
 	const struct bench_result *r = find(&run, "compute", "cublas", "bf16");
 	assert_int_equal(r->status, BS_OK);
 	assert_int_equal(r->m, 8192);
@@ -349,10 +402,17 @@ static void test_timeout_skips_the_gpu(void **state)
 		ok0 += r->gpu == 0 && r->status == BS_OK;
 		ok1 += r->gpu == 1 && r->status == BS_OK;
 	}
+	/* per GPU: 16 copy, 5 memory bandwidth, 10 latency sweep points and the 3 level figures */
 	assert_int_equal(failed, 1);   /* the first test on GPU 0 */
 	assert_int_equal(ok0, 0);      /* nothing more runs on it */
-	assert_int_equal(skipped, 20);
-	assert_int_equal(ok1, 21);     /* the other GPU goes on */
+	assert_int_equal(skipped, 33);
+	assert_int_equal(ok1, 34);     /* the other GPU goes on */
+	const struct bench_result *hbm0 = NULL;
+	for (size_t i = 0; i < run.n; i++)
+		if (run.r[i].gpu == 0 && !strcmp(run.r[i].variant, "hbm"))
+			hbm0 = &run.r[i];
+	assert_non_null(hbm0);
+	assert_non_null(strstr(hbm0->message, "timed out"));
 	assert_non_null(strstr(run.r[0].message, "timed out"));
 	bench_run_free(&run);
 }
@@ -427,6 +487,8 @@ static void test_telemetry_from_sampler(void **state)
 	struct bench_plan p;
 	struct bench_run run;
 	plan_for(&p, BENCH_MEMORY, 1);
+	char serr[64];
+	bench_sizes_parse(&p, "64M", serr, sizeof(serr)); /* one latency point */
 	p.gpu[0] = 3; /* NVML GPU 3 of the simulated server */
 	memset(&fake, 0, sizeof(fake));
 	fake.timeout_device = -1;
@@ -438,8 +500,9 @@ static void test_telemetry_from_sampler(void **state)
 	bench_tel_rec_stop(rec);
 	sampler_stop(smp);
 	gpu_backend_close(&be);
-	assert_int_equal(run.n, 5);
-	for (size_t i = 0; i < run.n; i++) {
+	/* read, write, copy (ours, runtime), triad, latency at 64 MiB; the 3 level figures */
+	assert_int_equal(run.n, 6 + 3);
+	for (size_t i = 0; i < 6; i++) {
 		const struct bench_telemetry *t = &run.r[i].tel;
 		if (t->samples < 2)
 			fail_msg("%s: %u telemetry samples in 300 ms at 20 ms", run.r[i].test, t->samples);
@@ -447,6 +510,10 @@ static void test_telemetry_from_sampler(void **state)
 		assert_true(t->sm_clock_mhz_min > 0 && t->sm_clock_mhz_min <= t->sm_clock_mhz_max);
 		assert_true(t->temp_c_max > 0);
 		assert_true(t->window_s > 0.02 && t->window_s < 1.0);
+		/* every row carries its test's energy: mean power x the call's time */
+		assert_true(t->test_s >= 0.3); /* the call sleeps 300 ms */
+		assert_float_equal(t->energy_j, t->power_w_avg * t->test_s, 1e-9);
+		assert_string_equal(t->energy_from, "readings");
 	}
 	bench_run_free(&run);
 }
@@ -479,10 +546,13 @@ static void test_telemetry_accumulation(void **state)
 	bench_tel_acc_add(&a[0], &s1);
 	assert_int_equal(a[0].n, 2);
 	struct bench_telemetry t;
-	bench_tel_summarise(a, 1, &t);
-	/* 450 J over 1 s = 450 W from the energy counter (not the 500 W mean of the readings) */
-	assert_float_equal(t.energy_j, 450.0, 1e-9);
+	bench_tel_summarise(a, 1, 2.0, &t);
+	/* 450 J over 1 s = 450 W from the energy counter (not the 500 W mean of the
+	 * readings); the test's energy: that power over its 2 s */
 	assert_float_equal(t.power_w_avg, 450.0, 1e-9);
+	assert_float_equal(t.energy_j, 900.0, 1e-9);
+	assert_float_equal(t.test_s, 2.0, 1e-9);
+	assert_string_equal(t.energy_from, "counter");
 	assert_float_equal(t.power_w_max, 600.0, 1e-9);
 	assert_float_equal(t.sm_clock_mhz_min, 1755, 0);
 	assert_float_equal(t.sm_clock_mhz_max, 1980, 0);
@@ -491,11 +561,12 @@ static void test_telemetry_accumulation(void **state)
 	/* a second GPU with one sample only: no energy window, power from its reading */
 	struct gpu_sample s2 = sample(1200, 70000, 300000, 1600, 61, 0);
 	bench_tel_acc_add(&a[1], &s2);
-	bench_tel_summarise(a, 2, &t);
+	bench_tel_summarise(a, 2, 2.0, &t);
 	assert_float_equal(t.power_w_avg, 750.0, 1e-9);
-	assert_true(isnan(t.energy_j));
+	assert_float_equal(t.energy_j, 1500.0, 1e-9);
+	assert_string_equal(t.energy_from, "readings");
 	/* a window under a second: the counter's coarse steps would mislead (0 W or
-	 * double), so the readings' mean counts, and no energy is claimed */
+	 * double), so the readings' mean counts: 500 W over the 60 ms test */
 	struct bench_tel_acc shortw;
 	bench_tel_acc_init(&shortw);
 	struct gpu_sample q0 = sample(1000, 50000, 400000, 1980, 40, 0);
@@ -503,15 +574,28 @@ static void test_telemetry_accumulation(void **state)
 	bench_tel_acc_add(&shortw, &q0);
 	bench_tel_acc_add(&shortw, &q1);
 	struct bench_telemetry ts;
-	bench_tel_summarise(&shortw, 1, &ts);
+	bench_tel_summarise(&shortw, 1, 0.06, &ts);
 	assert_float_equal(ts.power_w_avg, 500.0, 1e-9);
+	assert_float_equal(ts.energy_j, 30.0, 1e-9);
+	assert_string_equal(ts.energy_from, "readings");
+	/* no reading at all during a 3 ms test: no energy, and the reason */
+	struct bench_tel_acc none;
+	bench_tel_acc_init(&none);
+	bench_tel_summarise(&none, 1, 0.003, &ts);
 	assert_true(isnan(ts.energy_j));
+	assert_string_equal(ts.energy_from, "no reading in the 3 ms test");
+	/* the duration unknown: power, but no energy */
+	bench_tel_summarise(&shortw, 1, 0, &ts);
+	assert_true(isnan(ts.energy_j));
+	assert_string_equal(ts.energy_from, "the test's duration is unknown");
 	assert_float_equal(t.sm_clock_mhz_min, 1600, 0);
 	assert_float_equal(t.temp_c_max, 61, 0);
 	/* a GPU with no sample at all: no power figure for the test */
 	bench_tel_acc_init(&a[1]);
-	bench_tel_summarise(a, 2, &t);
+	bench_tel_summarise(a, 2, 2.0, &t);
 	assert_true(isnan(t.power_w_avg));
+	assert_true(isnan(t.energy_j));
+	assert_string_equal(t.energy_from, "a GPU under test had no power reading");
 	assert_int_equal(t.samples, 2);
 }
 

@@ -207,8 +207,88 @@ static void test_chart_data(void **state)
 	assert_string_equal(h[0].label, "device memory copy (read+write)");
 	assert_float_equal(h[0].r->value.median, 4009.19, 0.01);
 	assert_float_equal(h[0].r->limit, 4800.0, 0);
-	assert_float_equal(h[2].r->value.median, 185.98, 0.01); /* latency: the lowest */
-	assert_null(h[19].r); /* host memcpy: not in this run */
+	/* this file predates the latency sweep: no HBM or L2 figure */
+	assert_string_equal(h[2].label, "HBM latency (working sets >= 8x L2)");
+	assert_null(h[2].r);
+	assert_null(h[3].r);
+	assert_null(h[20].r); /* host memcpy: not in this run */
+}
+
+static char *render(const struct report *rep, int html);
+
+/* A run with the latency sweep, both device copies and no sustained load. */
+static void add_point(struct bench_run *run, const char *test, const char *variant, uint64_t size, enum bench_metric m,
+		      double ms, double bytes, double scale)
+{
+	struct bench_result *r = bench_run_add(run, "memory", test, variant);
+	assert_non_null(r);
+	r->gpu = 0;
+	r->size_bytes = size;
+	r->verified = true;
+	double samples[10];
+	for (int i = 0; i < 10; i++)
+		samples[i] = ms;
+	assert_int_equal(bench_result_set_samples(r, m, samples, 10, bytes, 0, scale), 0);
+}
+
+static void test_latency_and_variants(void **state)
+{
+	struct fixture *f = *state;
+	struct bench_run run;
+	bench_run_init(&run);
+	snprintf(run.mode, sizeof(run.mode), "quick");
+	static const uint64_t ws[] = { 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 512 << 20, 1ull << 30 };
+	static const double ns[] = { 32, 33, 140, 146, 147, 220, 330, 342 };
+	for (int i = 0; i < 8; i++) /* 100000 loads a sample: ns = ms x 10 */
+		add_point(&run, "latency", "sweep", ws[i], BM_LATENCY_NS, ns[i] / 10, 0, 10);
+	add_point(&run, "latency", "hbm", 1ull << 30, BM_LATENCY_NS, 33.6, 0, 10);
+	add_point(&run, "copy", "kernel", 1ull << 30, BM_BANDWIDTH, 0.54, 2.0 * (1 << 30), NAN);
+	add_point(&run, "copy", "cudaMemcpy", 1ull << 30, BM_BANDWIDTH, 0.51, 2.0 * (1 << 30), NAN);
+
+	struct report_series s[4];
+	assert_int_equal(report_latency_series(&run, s, 4), 1);
+	assert_string_equal(s[0].name, "memory latency sweep GPU0");
+	assert_int_equal(s[0].n, 8);
+	assert_float_equal(s[0].y[7], 342, 1e-9);
+	char steps[512];
+	report_latency_steps_text(&s[0], steps, sizeof(steps));
+	assert_string_equal(steps, "16 KiB .. 64 KiB: 32 ns; 256 KiB .. 4 MiB: 146 ns; 16 MiB: 220 ns; "
+				   "512 MiB .. 1 GiB: 336 ns");
+	/* the bandwidth chart does not take latency points */
+	struct report_series bw[4];
+	assert_int_equal(report_bw_series(&run, bw, 4), 0);
+
+	/* the headline copy is the fastest checked variant, and its row names it */
+	struct report_highlight h[REPORT_MAX_HIGHLIGHTS];
+	report_highlights(&run, h, REPORT_MAX_HIGHLIGHTS);
+	assert_string_equal(h[0].r->variant, "cudaMemcpy");
+	char cells[REPORT_HL_COLS][REPORT_CELL];
+	report_highlight_row(&h[0], cells);
+	assert_string_equal(cells[0], "device memory copy (read+write), best: cudaMemcpy");
+	assert_float_equal(h[2].r->value.median, 336, 1e-9);
+	report_highlight_row(&h[2], cells);
+	assert_string_equal(cells[0], "HBM latency (working sets >= 8x L2)");
+
+	/* C8 in a quick run: why it is not measured */
+	struct claim_eval ev[CLAIMS_MAX];
+	claims_evaluate(&f->claims, &run, NULL, ev);
+	for (unsigned i = 0; i < f->claims.n; i++)
+		if (!strcmp(f->claims.c[i].id, "C8")) {
+			assert_string_equal(ev[i].ours_text, "not measured");
+			assert_non_null(strstr(ev[i].note, "--quick runs no sustained load"));
+		}
+
+	/* the HTML draws the staircase and its plateaus */
+	struct report rep = f->rep;
+	rep.bench = &run;
+	char *html = render(&rep, 1);
+	assert_non_null(strstr(html, "id=\"chart-latency\""));
+	assert_non_null(strstr(html, "memory latency sweep GPU0 plateaus: 16 KiB .. 64 KiB: 32 ns"));
+	free(html);
+	char *text = render(&rep, 0);
+	assert_non_null(strstr(text, "memory latency sweep GPU0 plateaus: 16 KiB"));
+	free(text);
+	bench_run_free(&run);
 }
 
 static char *render(const struct report *rep, int html)
@@ -322,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_chart_data),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_html),
+		cmocka_unit_test(test_latency_and_variants),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
