@@ -49,6 +49,45 @@ static void check_copy(struct drv *d)
 	drv_expect(d, "copy on GPU 99 is rejected", rc == GK_ENODEV && strstr(r.err, "99"), &r, NULL);
 }
 
+static double aux_of(const struct gk_result *r, const char *name)
+{
+	for (int i = 0; i < r->naux; i++)
+		if (!strcmp(r->aux[i].name, name))
+			return r->aux[i].value;
+	return -1;
+}
+
+/* The latency chase shows the cache levels: a 16 KiB cycle is served by L1, a
+ * 1 GiB one (over 8x any L2 so far) by HBM, several times slower; each sample
+ * makes at least the L2's lines in loads, and both chases end where the host's
+ * walk of the cycle does (verified). */
+static void check_latency_levels(struct drv *d)
+{
+	struct gk_device_info di;
+	struct gk_result none;
+	memset(&none, 0, sizeof none);
+	if (d->api->device_info(0, &di) != GK_OK) {
+		drv_expect(d, "latency levels: device info", 0, &none, di.err);
+		return;
+	}
+	double ns[2] = { -1, -1 };
+	const size_t ws[2] = { 16 << 10, 1ull << 30 };
+	for (int i = 0; i < 2; i++) {
+		struct gk_mem_args a = { .c = drv_common(d, 0, 10), .op = GK_MEM_LATENCY, .bytes = ws[i] };
+		struct gk_result r;
+		int rc = d->api->memory(&a, &r);
+		char name[64];
+		snprintf(name, sizeof name, "memory latency at %zu KiB", ws[i] >> 10);
+		double loads = aux_of(&r, "loads");
+		drv_expect(d, name, good(&r, rc) && loads >= 65536 && loads >= di.l2_bytes / 128.0 && aux_of(&r, "stride") == 128,
+			   &r, NULL);
+		ns[i] = aux_of(&r, "latency_ns");
+	}
+	char why[96];
+	snprintf(why, sizeof why, "16 KiB: %.1f ns, 1 GiB: %.1f ns", ns[0], ns[1]);
+	drv_expect(d, "latency: HBM over 3x the L1's", ns[0] > 0 && ns[1] > 3 * ns[0], &none, why);
+}
+
 static void check_memory(struct drv *d)
 {
 	for (int op = GK_MEM_READ; op <= GK_MEM_LATENCY; op++) {
@@ -62,6 +101,12 @@ static void check_memory(struct drv *d)
 			ok = ok && r.naux >= 1 && r.aux[0].value > 50 && r.aux[0].value < 5000;
 		drv_expect(d, name, ok, &r, NULL);
 	}
+	/* the runtime's device copy: checked like our kernels, and named variant 27 */
+	struct gk_mem_args a = { .c = drv_common(d, 0, 10), .op = GK_MEM_COPY, .bytes = 64 * MiB, .runtime_copy = true };
+	struct gk_result r;
+	int rc = d->api->memory(&a, &r);
+	drv_expect(d, "memory copy through cudaMemcpy", good(&r, rc) && aux_of(&r, "variant") == 27, &r, NULL);
+	check_latency_levels(d);
 }
 
 static void check_fma(struct drv *d)
