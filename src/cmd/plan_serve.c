@@ -30,6 +30,24 @@ static int serve_opt(struct pctx *p, int argc, char **argv, int *i, struct model
 	};
 	if ((r = popt_uints(p, argc, argv, i, u, sizeof(u) / sizeof(u[0]))) != 0)
 		return r;
+	if ((r = popt(p, argc, argv, i, "engine", &v)) != 0) {
+		/* hf: transformers generate(), the whole prompt in one prefill; chunked: vLLM-style */
+		if (r > 0 && strcmp(v, "hf") != 0 && strcmp(v, "chunked") != 0) {
+			perr(p, "--engine must be one of hf, chunked, not '%s'", v);
+			return -1;
+		}
+		s->hf_engine = r > 0 && strcmp(v, "hf") == 0;
+		return r;
+	}
+	if ((r = popt(p, argc, argv, i, "attention", &v)) != 0) {
+		enum plan_attn a = ATTN_FLASH;
+		if (r > 0 && plan_attn_parse(v, &a)) {
+			perr(p, "--attention must be one of flash, eager, not '%s'", v);
+			return -1;
+		}
+		s->eager = a == ATTN_EAGER;
+		return r;
+	}
 	if ((r = popt(p, argc, argv, i, "mem-util", &v)) != 0) {
 		if (r < 0 || pnum(p, "--mem-util", v, &s->mem_util, false))
 			return -1;
@@ -105,7 +123,7 @@ int plan_serve_cmd(struct pctx *p, int argc, char **argv)
 		if (!(cm > 0))
 			continue;
 		unsigned best = 0;
-		for (unsigned tp = 1; tp <= 8 && !best; tp *= 2) {
+		for (unsigned tp = 1; tp <= (s.hf_engine ? 1u : 8u) && !best; tp *= 2) { /* engine hf: one GPU */
 			struct plan_serve st = s;
 			struct plan_serve_result rr;
 			st.tp = tp;
@@ -121,7 +139,7 @@ int plan_serve_cmd(struct pctx *p, int argc, char **argv)
 		table_row(tb);
 		table_cell(tb, c->key);
 		table_cellf(tb, "%.1f GB", cm / 1e9);
-		if (best) table_cellf(tb, "%u", best); else table_cell(tb, "more than 8");
+		if (best) table_cellf(tb, "%u", best); else table_cell(tb, s.hf_engine ? "not on one (engine hf)" : "more than 8");
 	}
 	if (p->json) {
 		json_object_set_new(root, "command", json_string("plan serve"));
@@ -131,6 +149,7 @@ int plan_serve_cmd(struct pctx *p, int argc, char **argv)
 		json_object_set_new(cfg, "weights", json_string(plan_prec_name(s.wprec)));
 		json_object_set_new(cfg, "kv", json_string(plan_prec_name(s.kvprec)));
 		json_object_set_new(cfg, "tp", json_integer(s.tp));
+		json_object_set_new(cfg, "engine", json_string(s.hf_engine ? "hf" : "chunked"));
 		json_object_set_new(cfg, "context", json_integer(s.context));
 		json_object_set_new(cfg, "batch", json_integer(s.batch ? s.batch : r.max_seqs));
 		json_num(cfg, "mem_util", s.mem_util);
@@ -151,7 +170,8 @@ int plan_serve_cmd(struct pctx *p, int argc, char **argv)
 		fprintf(f, "%-28s%.0f bytes (%.0f bytes per GPU)\n", "KV cache per token:", r.kv_per_token, r.kv_per_token_gpu);
 		snprintf(b2, sizeof(b2), "KV cache, %u x %u:", batch, s.context);
 		fprintf(f, "%-28s%s per GPU\n", b2, gb(b1, sizeof(b1), r.kv_bytes));
-		fprintf(f, "%-28s%s\n", "prefill workspace:", gb(b1, sizeof(b1), r.workspace));
+		fprintf(f, "%-28s%s%s\n", "prefill workspace:", gb(b1, sizeof(b1), r.workspace),
+			s.hf_engine ? " (transformers generate: the whole prompt in one forward)" : "");
 		fprintf(f, "%-28s%s of %s\n", "total per GPU:", gb(b1, sizeof(b1), r.total),
 			gb(b2, sizeof(b2), plan_gpu_mem(g)));
 		if (r.kv_budget > 0)

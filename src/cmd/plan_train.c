@@ -31,11 +31,21 @@ static int train_opt(struct pctx *p, int argc, char **argv, int *i, struct train
 #define ENUM(name, fn, dst, choices)                                                                 \
 	if ((r = popt(p, argc, argv, i, name, &v)) != 0)                                                   \
 		return r < 0 ? r : parse_enum(p, "--" name, v, fn(v, dst), choices);
-	ENUM("precision", plan_prec_parse, &t->prec, "fp32, bf16, fp16, fp8")
-	ENUM("optimizer", plan_optim_parse, &t->optim, "adamw, adam8bit, sgd")
+	if ((r = popt(p, argc, argv, i, "precision", &v)) != 0) {
+		if (r < 0)
+			return r;
+		/* bf16-pure, fp16-pure: 16-bit weights and optimizer states, no autocast (transformers) */
+		size_t n = strlen(v);
+		t->pure16 = n > 5 && strcmp(v + n - 5, "-pure") == 0;
+		char base[8];
+		snprintf(base, sizeof(base), "%.*s", t->pure16 ? (int)(n - 5) : (int)n, v);
+		bool bad = plan_prec_parse(base, &t->prec) || (t->pure16 && t->prec != PREC_BF16 && t->prec != PREC_FP16);
+		return parse_enum(p, "--precision", v, bad ? -1 : 0, "fp32, bf16, fp16, fp8, bf16-pure, fp16-pure");
+	}
+	ENUM("optimizer", plan_optim_parse, &t->optim, "adamw, adamw-fused, adam8bit, sgd")
 	ENUM("checkpointing", plan_ckpt_parse, &t->ckpt, "none, selective, full")
 	ENUM("attention", plan_attn_parse, &t->attn, "flash, eager")
-	ENUM("framework", plan_framework_parse, &t->fw, "pytorch, deepspeed")
+	ENUM("framework", plan_framework_parse, &t->fw, "transformers, pytorch, deepspeed")
 	ENUM("offload", plan_offload_parse, &t->offload, "none, optimizer, params")
 #undef ENUM
 	const struct popt_uint u[] = {
@@ -86,10 +96,33 @@ static unsigned min_gpus(const struct plan_model *m, const struct plan_train *t,
 	return 0;
 }
 
+/* transformers: each term with its formula and the measurement it rests on (hf.c) */
+static void explain_terms(FILE *f, const struct plan_mem *o, const struct plan_train *t)
+{
+	fprintf(f, "\nHow this was computed: Hugging Face transformers 5.17 as the Trainer runs it "
+		   "(measured on an H200, bench/hf_plan_memory.py; docs/plan.md):\n");
+	for (unsigned i = 0; i < o->nterms; i++) {
+		const struct plan_term *x = &o->terms[i];
+		fprintf(f, "  %-30s %9.3f GB  %s", x->name, x->bytes / 1e9, x->formula);
+		if (x->evidence && *x->evidence)
+			fprintf(f, "  [%s]", x->evidence);
+		fputc('\n', f);
+	}
+	fprintf(f, "  peak = the largest phase (%s)%s\n", o->peak_phase,
+		 t->dp > 1 ? "; DDP buckets (size of the gradients) are not measured" : "");
+	fprintf(f, "  total = peak x (1 + %.0f%% fragmentation margin) + %.2f GB CUDA context\n", 100 * t->frag,
+		t->cuda_context_bytes / 1e9);
+	fprintf(f, "  calibration: 64 training cases (GPT-2, Llama, Qwen2, Mixtral), worst error 1.1%% (bench/RESULTS.md)\n");
+}
+
 static void explain(struct pctx *p, const struct plan_model *m, const struct plan_train *t, const struct plan_mem *o)
 {
 	FILE *f = p->ctx->out;
 	double P = plan_model_params(m);
+	if (t->fw == FW_HF) {
+		explain_terms(f, o, t);
+		return;
+	}
 	fprintf(f, "\nHow this was computed (sources in docs/plan.md):\n");
 	if (t->fw == FW_PYTORCH)
 		fprintf(f, "  model states, plain PyTorch: FP32 weights 4 B x %.4g params, FP32 gradients 4 B, "
@@ -128,7 +161,8 @@ static void print_mem(struct pctx *p, const struct plan_mem *o, const struct pla
 	table_col(tb, 0, "per GPU", TABLE_LEFT);
 	table_col(tb, 1, "memory", TABLE_RIGHT);
 	const struct { const char *what; double v; } rows[] = {
-		{ t->fw == FW_PYTORCH && t->prec != PREC_FP32 ? "weights (FP32 + 16-bit copies)" : "weights", o->weights },
+		{ t->fw != FW_DEEPSPEED && t->prec != PREC_FP32 && !t->pure16 ? "weights (FP32 + 16-bit copies)" : "weights",
+		  o->weights },
 		{ "gradients", o->grads },
 		{ "optimizer states", o->optimizer },
 		{ "activations", o->activations },
@@ -225,6 +259,7 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 	json_object_set_new(cfg, "precision", json_string(plan_prec_name(o.t.prec)));
 	json_object_set_new(cfg, "optimizer", json_string(plan_optim_name(o.t.optim)));
 	json_object_set_new(cfg, "framework", json_string(plan_framework_name(o.t.fw)));
+	json_object_set_new(cfg, "pure16", json_boolean(o.t.pure16));
 	json_object_set_new(cfg, "checkpointing", json_string(plan_ckpt_name(o.t.ckpt)));
 	json_object_set_new(cfg, "attention", json_string(plan_attn_name(o.t.attn)));
 	json_object_set_new(cfg, "micro_batch", json_integer(o.t.micro_batch));
@@ -245,7 +280,8 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 	z3.fw = FW_DEEPSPEED;
 	z3.zero = 3;
 	z3.offload = OFFLOAD_NONE;
-	if (z3.prec == PREC_FP8 && o.t.fw == FW_PYTORCH)
+	z3.pure16 = false;
+	if (z3.prec == PREC_FP8 && o.t.fw != FW_DEEPSPEED)
 		z3.prec = PREC_BF16;
 	struct table *tb = table_new(5);
 	table_col(tb, 0, "GPU", TABLE_LEFT);

@@ -59,13 +59,18 @@ void plan_presets_free(struct plan_presets *p);
 const struct plan_model *plan_presets_find(const struct plan_presets *p, const char *name);
 
 /* ---- training ----------------------------------------------------------- */
-enum plan_optim { OPT_ADAMW = 0, OPT_ADAM8BIT, OPT_SGD };
+/* adamw: PyTorch's default on CUDA, foreach (one temporary per parameter in its step);
+ * adamw-fused: fused=True (none). */
+enum plan_optim { OPT_ADAMW = 0, OPT_ADAM8BIT, OPT_SGD, OPT_ADAMW_FUSED };
 enum plan_ckpt { CKPT_NONE = 0, CKPT_SELECTIVE, CKPT_FULL };
 enum plan_attn { ATTN_FLASH = 0, ATTN_EAGER };
 /* pytorch: plain PyTorch (torch.autocast, FP32 weights, gradients freed each step,
  * foreach AdamW), calibrated on bench/plan_memory.py. deepspeed: ZeRO/Megatron style
- * (16-bit weights and gradients resident, FP32 master weights with the optimizer). */
-enum plan_framework { FW_PYTORCH = 0, FW_DEEPSPEED };
+ * (16-bit weights and gradients resident, FP32 master weights with the optimizer).
+ * transformers: Hugging Face transformers 5.17 models (GPT2LMHeadModel, LlamaForCausalLM,
+ * Qwen2ForCausalLM, MixtralForCausalLM) trained as the Trainer does, measured by
+ * bench/hf_plan_memory.py (hf.c). */
+enum plan_framework { FW_PYTORCH = 0, FW_DEEPSPEED, FW_HF };
 enum plan_offload { OFFLOAD_NONE = 0, OFFLOAD_OPTIMIZER, OFFLOAD_PARAMS };
 
 int plan_optim_parse(const char *s, enum plan_optim *out);
@@ -91,10 +96,21 @@ struct plan_train {
 	bool sp;                  /* sequence parallelism (with tp) */
 	unsigned zero;            /* 0..3 (deepspeed) */
 	enum plan_offload offload;
+	bool pure16;              /* transformers: 16-bit weights and optimizer states, no autocast */
 	double frag;              /* allocator fragmentation margin, fraction of the peak */
 	double cuda_context_bytes;/* per process, outside the allocator */
 };
 void plan_train_defaults(struct plan_train *t);
+
+/* One term of a memory model, for --explain: what it is, its formula with the numbers
+ * plugged in, and the measurement it rests on. */
+#define PLAN_TERMS_MAX 20
+struct plan_term {
+	const char *name;
+	char formula[192];
+	const char *evidence;
+	double bytes;
+};
 
 /* Per-GPU memory in bytes. */
 struct plan_mem {
@@ -113,6 +129,8 @@ struct plan_mem {
 	double cpu_offload;    /* host memory for offloaded states */
 	const char *peak_phase;/* "backward start", "backward end", "optimizer step" */
 	bool activations_known;
+	unsigned nterms;       /* transformers: every term and phase, for --explain */
+	struct plan_term terms[PLAN_TERMS_MAX];
 };
 /* Fills *o; returns 0, or -1 with a message. */
 int plan_train_memory(const struct plan_model *m, const struct plan_train *t, struct plan_mem *o,
@@ -121,6 +139,14 @@ int plan_train_memory(const struct plan_model *m, const struct plan_train *t, st
 double plan_activation_bytes(const struct plan_model *m, const struct plan_train *t);
 /* Largest micro-batch (>= 1) whose total fits in mem_bytes; 0 when none does. */
 unsigned plan_max_micro_batch(const struct plan_model *m, const struct plan_train *t, double mem_bytes);
+
+/* transformers (hf.c): fills *o for t->fw == FW_HF after plan_train_validate. */
+void plan_hf_train_memory(const struct plan_model *m, const struct plan_train *t, struct plan_mem *o);
+/* Activation bytes the transformers model saves for backward (without the loss). */
+double plan_hf_activation_bytes(const struct plan_model *m, const struct plan_train *t);
+/* Bytes one transformers prefill of `tokens` prompt tokens in `seqs` sequences holds
+ * beyond the weights and the KV cache (whole prompt in one forward, last logits only). */
+double plan_hf_prefill_bytes(const struct plan_model *m, double tokens, double seqs, bool eager);
 
 /* Training FLOPs for `tokens` (6 x active params + attention, x 4/3 with full recompute). */
 double plan_train_flops(const struct plan_model *m, const struct plan_train *t, double tokens);
@@ -133,6 +159,8 @@ struct plan_serve {
 	unsigned context;         /* tokens per sequence (prompt + output) */
 	unsigned batch;           /* concurrent sequences asked for (0 = as many as fit) */
 	unsigned prefill_chunk;   /* tokens per prefill pass (0 = context x batch) */
+	bool hf_engine;           /* transformers generate(): the whole prompt in one prefill */
+	bool eager;               /* transformers eager attention (scores materialized) */
 	double mem_util;          /* fraction of GPU memory the server may use (vLLM-style) */
 	double cuda_context_bytes;
 };

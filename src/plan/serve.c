@@ -7,7 +7,7 @@
  *   Weights: INT8/INT4/FP8 apply to the blocks' linear layers; embeddings, head and
  *     norms stay 16-bit, and INT4 carries one FP16 scale per group of 128 weights
  *     (GPTQ/AWQ layout).
- *   Prefill workspace: per prompt token in flight the residual, the norm output and
+ *   Prefill workspace (engine "chunked", vLLM-style): per prompt token in flight the residual, the norm output and
  *     the MLP's two ffn-wide tensors (three when gated), 16-bit: measured 20 x hidden
  *     bytes per token on GPT-2 (bench/plan_memory.py); plus the last position's logits.
  *   Decode is bound by memory bandwidth: every step reads all weights and the KV
@@ -70,6 +70,10 @@ int plan_serve_compute(const struct plan_model *m, const struct plan_serve *s, c
 		snprintf(err, errlen, "tp %u does not divide heads %u", s->tp, m->heads);
 		return -1;
 	}
+	if (s->hf_engine && s->tp > 1) {
+		snprintf(err, errlen, "engine hf runs on one GPU; use --engine chunked with tp %u", s->tp);
+		return -1;
+	}
 	if (!(s->mem_util > 0 && s->mem_util <= 1)) {
 		snprintf(err, errlen, "mem-util must be in (0, 1]");
 		return -1;
@@ -84,11 +88,14 @@ int plan_serve_compute(const struct plan_model *m, const struct plan_serve *s, c
 	double kv_heads_gpu = m->kv_heads >= s->tp ? (double)m->kv_heads / tp : 1;
 	r->kv_per_token_gpu = r->kv_per_token * kv_heads_gpu / m->kv_heads;
 	double experts = m->experts ? m->experts_active : 1;
-	double chunk = s->prefill_chunk ? s->prefill_chunk
-					: fmin((double)DEFAULT_PREFILL_CHUNK, (double)s->context * (s->batch ? s->batch : 1));
+	double whole = (double)s->context * (s->batch ? s->batch : 1);
+	double chunk = s->prefill_chunk ? s->prefill_chunk : s->hf_engine ? whole : fmin(DEFAULT_PREFILL_CHUNK, whole);
 	double per_tok = 2 * h + (m->gated_mlp ? 3 : 2) * (double)m->ffn * experts / tp;
 	double seqs_in_prefill = s->batch ? s->batch : 1;
-	r->workspace = chunk * per_tok * 2 + seqs_in_prefill * m->vocab * 6.0 / tp + WORKSPACE_BYTES;
+	if (s->hf_engine) /* transformers generate(): the whole prompt in one forward (hf.c) */
+		r->workspace = plan_hf_prefill_bytes(m, chunk / tp, seqs_in_prefill, s->eager);
+	else
+		r->workspace = chunk * per_tok * 2 + seqs_in_prefill * m->vocab * 6.0 / tp + WORKSPACE_BYTES;
 	double usable = mem_bytes * s->mem_util - s->cuda_context_bytes;
 	r->kv_budget = usable - r->weights - r->workspace;
 	r->max_tokens = r->kv_budget > 0 ? floor(r->kv_budget / r->kv_per_token_gpu) : 0;

@@ -59,10 +59,10 @@
 		return (size_t)v < sizeof(fn##_names) / sizeof(fn##_names[0]) ? fn##_names[v] : "?"; \
 	}
 
-NAMES(optim, enum plan_optim, "adamw", "adam8bit", "sgd")
+NAMES(optim, enum plan_optim, "adamw", "adam8bit", "sgd", "adamw-fused")
 NAMES(ckpt, enum plan_ckpt, "none", "selective", "full")
 NAMES(attn, enum plan_attn, "flash", "eager")
-NAMES(framework, enum plan_framework, "pytorch", "deepspeed")
+NAMES(framework, enum plan_framework, "pytorch", "deepspeed", "transformers")
 NAMES(offload, enum plan_offload, "none", "optimizer", "params")
 
 void plan_train_defaults(struct plan_train *t)
@@ -72,7 +72,7 @@ void plan_train_defaults(struct plan_train *t)
 	t->optim = OPT_ADAMW;
 	t->ckpt = CKPT_NONE;
 	t->attn = ATTN_FLASH;
-	t->fw = FW_PYTORCH;
+	t->fw = FW_HF;
 	t->micro_batch = 1;
 	t->seq = 2048;
 	t->grad_accum = 1;
@@ -107,13 +107,18 @@ static int plan_train_validate(const struct plan_model *m, const struct plan_tra
 		snprintf(err, errlen, "fragmentation must be between 0 and 1000 percent");
 		return -1;
 	}
-	if (t->fw == FW_PYTORCH) {
+	if (t->fw != FW_DEEPSPEED) {
 		const char *bad = t->zero ? "zero" : t->tp > 1 ? "tp" : t->pp > 1 ? "pp" :
 				  t->offload ? "offload" : t->prec == PREC_FP8 ? "precision fp8" : NULL;
 		if (bad) {
-			snprintf(err, errlen, "%s needs --framework deepspeed (the pytorch model is plain DDP)", bad);
+			snprintf(err, errlen, "%s needs --framework deepspeed (the %s model is plain DDP)", bad,
+				 plan_framework_name(t->fw));
 			return -1;
 		}
+	}
+	if (t->pure16 && (t->fw != FW_HF || t->prec == PREC_FP32)) {
+		snprintf(err, errlen, "pure 16-bit weights need --framework transformers and precision bf16 or fp16");
+		return -1;
 	}
 	if (t->offload == OFFLOAD_PARAMS && t->zero != 3) {
 		snprintf(err, errlen, "offload params needs zero 3");
@@ -179,6 +184,8 @@ double plan_activation_bytes(const struct plan_model *m, const struct plan_train
 {
 	if (!m->has_arch)
 		return NAN;
+	if (t->fw == FW_HF)
+		return plan_hf_activation_bytes(m, t);
 	double blocks = inflight_blocks(m, t);
 	if (t->ckpt == CKPT_FULL) {
 		double tok = (double)t->seq * t->micro_batch;
@@ -198,7 +205,7 @@ static double params_per_gpu(const struct plan_model *m, const struct plan_train
 
 static double optim_bytes_per_param(const struct plan_train *t)
 {
-	double moments = t->optim == OPT_ADAMW ? 8 : t->optim == OPT_ADAM8BIT ? 2 : 4;
+	double moments = t->optim == OPT_ADAM8BIT ? 2 : t->optim == OPT_SGD ? 4 : 8;
 	if (t->fw == FW_DEEPSPEED && mixed(t))
 		return 4 + moments; /* FP32 master weights live with the optimizer */
 	return moments;
@@ -255,6 +262,10 @@ int plan_train_memory(const struct plan_model *m, const struct plan_train *t, st
 	memset(o, 0, sizeof(*o));
 	if (plan_train_validate(m, t, err, errlen))
 		return -1;
+	if (t->fw == FW_HF) {
+		plan_hf_train_memory(m, t, o);
+		return 0;
+	}
 	double P = params_per_gpu(m, t);
 	double tok = (double)t->seq * t->micro_batch;
 	o->activations_known = m->has_arch;
@@ -281,7 +292,7 @@ int plan_train_memory(const struct plan_model *m, const struct plan_train *t, st
 		resident = 4 * P + o->optimizer + o->comm;
 		a = casts + act + loss_kept + loss_bwd;
 		b = o->grads + vh * 4 + (t->ckpt == CKPT_FULL ? one_block + block_casts : 0);
-		c = o->grads + (t->optim == OPT_ADAM8BIT ? 0 : 4 * P); /* foreach step temporaries */
+		c = o->grads + (t->optim == OPT_ADAMW || t->optim == OPT_SGD ? 4 * P : 0); /* foreach step temporaries */
 	} else {
 		deepspeed_states(m, t, P, o);
 		resident = o->weights + o->grads + o->optimizer + o->comm;

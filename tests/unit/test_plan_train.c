@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "plan/plan.h"
+#include "plan_measured.h"
 
 static struct plan_model gpt2(unsigned layers, unsigned hidden, unsigned heads, unsigned max_pos)
 {
@@ -290,18 +291,6 @@ static int free_measured(void **state)
 	return 0;
 }
 
-static double num(json_t *c, const char *k)
-{
-	json_t *v = json_object_get(c, k);
-	assert_non_null(v);
-	return json_number_value(v);
-}
-static const char *str(json_t *c, const char *k)
-{
-	const char *s = json_string_value(json_object_get(c, k));
-	assert_non_null(s);
-	return s;
-}
 
 static void test_measured_training_peaks_within_10_percent(void **state)
 {

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# plan_hf.sh - on a real GPU: bench/hf_plan_memory.py, the peaks `gpuctl plan` must predict
+# for Hugging Face transformers models (training and generation). First the smoke set (five
+# tiny cases, about 30 s); the full set only if a smoke case measured a peak. Each set is
+# bounded by `timeout` so the command returns with what ran: results are JSON lines in
+# $OUT/plan_hf/smoke.jsonl and cases.jsonl, logs beside them. Needs python3 with torch and
+# transformers (the lent H200's image has both); downloads nothing.
+# Usage: scripts/gpu/plan_hf.sh [seconds for the full set, default 250]
+set -u -o pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+out="${OUT:-$root/plan_hf-out}/plan_hf"
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_VERBOSITY=error TOKENIZERS_PARALLELISM=false
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv >"$out/gpu.txt" 2>&1
+python3 -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__)' \
+	2>&1 | tee "$out/versions.txt"
+timeout 90 python3 "$root/bench/hf_plan_memory.py" --set smoke --out "$out/smoke.jsonl" 2>&1 | tee "$out/smoke.log"
+if grep -q '"peak_bytes"' "$out/smoke.jsonl" 2>/dev/null; then
+	timeout "${1:-250}" python3 "$root/bench/hf_plan_memory.py" --set all --out "$out/cases.jsonl" \
+		>"$out/all.log" 2>&1
+	grep -E '^\[[0-9]+\]' "$out/all.log"
+	echo "$(wc -l <"$out/cases.jsonl") cases written"
+else
+	echo "plan_hf.sh: no smoke case measured a peak: full set not run"
+	exit 1
+fi
