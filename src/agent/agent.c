@@ -144,14 +144,10 @@ static void pool_free(struct agent *a)
 
 /* The render thread's state. After a tick, snap is that tick's snapshot and
  * opts/mh what its expositions are rendered with (at the tick or on request).
- * One snapshot: at the next tick, what health's rates need of it (the
- * samples, hprev) is set aside before it is overwritten, and dropped once
- * health has them; a second snapshot for that was 640 KB more at every tick
- * at 64 GPUs, hprev is 240 KB. */
+ * One snapshot: health's rates run between the two readings each view holds
+ * (its sample and the sampler's rate base), so no previous snapshot is kept. */
 struct render_scratch {
 	struct snapshot *snap;
-	bool have_snap;
-	struct health_prev *hprev;
 	struct health_report *rep;
 	struct leakwatch_leak *leaks; /* LEAKWATCH_MAX */
 	struct gz_writer gz;          /* compresses the expositions as they are rendered */
@@ -159,8 +155,8 @@ struct render_scratch {
 	struct metrics_health mh[GPU_MAX_GPUS];
 };
 
-/* The snapshot, the previous samples and the health report (1.2, 0.24 and
- * 0.85 MB at 64 GPUs, mostly untouched) live in their own pages: the ones a
+/* The snapshot and the health report (1.4 and 0.85 MB at 64 GPUs, mostly
+ * untouched) live in their own pages: the ones a
  * tick no longer needs are given back to the kernel until the next tick
  * writes them again (pages_drop). */
 static size_t page_round(size_t n)
@@ -186,7 +182,6 @@ static void scratch_free(struct render_scratch *s)
 	if (!s)
 		return;
 	pages_free(s->snap, sizeof(*s->snap));
-	pages_free(s->hprev, sizeof(*s->hprev));
 	pages_free(s->rep, sizeof(*s->rep));
 	free(s->leaks);
 	gz_writer_free(&s->gz);
@@ -199,11 +194,10 @@ static struct render_scratch *scratch_new(void)
 	if (!s)
 		return NULL;
 	s->snap = pages_alloc(sizeof(*s->snap));
-	s->hprev = pages_alloc(sizeof(*s->hprev));
 	s->rep = pages_alloc(sizeof(*s->rep));
 	s->leaks = calloc(LEAKWATCH_MAX, sizeof(*s->leaks));
 	int gz = gz_writer_init(&s->gz);
-	if (s->snap && s->hprev && s->rep && s->leaks && gz == 0)
+	if (s->snap && s->rep && s->leaks && gz == 0)
 		return s;
 	scratch_free(s);
 	return NULL;
@@ -298,11 +292,7 @@ static int render_variant(struct agent *a, struct render_scratch *s, struct publ
 static int render_into(struct agent *a, struct render_scratch *s, struct published *p, unsigned want_now)
 {
 	uint64_t t0 = clock_mono_ns();
-	bool have_prev = s->have_snap && a->rules;
-	if (have_prev)
-		health_prev_of(s->hprev, s->snap); /* the rates' previous samples, before it is overwritten */
 	sampler_read(a->sampler, s->snap);
-	s->have_snap = true;
 	unsigned nleaks = 0;
 	if (a->leaks) {
 		/* a simulated server's pids are not this machine's */
@@ -317,8 +307,7 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 		struct health_opts ho = { 0 };
 		char herr[160];
 		ho.xids_unknown = !(a->cfg.groups & MG_XID);
-		if (health_evaluate_since(a->rules, s->snap, have_prev ? s->hprev : NULL, &ho, s->rep, herr, sizeof(herr)) ==
-		    0) {
+		if (health_evaluate(a->rules, s->snap, NULL, &ho, s->rep, herr, sizeof(herr)) == 0) {
 			rep = s->rep;
 			leakwatch_report(s->leaks, nleaks, s->rep);
 			for (unsigned i = 0; i < s->snap->n && i < rep->n; i++) {
@@ -327,11 +316,6 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 			}
 		}
 	}
-	/* The previous samples have served (health's rates): they go back now,
-	 * before the documents and the expositions are rendered, so that the tick
-	 * holds them and the report at once, not those and the renderings too. */
-	if (have_prev)
-		pages_drop(s->hprev, sizeof(*s->hprev));
 	const char *host = a->cfg.hostname[0] ? a->cfg.hostname : NULL;
 	struct metrics_opts *o = &s->opts;
 	metrics_opts_default(o);

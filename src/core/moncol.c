@@ -19,18 +19,23 @@ static void set_u64(u64v v, double scale, struct moncol_value *out)
 		out->num = (double)v.v * scale;
 }
 
-/* Rate of a cumulative counter between two views, per second (times scale). */
-static void set_rate(u64v cur, u64v prev, const struct gpu_view *c, const struct gpu_view *p, double scale,
-		     struct moncol_value *out)
+/* Rate of a cumulative slow-group counter per second (times scale), between
+ * the two readings sampler_rate_base names (the sampler may read the counter
+ * only every few ticks: never over one tick of carried values). */
+static void set_rate(u64v (*counter)(const struct gpu_sample *), const struct gpu_view *c, const struct gpu_view *p,
+		     double scale, struct moncol_value *out)
 {
+	u64v cur = counter(&c->s);
 	if (cur.st != VAL_OK) {
 		out->st = cur.st;
 		return;
 	}
 	out->st = VAL_UNKNOWN;
-	if (!p || prev.st != VAL_OK || cur.v < prev.v || c->s.timestamp_ns <= p->s.timestamp_ns)
+	double dt_s;
+	const struct gpu_sample *base = sampler_rate_base(c, p, &dt_s);
+	u64v prev = base ? counter(base) : (u64v){ 0 };
+	if (!base || prev.st != VAL_OK || cur.v < prev.v)
 		return;
-	double dt_s = (double)(c->s.timestamp_ns - p->s.timestamp_ns) / 1e9;
 	out->num = (double)(cur.v - prev.v) / dt_s * scale;
 	out->st = VAL_OK;
 }
@@ -80,16 +85,19 @@ static void get_pclk(const struct gpu_view *c, const struct gpu_view *p, struct 
 	(void)p;
 	set_u64(c->s.sm_clock_mhz, 1, o);
 }
+static u64v viol_power(const struct gpu_sample *s) { return s->viol_power_ns; }
+static u64v viol_thermal(const struct gpu_sample *s) { return s->viol_thermal_ns; }
+
 /* Throttled time as a percentage of the interval. */
 static void get_pviol(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
 {
-	set_rate(c->s.viol_power_ns, p ? p->s.viol_power_ns : c->s.viol_power_ns, c, p, 100.0 / 1e9, o);
+	set_rate(viol_power, c, p, 100.0 / 1e9, o);
 	if (o->st == VAL_OK && o->num > 100.0)
 		o->num = 100.0;
 }
 static void get_tviol(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
 {
-	set_rate(c->s.viol_thermal_ns, p ? p->s.viol_thermal_ns : c->s.viol_thermal_ns, c, p, 100.0 / 1e9, o);
+	set_rate(viol_thermal, c, p, 100.0 / 1e9, o);
 	if (o->st == VAL_OK && o->num > 100.0)
 		o->num = 100.0;
 }
@@ -137,11 +145,11 @@ static void get_txpci(const struct gpu_view *c, const struct gpu_view *p, struct
 }
 
 /* Sum of a per-link byte counter over the links that report it. */
-static u64v nvlink_sum(const struct gpu_view *v, bool tx)
+static u64v nvlink_sum(const struct gpu_sample *s, bool tx)
 {
 	u64v sum = { 0, VAL_UNSUPPORTED };
-	for (unsigned i = 0; v && i < v->s.nvlink_n && i < GPU_MAX_NVLINKS; i++) {
-		u64v b = tx ? v->s.nvlink[i].tx_bytes : v->s.nvlink[i].rx_bytes;
+	for (unsigned i = 0; i < s->nvlink_n && i < GPU_MAX_NVLINKS; i++) {
+		u64v b = tx ? s->nvlink[i].tx_bytes : s->nvlink[i].rx_bytes;
 		if (b.st == VAL_ERROR && sum.st != VAL_OK)
 			sum.st = VAL_ERROR;
 		if (b.st != VAL_OK)
@@ -151,13 +159,15 @@ static u64v nvlink_sum(const struct gpu_view *v, bool tx)
 	}
 	return sum;
 }
+static u64v nvlink_tx(const struct gpu_sample *s) { return nvlink_sum(s, true); }
+static u64v nvlink_rx(const struct gpu_sample *s) { return nvlink_sum(s, false); }
 static void get_nvtx(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
 {
-	set_rate(nvlink_sum(c, true), nvlink_sum(p, true), c, p, 1e-6, o);
+	set_rate(nvlink_tx, c, p, 1e-6, o);
 }
 static void get_nvrx(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
 {
-	set_rate(nvlink_sum(c, false), nvlink_sum(p, false), c, p, 1e-6, o);
+	set_rate(nvlink_rx, c, p, 1e-6, o);
 }
 static void get_pstate(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
 {

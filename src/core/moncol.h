@@ -1,7 +1,8 @@
 /*
  * moncol.h - the monitoring columns shared by `gpuctl dmon` and `gpuctl top`:
  * what each column is, its unit, and how its value comes out of two
- * successive views of a GPU (rates need the previous one). Pure: no I/O
+ * successive views of a GPU (a rate runs between the two readings
+ * sampler_rate_base names: the sampler's rate base, else the previous view). Pure: no I/O
  * beyond writing rows into a FILE* the caller owns.
  *
  * Columns belong to groups, picked with dmon's -s like nvidia-smi dmon:

@@ -26,9 +26,9 @@ struct mval {
 struct ctx {
 	const struct snapshot *now;
 	const struct gpu_view *g;
-	const struct gpu_sample *p;   /* the previous sample, NULL when there is none usable */
+	const struct gpu_sample *p;   /* the reading rates start from (rate_base_of), NULL when none */
 	unsigned index;
-	double dt_s;                  /* 0 when there is no usable previous sample */
+	double dt_s;                  /* seconds from p's reading to g's; 0 without p */
 	const struct health_opts *opts;
 };
 
@@ -506,47 +506,28 @@ static void finish(struct health_entity *e)
 			e->verdict = e->sub[s];
 }
 
-/* The previous samples the rates come from: a whole snapshot's views
- * (health_evaluate) or the samples alone (health_evaluate_since). */
-struct prev_ref {
-	const struct snapshot *snap;
-	const struct health_prev *hp;
-};
-
-static uint64_t prev_taken(const struct prev_ref *p)
+/* The reading GPU i's rates start from (c->p) and the seconds since (c->dt_s):
+ * every rate metric reads a slow-group counter, which a sampler may read only
+ * every few ticks, so the two readings are those sampler_rate_base names. */
+static void rate_base_of(struct ctx *c, const struct snapshot *prev, unsigned i)
 {
-	return p->snap ? p->snap->taken_ns : p->hp ? p->hp->taken_ns : 0;
-}
-
-/* GPU i's previous sample, NULL when there is none or it is of no use. */
-static const struct gpu_sample *prev_sample(const struct prev_ref *p, unsigned i)
-{
-	const struct gpu_sample *s = NULL;
-	bool up = false;
-	if (p->snap && i < p->snap->n) {
-		s = &p->snap->gpu[i].s;
-		up = p->snap->gpu[i].up;
-	} else if (p->hp && i < p->hp->n) {
-		s = &p->hp->gpu[i].s;
-		up = p->hp->gpu[i].up;
+	const struct gpu_view *g = c->g, *pv = prev && i < prev->n ? &prev->gpu[i] : NULL;
+	if (!g->s.timestamp_ns && pv && pv->up && !pv->s.lost && !pv->s.timestamp_ns) {
+		/* samples without their time (made by hand): the snapshots' times */
+		c->p = prev->taken_ns < c->now->taken_ns ? &pv->s : NULL;
+		c->dt_s = c->p ? (double)(c->now->taken_ns - prev->taken_ns) / 1e9 : 0;
+		return;
 	}
-	return s && up && !s->lost ? s : NULL;
+	c->p = sampler_rate_base(g, pv, &c->dt_s);
 }
 
-static void eval_gpu(const struct health_rules *r, const struct snapshot *now, const struct prev_ref *prev,
+static void eval_gpu(const struct health_rules *r, const struct snapshot *now, const struct snapshot *prev,
 		     const struct health_opts *opts, unsigned i, struct health_entity *e)
 {
 	const struct gpu_view *g = &now->gpu[i];
-	struct ctx c = { .now = now, .g = g, .p = prev_sample(prev, i), .index = i, .opts = opts };
+	struct ctx c = { .now = now, .g = g, .index = i, .opts = opts };
 	bool lost = g->s.lost || !g->up;
-	if (c.p) {
-		uint64_t t1 = g->s.timestamp_ns, t0 = c.p->timestamp_ns;
-		if (!t1 || !t0) {
-			t1 = now->taken_ns;
-			t0 = prev_taken(prev);
-		}
-		c.dt_s = t1 > t0 ? (double)(t1 - t0) / 1e9 : 0;
-	}
+	rate_base_of(&c, prev, i);
 	e->index = (int)i;
 	for (unsigned k = 0; k < r->nrules; k++) {
 		const struct health_rule *ru = &r->rules[k];
@@ -577,17 +558,7 @@ static void clear_entity(struct health_entity *e)
 	memset(e, 0, offsetof(struct health_entity, find));
 }
 
-void health_prev_of(struct health_prev *out, const struct snapshot *snap)
-{
-	out->taken_ns = snap->taken_ns;
-	out->n = snap->n < GPU_MAX_GPUS ? snap->n : GPU_MAX_GPUS;
-	for (unsigned i = 0; i < out->n; i++) {
-		out->gpu[i].up = snap->gpu[i].up;
-		out->gpu[i].s = snap->gpu[i].s;
-	}
-}
-
-static int evaluate(const struct health_rules *r, const struct snapshot *now, const struct prev_ref *prev,
+int health_evaluate(const struct health_rules *r, const struct snapshot *now, const struct snapshot *prev,
 		    const struct health_opts *opts, struct health_report *out, char *err, size_t errlen)
 {
 	if (!r || !now || !out) {
@@ -609,8 +580,7 @@ static int evaluate(const struct health_rules *r, const struct snapshot *now, co
 		clear_entity(&out->gpu[i]);
 	out->simulated = now->sys.simulated;
 	out->taken_ns = now->taken_ns;
-	uint64_t t0 = prev_taken(prev);
-	out->window_ns = (prev->snap || prev->hp) && now->taken_ns > t0 ? now->taken_ns - t0 : 0;
+	out->window_ns = prev && now->taken_ns > prev->taken_ns ? now->taken_ns - prev->taken_ns : 0;
 	out->n = now->n;
 	out->system.index = -1;
 	for (unsigned k = 0; k < r->nrules; k++) {
@@ -631,20 +601,6 @@ static int evaluate(const struct health_rules *r, const struct snapshot *now, co
 			out->action = out->gpu[i].action;
 	}
 	return 0;
-}
-
-int health_evaluate(const struct health_rules *r, const struct snapshot *now, const struct snapshot *prev,
-		    const struct health_opts *opts, struct health_report *out, char *err, size_t errlen)
-{
-	struct prev_ref p = { .snap = prev };
-	return evaluate(r, now, &p, opts, out, err, errlen);
-}
-
-int health_evaluate_since(const struct health_rules *r, const struct snapshot *now, const struct health_prev *prev,
-			  const struct health_opts *opts, struct health_report *out, char *err, size_t errlen)
-{
-	struct prev_ref p = { .hp = prev };
-	return evaluate(r, now, &p, opts, out, err, errlen);
 }
 
 enum health_verdict health_gpu_verdict(const struct health_report *rep, unsigned gpu)

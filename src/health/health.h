@@ -172,27 +172,13 @@ int health_xids_parse(struct health_rules *r, const char *json, size_t len, char
  * (env_data_dir: the caller's $GPUCTL_DATA_DIR or NULL). */
 int health_rules_load_default(struct health_rules *r, const char *env_data_dir, char *err, size_t errlen);
 
-/* Evaluates every rule on every GPU of now (prev may be NULL: rate rules are
- * then not evaluated). prev's GPUs are matched by index. opts may be NULL.
+/* Evaluates every rule on every GPU of now. A rate runs between two readings
+ * of its counter (sampler_rate_base): a view's rate base where the sampler kept
+ * one, else the same GPU in prev (matched by index; may be NULL: rates are then
+ * not evaluated). opts may be NULL.
  * Returns 0, or -1 with a message (bad arguments). */
 int health_evaluate(const struct health_rules *r, const struct snapshot *now, const struct snapshot *prev,
 		    const struct health_opts *opts, struct health_report *out, char *err, size_t errlen);
-
-/* All the rates need of a previous snapshot: each GPU's sample and whether it
- * was up (3.7 KB a GPU, dense, where a snapshot's view is 17 KB). The agent
- * keeps one snapshot and, for a tick, this of the one it overwrites. */
-struct health_prev {
-	uint64_t taken_ns;
-	unsigned n;
-	struct health_prev_gpu {
-		bool up;
-		struct gpu_sample s;
-	} gpu[GPU_MAX_GPUS];
-};
-void health_prev_of(struct health_prev *out, const struct snapshot *snap);
-/* health_evaluate with the previous samples in that form (prev NULL: none). */
-int health_evaluate_since(const struct health_rules *r, const struct snapshot *now, const struct health_prev *prev,
-			  const struct health_opts *opts, struct health_report *out, char *err, size_t errlen);
 
 /* The XID catalog entry for a code (the default entry when unknown; never NULL). */
 const struct health_xid *health_xid_find(const struct health_rules *r, uint64_t code);

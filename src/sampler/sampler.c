@@ -46,6 +46,8 @@ struct gpu_state {
 	char last_error[128];
 	struct gpu_static st;
 	struct gpu_sample s;
+	uint64_t slow_read_ns;       /* as in struct gpu_view */
+	struct gpu_sample rate_base;
 };
 
 struct slot {
@@ -274,10 +276,20 @@ static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, u
 	if (rc == GPU_OK) {
 		if (need_static)
 			v->st = w->st;
-		if (skip_slow)
-			carry_slow_groups(&w->smp, &v->s);
 		if (!w->smp.timestamp_ns)
 			w->smp.timestamp_ns = now;
+		if (skip_slow) {
+			carry_slow_groups(&w->smp, &v->s); /* the same reading: slow_read_ns and rate_base stay */
+		} else {
+			/* a new reading of the slow groups: the last one becomes the rate base */
+			if (v->s.timestamp_ns && !v->s.lost) {
+				v->rate_base = v->s;
+				v->rate_base.timestamp_ns = v->slow_read_ns ? v->slow_read_ns : v->s.timestamp_ns;
+			} else {
+				memset(&v->rate_base, 0, sizeof(v->rate_base));
+			}
+			v->slow_read_ns = w->smp.timestamp_ns;
+		}
 		v->s = w->smp;
 		v->up = true;
 		v->last_ok_ns = w->smp.timestamp_ns;
@@ -565,6 +577,8 @@ static void read_slot(struct sampler *s, struct slot *sl, uint64_t now, struct g
 	memcpy(out->last_error, g->last_error, sizeof(out->last_error));
 	out->st = g->st;
 	out->s = g->s;
+	out->slow_read_ns = g->slow_read_ns;
+	out->rate_base = g->rate_base;
 	out->nproc = sl->nproc < GPU_MAX_PROCS ? sl->nproc : GPU_MAX_PROCS;
 	out->nmig = sl->nmig < GPU_MAX_MIG ? sl->nmig : GPU_MAX_MIG;
 	if (out->nproc)
@@ -693,4 +707,27 @@ void sampler_stop(struct sampler *s)
 		abandoned = s;
 		pthread_mutex_unlock(&abandoned_mu);
 	}
+}
+
+uint64_t sampler_slow_read_ns(const struct gpu_view *v)
+{
+	return v->slow_read_ns ? v->slow_read_ns : v->s.timestamp_ns;
+}
+
+const struct gpu_sample *sampler_rate_base(const struct gpu_view *v, const struct gpu_view *prev, double *dt_s)
+{
+	const struct gpu_sample *base = NULL;
+	uint64_t t0 = 0, t1 = sampler_slow_read_ns(v);
+	*dt_s = 0;
+	if (v->rate_base.timestamp_ns) {
+		base = &v->rate_base;
+		t0 = base->timestamp_ns;
+	} else if (prev && prev->up) {
+		base = &prev->s;
+		t0 = sampler_slow_read_ns(prev);
+	}
+	if (!base || base->lost || t1 <= t0)
+		return NULL;
+	*dt_s = (double)(t1 - t0) / 1e9;
+	return base;
 }

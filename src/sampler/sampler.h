@@ -41,6 +41,14 @@ struct gpu_view {
 	/* XID events seen, per code, kept across sampler restarts of the GPU */
 	unsigned nxid;
 	struct { uint64_t code, count, last_ns; } xid[32];
+	/* The slow groups (SAMPLER_SLOW_GROUPS) are read every slow_group_every
+	 * ticks and carried in s between readings: slow_read_ns is when s's were
+	 * read (0: with the rest, at s.timestamp_ns), rate_base the sample that
+	 * held their reading before that one, its timestamp_ns the time of that
+	 * reading (0: none yet). Every rate of a slow counter runs between those
+	 * two readings (sampler_rate_base), never over one tick of carried values. */
+	uint64_t slow_read_ns;
+	struct gpu_sample rate_base;
 	/* the tables last, each used up to its count: a copy of a view up to
 	 * procs[nproc] and mig[nmig] leaves the rest of its 17 KB untouched (a
 	 * snapshot holds 64 views) */
@@ -69,6 +77,16 @@ void sampler_read_gpu(struct sampler *s, unsigned gpu, struct gpu_view *out);
 /* Blocks until every GPU has been sampled at least once or timeout_ns passed. */
 bool sampler_wait_first(struct sampler *s, uint64_t timeout_ns);
 void sampler_stop(struct sampler *s);
+
+/* When the slow groups of v's sample were read. */
+uint64_t sampler_slow_read_ns(const struct gpu_view *v);
+/* The earlier of the two readings a rate of a slow-group counter of v (ECC,
+ * PCIe replays, NVLink, violation time: every counter gpuctl takes a rate of)
+ * runs between: v's rate base when the sampler kept one, else prev (the same
+ * GPU in the caller's previous snapshot; may be NULL). NULL when there is none
+ * or it was not read before v's: the rate is then not known. *dt_s gets the
+ * seconds between the two readings. */
+const struct gpu_sample *sampler_rate_base(const struct gpu_view *v, const struct gpu_view *prev, double *dt_s);
 
 /* Where an XID was seen. Per code, the published count is the largest of the
  * sources' counts, so one event reported by both NVML and the kernel log counts once. */

@@ -136,20 +136,44 @@ static void assert_same_report(const struct health_report *a, const struct healt
 	}
 }
 
-/* The agent's way: the previous snapshot's samples only (health_prev). */
-static void assert_same_from_samples(const struct fixture *f, const struct health_opts *o)
+#define SEC 1000000000ULL
+
+/* The agent's way, its sampler reading the slow groups every 5th tick: the
+ * same readings as the fixture's (prev 1 s before now), but now's sample is
+ * taken 3 ticks after its slow groups were read (carried since) and prev's
+ * reading is the view's rate base. The previous tick, which carried now's
+ * reading, is passed as prev and must not be used. Same findings. */
+static void assert_same_with_slow_groups(const struct fixture *f, const struct health_opts *o)
 {
-	struct health_prev *hp = malloc(sizeof(*hp));
-	struct health_report *r = malloc(sizeof(*r));
-	assert_non_null(hp);
+	struct snapshot *carried = malloc(sizeof(*carried)), *tick_before = malloc(sizeof(*tick_before));
+	struct health_report *r = malloc(sizeof(*r)), *want = malloc(sizeof(*want));
+	assert_non_null(carried);
+	assert_non_null(tick_before);
 	assert_non_null(r);
-	memset(hp, 0x5A, sizeof(*hp)); /* past n: whatever the buffer holds */
-	health_prev_of(hp, &f->prev);
+	assert_non_null(want);
+	*carried = f->now;
+	carried->taken_ns += 3 * SEC;
+	for (unsigned i = 0; i < carried->n; i++) {
+		struct gpu_view *v = &carried->gpu[i];
+		v->slow_read_ns = v->s.timestamp_ns;
+		v->s.timestamp_ns += 3 * SEC;
+		v->rate_base = f->prev.gpu[i].s;
+	}
+	*tick_before = *carried;
+	tick_before->taken_ns -= SEC;
+	for (unsigned i = 0; i < carried->n; i++) {
+		tick_before->gpu[i].s.timestamp_ns -= SEC;
+		tick_before->gpu[i].up = true;
+	}
 	char err[128];
-	assert_int_equal(health_evaluate_since(rules, &f->now, hp, o, r, err, sizeof(err)), 0);
-	assert_same_report(r, &f->rep);
-	free(hp);
+	assert_int_equal(health_evaluate(rules, carried, tick_before, o, r, err, sizeof(err)), 0);
+	*want = f->rep;
+	want->taken_ns = carried->taken_ns;
+	assert_same_report(r, want);
+	free(carried);
+	free(tick_before);
 	free(r);
+	free(want);
 }
 
 static struct fixture *fx_new(void)
@@ -310,8 +334,8 @@ static void test_each_rule(void **state)
 		assert_int_equal(f->rep.gpu[0].nfind, 0);
 		assert_int_equal(health_gpu_verdict(&f->rep, 0), rc->system ? rc->verdict : HEALTH_PASS);
 		assert_int_equal(health_gpu_verdict(&f->rep, 1), rc->verdict);
-		/* the rates from the previous samples alone: the same report */
-		assert_same_from_samples(f, &o);
+		/* the slow groups read every 5th tick: the same report */
+		assert_same_with_slow_groups(f, &o);
 		free(f);
 	}
 }
@@ -371,6 +395,38 @@ static void test_rates_need_prev(void **state)
 	VAL_SET(f->prev.gpu[1].s.viol_thermal_ns, 999999999999ULL);
 	assert_int_equal(health_evaluate(rules, &f->now, &f->prev, NULL, &f->rep, err, sizeof(err)), 0);
 	assert_null(find_rule(&f->rep.gpu[1], "thermal-violation-growing"));
+	free(f);
+}
+
+/* A link's CRC errors growing 30/s, its counters read every 5th tick (the
+ * agent's slow_group_every): the rate is 30/s at every tick, the reading
+ * tick as the four that carry it (it was nothing on those and 150/s on the
+ * fifth when a rate ran over one tick). */
+static void test_crc_rate_steady_with_slow_groups(void **state)
+{
+	(void)state;
+	struct fixture *f = fx_new();
+	for (uint64_t t = 10; t < 20; t++) {
+		struct snapshot *tick[2] = { &f->prev, &f->now };
+		for (int k = 0; k < 2; k++) { /* the tick before and this one */
+			uint64_t at = t - 1 + (uint64_t)k, at_read = at / 5 * 5;
+			struct gpu_view *v = &tick[k]->gpu[1];
+			tick[k]->taken_ns = v->s.timestamp_ns = at * SEC;
+			v->slow_read_ns = at_read * SEC;
+			VAL_SET(v->s.nvlink[3].crc_flit_errors, 30 * at_read);
+			v->rate_base = v->s;
+			v->rate_base.timestamp_ns = (at_read - 5) * SEC;
+			VAL_SET(v->rate_base.nvlink[3].crc_flit_errors, 30 * (at_read - 5));
+		}
+		char err[128];
+		assert_int_equal(health_evaluate(rules, &f->now, &f->prev, NULL, &f->rep, err, sizeof(err)), 0);
+		const struct health_finding *hf = find_rule(&f->rep.gpu[1], "nvlink-crc-rate-warn");
+		if (!hf)
+			fail_msg("tick %llu: no CRC rate finding", (unsigned long long)t);
+		if (!strstr(hf->evidence, "= 30 errors/s [link 3]"))
+			fail_msg("tick %llu: %s", (unsigned long long)t, hf->evidence);
+		assert_null(find_rule(&f->rep.gpu[1], "nvlink-crc-rate-fail"));
+	}
 	free(f);
 }
 
@@ -556,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_crc_fail_replaces_warn),
 		cmocka_unit_test(test_crc_rate_needs_enough_errors),
 		cmocka_unit_test(test_rates_need_prev),
+		cmocka_unit_test(test_crc_rate_steady_with_slow_groups),
 		cmocka_unit_test(test_unsupported_is_not_zero),
 		cmocka_unit_test(test_lost_gpu_skips_the_rest),
 		cmocka_unit_test(test_idle_pcie_gen_not_judged),

@@ -82,6 +82,48 @@ static void test_values(void **state)
 	free(b);
 }
 
+/* GPU 0 at tick t of a sampler that reads the slow groups (violation time,
+ * NVLink counters) every 5th tick: their values are those read at the last
+ * multiple of 5, and the view's rate base the reading 5 ticks before. */
+static struct gpu_view *tick_reading_every_5th(uint64_t t)
+{
+	uint64_t read = t / 5 * 5;
+	struct gpu_view *v = view_at(read), *base = view_at(read - 5);
+	v->s.timestamp_ns = t * 1000000000ull;
+	v->slow_read_ns = read * 1000000000ull;
+	v->rate_base = base->s;
+	free(base);
+	return v;
+}
+
+/* Every rate column between two real readings of its counter: with the slow
+ * groups read every 5th tick, the same rate at every tick (not 0 for four
+ * ticks and five times the rate at the fifth), whatever the previous view. */
+static void test_rates_with_slow_groups(void **state)
+{
+	(void)state;
+	char s[32];
+	for (uint64_t t = 10; t < 20; t++) {
+		struct gpu_view *prev = tick_reading_every_5th(t - 1), *cur = tick_reading_every_5th(t);
+		eval("pviol", cur, prev, s);  assert_string_equal(s, "25");
+		eval("nvtx", cur, prev, s);   assert_string_equal(s, "1500");
+		eval("nvtx", cur, NULL, s);   assert_string_equal(s, "1500"); /* the base is the view's own */
+		free(prev);
+		free(cur);
+	}
+	/* a base no older than the reading (a clock step back) gives no rate */
+	struct gpu_view *v = tick_reading_every_5th(12);
+	v->rate_base.timestamp_ns = v->slow_read_ns;
+	eval("nvtx", v, NULL, s);     assert_string_equal(s, "-");
+	/* the slow groups off (every tick read): the rates from the previous view */
+	struct gpu_view *a = view_at(11), *b = view_at(12);
+	eval("pviol", b, a, s);       assert_string_equal(s, "25");
+	eval("nvtx", b, a, s);        assert_string_equal(s, "1500");
+	free(v);
+	free(a);
+	free(b);
+}
+
 static void test_throttle_short(void **state)
 {
 	(void)state;
@@ -227,6 +269,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_rates_with_slow_groups),
 		cmocka_unit_test(test_throttle_short),
 		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_select_rules),
