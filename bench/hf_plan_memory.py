@@ -43,6 +43,11 @@ MODELS = {
     "qwen2-1.5b": ("qwen2", 28, 1536, 12, 2, 8960, 151936, True, 0, 0),  # Qwen2-1.5B shape
     "mixtral-tiny": ("mixtral", 8, 1024, 16, 4, 3584, 32000, False, 8, 2),
     "mixtral-3b": ("mixtral", 12, 2048, 16, 8, 4096, 32000, False, 8, 2),
+    # held out: shapes the model was not derived from (--set holdout)
+    "smol-360m": ("llama", 32, 960, 15, 5, 2560, 49152, True, 0, 0),     # SmolLM2-360M shape
+    "qwen2.5-3b": ("qwen2", 36, 2048, 16, 2, 11008, 151936, True, 0, 0), # Qwen2.5-3B shape
+    "mixtral-top1": ("mixtral", 8, 1024, 16, 8, 2816, 32000, False, 4, 1),
+    "gpt2-large": ("gpt2", 36, 1280, 20, 20, 5120, 50304, True, 0, 0),
 }
 
 
@@ -66,6 +71,23 @@ def case_list(which):
              T("mixtral-tiny", seq=128, mb=2, steps=1), S("llama-0.1b", 2, 64, new=4)]
     if which == "smoke":
         return smoke
+    if which == "holdout":
+        sm, q3, m1, gl = "smol-360m", "qwen2.5-3b", "mixtral-top1", "gpt2-large"
+        return sorted([
+            T(sm, seq=2048), T(sm, "bf16", attn="eager", mb=4), T(sm, "fp32", ckpt="full"),
+            T(sm, ckpt="full", seq=4096, mb=4, optim="sgd"),
+            T(q3, "bf16", ckpt="full", seq=4096, mb=2, optim="adamw-fused"),
+            T(q3, ckpt="full", seq=2048, mb=2, optim="adamw-fused"),
+            T("qwen2-0.5b", seq=4096, mb=2, optim="adamw-fused"), T("qwen2-0.5b", "bf16", ckpt="full", seq=8192, mb=2),
+            T(m1), T(m1, "bf16", ckpt="full", seq=2048, mb=4), T(m1, "fp32", mb=4),
+            T("mixtral-tiny", seq=2048, mb=4, optim="adamw-fused"),
+            T(gl, mb=4), T(gl, "fp32", ckpt="full"), T(gl, "bf16", attn="eager", mb=2),
+            T("gpt2-medium", seq=512, mb=16, optim="sgd"),
+            T("llama-8b", "bf16", ckpt="full", seq=4096, mb=1, optim="adamw-fused"),
+            T("llama-1b", "bf16", mb=8, optim="sgd"), T("llama-1b", mb=8, attn="eager"),
+            S("gpt2-medium", 4, 1024, attn="eager"), S("qwen2-0.5b", 16, 1024), S(m1, 8, 2048),
+            S("llama-3b", 2, 16384), S(sm, 8, 2048, attn="eager"),
+        ], key=case_cost)
     g, l0, l1 = "gpt2-small", "llama-0.1b", "llama-1b"
     out = [
         # the GPT-2 (vocabulary 50304, sequence 1024, micro-batch 16, fused AdamW, SDPA)
@@ -413,7 +435,7 @@ def done_indices(path):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--set", default="all", choices=("all", "smoke"))
+    ap.add_argument("--set", default="all", choices=("all", "smoke", "holdout"))
     ap.add_argument("--out", default="hf_plan_memory.jsonl")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--worker", action="store_true")

@@ -5,7 +5,9 @@
 # bounded by `timeout` so the command returns with what ran: results are JSON lines in
 # $OUT/plan_hf/smoke.jsonl and cases.jsonl, logs beside them. Needs python3 with torch and
 # transformers (the lent H200's image has both); downloads nothing.
-# Usage: scripts/gpu/plan_hf.sh [seconds for the full set, default 250]
+# Usage: scripts/gpu/plan_hf.sh [seconds for the set, default 250] [set: all (default) | holdout]
+# (holdout: 19 training and 5 serving cases of shapes the model in src/plan/hf.c was not
+# derived from, into $OUT/plan_hf/holdout.jsonl)
 set -u -o pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="${OUT:-$root/plan_hf-out}/plan_hf"
@@ -16,10 +18,13 @@ python3 -c 'import torch, transformers; print("torch", torch.__version__, "trans
 	2>&1 | tee "$out/versions.txt"
 timeout 90 python3 "$root/bench/hf_plan_memory.py" --set smoke --out "$out/smoke.jsonl" 2>&1 | tee "$out/smoke.log"
 if grep -q '"peak_bytes"' "$out/smoke.jsonl" 2>/dev/null; then
-	timeout "${1:-250}" python3 "$root/bench/hf_plan_memory.py" --set all --out "$out/cases.jsonl" \
-		>"$out/all.log" 2>&1
-	grep -E '^\[[0-9]+\]' "$out/all.log"
-	echo "$(wc -l <"$out/cases.jsonl") cases written"
+	set_name="${2:-all}"
+	res="$out/cases.jsonl"
+	[ "$set_name" = all ] || res="$out/$set_name.jsonl"
+	timeout "${1:-250}" python3 "$root/bench/hf_plan_memory.py" --set "$set_name" --out "$res" \
+		>"$out/$set_name.log" 2>&1
+	grep -E '^\[[0-9]+\]' "$out/$set_name.log"
+	echo "$(wc -l <"$res") cases written"
 else
 	echo "plan_hf.sh: no smoke case measured a peak: full set not run"
 	exit 1
