@@ -3,13 +3,14 @@
 GPT2LMHeadModel (124M by default, randomly initialised: nothing is downloaded),
 seq 1024, micro-batch 16, the same batch every step (synthetic tokens from a
 fixed seed), fused AdamW (lr 3e-4, betas 0.9/0.95, weight decay 0.1), SDPA
-attention. Modes: fp32 with TF32 off, tf32, AMP bf16 eager, and with --compile
-AMP bf16 under torch.compile. Step time: the median of CUDA-event-timed
+attention. Modes: fp32 with TF32 off, tf32, AMP bf16 eager, and AMP bf16 under
+torch.compile (bf16_compile, asked for by --modes). Step time: the median of CUDA-event-timed
 optimizer steps after warm-up; tokens/s and TFLOP/s counted as gpuctl counts
 them (6 params + 12 layers channels seq per token); peak = max allocated.
 Prints one JSON document.
 
-Usage: python3 bench/train_torch.py [--model 124M|350M|774M] [--batch 16] [--steps 20] [--compile]
+Usage: python3 bench/train_torch.py [--model 124M|350M|774M] [--batch 16] [--steps 20]
+                                    [--modes fp32,tf32,bf16,bf16_compile]
 """
 import argparse
 import json
@@ -84,12 +85,12 @@ def main():
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--seq", type=int, default=1024)
     ap.add_argument("--steps", type=int, default=20)
-    ap.add_argument("--compile", action="store_true")
+    ap.add_argument("--modes", default="fp32,tf32,bf16")
     args = ap.parse_args()
     import transformers
     out = {"torch": torch.__version__, "transformers": transformers.__version__, "gpu": torch.cuda.get_device_name(0),
            "model": args.model, "batch": args.batch, "seq": args.seq}
-    modes = ["fp32", "tf32", "bf16"] + (["bf16_compile"] if args.compile else [])
+    modes = args.modes.split(",")
     for mode in modes:
         try:
             run(mode, args, out)

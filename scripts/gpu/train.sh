@@ -5,9 +5,10 @@
 # bf16), runs that check under compute-sanitizer, times 124M in bf16, tf32 and
 # fp32 (and bf16 with --grad-accum 2, 350M and 774M), then PyTorch's figures
 # for the same model and batch (bench/train_torch.py) in the same call.
-# Results under $OUT (default ./train-out): check.log, sanitizer.log,
-# train.log, train.jsonl, torch.json.
-#   scripts/gpu/train.sh [quick]    quick: 124M bf16 only, no other sizes, no torch.compile
+# Results under $OUT (default ./train-out): check.log (with nvidia-smi's view), sanitizer.log,
+# train.log, train.jsonl, power.csv, torch_eager.json, torch_compile.json, torch.err.
+#   [TORCH_COMPILE=1] scripts/gpu/train.sh [quick]    quick: 124M bf16 only, no PyTorch
+# TORCH_COMPILE=1 adds PyTorch's bf16 step under torch.compile (a few minutes of compiling).
 # Never changes clocks, power, MIG, persistence or compute mode.
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
@@ -16,35 +17,45 @@ B=${GK_BUILD:-/tmp/gk-build}
 mode=${1:-full}
 mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=index,name,memory.total,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv 2>&1 | tee "$OUT/gpus.txt"
+nvidia-smi --query-gpu=index,name,memory.total,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv 2>&1 | tee "$OUT/check.log"
 t0=$(date +%s)
 # a module and driver built here beforehand (carried in .device-carry/train) save the build when they run
 if [ -f .device-carry/train/gpuctl_kernels.so ] && { .device-carry/train/gk_train > /dev/null 2>&1; [ $? = 2 ]; }; then
   B=$PWD/.device-carry/train; echo "using the carried build"
 else
-OUT="$OUT" GK_BUILD="$B" scripts/gpu/kernels.sh build > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 2; }
+OUT=/tmp/train-build GK_BUILD="$B" scripts/gpu/kernels.sh build > /tmp/train-build.log 2>&1 || { tail -30 /tmp/train-build.log; exit 2; }
 gcc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Isrc -Ikernels tests/gpu/gk_train_main.c src/kernels_host/kmod.c \
   src/kernels_host/knames.c src/kernels_host/cpu_ref.c src/kernels_host/cpu_ref_bvh.c src/kernels_host/kapps.c src/kernels_host/train_ref.c \
   src/kernels_host/ktrain.c src/core/stats.c \
-  -o "$B/gk_train" -ldl -lpthread -lm >> "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 2; }
+  -o "$B/gk_train" -ldl -lpthread -lm >> /tmp/train-build.log 2>&1 || { tail -30 /tmp/train-build.log; exit 2; }
 fi
 echo "build: $(( $(date +%s) - t0 )) s"
 G="$B/gk_train --module $B/gpuctl_kernels.so --json $OUT/train.jsonl"
 rc=0
-$G --check 2>&1 | tee "$OUT/check.log" || rc=1
+$G --check 2>&1 | tee -a "$OUT/check.log" || rc=1
 timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 $B/gk_train --module $B/gpuctl_kernels.so --check \
   > "$OUT/sanitizer.log" 2>&1; echo "compute-sanitizer memcheck: exit $?"; tail -3 "$OUT/sanitizer.log"
-run() { echo "+ gk_train --run $*" >> "$OUT/train.log"; $G --run "$@" 2>&1 | tee -a "$OUT/train.log" | grep -v '^losses' || rc=1; }
+# board power every 100 ms through the runs (energy per token: bench/RESULTS.md's arithmetic)
+nvidia-smi --query-gpu=timestamp,power.draw,clocks.sm --format=csv,noheader -lms 100 > "$OUT/power.csv" 2>/dev/null &
+smi=$!
+run() { echo "+ $(date +%s.%N) gk_train --run $*" >> "$OUT/train.log"; $G --run "$@" 2>&1 | tee -a "$OUT/train.log" | grep -v '^losses' || rc=1
+  echo "- $(date +%s.%N)" >> "$OUT/train.log"; }
 run --model 124M --prec bf16 --steps 50
-[ "$mode" = quick ] && exit $rc
+[ "$mode" = quick ] && { kill $smi; exit $rc; }
 run --model 124M --prec tf32 --steps 30
 run --model 124M --prec fp32 --steps 20
 run --model 124M --prec bf16 --grad-accum 2 --steps 20
 run --model 350M --prec bf16 --steps 20
-run --model 774M --prec bf16 --batch 8 --steps 20
+run --model 774M --prec bf16 --steps 20
+kill $smi
+$G --gemm-peak 2>&1 | tee -a "$OUT/train.log" || rc=1
 echo "gpuctl: $(( $(date +%s) - t0 )) s"
-timeout 300 python3 bench/train_torch.py --steps 20 ${TORCH_COMPILE:+--compile} > "$OUT/torch.json" 2> "$OUT/torch.err" ||
-  { echo "train_torch.py failed:"; tail -5 "$OUT/torch.err"; }
-python3 -c "import json;d=json.load(open('$OUT/torch.json'));[print(k, v) for k, v in d.items()]" 2>/dev/null
+torch_ref() { # name, timeout, modes
+  timeout "$2" python3 bench/train_torch.py --steps 20 --modes "$3" > "$OUT/torch_$1.json" 2>> "$OUT/torch.err" ||
+    { echo "train_torch.py $3 failed:"; tail -5 "$OUT/torch.err"; }
+  python3 -c "import json;d=json.load(open('$OUT/torch_$1.json'));[print(k, v) for k, v in d.items()]" 2>/dev/null
+}
+torch_ref eager 240 fp32,tf32,bf16
+[ -n "${TORCH_COMPILE:-}" ] && torch_ref compile 200 bf16_compile
 echo "total: $(( $(date +%s) - t0 )) s"
 exit $rc

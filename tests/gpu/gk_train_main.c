@@ -8,6 +8,8 @@
  *            [--grad-accum 1] [--steps 50] [--lr 3e-4]
  *                                               timed steps of a repeated batch; the
  *                                               loss must fall
+ *   gk_train --module M --gemm-peak             the GEMM peak the MFU is also judged
+ *                                               against: cuBLASLt 8192^3 bf16, tf32, fp32
  * Prints one line per result ("PASS ..." / "FAIL ..."), JSON with --json FILE.
  * Exit 0 when everything passed, 1 when a check failed, 2 on bad usage.
  */
@@ -38,7 +40,7 @@ static double aux_of(const struct gk_result *r, const char *name)
 int main(int argc, char **argv)
 {
 	const char *module = NULL, *json = NULL, *model = "124M";
-	bool check = false, run = false;
+	bool check = false, run = false, peak = false;
 	struct ktrain_opts o;
 	ktrain_opts_default(&o);
 	int steps = 50, device = 0;
@@ -46,6 +48,7 @@ int main(int argc, char **argv)
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--check")) check = true;
 		else if (!strcmp(a, "--run")) run = true;
+		else if (!strcmp(a, "--gemm-peak")) peak = true;
 		else if (!v) return usage();
 		else if (!strcmp(a, "--module")) module = argv[++i];
 		else if (!strcmp(a, "--json")) json = argv[++i];
@@ -59,7 +62,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--device")) device = atoi(argv[++i]);
 		else return usage();
 	}
-	if (!module || (!check && !run) || ktrain_preset(model, &o.m) != 0 || steps < 6 || steps > GK_MAX_SAMPLES + 3)
+	if (!module || (!check && !run && !peak) || ktrain_preset(model, &o.m) != 0 || steps < 6 || steps > GK_MAX_SAMPLES + 3)
 		return usage();
 	struct kmod km;
 	char err[512];
@@ -83,6 +86,24 @@ int main(int argc, char **argv)
 				fprintf(jf, "{\"test\":\"train_check\",\"prec\":\"%s\",\"rc\":%d,\"loss_gpu\":%.8g,\"loss_cpu\":%.8g,"
 					"\"grad_err\":%.4g,\"grad_tol\":%.4g}\n", kmod_prec_name(precs[i]), rc, aux_of(&r, "loss_gpu"),
 					aux_of(&r, "loss_cpu"), aux_of(&r, "grad_err"), aux_of(&r, "grad_tol"));
+		}
+	}
+	if (peak) {
+		static const int precs[] = { GK_BF16, GK_TF32, GK_FP32 };
+		for (int i = 0; i < 3; i++) {
+			struct gk_gemm_args g = { .c = c, .lib = GK_CUBLASLT, .prec = precs[i], .m = 8192, .n = 8192, .k = 8192 };
+			g.c.iters = 20;
+			struct gk_result r;
+			int rc = km.api->gemm(&g, &r);
+			struct stats st = { 0 };
+			stats_compute(r.samples_ms, (size_t)r.nsamples, &st);
+			double tf = rc == GK_OK && st.median > 0 ? r.flops / (st.median * 1e-3) / 1e12 : NAN;
+			failed += rc != GK_OK;
+			printf("%s gemm_peak %s: %.1f TFLOP/s%s%s\n", rc == GK_OK ? "PASS" : "FAIL", kmod_prec_name(precs[i]), tf,
+			       r.err[0] ? ": " : "", r.err);
+			if (jf)
+				fprintf(jf, "{\"test\":\"gemm_peak\",\"prec\":\"%s\",\"rc\":%d,\"tflops\":%.2f}\n", kmod_prec_name(precs[i]),
+					rc, tf);
 		}
 	}
 	if (run) {
