@@ -47,6 +47,7 @@ struct published {
 };
 
 struct MHD_Daemon;
+struct http_door;
 struct render_scratch;
 
 struct agent {
@@ -70,9 +71,11 @@ struct agent {
 
 	atomic_int kernel_log;        /* -1 off, 0 unreadable, 1 reading */
 	char kernel_log_error[256];   /* written before kernel_log leaves -1 */
+	char sim_fault_file_error[256]; /* under mu: why the simulated server's run-time fault file is not applied, "" */
 	atomic_ullong renders, scrapes, last_render_ns, expo_renders, doc_renders;
 
 	struct MHD_Daemon *httpd;
+	struct http_door *door;       /* accepts, and checks each connection's first request head (door.c) */
 	unsigned port;
 	struct pool *job_pool;        /* the job pool when enabled (src/pool/pool_agent.c) */
 	struct leakwatch *leaks;      /* the memory-leak watch (render thread only); NULL without process lists */

@@ -7,8 +7,10 @@
  * for a client that does not accept gzip; no copy, released when MHD is
  * done) or a small join of pre-rendered JSON pieces; nothing here calls the
  * backend.
- * Limits: connection count, per-address count, idle/slow timeout, and a
- * per-connection memory pool that bounds header size (MHD answers 431/414).
+ * Connections come through the door (door.c), which hands each to
+ * libmicrohttpd once the head of its first request is complete and sound.
+ * Limits: connection count, per-address count, idle/slow timeout, the door's
+ * head size (431/414) and a per-connection memory pool.
  */
 #include "agent_internal.h"
 
@@ -21,11 +23,16 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
+#include "door.h"
 #include "httpreq.h"
 
 /* per connection: request headers and MHD's own bookkeeping (a scrape needs < 1 KiB) */
 #define CONN_MEMORY_LIMIT (4u * 1024u)
+/* the most a request head may take (the door's limit: 431 or 414 past it);
+ * under CONN_MEMORY_LIMIT, so that libmicrohttpd never refuses one itself */
+#define HEAD_LIMIT 3072u
 
 static const char CT_PROM[] = "text/plain; version=0.0.4; charset=utf-8";
 static const char CT_OM[] = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -164,7 +171,6 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	struct agent *a = cls;
 	struct conn_req *cr = *req_cls;
 	(void)url;
-	(void)version;
 	(void)upload_data;
 	if (!cr)
 		return MHD_NO;
@@ -184,6 +190,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			return send_text(c, MHD_HTTP_CONTENT_TOO_LARGE, "gpuctl agent: %s\n", "a GET request has no body");
 		if (req->status != 200)
 			return send_text(c, (unsigned)req->status, "gpuctl agent: %s\n", req->error);
+		/* the door checked a connection's first request; a later one is checked here */
+		if (strcmp(version, MHD_HTTP_VERSION_1_1) == 0 &&
+		    !MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST))
+			return send_text(c, MHD_HTTP_BAD_REQUEST, "gpuctl agent: %s\n",
+					 "an HTTP/1.1 request needs a Host header");
+		char msg[96];
+		if (http_req_check_gpus(req, a->be->gpu_count, msg, sizeof(msg)))
+			return send_text(c, MHD_HTTP_BAD_REQUEST, "gpuctl agent: %s\n", msg);
 		cr->headers_seen = true;
 		return MHD_YES;
 	}
@@ -240,11 +254,26 @@ static void quiet_logger(void *cls, const char *fmt, va_list ap)
 	(void)ap;
 }
 
+/* The listening socket (the door accepts on it): bound, listening, non-blocking. */
+static int listen_socket(const struct sockaddr_storage *ss, socklen_t len)
+{
+	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	int one = 1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (const struct sockaddr *)ss, len) != 0 || listen(fd, 1024) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int agent_http_start(struct agent *a, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
+	socklen_t sslen = sizeof(struct sockaddr_in);
 	memset(&ss, 0, sizeof(ss));
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
 	const char *host = a->cfg.listen_host;
 	if (!host[0]) {
 		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
@@ -261,13 +290,28 @@ int agent_http_start(struct agent *a, char *err, size_t errlen)
 			return -1;
 		}
 		memcpy(&ss, res->ai_addr, res->ai_addrlen);
+		sslen = res->ai_addrlen;
 		freeaddrinfo(res);
-		if (ss.ss_family == AF_INET6)
-			flags |= MHD_USE_IPv6;
 	}
+	int lfd = listen_socket(&ss, sslen);
+	if (lfd < 0) {
+		snprintf(err, errlen, "cannot listen on %s%s%s:%u (address in use or not permitted?)",
+			 ss.ss_family == AF_INET6 ? "[" : "", host[0] ? host : "*", ss.ss_family == AF_INET6 ? "]" : "",
+			 a->cfg.port);
+		return -1;
+	}
+	struct sockaddr_storage bound;
+	socklen_t blen = sizeof(bound);
+	a->port = a->cfg.port;
+	if (getsockname(lfd, (struct sockaddr *)&bound, &blen) == 0)
+		a->port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
+							    : ((struct sockaddr_in *)&bound)->sin_port);
+	/* libmicrohttpd listens on nothing: the door (door.c) hands it each
+	 * connection once the head of its first request is complete and sound */
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET |
+			 MHD_USE_ITC;
 	unsigned threads = a->cfg.threads ? a->cfg.threads : 1;
-	a->httpd = MHD_start_daemon(flags, (uint16_t)a->cfg.port, NULL, NULL, handle, a,
-		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+	a->httpd = MHD_start_daemon(flags, 0, NULL, NULL, handle, a,
 		MHD_OPTION_URI_LOG_CALLBACK, uri_log, NULL,
 		MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)a->cfg.max_connections,
@@ -275,23 +319,35 @@ int agent_http_start(struct agent *a, char *err, size_t errlen)
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)a->cfg.connection_timeout_s,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_LIMIT,
 		MHD_OPTION_THREAD_POOL_SIZE, threads,
-		MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
-		MHD_OPTION_STRICT_FOR_CLIENT, 1, /* malformed requests get a 400, not a guess */
+		/* lenient: the door checked the first request strictly, and the
+		 * handler checks Host on later ones (libmicrohttpd 0.9.75's own
+		 * refusal sends its headers twice) */
+		MHD_OPTION_STRICT_FOR_CLIENT, 0,
 		MHD_OPTION_EXTERNAL_LOGGER, quiet_logger, NULL,
 		MHD_OPTION_END);
 	if (!a->httpd) {
-		snprintf(err, errlen, "cannot listen on %s%s%s:%u (address in use or not permitted?)",
-			 ss.ss_family == AF_INET6 ? "[" : "", host[0] ? host : "*", ss.ss_family == AF_INET6 ? "]" : "",
-			 a->cfg.port);
+		close(lfd);
+		snprintf(err, errlen, "cannot start the HTTP server");
 		return -1;
 	}
-	const union MHD_DaemonInfo *info = MHD_get_daemon_info(a->httpd, MHD_DAEMON_INFO_BIND_PORT);
-	a->port = info ? info->port : a->cfg.port;
+	struct http_door_limits lim = {
+		.max_waiting = a->cfg.max_connections,
+		.per_ip = a->cfg.per_ip_connections,
+		.head_timeout_ns = (uint64_t)a->cfg.connection_timeout_s * 1000000000ull,
+		.head_limit = HEAD_LIMIT,
+	};
+	if (http_door_start(&a->door, lfd, a->httpd, &lim, err, errlen)) {
+		MHD_stop_daemon(a->httpd);
+		a->httpd = NULL;
+		return -1;
+	}
 	return 0;
 }
 
 void agent_http_stop(struct agent *a)
 {
+	http_door_stop(a->door);
+	a->door = NULL;
 	if (a->httpd) {
 		MHD_stop_daemon(a->httpd);
 		a->httpd = NULL;

@@ -154,6 +154,7 @@ void http_req_parse(const char *target, size_t len, struct http_req *out)
 				fail(out, 400, "bad gpu list (use e.g. gpu=0,3,5-7)");
 				return;
 			}
+			out->gpus_asked = true;
 		} else if (json && strcmp(key, "pretty") == 0) {
 			if (strcmp(value, "1") && strcmp(value, "0") && strcmp(value, "true") && strcmp(value, "false") && *value) {
 				fail(out, 400, "bad value for pretty (use 1 or 0)");
@@ -232,4 +233,129 @@ bool http_accept_gzip(const char *accept_encoding)
 	if (q >= 0)
 		return q == 1;
 	return list_quality(accept_encoding, "*") == 1;
+}
+
+int http_req_check_gpus(const struct http_req *r, unsigned n, char *msg, size_t msglen)
+{
+	uint64_t known = n >= 64 ? ~0ull : (1ull << n) - 1;
+	if (!r->gpus_asked || !(r->gpu_mask & ~known))
+		return 0;
+	unsigned bad = (unsigned)__builtin_ctzll(r->gpu_mask & ~known);
+	if (n)
+		snprintf(msg, msglen, "GPU index %u out of range (0-%u)", bad, n - 1);
+	else
+		snprintf(msg, msglen, "GPU index %u out of range (no GPU)", bad);
+	return -1;
+}
+
+/* RFC 9110 token characters (methods, header names) */
+static bool is_tchar(unsigned char c)
+{
+	return isalnum(c) || (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+static enum http_head_verdict refuse(int *status, char *msg, size_t msglen, int code, const char *why)
+{
+	*status = code;
+	snprintf(msg, msglen, "%s", why);
+	return HEAD_REFUSE;
+}
+
+/* One header line [p, e) (no line end): checks its form, counts Host, checks
+ * Content-Length. 0, or -1 with the refusal filled in. */
+static int check_header(const char *p, const char *e, unsigned *hosts, int *status, char *msg, size_t msglen)
+{
+	const char *n = p;
+	while (n < e && is_tchar((unsigned char)*n))
+		n++;
+	if (n == p || n == e || *n != ':') {
+		refuse(status, msg, msglen, 400, "malformed header line");
+		return -1;
+	}
+	size_t nlen = (size_t)(n - p);
+	const char *v = n + 1, *ve = e;
+	while (v < ve && (*v == ' ' || *v == '\t'))
+		v++;
+	while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+		ve--;
+	if (nlen == 4 && strncasecmp(p, "host", 4) == 0)
+		(*hosts)++;
+	if (nlen == 14 && strncasecmp(p, "content-length", 14) == 0) {
+		bool digits = v < ve && ve - v <= 18;
+		for (const char *d = v; digits && d < ve; d++)
+			digits = *d >= '0' && *d <= '9';
+		if (!digits) {
+			refuse(status, msg, msglen, 400, "bad Content-Length (a decimal number of bytes)");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+enum http_head_verdict http_head_check(const char *buf, size_t len, size_t limit, int *status, char *msg,
+				       size_t msglen)
+{
+	size_t i = 0;
+	/* a client may send empty lines before a request (RFC 9112 2.2) */
+	while (i < len && (buf[i] == '\r' || buf[i] == '\n'))
+		i++;
+	/* the method, a token: anything else is not HTTP and gets no answer */
+	size_t m = i;
+	while (m < len && m - i < 32 && is_tchar((unsigned char)buf[m]))
+		m++;
+	if (m < len && (m == i || buf[m] != ' '))
+		return HEAD_CLOSE;
+	if (m == len && m - i >= 32)
+		return HEAD_CLOSE;
+	/* control characters (but tab and line ends) never belong in a head */
+	const char *end = NULL;
+	for (size_t k = i; k < len; k++) {
+		unsigned char c = (unsigned char)buf[k];
+		if ((c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f)
+			return HEAD_CLOSE;
+		if (c == '\n' && k + 1 < len && (buf[k + 1] == '\n' || (buf[k + 1] == '\r' && k + 2 < len && buf[k + 2] == '\n'))) {
+			end = buf + k + 1;
+			break;
+		}
+	}
+	if (!end) {
+		if (len < limit)
+			return HEAD_MORE;
+		if (!memchr(buf + i, '\n', len - i))
+			return refuse(status, msg, msglen, 414, "request line too long");
+		return refuse(status, msg, msglen, 431, "request headers too large");
+	}
+	/* request line: METHOD SP TARGET SP HTTP/1.x */
+	const char *line = buf + i, *le = memchr(line, '\n', (size_t)(end - line));
+	const char *lend = le > line && le[-1] == '\r' ? le - 1 : le;
+	const char *target = buf + m + 1;
+	const char *sp = memchr(target, ' ', (size_t)(lend - target));
+	if (!sp || sp == target || memchr(sp + 1, ' ', (size_t)(lend - sp - 1)))
+		return refuse(status, msg, msglen, 400, "malformed request line");
+	size_t vlen = (size_t)(lend - sp - 1);
+	bool v11 = vlen == 8 && memcmp(sp + 1, "HTTP/1.1", 8) == 0;
+	bool v10 = vlen == 8 && memcmp(sp + 1, "HTTP/1.0", 8) == 0;
+	if (!v11 && !v10) {
+		if (vlen == 8 && memcmp(sp + 1, "HTTP/", 5) == 0)
+			return refuse(status, msg, msglen, 505, "HTTP version not supported (use HTTP/1.1)");
+		return refuse(status, msg, msglen, 400, "malformed request line");
+	}
+	/* header lines, up to the empty one */
+	unsigned hosts = 0;
+	for (const char *p = le + 1; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl > p && nl[-1] == '\r' ? nl - 1 : nl;
+		if (e == p)
+			break;
+		if (*p == ' ' || *p == '\t')
+			return refuse(status, msg, msglen, 400, "folded header line");
+		if (check_header(p, e, &hosts, status, msg, msglen))
+			return HEAD_REFUSE;
+		p = nl + 1;
+	}
+	if (hosts > 1)
+		return refuse(status, msg, msglen, 400, "more than one Host header");
+	if (v11 && hosts == 0)
+		return refuse(status, msg, msglen, 400, "an HTTP/1.1 request needs a Host header");
+	return HEAD_PASS;
 }

@@ -1,0 +1,262 @@
+/* door.c - the agent's front door (see door.h). */
+#include "door.h"
+
+#include <errno.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../core/clock.h"
+#include "httpreq.h"
+
+#define DOOR_SWEEP_MS 100 /* how often deadlines are checked */
+#define DOOR_HEAD_MAX 8192
+
+struct waiting {
+	int fd;
+	uint64_t since_ns;
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+};
+
+struct http_door {
+	struct http_door_limits lim;
+	struct MHD_Daemon *httpd;
+	int listen_fd, epfd, wake_fd;
+	pthread_t thread;
+	atomic_bool stop;
+	struct waiting *w; /* lim.max_waiting slots, n in use */
+	unsigned n;
+};
+
+static bool same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr == ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->ss_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr, &((const struct sockaddr_in6 *)b)->sin6_addr,
+			      sizeof(struct in6_addr)) == 0;
+	return true;
+}
+
+/* Forgets slot i (its fd is closed, or handed over, by the caller). */
+static void forget(struct http_door *d, unsigned i)
+{
+	epoll_ctl(d->epfd, EPOLL_CTL_DEL, d->w[i].fd, NULL);
+	d->w[i] = d->w[--d->n];
+}
+
+static void drop(struct http_door *d, unsigned i)
+{
+	int fd = d->w[i].fd;
+	forget(d, i);
+	close(fd);
+}
+
+/* A short answer, sent without waiting (a client that does not read it loses
+ * it). What the client sent is taken off the socket first: closing one with
+ * unread bytes resets it, and the client may lose the answer. */
+static void answer(int fd, int status, const char *msg)
+{
+	char sink[DOOR_HEAD_MAX];
+	for (int k = 0; k < 4 && recv(fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; k++)
+		;
+	const char *reason = status == 400 ? "Bad Request" : status == 408 ? "Request Timeout"
+			     : status == 414 ? "URI Too Long" : status == 431 ? "Request Header Fields Too Large"
+			     : status == 505 ? "HTTP Version Not Supported" : "Error";
+	char resp[512];
+	int n = snprintf(resp, sizeof(resp),
+			 "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %zu\r\n"
+			 "Connection: close\r\n\r\ngpuctl agent: %s\n",
+			 status, reason, strlen(msg) + strlen("gpuctl agent: \n"), msg);
+	if (n > 0 && (size_t)n < sizeof(resp) && send(fd, resp, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+		/* nothing to do: the client is gone or not reading */
+	}
+}
+
+/* Looks at what slot i has sent so far (without taking it off the socket:
+ * libmicrohttpd reads it all again) and passes, answers, or leaves it. */
+static void inspect(struct http_door *d, unsigned i)
+{
+	char buf[DOOR_HEAD_MAX];
+	size_t want = d->lim.head_limit < sizeof(buf) ? d->lim.head_limit : sizeof(buf);
+	ssize_t r = recv(d->w[i].fd, buf, want, MSG_PEEK | MSG_DONTWAIT);
+	if (r < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (r <= 0) {
+		drop(d, i);
+		return;
+	}
+	int status = 0;
+	char msg[160];
+	switch (http_head_check(buf, (size_t)r, want, &status, msg, sizeof(msg))) {
+	case HEAD_MORE:
+		return;
+	case HEAD_PASS: {
+		struct waiting w = d->w[i];
+		forget(d, i);
+		/* libmicrohttpd closes it if it cannot take it (its own limits) */
+		MHD_add_connection(d->httpd, w.fd, (const struct sockaddr *)&w.addr, w.addrlen);
+		return;
+	}
+	case HEAD_REFUSE:
+		answer(d->w[i].fd, status, msg);
+		drop(d, i);
+		return;
+	case HEAD_CLOSE:
+		drop(d, i);
+		return;
+	}
+}
+
+static int find(const struct http_door *d, int fd)
+{
+	for (unsigned i = 0; i < d->n; i++)
+		if (d->w[i].fd == fd)
+			return (int)i;
+	return -1;
+}
+
+/* A new connection: refused (closed) when the door is full or its address
+ * holds its share already. */
+static void admit(struct http_door *d, int fd, const struct sockaddr_storage *addr, socklen_t addrlen)
+{
+	unsigned same = 0;
+	for (unsigned i = 0; i < d->n; i++)
+		same += same_addr(&d->w[i].addr, addr);
+	if (d->n == d->lim.max_waiting || (d->lim.per_ip && same >= d->lim.per_ip)) {
+		close(fd);
+		return;
+	}
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP | EPOLLET, .data.fd = fd };
+	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		close(fd);
+		return;
+	}
+	struct waiting *w = &d->w[d->n++];
+	w->fd = fd;
+	w->since_ns = clock_mono_ns();
+	w->addr = *addr;
+	w->addrlen = addrlen;
+	inspect(d, d->n - 1); /* what came with the connection */
+}
+
+static void accept_all(struct http_door *d)
+{
+	for (;;) {
+		struct sockaddr_storage addr;
+		socklen_t addrlen = sizeof(addr);
+		int fd = accept4(d->listen_fd, (struct sockaddr *)&addr, &addrlen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return; /* EAGAIN, or out of descriptors: the listen queue holds the rest */
+		}
+		admit(d, fd, &addr, addrlen);
+	}
+}
+
+/* Closes every connection whose head is overdue. */
+static void sweep(struct http_door *d)
+{
+	uint64_t now = clock_mono_ns();
+	for (unsigned i = 0; i < d->n;) {
+		if (now - d->w[i].since_ns < d->lim.head_timeout_ns) {
+			i++;
+			continue;
+		}
+		answer(d->w[i].fd, 408, "request head not complete in time");
+		drop(d, i);
+	}
+}
+
+static void *door_main(void *arg)
+{
+	struct http_door *d = arg;
+	struct epoll_event evs[64];
+	while (!atomic_load(&d->stop)) {
+		int n = epoll_wait(d->epfd, evs, 64, DOOR_SWEEP_MS);
+		for (int k = 0; k < n; k++) {
+			int fd = evs[k].data.fd;
+			if (fd == d->listen_fd) {
+				accept_all(d);
+			} else if (fd != d->wake_fd) {
+				int i = find(d, fd);
+				if (i >= 0)
+					inspect(d, (unsigned)i);
+			}
+		}
+		sweep(d);
+	}
+	return NULL;
+}
+
+int http_door_start(struct http_door **out, int listen_fd, struct MHD_Daemon *httpd,
+		    const struct http_door_limits *lim, char *err, size_t errlen)
+{
+	*out = NULL;
+	struct http_door *d = calloc(1, sizeof(*d));
+	if (d)
+		d->w = calloc(lim->max_waiting ? lim->max_waiting : 1, sizeof(*d->w));
+	if (!d || !d->w) {
+		if (d)
+			free(d);
+		close(listen_fd);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	d->lim = *lim;
+	if (!d->lim.max_waiting)
+		d->lim.max_waiting = 1;
+	d->httpd = httpd;
+	d->listen_fd = listen_fd;
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	d->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	struct epoll_event lev = { .events = EPOLLIN, .data.fd = listen_fd };
+	struct epoll_event wev = { .events = EPOLLIN, .data.fd = d->wake_fd };
+	if (d->epfd < 0 || d->wake_fd < 0 || epoll_ctl(d->epfd, EPOLL_CTL_ADD, listen_fd, &lev) != 0 ||
+	    epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->wake_fd, &wev) != 0 ||
+	    pthread_create(&d->thread, NULL, door_main, d) != 0) {
+		snprintf(err, errlen, "cannot start the HTTP door: %s", strerror(errno));
+		if (d->epfd >= 0)
+			close(d->epfd);
+		if (d->wake_fd >= 0)
+			close(d->wake_fd);
+		close(listen_fd);
+		free(d->w);
+		free(d);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+void http_door_stop(struct http_door *d)
+{
+	if (!d)
+		return;
+	atomic_store(&d->stop, true);
+	uint64_t one = 1;
+	if (write(d->wake_fd, &one, sizeof(one)) < 0) {
+		/* the thread still sees stop within DOOR_SWEEP_MS */
+	}
+	pthread_join(d->thread, NULL);
+	while (d->n)
+		drop(d, d->n - 1);
+	close(d->listen_fd);
+	close(d->wake_fd);
+	close(d->epfd);
+	free(d->w);
+	free(d);
+}

@@ -1,0 +1,36 @@
+/*
+ * door.h - the agent's front door: one thread accepts the HTTP connections
+ * and holds each until the head of its first request is complete and sound
+ * (http_head_check), then hands it to libmicrohttpd (MHD_add_connection).
+ *
+ * Why: a head must be complete within a total deadline, however slowly it
+ * trickles in (libmicrohttpd's timeout is an idle one: a header line every few
+ * seconds keeps it open for ever); a connection that is not HTTP is closed at
+ * its first byte; and the requests libmicrohttpd 0.9.75 answers wrongly (no
+ * Host, a bad Content-Length: its status line and headers twice) are answered
+ * here. Later requests on a kept-alive connection are libmicrohttpd's alone.
+ */
+#ifndef GPUCTL_AGENT_DOOR_H
+#define GPUCTL_AGENT_DOOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct MHD_Daemon;
+struct http_door;
+
+struct http_door_limits {
+	unsigned max_waiting;        /* connections whose head is not complete yet */
+	unsigned per_ip;             /* of those from one address (0: no limit) */
+	uint64_t head_timeout_ns;    /* from accept to a complete head */
+	size_t head_limit;           /* bytes a head may take */
+};
+
+/* Starts the door on listen_fd (bound and listening; the door owns it from
+ * now on, also on failure). 0, or -1 with err filled in. */
+int http_door_start(struct http_door **out, int listen_fd, struct MHD_Daemon *httpd,
+		    const struct http_door_limits *lim, char *err, size_t errlen);
+/* Stops the thread, closes the listening socket and the waiting connections. */
+void http_door_stop(struct http_door *d);
+
+#endif
