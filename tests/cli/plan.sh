@@ -81,6 +81,15 @@ check "gpt2-medium (transformers) peak within 5% of 27.37 GB" \
 "$GPUCTL" plan train --model gpt2-medium --framework pytorch --seq 1024 --micro-batch 8 --max-pos 1024 --json >"$tmp/t3p"
 check "gpt2-medium (torch.nn) peak within 10% of 17.29 GB" \
 	jqe '.memory_per_gpu.peak_allocated_bytes | . > 17.29e9*0.9 and . < 17.29e9*1.1' "$tmp/t3p"
+"$GPUCTL" plan train --model llama-3-8b --precision bf16-pure --optimizer adamw-fused --checkpointing full \
+	--seq 2048 --micro-batch 4 --explain >"$tmp/t3e"
+check "train --explain (transformers): each term with its formula" grep -q 'log-probabilities.*4 B x 8192 tokens x vocab 128256' "$tmp/t3e"
+check "train --explain (transformers): the peak phase named" grep -q 'backward end.*<- the peak' "$tmp/t3e"
+expect_error 64 "pure 16-bit weights need --framework transformers" plan train --params 7B --framework pytorch --precision bf16-pure
+"$GPUCTL" plan serve --model llama-3-8b --engine hf --batch 4 --context 4112 --json >"$tmp/s3"
+check "serve --engine hf: prefill of the whole prompt (measured 20.2 GB peak)" \
+	jqe '.config.engine == "hf" and (.per_gpu.peak_allocated_bytes | . > 20.2e9*0.97 and . < 20.2e9*1.05)' "$tmp/s3"
+expect_error 64 "--engine must be one of hf, chunked" plan serve --model llama-3-8b --engine vllm
 check "train JSON: H200 SXM fits" jqe '.gpus[] | select(.gpu == "H200 SXM") | .fits' "$tmp/t3"
 check "train JSON: max micro-batch > 8" jqe '.max_micro_batch > 8' "$tmp/t3"
 "$GPUCTL" plan train --model llama-2-70b --framework deepspeed --zero 3 --dp 64 --checkpointing full \
