@@ -16,8 +16,10 @@ export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_VERBOSITY=error TOKENIZE
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv >"$out/gpu.txt" 2>&1
 python3 -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__)' \
 	2>&1 | tee "$out/versions.txt"
-timeout 90 python3 "$root/bench/hf_plan_memory.py" --set smoke --out "$out/smoke.jsonl" 2>&1 | tee "$out/smoke.log"
-if grep -q '"peak_bytes"' "$out/smoke.jsonl" 2>/dev/null; then
+# SMOKE=0 skips the smoke set (when the script has already run on this image)
+[ "${SMOKE:-1}" = 0 ] ||
+	timeout 90 python3 "$root/bench/hf_plan_memory.py" --set smoke --out "$out/smoke.jsonl" 2>&1 | tee "$out/smoke.log"
+if [ "${SMOKE:-1}" = 0 ] || grep -q '"peak_bytes"' "$out/smoke.jsonl" 2>/dev/null; then
 	set_name="${2:-all}"
 	res="$out/cases.jsonl"
 	[ "$set_name" = all ] || res="$out/$set_name.jsonl"
