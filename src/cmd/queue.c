@@ -106,7 +106,14 @@ static int print_table(struct cmd_ctx *ctx, const char *answer, size_t len)
 		table_cell(t, gpus);
 		table_cellf(t, "%lld", r->priority);
 		table_cellf(t, "%s%s", pending ? "waiting " : "", dur);
-		table_cell(t, pending ? queue_view_str(&v, r->reason) : "");
+		const char *reason = pending ? queue_view_str(&v, r->reason) : "";
+		if (pending && r->est_start_ns > 0) { /* the head: when running jobs' time limits free its GPUs */
+			char when[32];
+			pool_fmt_time(positive(r->est_start_ns), when, sizeof(when));
+			table_cellf(t, "%s; expected start %s", reason ? reason : "", when);
+		} else {
+			table_cell(t, reason);
+		}
 	}
 	table_print(t, ctx->out);
 	table_free(t);

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
 /* Above this many candidate sets, search greedily instead of exhaustively. */
 #define EXHAUSTIVE_LIMIT 20000u
 
@@ -194,6 +196,139 @@ bool place_feasible(unsigned n, const struct gpu_link link[][GPU_MAX_GPUS], cons
 	return true;
 }
 
+/* Why GPU g cannot be given to req now (true, with the words in out when
+ * there is room), or false when it can. */
+static bool gpu_cause(const struct place_gpu *g, const struct place_request *req, char *out, size_t len)
+{
+	char tmp[8];
+	if (!out) {
+		out = tmp;
+		len = sizeof(tmp);
+	}
+	if (g->lost)
+		snprintf(out, len, "not answering");
+	else if (g->unhealthy)
+		snprintf(out, len, "unhealthy");
+	else if (g->mig_mode)
+		snprintf(out, len, "in MIG mode");
+	else if (g->foreign && g->foreign_pid)
+		snprintf(out, len, "runs process %u, which the pool did not start", g->foreign_pid);
+	else if (g->foreign)
+		snprintf(out, len, "runs a process the pool did not start");
+	else if (g->busy && g->held_by_slurm)
+		snprintf(out, len, "held by Slurm job %llu", (unsigned long long)g->held_by_slurm);
+	else if (g->busy && g->held_by_job)
+		snprintf(out, len, "held by pool job %llu", (unsigned long long)g->held_by_job);
+	else if (g->busy)
+		snprintf(out, len, "held by a pool job");
+	else if (req->mem_per_gpu && !g->mem_known)
+		snprintf(out, len, "does not report its free memory");
+	else if (req->mem_per_gpu && g->mem_free_bytes < req->mem_per_gpu)
+		snprintf(out, len, "has %.1f GiB free", (double)g->mem_free_bytes / GIB);
+	else
+		return false;
+	return true;
+}
+
+/* "waiting for 2 free GPUs: GPUs 0-3 held by pool job 12; GPU 5 unhealthy":
+ * every allowed GPU that is not free, runs of GPUs with the same cause
+ * together; the lead only when a GPU waits to be freed (busy, short of
+ * memory) or the free ones lack NVLink (ncand of them are free). */
+static void place_reason(unsigned n, const struct place_gpu *gpus, const struct place_request *req, unsigned ncand,
+			 char *out, size_t len)
+{
+	char list[1024] = "", cause[120], next[120];
+	size_t l = 0;
+	bool transient = false;
+	for (unsigned i = 0; i < n; i++) {
+		bool allowed = !req->allowed_mask || (req->allowed_mask >> i & 1);
+		if (!allowed || !gpu_cause(&gpus[i], req, cause, sizeof(cause)))
+			continue;
+		transient |= !gpus[i].lost && !gpus[i].unhealthy && !gpus[i].mig_mode && !gpus[i].foreign;
+		unsigned last = i;
+		while (last + 1 < n && (!req->allowed_mask || (req->allowed_mask >> (last + 1) & 1)) &&
+		       gpu_cause(&gpus[last + 1], req, next, sizeof(next)) && strcmp(next, cause) == 0)
+			last++;
+		if (l < sizeof(list)) {
+			if (last == i)
+				l += (size_t)snprintf(list + l, sizeof(list) - l, "%sGPU %u %s", l ? "; " : "", i, cause);
+			else
+				l += (size_t)snprintf(list + l, sizeof(list) - l, "%sGPUs %u-%u %s", l ? "; " : "", i, last,
+						      cause);
+		}
+		i = last;
+	}
+	char lead[96];
+	bool nvlink = req->need_nvlink && req->count > 1;
+	if (nvlink && ncand >= req->count)
+		snprintf(lead, sizeof(lead), "waiting for %u NVLink-connected GPUs", req->count);
+	else if (req->mem_per_gpu)
+		snprintf(lead, sizeof(lead), "waiting for %u GPU%s with %.1f GiB free", req->count, req->count == 1 ? "" : "s",
+			 (double)req->mem_per_gpu / GIB);
+	else
+		snprintf(lead, sizeof(lead), "waiting for %u%s GPU%s", req->count, nvlink ? " NVLink-connected" : " free",
+			 req->count == 1 ? "" : "s");
+	bool lead_too = !list[0] || transient || (nvlink && ncand >= req->count);
+	const char *parts[3] = { lead_too ? lead : "", lead_too && list[0] ? ": " : "", list };
+	size_t o = 0;
+	bool cut = false;
+	for (unsigned k = 0; k < 3 && len; k++) {
+		size_t m = strlen(parts[k]);
+		if (o + m + 1 > len) {
+			m = len - 1 - o;
+			cut = true;
+		}
+		memcpy(out + o, parts[k], m);
+		o += m;
+	}
+	if (len)
+		out[o] = '\0';
+	if (cut && len > 4) /* say so */
+		memcpy(out + len - 4, "...", 4);
+}
+
+bool place_possible(unsigned n, const struct gpu_link link[][GPU_MAX_GPUS], const struct place_gpu *gpus,
+		    const struct place_request *req, char *reason, size_t reason_len)
+{
+	if (n > GPU_MAX_GPUS)
+		n = GPU_MAX_GPUS;
+	if (!place_feasible(n, link, req, reason, reason_len))
+		return false;
+	unsigned allowed = 0, mig = 0;
+	uint64_t usable = 0, largest = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (req->allowed_mask && !(req->allowed_mask >> i & 1))
+			continue;
+		allowed++;
+		if (gpus[i].mig_mode) {
+			mig++;
+			continue;
+		}
+		if (gpus[i].mem_total_bytes > largest)
+			largest = gpus[i].mem_total_bytes;
+		if (!req->mem_per_gpu || !gpus[i].mem_total_bytes || gpus[i].mem_total_bytes >= req->mem_per_gpu)
+			usable |= 1ull << i;
+	}
+	unsigned nusable = (unsigned)__builtin_popcountll(usable);
+	if (nusable >= req->count) {
+		struct place_request r = *req;
+		r.allowed_mask = usable;
+		return place_feasible(n, link, &r, reason, reason_len);
+	}
+	if (allowed - mig < req->count)
+		snprintf(reason, reason_len,
+			 "asks for %u whole GPU%s but %u of the %u GPUs it may use %s in MIG mode (the pool gives those "
+			 "out by slices only, --mig PROFILE, and never changes the MIG layout)",
+			 req->count, req->count == 1 ? "" : "s", mig, allowed, mig == 1 ? "is" : "are");
+	else
+		snprintf(reason, reason_len,
+			 "asks for %.1f GiB free on each of %u GPU%s but only %u GPU%s here %s that much memory in all "
+			 "(the largest: %.1f GiB)",
+			 (double)req->mem_per_gpu / GIB, req->count, req->count == 1 ? "" : "s", nusable,
+			 nusable == 1 ? "" : "s", nusable == 1 ? "has" : "have", (double)largest / GIB);
+	return false;
+}
+
 bool place_choose(unsigned n, const struct gpu_link link[][GPU_MAX_GPUS], const struct place_gpu *gpus,
 		  const struct place_request *req, struct place_result *out)
 {
@@ -205,48 +340,15 @@ bool place_choose(unsigned n, const struct gpu_link link[][GPU_MAX_GPUS], const 
 
 	struct search s;
 	init_search(&s, n, link, req);
-	unsigned unhealthy = 0, foreign = 0, lowmem = 0;
-	int first_unhealthy = -1, first_foreign = -1;
-	for (unsigned i = 0; i < n; i++) {
-		const struct place_gpu *g = &gpus[i];
-		if (req->allowed_mask && !(req->allowed_mask >> i & 1))
-			continue;
-		if (g->unhealthy || g->lost) {
-			unhealthy++;
-			if (first_unhealthy < 0)
-				first_unhealthy = (int)i;
-		} else if (g->foreign) {
-			foreign++;
-			if (first_foreign < 0)
-				first_foreign = (int)i;
-		} else if (g->busy) {
-			continue;
-		} else if (req->mem_per_gpu && (!g->mem_known || g->mem_free_bytes < req->mem_per_gpu)) {
-			lowmem++;
-		} else {
+	for (unsigned i = 0; i < n; i++)
+		if ((!req->allowed_mask || (req->allowed_mask >> i & 1)) && !gpu_cause(&gpus[i], req, NULL, 0))
 			s.cand[s.ncand++] = i;
-		}
-	}
 	if (search_sets(&s)) {
 		out->count = s.k;
 		memcpy(out->gpu, s.best, s.k * sizeof(unsigned));
 		out->score = s.best_score;
 		return true;
 	}
-	/* Say the most useful reason: when free GPUs would suffice but for
-	 * unhealthy, foreign or full ones, name the first of those; else the job
-	 * simply waits for GPUs to be released. */
-	bool blockers_matter = s.ncand + unhealthy + foreign + lowmem >= req->count;
-	if (blockers_matter && first_unhealthy >= 0)
-		snprintf(out->reason, sizeof(out->reason), "GPU %d unhealthy", first_unhealthy);
-	else if (blockers_matter && first_foreign >= 0)
-		snprintf(out->reason, sizeof(out->reason), "GPU %d runs a process the pool did not start", first_foreign);
-	else if (blockers_matter && lowmem)
-		snprintf(out->reason, sizeof(out->reason), "waiting for %u GPUs with %.1f GiB free", req->count,
-			 (double)req->mem_per_gpu / (1024.0 * 1024 * 1024));
-	else
-		snprintf(out->reason, sizeof(out->reason), "waiting for %u%s GPU%s", req->count,
-			 req->need_nvlink && req->count > 1 ? " NVLink-connected" : " free",
-			 req->count == 1 ? "" : "s");
+	place_reason(n, gpus, req, s.ncand, out->reason, sizeof(out->reason));
 	return false;
 }

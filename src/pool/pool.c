@@ -369,10 +369,13 @@ void pool_refresh_view(struct pool *p, struct snapshot **scratch, bool force)
 		const struct gpu_view *v = &p->snap->gpu[g];
 		p->gpu_fail[g] = p->rep_ok && health_gpu_verdict(p->rep, g) == HEALTH_FAIL;
 		p->gpu_foreign[g] = false;
-		for (unsigned k = 0; k < v->nproc; k++)
+		p->gpu_foreign_pid[g] = 0;
+		for (unsigned k = 0; k < v->nproc && !p->gpu_foreign[g]; k++)
 			if (v->procs[k].type != 'G' && v->procs[k].mig_gi < 0 &&
-			    proc_foreign(p, (int)v->procs[k].pid, shims, nshim))
+			    proc_foreign(p, (int)v->procs[k].pid, shims, nshim)) {
 				p->gpu_foreign[g] = true;
+				p->gpu_foreign_pid[g] = (unsigned)v->procs[k].pid;
+			}
 	}
 	for (size_t i = 0; i < p->njobs; i++)
 		if (p->jobs[i]->state == JOB_RUNNING)
@@ -598,6 +601,23 @@ static void start_job(struct pool *p, struct pool_job *j, const struct sched_dec
 		acct_set_start(&j->acct, j->start_ns);
 }
 
+void pool_place_view(const struct pool *p, struct place_gpu *out)
+{
+	for (unsigned g = 0; g < p->snap->n && g < GPU_MAX_GPUS; g++) {
+		const struct gpu_view *v = &p->snap->gpu[g];
+		struct place_gpu *pg = &out[g];
+		memset(pg, 0, sizeof(*pg));
+		pg->lost = !v->up || v->s.lost;
+		pg->unhealthy = p->gpu_fail[g];
+		pg->foreign = p->gpu_foreign[g];
+		pg->foreign_pid = p->gpu_foreign_pid[g];
+		pg->mig_mode = VAL_HAS(v->st.mig_mode) && v->st.mig_mode.v == 1;
+		pg->mem_known = VAL_HAS(v->s.mem_free_bytes);
+		pg->mem_free_bytes = pg->mem_known ? v->s.mem_free_bytes.v : 0;
+		pg->mem_total_bytes = VAL_HAS(v->st.mem_total_bytes) ? v->st.mem_total_bytes.v : 0;
+	}
+}
+
 static int ensure_dec(struct pool *p, size_t n)
 {
 	if (n <= p->dec_cap)
@@ -668,18 +688,12 @@ static void schedule(struct pool *p)
 			r->end_ns = j->time_limit_ns ? j->start_ns + j->time_limit_ns : UINT64_MAX;
 			r->mig_gpu = j->mig_gpu;
 			r->mig_gi = j->mig_gi;
+			r->slurm_job = pool_slurm_job_id(j);
 		}
 	}
+	pool_place_view(p, in.gpu);
 	for (unsigned g = 0; g < in.n; g++) {
 		const struct gpu_view *v = &p->snap->gpu[g];
-		struct place_gpu *pg = &in.gpu[g];
-		pg->lost = !v->up || v->s.lost;
-		pg->unhealthy = p->gpu_fail[g];
-		pg->foreign = p->gpu_foreign[g];
-		/* a GPU in MIG mode is handed out by slices only */
-		pg->busy = VAL_HAS(v->st.mig_mode) && v->st.mig_mode.v == 1;
-		pg->mem_known = VAL_HAS(v->s.mem_free_bytes);
-		pg->mem_free_bytes = pg->mem_known ? v->s.mem_free_bytes.v : 0;
 		for (unsigned k = 0; k < v->nmig && in.nmig < GPU_MAX_GPUS * GPU_MAX_MIG; k++) {
 			if (mig_foreign(p, v, v->mig[k].gi_id, shims, nshim))
 				continue;

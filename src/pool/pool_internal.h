@@ -48,6 +48,7 @@ struct pool {
 	bool rep_ok;
 	bool gpu_fail[GPU_MAX_GPUS];
 	bool gpu_foreign[GPU_MAX_GPUS];
+	unsigned gpu_foreign_pid[GPU_MAX_GPUS]; /* the first such process, for the reasons */
 	uint64_t snap_read_mono;
 
 	struct sched_decision *dec;   /* last pass, by job order */
@@ -106,6 +107,8 @@ void pool_settle_from_record(struct pool *p, struct pool_job *j, const struct ru
 /* Reads the sampler (when the last read is old, or force), health and foreign processes. Without p->mu. */
 void pool_refresh_view(struct pool *p, struct snapshot **scratch, bool force);
 void *pool_sched_thread(void *arg);
+/* What placement knows of each GPU of the last snapshot (have_snap, p->mu held). */
+void pool_place_view(const struct pool *p, struct place_gpu *out);
 /* Sends SIGTERM to a running job's processes (and marks how it will end). */
 void pool_signal_stop(struct pool *p, struct pool_job *j, enum job_state as);
 

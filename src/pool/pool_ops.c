@@ -74,9 +74,12 @@ static json_t *do_submit(struct pool *p, const struct pool_caller *c, const stru
 				return proto_errorf("no MIG instance of profile '%s' on this server (the pool never changes "
 						    "the MIG layout)", s->mig);
 		} else {
-			struct place_request req = { .count = s->gpus, .need_nvlink = s->nvlink, .allowed_mask = s->gpu_ids };
-			char why[160];
-			if (!place_feasible(n, (const struct gpu_link(*)[GPU_MAX_GPUS])p->snap->link, &req, why, sizeof(why)))
+			struct place_request req = { .count = s->gpus, .need_nvlink = s->nvlink, .allowed_mask = s->gpu_ids,
+						     .mem_per_gpu = s->mem_per_gpu };
+			struct place_gpu g[GPU_MAX_GPUS];
+			char why[300];
+			pool_place_view(p, g);
+			if (!place_possible(n, (const struct gpu_link(*)[GPU_MAX_GPUS])p->snap->link, g, &req, why, sizeof(why)))
 				return proto_errorf("%s", why);
 		}
 	}

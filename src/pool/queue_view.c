@@ -129,7 +129,7 @@ static int job_field(struct jscan *s, void *ctx)
 	struct row_ctx *c = ctx;
 	struct queue_row *r = c->r;
 	static const char *const names[] = { "id",	 "user",     "name",	"state",   "reason",	  "priority",
-					     "submit_ns", "start_ns", "request", "gpus",	   "mig_instance" };
+					     "submit_ns", "start_ns", "request", "gpus",	   "mig_instance", "est_start_ns" };
 	unsigned which = key_index(s, names, sizeof(names) / sizeof(names[0]));
 	enum jscan_tok t = jscan_next(s);
 	switch (which) {
@@ -151,6 +151,7 @@ static int job_field(struct jscan *s, void *ctx)
 		r->has_mig_instance = true;
 		r->mig_gi = 0;
 		return t == JS_OBJ ? each_member(s, mig_field, r) : jscan_skip(s, t);
+	case 11: return read_int(s, t, &r->est_start_ns);
 	default: return jscan_skip(s, t);
 	}
 }

@@ -18,7 +18,7 @@
 #define QV_NONE ((size_t)-1) /* a string field that is absent */
 
 struct queue_row {
-	long long id, priority, submit_ns, start_ns;
+	long long id, priority, submit_ns, start_ns, est_start_ns;
 	size_t user, name, state, reason; /* offsets into queue_view.strings, or QV_NONE */
 	/* request */
 	size_t req_mig;

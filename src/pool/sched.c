@@ -114,8 +114,11 @@ unsigned sched_pass(const struct sched_input *in, struct sched_decision *out)
 	for (unsigned i = 0; i < in->nrunning; i++) {
 		const struct sched_running *r = &in->running[i];
 		for (unsigned k = 0; k < in->n; k++)
-			if (r->gpu_mask >> k & 1)
+			if (r->gpu_mask >> k & 1) {
 				g[k].busy = true;
+				g[k].held_by_job = r->id;
+				g[k].held_by_slurm = r->slurm_job;
+			}
 		for (unsigned k = 0; k < in->nmig; k++)
 			if (r->mig_gpu >= 0 && in->mig[k].gpu == (unsigned)r->mig_gpu && in->mig[k].gi_id == (unsigned)r->mig_gi)
 				mig_taken[k] = true;
@@ -137,6 +140,7 @@ unsigned sched_pass(const struct sched_input *in, struct sched_decision *out)
 	bool blocked = false;            /* a job ahead holds a reservation */
 	uint64_t reserved = 0;           /* its GPUs */
 	uint64_t reserved_at = 0;        /* and when it starts (0: unknown) */
+	uint64_t head = 0;               /* the job holding it */
 	for (unsigned qi = 0; qi < in->npending; qi++) {
 		const struct sched_job *job = q[qi];
 		struct sched_decision *d = &out[qi];
@@ -162,7 +166,8 @@ unsigned sched_pass(const struct sched_input *in, struct sched_decision *out)
 			}
 			/* a slice never waits behind a whole-GPU reservation on its GPU */
 			if (blocked && (reserved >> in->mig[mi].gpu & 1)) {
-				snprintf(d->reason, sizeof(d->reason), "GPU %u reserved for a job ahead", in->mig[mi].gpu);
+				snprintf(d->reason, sizeof(d->reason), "GPU %u reserved for job %llu, ahead in the queue",
+					 in->mig[mi].gpu, (unsigned long long)head);
 				continue;
 			}
 			mig_taken[mi] = true;
@@ -206,6 +211,8 @@ unsigned sched_pass(const struct sched_input *in, struct sched_decision *out)
 			uint64_t mask = 0;
 			for (unsigned k = 0; k < pr.count; k++) {
 				g[pr.gpu[k]].busy = true;
+				g[pr.gpu[k]].held_by_job = job->id;
+				g[pr.gpu[k]].held_by_slurm = 0;
 				mask |= 1ull << pr.gpu[k];
 			}
 			start_uid[nstart] = job->uid;
@@ -218,7 +225,8 @@ unsigned sched_pass(const struct sched_input *in, struct sched_decision *out)
 		if (!place_choose(in->n, in->link, g, &job->req, &pr))
 			snprintf(d->reason, sizeof(d->reason), "%s", pr.reason);
 		else
-			snprintf(d->reason, sizeof(d->reason), "GPUs reserved for a job ahead in the queue");
+			snprintf(d->reason, sizeof(d->reason), "GPUs reserved for job %llu, ahead in the queue",
+				 (unsigned long long)head);
 		if (blocked && nfails < sizeof(fails) / sizeof(fails[0])) {
 			fails[nfails].req = job->req;
 			fails[nfails].ends_in_time = ends_in_time;
@@ -227,6 +235,7 @@ unsigned sched_pass(const struct sched_input *in, struct sched_decision *out)
 		}
 		if (!blocked) {
 			uint64_t mask;
+			head = job->id;
 			reserved_at = reserve_for(in, job, g, &mask);
 			d->est_start_ns = reserved_at;
 			if (reserved_at) {

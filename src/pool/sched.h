@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include "pool/placement.h"
 
-#define SCHED_REASON_LEN 160
+#define SCHED_REASON_LEN 200
 
 struct sched_job {
 	uint64_t id;
@@ -36,6 +36,7 @@ struct sched_running {
 	uint64_t gpu_mask;           /* whole GPUs held */
 	uint64_t end_ns;             /* start + time limit; UINT64_MAX when none */
 	int mig_gpu, mig_gi;         /* MIG slice held, -1 when none */
+	uint64_t slurm_job;          /* a Slurm job the pool recorded: its Slurm id (reasons name it); else 0 */
 };
 
 /* A MIG instance that exists on a GPU (the pool never changes the layout). */
@@ -50,7 +51,7 @@ struct sched_input {
 	uint64_t now_ns;
 	unsigned n;                                  /* GPUs */
 	const struct gpu_link (*link)[GPU_MAX_GPUS];
-	struct place_gpu gpu[GPU_MAX_GPUS];          /* busy is derived from running[] */
+	struct place_gpu gpu[GPU_MAX_GPUS];          /* busy and held_by_* are derived from running[] */
 	const struct sched_job *pending;             /* any order */
 	unsigned npending;
 	const struct sched_running *running;

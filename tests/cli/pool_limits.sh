@@ -3,7 +3,9 @@
 # 3-7): `wait --timeout` on a job still running (an ASan build catches a
 # freed string printed); --time in Slurm's forms only, a name that is not
 # UTF-8, `cancel -- ID`, a program path that does not exist; 100 idle
-# connections on the socket do not stall a ping (and a uid holds at most 64); ...
+# connections on the socket do not stall a ping (and a uid holds at most 64);
+# requests no GPU here can ever meet are refused at submission, a waiting
+# job's reason names who holds the GPUs, backfill and the expected start; ...
 #
 # Run by CTest (GPUCTL = the binary). By hand:
 #   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/pool_limits.sh
@@ -112,6 +114,43 @@ check "64 connections a uid: the oldest idle ones closed" jq -e '.closed >= 36' 
 check "the closed ones told why" test "$(jq -c .why "$tmp/idle.json")" = \
 	'["closed: this user holds too many connections to the pool"]'
 check "the agent still answers" "$G" queue >/dev/null
+
+# --- a request no GPU here can ever meet is refused (65), saying why
+expect_exit 65 "only 0 GPUs here have that much memory in all" submit --mem-per-gpu 200G -- true
+expect_exit 65 "asks for 9 GPUs; this server has 8" submit --gpus 9 -- true
+
+# --- a waiting job names who holds the GPUs; backfill ahead of a blocked head;
+# the head's expected start in queue
+blk=$("$G" submit --id-only --gpus 6 --time 1h --shell -- "$(hold blocker)")
+check "blocker running" wait_state "$blk" running
+head=$("$G" submit --id-only --gpus 8 -- true)
+check "the head names the blocker" wait_reason "$head" "waiting for 8 free GPUs: GPUs 0-5 held by pool job $blk"
+short=$("$G" submit --id-only --gpus 1 --time 5m --shell -- "$(hold short)")
+check "a job whose --time ends before the head can start backfills" wait_state "$short" running
+long=$("$G" submit --id-only --gpus 1 -- true)
+check "one without --time waits behind the head" wait_reason "$long" "GPUs reserved for job $head, ahead in the queue"
+start_ns=$(jobfield "$blk" start_ns)
+check "the head's expected start: the blocker's time limit" \
+	test "$("$G" queue --json | jq ".jobs[] | select(.id == $head) | .est_start_ns")" = $((start_ns + 3600 * 1000000000))
+"$G" queue >"$tmp/q.txt"
+check "queue shows the expected start" grep -qE "^ *$head .*waiting for 8 free GPUs: .*; expected start [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8}$" "$tmp/q.txt"
+release short
+"$G" cancel "$blk" "$head" "$long" >/dev/null 2>&1
+release blocker
+check "blocker ended" wait_state "$blk" cancelled
+stop_agent
+
+# --- on the shipped 8x H200, whose GPUs 0-5 run processes the pool did not
+# start: the reason names the process
+start_agent h200x8 || exit 1
+f=$("$G" submit --id-only --gpu-ids 2 -- true)
+check "a foreign process is named with its pid" wait_reason "$f" "GPU 2 runs process 48215, which the pool did not start"
+"$G" cancel "$f" >/dev/null
+stop_agent
+
+# --- on h100pcie-mig, whose only GPU is in MIG mode: a whole GPU is refused
+start_agent h100pcie-mig || exit 1
+expect_exit 65 "1 of the 1 GPUs it may use is in MIG mode" submit --gpus 1 -- true
 
 stop_agent
 finish

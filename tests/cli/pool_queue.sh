@@ -56,7 +56,7 @@ check "queue: exit 0" test $? -eq 0
 check "table: SIMULATED banner" grep -q "^\*\*\* SIMULATED" "$tmp/q.txt"
 check "table: header" grep -qE "^ *ID +USER +NAME +STATE +GPUS +PRIO +TIME +REASON$" "$tmp/q.txt"
 check "table: the running job" grep -qE "^ *$blk +[^ ]+ +blocker +running +0,1,2,3,4,5,6,7 +0 +[0-9.]+ s *$" "$tmp/q.txt"
-check "table: a pending NVLink job" grep -qE "^ *$p1 +[^ ]+ +q \"x\" \\\\ café +pending +\(2 NVLink\) +5 +waiting [0-9.]+ s +waiting for 2 NVLink-connected GPUs$" "$tmp/q.txt"
+check "table: a pending NVLink job" grep -qE "^ *$p1 +[^ ]+ +q \"x\" \\\\ café +pending +\(2 NVLink\) +5 +waiting [0-9.]+ s +waiting for 2 NVLink-connected GPUs: GPUs 0-7 held by pool job $blk$" "$tmp/q.txt"
 check "table: no name is -" grep -qE "^ *$p2 +[^ ]+ +- +pending +\(1\) +0 +waiting" "$tmp/q.txt"
 check "table: dependency reason" grep -qE "^ *$p3 .*waiting for job $blk to end$" "$tmp/q.txt"
 check "table: footer" test "$(tail -1 "$tmp/q.txt")" = "1 running, 3 pending"

@@ -75,7 +75,7 @@ static void test_h200_nvlink_sets(void **state)
 	for (unsigned i = 0; i < 4; i++)
 		g[r.gpu[i]].busy = true;
 	assert_false(place_choose(s->n, s->link, g, &four, &r));
-	assert_string_equal(r.reason, "waiting for 4 NVLink-connected GPUs");
+	assert_string_equal(r.reason, "waiting for 4 NVLink-connected GPUs: GPUs 0-7 held by a pool job");
 	free(s);
 }
 
@@ -94,7 +94,10 @@ static void test_gating(void **state)
 	struct place_request all = { .count = 8 };
 	struct place_result r;
 	assert_false(place_choose(s->n, s->link, g, &all, &r));
-	assert_string_equal(r.reason, "GPU 3 unhealthy");
+	assert_string_equal(r.reason, "GPU 3 unhealthy; GPU 5 runs a process the pool did not start");
+	g[5].foreign_pid = 4242; /* the process is named when known */
+	assert_false(place_choose(s->n, s->link, g, &all, &r));
+	assert_string_equal(r.reason, "GPU 3 unhealthy; GPU 5 runs process 4242, which the pool did not start");
 	struct place_request six = { .count = 6 };
 	assert_true(place_choose(s->n, s->link, g, &six, &r));
 	for (unsigned i = 0; i < r.count; i++) {
@@ -105,6 +108,19 @@ static void test_gating(void **state)
 	g[0].mem_free_bytes = 1ull << 30;
 	struct place_request big = { .count = 6, .mem_per_gpu = 40ull << 30 };
 	assert_false(place_choose(s->n, s->link, g, &big, &r));
+	assert_string_equal(r.reason, "waiting for 6 GPUs with 40.0 GiB free: GPU 0 has 1.0 GiB free; GPU 3 unhealthy; "
+				      "GPU 5 runs process 4242, which the pool did not start");
+	/* a reason too long for its field is cut, and says so */
+	struct place_gpu held[8] = { 0 };
+	for (unsigned i = 0; i < 8; i++) {
+		held[i].busy = true;
+		held[i].held_by_job = 1000000 + i;
+	}
+	struct place_request one = { .count = 1 };
+	assert_false(place_choose(s->n, s->link, held, &one, &r));
+	assert_int_equal(strlen(r.reason), sizeof(r.reason) - 1);
+	assert_string_equal(r.reason + sizeof(r.reason) - 4, "...");
+	assert_memory_equal(r.reason, "waiting for 1 free GPU: GPU 0 held by pool job 1000000; GPU 1", 61);
 	struct place_request five = { .count = 5, .mem_per_gpu = 40ull << 30 };
 	assert_true(place_choose(s->n, s->link, g, &five, &r));
 	for (unsigned i = 0; i < r.count; i++)
@@ -115,6 +131,38 @@ static void test_gating(void **state)
 	assert_true(place_choose(s->n, s->link, idle, &ids, &r));
 	assert_int_equal(r.gpu[0], 6);
 	assert_int_equal(r.gpu[1], 7);
+	free(s);
+}
+
+/* A request no GPU of this server can ever meet is refused at submission,
+ * saying why: GPUs in MIG mode are never whole, memory beyond any GPU's. */
+static void test_possible(void **state)
+{
+	(void)state;
+	struct snapshot *s = sim_snapshot("a100x8");
+	struct place_gpu g[8] = { 0 };
+	for (unsigned i = 0; i < 8; i++)
+		g[i].mem_total_bytes = 80ull << 30;
+	g[0].busy = g[1].unhealthy = g[2].foreign = true; /* now, not forever */
+	char why[300];
+	struct place_request eight = { .count = 8, .mem_per_gpu = 80ull << 30 };
+	assert_true(place_possible(8, s->link, g, &eight, why, sizeof(why)));
+	struct place_request too_big = { .count = 1, .mem_per_gpu = 200ull << 30 };
+	assert_false(place_possible(8, s->link, g, &too_big, why, sizeof(why)));
+	assert_string_equal(why, "asks for 200.0 GiB free on each of 1 GPU but only 0 GPUs here have that much memory "
+				 "in all (the largest: 80.0 GiB)");
+	g[6].mig_mode = g[7].mig_mode = true;
+	struct place_request seven = { .count = 7 };
+	assert_false(place_possible(8, s->link, g, &seven, why, sizeof(why)));
+	assert_string_equal(why, "asks for 7 whole GPUs but 2 of the 8 GPUs it may use are in MIG mode (the pool gives "
+				 "those out by slices only, --mig PROFILE, and never changes the MIG layout)");
+	struct place_request six = { .count = 6 }, on7 = { .count = 1, .allowed_mask = 1u << 7 };
+	assert_true(place_possible(8, s->link, g, &six, why, sizeof(why)));
+	assert_false(place_possible(8, s->link, g, &on7, why, sizeof(why)));
+	assert_non_null(strstr(why, "1 of the 1 GPUs it may use is in MIG mode"));
+	struct place_request nine = { .count = 9 };
+	assert_false(place_possible(8, s->link, g, &nine, why, sizeof(why)));
+	assert_string_equal(why, "asks for 9 GPUs; this server has 8");
 	free(s);
 }
 
@@ -176,6 +224,7 @@ int main(void)
 		cmocka_unit_test(test_l40s_keeps_pix_pair),
 		cmocka_unit_test(test_h200_nvlink_sets),
 		cmocka_unit_test(test_gating),
+		cmocka_unit_test(test_possible),
 		cmocka_unit_test(test_prefers_dense_quads),
 		cmocka_unit_test(test_large_server),
 	};

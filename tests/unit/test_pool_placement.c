@@ -36,10 +36,10 @@ static void test_h200_nvlink_and_gating(void **state)
 		for (unsigned k = i + 1; k < 4; k++)
 			assert_int_equal(s->link[out.gpu[i]][out.gpu[k]].nvlinks, 18);
 	}
-	/* seven GPUs cannot be had while two are gated; the reason names one */
+	/* seven GPUs cannot be had while two are gated; the reason names both */
 	r.count = 7;
 	assert_false(place_choose(8, LINKS(s), g, &r, &out));
-	assert_string_equal(out.reason, "GPU 2 unhealthy");
+	assert_string_equal(out.reason, "GPU 2 unhealthy; GPU 5 runs a process the pool did not start");
 	r.count = 9;
 	assert_false(place_choose(8, LINKS(s), g, &r, &out));
 	assert_non_null(strstr(out.reason, "this server has 8"));

@@ -41,6 +41,31 @@ static struct sched_job job(uint64_t id, unsigned gpus, int prio, uint64_t submi
 	return j;
 }
 
+/* A job waiting for GPUs names who holds them: a pool job, a Slurm job the
+ * pool recorded (by its Slurm id), a process the pool did not start, health. */
+static void test_reason_names_holders(void **state)
+{
+	(void)state;
+	struct sched_input in;
+	base(&in);
+	struct sched_running r[2] = {
+		{ .id = 4, .uid = 7, .gpu_mask = 0x0f, .end_ns = UINT64_MAX, .mig_gpu = -1 },
+		{ .id = 5, .uid = 8, .gpu_mask = 0x30, .end_ns = UINT64_MAX, .mig_gpu = -1, .slurm_job = 812 },
+	};
+	in.running = r;
+	in.nrunning = 2;
+	in.gpu[6].foreign = true;
+	in.gpu[6].foreign_pid = 4242;
+	in.gpu[7].unhealthy = true;
+	struct sched_job p[1] = { job(9, 1, 0, 1, 0) };
+	in.pending = p;
+	in.npending = 1;
+	struct sched_decision d[1];
+	assert_int_equal(sched_pass(&in, d), 0);
+	assert_string_equal(d[0].reason, "waiting for 1 free GPU: GPUs 0-3 held by pool job 4; GPUs 4-5 held by Slurm "
+					 "job 812; GPU 6 runs process 4242, which the pool did not start; GPU 7 unhealthy");
+}
+
 static void test_priority_then_fifo(void **state)
 {
 	(void)state;
@@ -57,7 +82,8 @@ static void test_priority_then_fifo(void **state)
 	assert_true(d[1].start);
 	assert_int_equal(d[2].job_id, 1);
 	assert_false(d[2].start);
-	assert_string_equal(d[2].reason, "waiting for 4 free GPUs");
+	/* the GPUs are named with the jobs that took them in this pass */
+	assert_string_equal(d[2].reason, "waiting for 4 free GPUs: GPUs 0-3 held by pool job 2; GPUs 4-7 held by pool job 3");
 }
 
 /* Head needs 8 GPUs; 4 are held until t=200 s. A 2-GPU job of 50 s fits
@@ -83,7 +109,7 @@ static void test_backfill_never_delays_head(void **state)
 		assert_true(d[1].place.gpu[i] >= 4);
 	assert_false(d[2].start);
 	assert_false(d[3].start);
-	assert_string_equal(d[3].reason, "GPUs reserved for a job ahead in the queue");
+	assert_string_equal(d[3].reason, "GPUs reserved for job 1, ahead in the queue");
 }
 
 /* A smaller head leaves GPUs outside its reservation to anyone. */
@@ -142,7 +168,7 @@ static void test_long_queue(void **state)
 	assert_int_equal(d[0].est_start_ns, 300 * S);
 	for (unsigned i = 1; i < N - 1; i++) {
 		assert_false(d[i].start);
-		assert_string_equal(d[i].reason, "GPUs reserved for a job ahead in the queue");
+		assert_string_equal(d[i].reason, "GPUs reserved for job 2, ahead in the queue");
 	}
 	assert_true(d[N - 1].start);
 	assert_true(d[N - 1].backfilled);
@@ -229,6 +255,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_priority_then_fifo),
+		cmocka_unit_test(test_reason_names_holders),
 		cmocka_unit_test(test_backfill_never_delays_head),
 		cmocka_unit_test(test_backfill_outside_reservation),
 		cmocka_unit_test(test_long_queue),
