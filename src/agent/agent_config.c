@@ -23,8 +23,9 @@ void agent_config_default(struct agent_config *c)
 	c->groups = MG_ALL;
 	snprintf(c->kernel_log, sizeof(c->kernel_log), "/dev/kmsg");
 	c->max_connections = 256;
-	c->per_ip_connections = 0;
+	c->per_ip_connections = 32;
 	c->connection_timeout_s = 10;
+	c->header_timeout_s = 5;
 	c->threads = 2;
 	struct leak_params lp;
 	leak_params_default(&lp);
@@ -208,6 +209,7 @@ int agent_config_set(struct agent_config *c, const char *key, const char *value,
 		{ "max_connections", &c->max_connections, 1, 65536 },
 		{ "per_ip_connections", &c->per_ip_connections, 0, 65536 },
 		{ "connection_timeout", &c->connection_timeout_s, 1, 3600 },
+		{ "header_timeout", &c->header_timeout_s, 1, 60 },
 		{ "threads", &c->threads, 1, 64 },
 	};
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {

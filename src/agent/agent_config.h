@@ -28,6 +28,7 @@ struct agent_config {
 	unsigned max_connections;      /* concurrent HTTP connections */
 	unsigned per_ip_connections;   /* 0 = no per-address limit */
 	unsigned connection_timeout_s; /* idle/slow connection closed after this */
+	unsigned header_timeout_s;     /* a request head must be complete this long after the connection opened */
 	unsigned threads;              /* HTTP worker threads */
 	/* the job pool (src/pool/pool_agent.c, docs/pool.md); off unless asked */
 	bool pool;
@@ -36,6 +37,8 @@ struct agent_config {
 	char pool_cgroup[256];         /* "" = the agent's own cgroup; "off" */
 	unsigned pool_user_gpu_limit;  /* 0 = none */
 	uint64_t pool_kill_grace_ns;   /* 0 = 10 s */
+	/* 0: the pool's default; UINT64_MAX: off (no limit, kept forever, no reserve) */
+	uint64_t pool_log_limit, pool_log_retention_ns, pool_min_free;
 	/* the memory-leak watch (src/agent/leakwatch.h, docs/agent.md) */
 	uint64_t leak_window_ns;       /* default 300 s */
 	double leak_min_rate;          /* bytes/s, default 1 MiB/min */

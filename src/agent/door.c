@@ -128,17 +128,34 @@ static int find(const struct http_door *d, int fd)
 	return -1;
 }
 
-/* A new connection: refused (closed) when the door is full or its address
- * holds its share already. */
+/* Makes room for a new connection when the door is full, or when its address
+ * holds its share already (addr non-NULL): the oldest waiting connection (of
+ * that address) goes. A client that sends its head at once waits
+ * milliseconds, so only slow ones are pushed out, and a scraper gets in
+ * however many slow clients hold the door; refusing the newcomer instead
+ * would let a client that reconnects fast keep the door for itself. */
+static void make_room(struct http_door *d, const struct sockaddr_storage *addr)
+{
+	int oldest = -1;
+	for (unsigned i = 0; i < d->n; i++)
+		if ((!addr || same_addr(&d->w[i].addr, addr)) && (oldest < 0 || d->w[i].since_ns < d->w[oldest].since_ns))
+			oldest = (int)i;
+	if (oldest >= 0)
+		drop(d, (unsigned)oldest);
+}
+
+/* A new connection: in, making room if the door is full or its address holds
+ * its share already. */
 static void admit(struct http_door *d, int fd, const struct sockaddr_storage *addr, socklen_t addrlen)
 {
+	uint64_t now = clock_mono_ns();
 	unsigned same = 0;
 	for (unsigned i = 0; i < d->n; i++)
 		same += same_addr(&d->w[i].addr, addr);
-	if (d->n == d->lim.max_waiting || (d->lim.per_ip && same >= d->lim.per_ip)) {
-		close(fd);
-		return;
-	}
+	if (d->lim.per_ip && same >= d->lim.per_ip)
+		make_room(d, addr);
+	if (d->n == d->lim.max_waiting)
+		make_room(d, NULL);
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP | EPOLLET, .data.fd = fd };
 	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
 		close(fd);
@@ -146,7 +163,7 @@ static void admit(struct http_door *d, int fd, const struct sockaddr_storage *ad
 	}
 	struct waiting *w = &d->w[d->n++];
 	w->fd = fd;
-	w->since_ns = clock_mono_ns();
+	w->since_ns = now;
 	w->addr = *addr;
 	w->addrlen = addrlen;
 	inspect(d, d->n - 1); /* what came with the connection */

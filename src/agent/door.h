@@ -9,6 +9,9 @@
  * its first byte; and the requests libmicrohttpd 0.9.75 answers wrongly (no
  * Host, a bad Content-Length: its status line and headers twice) are answered
  * here. Later requests on a kept-alive connection are libmicrohttpd's alone.
+ * When the door is full (max_waiting, or per_ip from one address), a new
+ * connection pushes out the oldest one waiting (a head sent at once waits
+ * milliseconds: only slow clients are pushed out).
  */
 #ifndef GPUCTL_AGENT_DOOR_H
 #define GPUCTL_AGENT_DOOR_H

@@ -333,7 +333,7 @@ int agent_http_start(struct agent *a, char *err, size_t errlen)
 	struct http_door_limits lim = {
 		.max_waiting = a->cfg.max_connections,
 		.per_ip = a->cfg.per_ip_connections,
-		.head_timeout_ns = (uint64_t)a->cfg.connection_timeout_s * 1000000000ull,
+		.head_timeout_ns = (uint64_t)a->cfg.header_timeout_s * 1000000000ull,
 		.head_limit = HEAD_LIMIT,
 	};
 	if (http_door_start(&a->door, lfd, a->httpd, &lim, err, errlen)) {

@@ -184,12 +184,18 @@ rc=$?
 exec 4>&-
 check "slow client dropped by the server (cat: exit $rc)" [ "$rc" -eq 0 ]
 
-# connection limit (8): 8 idle connections fill it, a ninth is refused; once they go, scrapes work
+# connection limit (8): 8 kept-alive connections fill it, a ninth is refused;
+# once they go, scrapes work. (8 silent ones do not: they wait at the door,
+# where a new connection pushes out the oldest: agent_slowloris.sh)
 check "the ninth connection is refused, and scrapes work once the others close" python3 - "$port" <<'PY'
 import socket, sys, time, urllib.request
 port = int(sys.argv[1])
-# the ninth comes after the eight in the listen queue: the server has taken them first
 held = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(8)]
+for s in held:  # one answered request each: the server holds them, kept alive
+    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    got = b""
+    while not got.endswith(b"ok\n"):
+        got += s.recv(4096)
 refused = False
 try:
     urllib.request.urlopen("http://127.0.0.1:%d/healthz" % port, timeout=1).read()

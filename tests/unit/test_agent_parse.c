@@ -31,6 +31,8 @@ static void test_config_defaults_and_file(void **state)
 	assert_int_equal(c.interval_ns, 1000000000ull);
 	assert_int_equal(c.groups, MG_ALL);
 	assert_string_equal(c.kernel_log, "/dev/kmsg");
+	assert_int_equal(c.per_ip_connections, 32); /* on by default: slow clients (docs/agent.md) */
+	assert_int_equal(c.header_timeout_s, 5);
 
 	const char *text =
 		"# comment\n"
@@ -45,6 +47,7 @@ static void test_config_defaults_and_file(void **state)
 		"stale_after = 3s\n"
 		"max_connections = 64\n"
 		"connection_timeout = 5\n"
+		"header_timeout = 2\n"
 		"slow_group_every = 5\r\n";
 	assert_int_equal(parse(&c, text, err, sizeof(err)), 0);
 	assert_string_equal(c.listen_host, "127.0.0.1");
@@ -60,6 +63,7 @@ static void test_config_defaults_and_file(void **state)
 	assert_int_equal(c.stale_after_ns, 3000000000ull);
 	assert_int_equal(c.max_connections, 64);
 	assert_int_equal(c.connection_timeout_s, 5);
+	assert_int_equal(c.header_timeout_s, 2);
 	assert_int_equal(c.slow_group_every, 5);
 }
 
