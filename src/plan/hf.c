@@ -26,7 +26,8 @@
  *              backward end: all gradients (less an untied embedding's, computed last) + one
  *              block's activations recomputed (checkpointing) or still held;
  *              optimizer step: gradients + foreach AdamW's one temporary per parameter.
- *   peak       the largest phase; in 60 of 64 cases the backward start.
+ *   peak       the largest phase; measured: backward start 57 of 64 cases, forward 3,
+ *              optimizer step 4.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -251,33 +252,46 @@ void plan_hf_train_memory(const struct plan_model *m, const struct plan_train *t
 
 /*
  * Prefill with generate(): the whole prompt in one forward (no grad), logits of the last
- * position only. Beyond the KV cache and weights, the largest block intermediate is held:
- * the residual stream, its norm and the attention output (8 x hidden, 16-bit) with the MLP's
+ * position only. Beyond the KV cache and weights, the larger of two moments is held. In the
+ * MLP: the residual stream, its norm and the attention output (8 x hidden, 16-bit) with the
  * gate, up and SiLU outputs (6 x ffn); Mixtral adds per routed copy the gathered input
  * (2 x hidden) and gate_up, SiLU and product (8 x ffn); GPT-2's GELU-tanh holds 4 ffn-wide
- * temporaries (8 x ffn + 10 x hidden). Eager attention holds, per score, the scaled and
- * masked 16-bit scores with their FP32 softmax, then the softmax with its 16-bit cast
- * (8 B), the 16-bit additive causal mask [batch, 1, seq, seq] (2 B per query and key) and
- * K and V repeated to every head (repeat_kv, 16-bit). Measured 0.5 B per score more than
- * this counts (the one eager case, -2.8%: the first of its run, whose prefill also took
- * the cuBLAS workspace, so the excess is uncertain by that much).
+ * temporaries (8 x ffn + 10 x hidden). In eager attention: the scores, per score 10 B in
+ * Llama/Qwen2/Mixtral (8 counted: the scaled and masked 16-bit scores with their FP32
+ * softmax, then its 16-bit cast; 2 not attributed) and 4.4 B in GPT-2 (softmax in 16 bits),
+ * measured on 2 Llama shapes and 1 GPT-2 (bench/RESULTS.md), with the 16-bit causal mask
+ * (2 B per query and key) and K and V repeated to every head (repeat_kv).
  */
 double plan_hf_prefill_bytes(const struct plan_model *m, double tokens, double seqs, bool eager)
 {
-	double h = m->hidden, f = m->ffn, per_tok;
-	switch (arch_of(m)) {
+	double h = m->hidden, f = m->ffn, mlp;
+	enum hf_arch a = arch_of(m);
+	switch (a) {
 	case ARCH_MOE:
-		per_tok = (8 + 2.0 * m->experts_active) * h + 8.0 * m->experts_active * f;
+		mlp = (8 + 2.0 * m->experts_active) * h + 8.0 * m->experts_active * f;
 		break;
 	case ARCH_GPT2:
-		per_tok = 10 * h + 8 * f;
+		mlp = 10 * h + 8 * f;
 		break;
 	default:
-		per_tok = 8 * h + 6 * f;
+		mlp = 8 * h + 6 * f;
 		break;
 	}
-	double b = tokens * per_tok + seqs * m->vocab * 6.0 + WORKSPACE_PREFILL;
-	if (eager)
-		b += tokens * ((tokens / seqs) * (8.0 * m->heads + 2) + 4 * (h - kv_dim(m)));
-	return b;
+	double moment = tokens * mlp;
+	if (eager) {
+		double per_score = a == ARCH_GPT2 ? 4.4 : 10;
+		double attn = tokens * (8 * h + 4 * (h - kv_dim(m))) +
+			      tokens * (tokens / seqs) * (per_score * m->heads + 2);
+		moment = fmax(moment, attn);
+	}
+	return moment + seqs * m->vocab * 6.0 + WORKSPACE_PREFILL;
+}
+
+/* A decode step at `context` tokens: SDPA with a mask takes K and V repeated to every head
+ * (repeat_kv) for one layer at a time, 16-bit (measured: Llama-3B shape, 2 x 16400 tokens,
+ * generate's peak 0.61 GB over the prefill's). */
+double plan_hf_decode_bytes(const struct plan_model *m, double seqs, double context)
+{
+	double repeated = m->kv_heads < m->heads ? 2 * 2 * seqs * context * (double)m->hidden : 0;
+	return repeated + seqs * m->vocab * 6.0 + WORKSPACE_PREFILL;
 }

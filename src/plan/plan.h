@@ -147,6 +147,8 @@ double plan_hf_activation_bytes(const struct plan_model *m, const struct plan_tr
 /* Bytes one transformers prefill of `tokens` prompt tokens in `seqs` sequences holds
  * beyond the weights and the KV cache (whole prompt in one forward, last logits only). */
 double plan_hf_prefill_bytes(const struct plan_model *m, double tokens, double seqs, bool eager);
+/* What a decode step of generate() holds beyond the weights and the KV cache at `context`. */
+double plan_hf_decode_bytes(const struct plan_model *m, double seqs, double context);
 
 /* Training FLOPs for `tokens` (6 x active params + attention, x 4/3 with full recompute). */
 double plan_train_flops(const struct plan_model *m, const struct plan_train *t, double tokens);

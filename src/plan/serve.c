@@ -93,7 +93,8 @@ int plan_serve_compute(const struct plan_model *m, const struct plan_serve *s, c
 	double per_tok = 2 * h + (m->gated_mlp ? 3 : 2) * (double)m->ffn * experts / tp;
 	double seqs_in_prefill = s->batch ? s->batch : 1;
 	if (s->hf_engine) /* transformers generate(): the whole prompt in one forward (hf.c) */
-		r->workspace = plan_hf_prefill_bytes(m, chunk / tp, seqs_in_prefill, s->eager);
+		r->workspace = fmax(plan_hf_prefill_bytes(m, chunk / tp, seqs_in_prefill, s->eager),
+				    plan_hf_decode_bytes(m, seqs_in_prefill, s->context));
 	else
 		r->workspace = chunk * per_tok * 2 + seqs_in_prefill * m->vocab * 6.0 / tp + WORKSPACE_BYTES;
 	double usable = mem_bytes * s->mem_util - s->cuda_context_bytes;
