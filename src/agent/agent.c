@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "leakwatch.h"
+#include "../device/sim.h"
 #include "metrics.h"
 #include "../pool/pool.h"
 #include "../pool/pool_agent.h"
@@ -287,12 +288,39 @@ static int render_variant(struct agent *a, struct render_scratch *s, struct publ
 	return 0;
 }
 
+/* A note on the system entry of /api/v1/health: the simulated server's
+ * run-time fault file is not applied. PASS: it judges no GPU (their verdicts
+ * are what the faults applied before make them), it says why. */
+static void note_fault_file(struct health_report *rep, const char *why)
+{
+	struct health_entity *e = &rep->system;
+	if (e->nfind >= HEALTH_MAX_FINDINGS) {
+		e->truncated = true;
+		return;
+	}
+	struct health_finding *f = &e->find[e->nfind++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->rule_id, sizeof(f->rule_id), "sim-fault-file");
+	f->metric = HM_COUNT; /* not a rules.json metric: the simulator's own input */
+	f->subsys = HS_CONFIG;
+	f->verdict = HEALTH_PASS;
+	f->action = HEALTH_ACT_NONE;
+	snprintf(f->reason, sizeof(f->reason), "the simulated server's run-time fault file is not applied");
+	snprintf(f->evidence, sizeof(f->evidence), "%.*s", (int)sizeof(f->evidence) - 1, why);
+	snprintf(f->hint, sizeof(f->hint), "fix the file (faults=); the faults it gave before, if any, stay until then");
+}
+
 /* Reads the sampler, evaluates health, renders /api/v1/health into p and the
  * variants whose bit is set in want_now (the others on request). */
 static int render_into(struct agent *a, struct render_scratch *s, struct published *p, unsigned want_now)
 {
 	uint64_t t0 = clock_mono_ns();
 	sampler_read(a->sampler, s->snap);
+	char fault_file[256] = "";
+	int fault_file_bad = s->snap->sys.simulated ? sim_fault_file_error(a->be, fault_file, sizeof(fault_file)) : -1;
+	pthread_mutex_lock(&a->mu);
+	snprintf(a->sim_fault_file_error, sizeof(a->sim_fault_file_error), "%s", fault_file);
+	pthread_mutex_unlock(&a->mu);
 	unsigned nleaks = 0;
 	if (a->leaks) {
 		/* a simulated server's pids are not this machine's */
@@ -310,6 +338,8 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 		if (health_evaluate(a->rules, s->snap, NULL, &ho, s->rep, herr, sizeof(herr)) == 0) {
 			rep = s->rep;
 			leakwatch_report(s->leaks, nleaks, s->rep);
+			if (fault_file_bad > 0)
+				note_fault_file(s->rep, fault_file);
 			for (unsigned i = 0; i < s->snap->n && i < rep->n; i++) {
 				s->mh[i].status = health_status(health_gpu_verdict(rep, i));
 				s->mh[i].valid = s->mh[i].status >= 0;
@@ -325,6 +355,7 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 	memcpy(o->labels, a->cfg.labels, sizeof(o->labels));
 	o->version = a->env.version;
 	o->kernel_log = atomic_load(&a->kernel_log);
+	o->sim_fault_file = fault_file_bad;
 	o->health = rep ? s->mh : NULL;
 	o->leaks = a->leaks ? s->leaks : NULL;
 	o->nleaks = nleaks;
@@ -652,6 +683,9 @@ void agent_get_status(struct agent *a, struct agent_status *st)
 	snprintf(st->kernel_log_error, sizeof(st->kernel_log_error), "%s", a->kernel_log_error);
 	st->health_rules = a->rules != NULL;
 	snprintf(st->health_error, sizeof(st->health_error), "%s", a->health_error);
+	pthread_mutex_lock(&a->mu);
+	snprintf(st->sim_fault_file_error, sizeof(st->sim_fault_file_error), "%s", a->sim_fault_file_error);
+	pthread_mutex_unlock(&a->mu);
 	st->renders = atomic_load(&a->renders);
 	st->scrapes = atomic_load(&a->scrapes);
 	st->expo_renders = atomic_load(&a->expo_renders);

@@ -32,6 +32,7 @@ struct agent_status {
 	char kernel_log_error[256];
 	bool health_rules;         /* the health rules loaded */
 	char health_error[256];
+	char sim_fault_file_error[256]; /* why the simulated server's run-time fault file is not applied, "" if it is */
 	uint64_t renders, scrapes;
 	uint64_t expo_renders;     /* expositions rendered (at a tick or on request) */
 	uint64_t doc_renders;      /* /api/v1/gpus documents rendered (at a tick or on request) */

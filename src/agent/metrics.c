@@ -15,7 +15,7 @@
 #include <string.h>
 
 enum metric_id {
-	M_AGENT_INFO, M_AGENT_GPUS, M_AGENT_KLOG, M_AGENT_RENDER,
+	M_AGENT_INFO, M_AGENT_GPUS, M_AGENT_KLOG, M_AGENT_RENDER, M_AGENT_SIM_FAULT_FILE,
 	M_UP, M_SAMPLE_AGE, M_SAMPLE_DURATION, M_SAMPLES, M_SAMPLE_ERRORS, M_INFO,
 	M_UTIL, M_MEM_UTIL, M_MEM_USED, M_MEM_FREE, M_MEM_TOTAL,
 	M_TEMP, M_MEM_TEMP, M_TEMP_SLOWDOWN, M_TEMP_SHUTDOWN, M_FAN,
@@ -45,6 +45,9 @@ const struct metric_desc metric_table[M_COUNT] = {
 			   "1 if the kernel log (/dev/kmsg) is readable for XID lines, 0 if not."),
 	[M_AGENT_RENDER] = G("gpuctl_agent_render_seconds", 0, "",
 			     "Time the agent took to render the previous exposition."),
+	[M_AGENT_SIM_FAULT_FILE] = G("gpuctl_agent_sim_fault_file_error", 0, "",
+				     "Simulated server: 1 if its run-time fault file (faults=) cannot be applied "
+				     "(the agent's log and /api/v1/health say why), 0 if not."),
 	[M_UP] = G("gpuctl_gpu_up", 0, "", "1 if the GPU's last sample succeeded and is fresh, 0 if it is lost, failing or stale."),
 	[M_SAMPLE_AGE] = G("gpuctl_gpu_sample_age_seconds", 0, "", "Age of the GPU's last good sample when the exposition was rendered."),
 	[M_SAMPLE_DURATION] = G("gpuctl_gpu_sample_duration_seconds", 0, "", "Time the backend calls of the last good sample took."),
@@ -129,6 +132,7 @@ void metrics_opts_default(struct metrics_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->groups = MG_ALL;
 	o->kernel_log = -1;
+	o->sim_fault_file = -1;
 }
 
 int metrics_groups_parse(const char *list, unsigned *out, char *err, size_t errlen)
@@ -432,6 +436,10 @@ static void render_agent(struct render *r)
 	if (r->o->kernel_log >= 0) {
 		open_sample(r, M_AGENT_KLOG, NO_GPU);
 		val(r, (uint64_t)r->o->kernel_log, 0);
+	}
+	if (r->o->sim_fault_file >= 0) {
+		open_sample(r, M_AGENT_SIM_FAULT_FILE, NO_GPU);
+		val(r, (uint64_t)r->o->sim_fault_file, 0);
 	}
 	if (r->o->last_render_ns) {
 		open_sample(r, M_AGENT_RENDER, NO_GPU);

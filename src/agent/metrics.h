@@ -63,6 +63,7 @@ struct metrics_opts {
 	struct metric_label labels[METRICS_MAX_LABELS];
 	const char *version;          /* gpuctl's version, for gpuctl_agent_info */
 	int kernel_log;               /* -1 not read, 0 unreadable, 1 readable */
+	int sim_fault_file;           /* -1 not simulated, 0 applied (or none), 1 not applied */
 	uint64_t last_render_ns;      /* how long the previous render took */
 	const struct metrics_health *health; /* snapshot.n entries, or NULL */
 	const struct leakwatch_leak *leaks;  /* processes the leak watch flags (nleaks of them) */

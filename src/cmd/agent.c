@@ -214,6 +214,7 @@ int cmd_agent(int argc, char **argv, struct cmd_ctx *ctx)
 	agent_config_default(&cfg);
 	bool once = false, om = false;
 	int rc = parse_args(argc, argv, ctx, &cfg, &once, &om);
+	ctx->fault_file_live = !once; /* the daemon reports a bad fault file while it runs */
 	if (!rc)
 		rc = cmd_backend(ctx); /* only once the flags are good */
 	if (rc)
@@ -261,8 +262,24 @@ int cmd_agent(int argc, char **argv, struct cmd_ctx *ctx)
 
 	sigdelset(&set, SIGPIPE);
 	int sig = 0;
-	while (sigwait(&set, &sig) != 0 || (sig != SIGINT && sig != SIGTERM))
-		;
+	/* each second: a simulated server's run-time fault file that stops (or
+	 * starts again) being applied goes to the log once, as it changes */
+	char fault_file_logged[sizeof(st.sim_fault_file_error)] = "";
+	const struct timespec second = { 1, 0 };
+	for (;;) {
+		sig = sigtimedwait(&set, NULL, &second);
+		if (sig == SIGINT || sig == SIGTERM)
+			break;
+		agent_get_status(a, &st);
+		if (strcmp(st.sim_fault_file_error, fault_file_logged) == 0)
+			continue;
+		if (st.sim_fault_file_error[0])
+			cmd_error(ctx, "agent", "%s; the faults it gave before, if any, stay", st.sim_fault_file_error);
+		else
+			cmd_error(ctx, "agent", "the fault file is applied again");
+		fflush(ctx->err);
+		snprintf(fault_file_logged, sizeof(fault_file_logged), "%s", st.sim_fault_file_error);
+	}
 	agent_stop(a);
 	fprintf(ctx->err, "gpuctl agent: stopped (signal %d)\n", sig);
 	return EXIT_OK;

@@ -20,6 +20,10 @@ struct cmd_ctx {
 	struct gpu_backend *be;
 	struct gpu_system sys;
 	struct gpu_backend be_storage; /* what cmd_backend() points be at */
+	/* The command runs on (the agent): a simulated server's run-time fault
+	 * file that cannot be applied is reported while it runs, not an exit 65
+	 * when the backend opens (one-shot commands). */
+	bool fault_file_live;
 };
 
 /* Opens the backend the context asks for (sim, or NVML with the --or-sim fallback)

@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "../device/sim.h"
+
 void cmd_error(const struct cmd_ctx *ctx, const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -40,6 +42,13 @@ int cmd_open_backend(struct cmd_ctx *ctx, struct gpu_backend *be)
 		if (rc != GPU_OK) {
 			cmd_error(ctx, NULL, "%s", err.msg);
 			return rc == GPU_EDATA ? EXIT_DATAERR : rc == GPU_EINVAL ? EXIT_USAGE : EXIT_NOINPUT;
+		}
+		/* a run-time fault file that is not applied: before the command
+		 * starts, not a PASS on a server without the faults meant */
+		if (!ctx->fault_file_live && sim_fault_file_error(be, err.msg, sizeof(err.msg))) {
+			cmd_error(ctx, NULL, "%s", err.msg);
+			gpu_backend_close(be);
+			return EXIT_DATAERR;
 		}
 	} else {
 		char nvml_arg[4096] = "";

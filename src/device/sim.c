@@ -141,26 +141,29 @@ static void reload_fault_file(struct gpu_backend *be, struct sim_state *st)
 		snprintf(st->fault_err, sizeof(st->fault_err), "%s", msg);
 		return;
 	}
-	struct sim_fault list[SIM_MAX_FAULTS];
 	struct gpu_err err = { "" };
-	int n = len == 0 ? 0 : sim_faults_parse(buf, len, st->fault_path, list, SIM_MAX_FAULTS, &err);
+	int rc = sim_fault_file_apply(st, buf, len, now, &err);
 	free(buf);
+	snprintf(st->fault_err, sizeof(st->fault_err), "%s", rc ? err.msg : "");
+}
+
+int sim_fault_file_apply(struct sim_state *st, const char *buf, size_t len, uint64_t now_ns, struct gpu_err *err)
+{
+	struct sim_fault list[SIM_MAX_FAULTS];
+	int n = len == 0 ? 0 : sim_faults_parse(buf, len, st->fault_path, list, SIM_MAX_FAULTS, err);
+	if (n < 0)
+		return n;
 	for (int i = 0; i < n; i++) {
 		struct gpu_err why = { "" };
 		if (sim_fault_check(st, &list[i], &why) != 0) {
-			gpu_err_set(&err, "fault file '%.100s': faults[%d]: %.140s", st->fault_path, i, why.msg);
-			n = GPU_EDATA;
-			break;
+			gpu_err_set(err, "fault file '%.100s': faults[%d]: %.140s", st->fault_path, i, why.msg);
+			return GPU_EDATA;
 		}
 	}
-	if (n < 0) {
-		snprintf(st->fault_err, sizeof(st->fault_err), "%s", err.msg);
-		return;
-	}
-	end_faults(st, SIM_FROM_FILE, now);
+	end_faults(st, SIM_FROM_FILE, now_ns);
 	for (int i = 0; i < n; i++)
-		add_fault(st, &list[i], SIM_FROM_FILE, now);
-	st->fault_err[0] = '\0';
+		add_fault(st, &list[i], SIM_FROM_FILE, now_ns);
+	return 0;
 }
 
 /* ---- entering and leaving a call ---- */

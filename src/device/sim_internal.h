@@ -90,6 +90,11 @@ int sim_server_replicate(struct sim_server *srv, unsigned n, struct gpu_err *err
 int sim_state_build(struct sim_state *st, struct gpu_err *err);
 /* Whether the modelled GPU can show the fault; 0 or GPU_EUNSUPPORTED/EINVAL. */
 int sim_fault_check(const struct sim_state *st, const struct sim_fault *f, struct gpu_err *err);
+/* The run-time fault file's text (buf, len bytes; empty: no faults) parsed,
+ * checked against the server and, when every fault is good, made the file's
+ * faults from now_ns on (the previous ones end). Returns 0, or < 0 with a
+ * one-line message naming st->fault_path, the previous faults kept. Lock held. */
+int sim_fault_file_apply(struct sim_state *st, const char *buf, size_t len, uint64_t now_ns, struct gpu_err *err);
 
 /* sim_model.c: all called with st->lock held; pure functions of state and time. */
 const struct sim_fault_rec *sim_find_active(const struct sim_state *st, unsigned gpu,

@@ -152,6 +152,7 @@ static void full_opts(struct metrics_opts *o)
 	metrics_opts_default(o);
 	o->version = "0.1.0";
 	o->kernel_log = 1;
+	o->sim_fault_file = 1;
 	o->last_render_ns = 1200000;
 	o->health = health2;
 	o->leaks = leak1;
