@@ -189,15 +189,24 @@ int plan_serve_cmd(struct pctx *p, int argc, char **argv)
 			fprintf(f, "prefill bound (compute, %.1f TFLOP/s x %u): %.0f tokens/s\n", peak, s.tp, r.prefill_tok_s);
 		fprintf(f, "\n");
 		table_print(tb, f);
+		char chunked[160];
+		snprintf(chunked, sizeof(chunked), "engine chunked: (2 x hidden + %u x ffn) x 2 bytes per prefill token "
+			 "(measured 20 x hidden on GPT-2) + 80 MiB.", m.gated_mlp ? 3 : 2);
 		if (p->explain)
 			fprintf(f, "\nHow this was computed (docs/plan.md): KV per token = 2 x layers %u x kv_heads %u x head_dim %u x "
 				   "%g bytes; per GPU kv_heads/tp (at least 1). Weights: INT8/INT4/FP8 for the blocks' linear "
-				   "layers, 16-bit embeddings and head, INT4 + one FP16 scale per 128 weights. Workspace: "
-				   "(2 x hidden + %u x ffn) x 2 bytes per prefill token (measured 20 x hidden on GPT-2) + 80 MiB. "
+				   "layers, 16-bit embeddings and head, INT4 + one FP16 scale per 128 weights. Workspace: %s "
 				   "Decode <= batch x bandwidth / (weights + KV of every sequence); prefill <= GPUs x peak / "
 				   "(2 x active params + 2 x layers x context x hidden). Budget = memory x mem-util - %.2f GB "
 				   "CUDA context - weights - workspace.\n",
-				m.layers, m.kv_heads, plan_model_head_dim(&m), plan_prec_bytes(s.kvprec), m.gated_mlp ? 3 : 2,
+				m.layers, m.kv_heads, plan_model_head_dim(&m), plan_prec_bytes(s.kvprec),
+				s.hf_engine ? "engine hf (transformers generate, the whole prompt in one forward): the larger of "
+					      "the MLP's intermediates (Llama/Qwen2 8 x hidden + 6 x ffn, Mixtral (8 + 2k) x hidden "
+					      "+ 8k x ffn, GPT-2 10 x hidden + 8 x ffn, 16-bit, per prompt token) and, with eager "
+					      "attention, the scores (10 B each; GPT-2 4.4 B) + the causal mask, or a decode step's "
+					      "K and V repeated to every head; + 34 MiB cuBLAS workspace (measured on an H200 with "
+					      "transformers 5.17: 14 cases within 4.6%, bench/RESULTS.md)."
+					    : chunked,
 				s.cuda_context_bytes / 1e9);
 	}
 	table_free(tb);
