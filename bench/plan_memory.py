@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""plan_memory.py - measure what `gpuctl plan` predicts: peak GPU memory and step time.
+"""plan_memory.py - measure what `gpuctl plan --framework pytorch` predicts: peak GPU memory and step time.
+(Hugging Face transformers models, the default framework: bench/hf_plan_memory.py.)
 
 Builds GPT-2 small/medium/large with plain torch.nn modules (random weights, no downloads),
 trains a few AdamW steps in FP32 and in BF16 autocast, with and without activation
