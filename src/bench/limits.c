@@ -85,7 +85,9 @@ int bench_datasheet_limit(const struct cat_gpu *g, const struct bench_result *r,
 		double tf = fma_tflops(g, v, &fig);
 		return set_limit(tf * tf_to_unit, limit, what, whatlen, g->key, fig, r->unit);
 	}
-	if ((strcmp(s, "compute") == 0 || strcmp(s, "gemm") == 0 || strcmp(s, "sustained") == 0) && flops) {
+	/* a training step's TFLOP/s over its precision's tensor peak is its MFU */
+	if ((strcmp(s, "compute") == 0 || strcmp(s, "gemm") == 0 || strcmp(s, "sustained") == 0 ||
+	     strcmp(s, "train") == 0) && flops) {
 		double tf = gemm_tflops(g, v[0] ? v : "fp32", &fig);
 		return set_limit(tf * tf_to_unit, limit, what, whatlen, g->key, fig, r->unit);
 	}

@@ -8,7 +8,7 @@
 #include <string.h>
 
 static const char *const suite_names[BENCH_NSUITES] = {
-	"copy", "memory", "compute", "gemm", "p2p", "nccl", "apps", "sustained", "host",
+	"copy", "memory", "compute", "gemm", "p2p", "nccl", "apps", "sustained", "host", "train",
 };
 
 const char *bench_suite_name(unsigned bit)
@@ -37,7 +37,7 @@ int bench_suites_parse(const char *spec, unsigned *mask, char *err, size_t errle
 				bit = 1u << i;
 		if (!bit) {
 			snprintf(err, errlen, "unknown suite '%.*s' (copy, memory, compute, gemm, p2p, nccl, apps, "
-				 "sustained, host, all)", (int)len, p);
+				 "sustained, host, train, all)", (int)len, p);
 			return -1;
 		}
 		*mask |= bit;
@@ -119,6 +119,20 @@ struct bench_result *bench_new(struct bench_ctx *c, const char *suite, const cha
 		return NULL;
 	}
 	r->gpu = slot >= 0 ? c->plan->gpu[slot] : -1;
+	return r;
+}
+
+struct bench_result *bench_start(struct bench_ctx *c, const char *suite, const char *test, const char *variant, int slot)
+{
+	struct bench_result *r = bench_new(c, suite, test, variant, slot);
+	if (r && c->hung[slot]) {
+		bench_result_fail(r, BS_SKIPPED, "GPU %d timed out in an earlier test", r->gpu);
+		if (c->hooks->done)
+			c->hooks->done(c->hooks->arg, r);
+		return NULL;
+	}
+	if (r)
+		bench_tel_begin(c, &slot, 1);
 	return r;
 }
 
@@ -213,7 +227,7 @@ int bench_run_plan(const struct gk_api *api, const struct bench_plan *plan, cons
 	struct bench_ctx c = { .api = api, .plan = plan, .hooks = hooks, .run = run };
 	static void (*const runners[BENCH_NSUITES])(struct bench_ctx *) = {
 		bench_suite_copy, bench_suite_memory, bench_suite_compute, bench_suite_gemm, bench_suite_p2p,
-		bench_suite_nccl, bench_suite_apps, bench_suite_sustained, bench_suite_host,
+		bench_suite_nccl, bench_suite_apps, bench_suite_sustained, bench_suite_host, bench_suite_train,
 	};
 	/* host first: it measures the CPU side while the GPUs are idle */
 	if (plan->suites & BENCH_HOST)

@@ -30,9 +30,10 @@ enum bench_suite {
 	BENCH_APPS = 1u << 6,      /* SpMV, Lennard-Jones, BVH ray traversal vs the CPU */
 	BENCH_SUSTAINED = 1u << 7, /* minutes of GEMM load with telemetry each second */
 	BENCH_HOST = 1u << 8,      /* host memory copy bandwidth (the CPU side of claim C6) */
-	BENCH_ALL_SUITES = 0x1ffu
+	BENCH_TRAIN = 1u << 9,     /* GPT-2 training step per precision (claim C3) */
+	BENCH_ALL_SUITES = 0x3ffu
 };
-#define BENCH_NSUITES 9
+#define BENCH_NSUITES 10
 
 /* The suites run when none is named: everything but `sustained` (minutes). */
 #define BENCH_DEFAULT_SUITES (BENCH_ALL_SUITES & ~BENCH_SUSTAINED)
@@ -57,6 +58,8 @@ struct bench_plan {
 	double sustained_s;          /* per GPU; 0 = 60 s */
 	double test_timeout_s;       /* per call; 0 = 120 s */
 	int cpu_threads;             /* host threads for CPU references (>= 1) */
+	char train_model[8];         /* train: GPT-2 preset; "" = 124M (and --full adds 350M, 774M) */
+	int grad_accum;              /* train: micro-batches per optimizer step; 0 = 1 */
 	uint64_t seed;
 };
 

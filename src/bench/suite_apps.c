@@ -20,16 +20,12 @@ void bench_suite_apps(struct bench_ctx *c)
 	int threads = c->plan->cpu_threads > 0 ? c->plan->cpu_threads : 1;
 	for (int which = 0; which < 3; which++) {
 		static const char *const names[] = { "spmv", "lj", "bvh" };
-		struct bench_result *r = bench_new(c, "apps", names[which], "", slot);
-		if (!r)
-			return;
-		if (c->hung[slot]) {
-			bench_result_fail(r, BS_SKIPPED, "GPU %d timed out in an earlier test", r->gpu);
-			if (c->hooks->done)
-				c->hooks->done(c->hooks->arg, r);
+		struct bench_result *r = bench_start(c, "apps", names[which], "", slot);
+		if (!r) {
+			if (c->oom)
+				return;
 			continue;
 		}
-		bench_tel_begin(c, &slot, 1);
 		struct gk_common com = bench_common(c, slot);
 		struct gk_result g;
 		struct kref_app_run out = { 0 };

@@ -15,27 +15,10 @@
 #define MiB (1ull << 20)
 #define GiB (1ull << 30)
 
-/* A result for slot, or NULL (out of memory, or the GPU hung earlier: then
- * the result is recorded as skipped and NULL returned). */
-static struct bench_result *start(struct bench_ctx *c, const char *suite, const char *test, const char *variant,
-				  int slot)
-{
-	struct bench_result *r = bench_new(c, suite, test, variant, slot);
-	if (r && c->hung[slot]) {
-		bench_result_fail(r, BS_SKIPPED, "GPU %d timed out in an earlier test", r->gpu);
-		if (c->hooks->done)
-			c->hooks->done(c->hooks->arg, r);
-		return NULL;
-	}
-	if (r)
-		bench_tel_begin(c, &slot, 1);
-	return r;
-}
-
 static void copy_one(struct bench_ctx *c, int slot, const char *test, const char *variant, int dir, int host_mem,
 		     int engine, bool async, bool overlap, uint64_t bytes)
 {
-	struct bench_result *r = start(c, "copy", test, variant, slot);
+	struct bench_result *r = bench_start(c, "copy", test, variant, slot);
 	if (!r)
 		return;
 	r->size_bytes = bytes;
@@ -76,7 +59,7 @@ void bench_suite_copy(struct bench_ctx *c)
 static const struct bench_result *mem_one(struct bench_ctx *c, int slot, int op, uint64_t bytes, bool runtime_copy,
 					  const char *variant)
 {
-	struct bench_result *r = start(c, "memory", kmod_mem_op_name(op), variant, slot);
+	struct bench_result *r = bench_start(c, "memory", kmod_mem_op_name(op), variant, slot);
 	if (!r)
 		return NULL;
 	r->size_bytes = bytes;
@@ -199,7 +182,7 @@ void bench_suite_memory(struct bench_ctx *c)
  * name it so), FP8 "cublaslt" as before. */
 static void gemm_one(struct bench_ctx *c, int slot, int prec, int dim)
 {
-	struct bench_result *r = start(c, "compute", prec == GK_FP8_E4M3 ? "cublaslt" : "cublas", kmod_prec_name(prec), slot);
+	struct bench_result *r = bench_start(c, "compute", prec == GK_FP8_E4M3 ? "cublaslt" : "cublas", kmod_prec_name(prec), slot);
 	if (!r)
 		return;
 	r->m = r->n = r->k = (unsigned)dim;
@@ -221,7 +204,7 @@ void bench_suite_compute(struct bench_ctx *c)
 	for (unsigned s = 0; s < c->plan->ngpus; s++) {
 		int slot = (int)s;
 		for (unsigned i = 0; i < sizeof(fma_prec) / sizeof(fma_prec[0]); i++) {
-			struct bench_result *r = start(c, "compute", "fma", kmod_prec_name(fma_prec[i]), slot);
+			struct bench_result *r = bench_start(c, "compute", "fma", kmod_prec_name(fma_prec[i]), slot);
 			if (!r)
 				continue;
 			struct gk_fma_args a = { .c = bench_common(c, slot), .prec = fma_prec[i] };
@@ -250,7 +233,7 @@ void bench_suite_gemm(struct bench_ctx *c)
 		int slot = (int)s;
 		for (unsigned d = 0; d < ndims; d++) {
 			for (unsigned i = 0; i < 3; i++) {
-				struct bench_result *r = start(c, "gemm", own[i].name, "fp32", slot);
+				struct bench_result *r = bench_start(c, "gemm", own[i].name, "fp32", slot);
 				if (!r)
 					continue;
 				r->m = r->n = r->k = (unsigned)dims[d];
@@ -262,7 +245,7 @@ void bench_suite_gemm(struct bench_ctx *c)
 				bench_finish(c, r, rc, &g, BM_TFLOPS, NAN, &slot, 1);
 			}
 			/* cuBLAS FP32 (no TF32) at the same size, the yardstick */
-			struct bench_result *r = start(c, "gemm", "cublas", "fp32", slot);
+			struct bench_result *r = bench_start(c, "gemm", "cublas", "fp32", slot);
 			if (!r)
 				continue;
 			r->m = r->n = r->k = (unsigned)dims[d];

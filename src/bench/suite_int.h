@@ -17,6 +17,9 @@ struct bench_ctx {
 struct gk_common bench_common(struct bench_ctx *c, int slot);
 /* A new result for GPU slot (or -1); NULL when out of memory. */
 struct bench_result *bench_new(struct bench_ctx *c, const char *suite, const char *test, const char *variant, int slot);
+/* A result for slot with its telemetry begun, or NULL: out of memory (c->oom),
+ * or the GPU hung earlier (the result is recorded as skipped). */
+struct bench_result *bench_start(struct bench_ctx *c, const char *suite, const char *test, const char *variant, int slot);
 /* Telemetry around a call on slots[0..n). */
 void bench_tel_begin(struct bench_ctx *c, const int *slots, unsigned n);
 /* Turns a module answer into r: samples and figure on success, FAILED/SKIPPED
@@ -40,5 +43,6 @@ void bench_suite_nccl(struct bench_ctx *c);
 void bench_suite_apps(struct bench_ctx *c);
 void bench_suite_sustained(struct bench_ctx *c);
 void bench_suite_host(struct bench_ctx *c);
+void bench_suite_train(struct bench_ctx *c);
 
 #endif

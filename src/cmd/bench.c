@@ -17,6 +17,7 @@
 
 #include "../bench/output.h"
 #include "../bench/results_file.h"
+#include "../kernels_host/train_ref.h"
 #include "bench_measure.h"
 
 struct bench_opts {
@@ -37,12 +38,14 @@ static void usage(FILE *out)
 		"limit and the ratio; clocks, power, temperature and throttle reasons kept per test.\n\n"
 		"  --quick             the default suites, short sweeps (under a minute on one H200)\n"
 		"  --full              size and shape sweeps, and the sustained load (minutes)\n"
-		"  -s, --suite LIST    copy,memory,compute,gemm,p2p,nccl,apps,sustained,host or all\n"
+		"  -s, --suite LIST    copy,memory,compute,gemm,p2p,nccl,apps,sustained,host,train or all\n"
 		"                      (default: all but sustained; --full adds sustained)\n"
 		"  -i, --id GPUS       GPUs to test: 0,1 / 0-3 / UUID / PCI bus id (default: all)\n"
 		"  --size LIST         transfer sizes for copy/memory/p2p/nccl, e.g. 4K,1M,1G\n"
 		"  --iters N           timed samples per test (10..128; default 10, --full 20)\n"
 		"  --sustained-seconds S   length of the sustained load per GPU (default 60)\n"
+		"  --model NAME        train: GPT-2 124M (default), 350M or 774M\n"
+		"  --grad-accum N      train: micro-batches of 16 x 1024 tokens per step (1..64, default 1)\n"
 		"  --min-ratio R       exit 1 when a result is under R x datasheet; SUITE=R per suite\n"
 		"  --timeout S         per-test deadline in seconds (default 120)\n"
 		"  --warmup N          untimed runs before the samples (default: the module's)\n"
@@ -68,7 +71,7 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct bench_opts *o)
 {
 	enum { O_FULL = 256, O_QUICK, O_SIZE, O_ITERS, O_MINR, O_JSON, O_CSV, O_SAVE, O_RESULTS, O_KERNELS,
-	       O_SUST, O_TIMEOUT, O_WARMUP, O_SEED };
+	       O_SUST, O_TIMEOUT, O_WARMUP, O_SEED, O_MODEL, O_ACCUM };
 	static const struct option lo[] = {
 		{ "full", no_argument, 0, O_FULL }, { "quick", no_argument, 0, O_QUICK },
 		{ "suite", required_argument, 0, 's' }, { "id", required_argument, 0, 'i' },
@@ -78,6 +81,7 @@ static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct bench_o
 		{ "csv", no_argument, 0, O_CSV }, { "save", required_argument, 0, O_SAVE },
 		{ "results", required_argument, 0, O_RESULTS }, { "kernels", required_argument, 0, O_KERNELS },
 		{ "sustained-seconds", required_argument, 0, O_SUST }, { "timeout", required_argument, 0, O_TIMEOUT },
+		{ "model", required_argument, 0, O_MODEL }, { "grad-accum", required_argument, 0, O_ACCUM },
 		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	char err[256];
@@ -137,6 +141,22 @@ static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct bench_o
 				return EXIT_USAGE;
 			}
 			o->plan.test_timeout_s = (double)v;
+			break;
+		case O_MODEL: {
+			struct gk_train_cfg m;
+			if (ktrain_preset(optarg, &m) != 0 || strcmp(optarg, "tiny") == 0) {
+				cmd_error(ctx, "bench", "unknown --model '%s' (124M, 350M, 774M)", optarg);
+				return EXIT_USAGE;
+			}
+			snprintf(o->plan.train_model, sizeof(o->plan.train_model), "%s", optarg);
+			break;
+		}
+		case O_ACCUM:
+			if (parse_int(optarg, 1, 64, &v) != 0) {
+				cmd_error(ctx, "bench", "bad --grad-accum '%s' (want 1..64)", optarg);
+				return EXIT_USAGE;
+			}
+			o->plan.grad_accum = (int)v;
 			break;
 		case O_MINR:
 			if (bench_thresholds_parse(&o->thr, optarg, err, sizeof(err)) != 0) {

@@ -115,9 +115,9 @@ static void test_claims(void **state)
 	e = eval_of(f, "C2");
 	assert_float_equal(e->ours, 8.7713 / 5.7157, 1e-3);
 	assert_string_equal(e->ours_text, "1.53x");
-	/* C3: cuBLAS BF16 794.6 vs FP32 50.79 TFLOP/s */
+	/* C3: a training step's BF16 / FP32 speed-up; this file predates the train suite */
 	e = eval_of(f, "C3");
-	assert_float_equal(e->ours, 794.62 / 50.792, 1e-2);
+	assert_true(isnan(e->ours));
 	/* C4: the NVLink copy (394.6 GB/s) over the host-staged one (52.16 GB/s) */
 	e = eval_of(f, "C4");
 	assert_float_equal(e->ours, 394.6 / 52.161, 1e-2);
@@ -145,6 +145,32 @@ static void test_claims(void **state)
 	assert_string_equal(none[0].ours_text, "not measured");
 	assert_string_equal(none[0].note, "simulated server");
 	assert_true(isnan(none[1].ratio));
+}
+
+/* C3 from two train rows: BF16 and FP32 steps of the same model and batch. */
+static void test_claim_c3_from_training(void **state)
+{
+	const struct fixture *f = *state;
+	struct bench_run run;
+	bench_run_init(&run);
+	static const char *const precs[] = { "bf16", "fp32" };
+	static const double step_ms[] = { 55.06, 323.18 };
+	for (int i = 0; i < 2; i++) {
+		struct bench_result *r = bench_run_add(&run, "train", "124M", precs[i]);
+		assert_non_null(r);
+		r->gpu = 0;
+		r->verified = true;
+		double ms[10];
+		for (int j = 0; j < 10; j++)
+			ms[j] = step_ms[i];
+		assert_int_equal(bench_result_set_samples(r, BM_TFLOPS, ms, 10, 0, 14.09e12, NAN), 0);
+	}
+	struct claim_eval evals[CLAIMS_MAX];
+	claims_evaluate(&f->claims, &run, NULL, evals);
+	for (unsigned i = 0; i < f->claims.n; i++)
+		if (!strcmp(evals[i].claim->id, "C3"))
+			assert_float_equal(evals[i].ours, 323.18 / 55.06, 1e-6);
+	bench_run_free(&run);
 }
 
 static void test_claims_parse_errors(void **state)
@@ -398,6 +424,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixture_is_marked),
 		cmocka_unit_test(test_claims),
+		cmocka_unit_test(test_claim_c3_from_training),
 		cmocka_unit_test(test_claims_parse_errors),
 		cmocka_unit_test(test_chart_data),
 		cmocka_unit_test(test_text),
