@@ -1,7 +1,8 @@
 /*
  * hf.c - training and prefill memory of Hugging Face `transformers` models (framework
  * "transformers"): what bench/hf_plan_memory.py measured on an H200 (transformers 5.17,
- * torch 2.11, bench/runs/2026-12-01-plan-hf, 64 training and 10 serving cases).
+ * torch 2.11, bench/runs/2026-12-01-plan-hf: 64 training and 9 generation cases, and 19 + 5
+ * held out).
  *
  * The training loop modelled is the Trainer's: loss = model(input_ids, labels=...).loss
  * (the output, and with it the logits, dropped before backward), use_cache off, HF's
@@ -13,7 +14,7 @@
  * saved-tensor inventory (torch.autograd.graph.saved_tensors_hooks) of the first forward,
  * grouped by width, which equals the memory held after the forward in every case (to 0.2%).
  *
- *   resident   weights + optimizer states (+ DDP buckets) + 80 MiB cuBLAS workspace
+ *   resident   weights + optimizer states (+ DDP buckets) + two 32 MiB cuBLAS workspaces
  *   saved      blocks x tokens x (per-block inventory) + final norm/head input + the loss's
  *              FP32 log-probabilities (4 x vocab per token: ForCausalLMLoss upcasts the logits
  *              and log_softmax keeps its output) + under AMP the 16-bit weight copies autocast
