@@ -2,7 +2,9 @@
  * health.c - `gpuctl health`: passive checks in seconds, no GPU work.
  *
  * Two snapshots a window apart (default 1 s) with the XID events of the
- * window between them, evaluated by the rules engine (src/health/). Output:
+ * window between them, evaluated by the rules engine (src/health/), and the
+ * processes' GPU memory sampled through the window for the agent's leak rule
+ * (src/agent/leakwatch.h, over the window instead of leak_window). Output:
  * a table or --json; exit 0 healthy, 1 warnings, 2 failure, 69 could not
  * check - fit for Slurm's HealthCheckProgram and prolog/epilog (docs/health.md).
  */
@@ -13,6 +15,7 @@
 #include <time.h>
 
 #include "health_cmd.h"
+#include "../agent/leakwatch.h"
 #include "../core/data_path.h"
 #include "../core/gpu_select.h"
 #include "../core/json_util.h"
@@ -35,18 +38,48 @@ static void count_xid(struct gpu_view *g, uint64_t code, uint64_t when_ns)
 	}
 }
 
+/* The leak rule over the window: every process's GPU memory, sampled this
+ * often through it (leakwatch keeps samples window/32 apart, judges from 5). */
+#define LEAK_SAMPLES_PER_WINDOW 16
+
+/* Feeds every GPU's process list, read now, to the leak watch: a snapshot of
+ * those lists alone (views with their processes and sample time). */
+static void feed_processes(struct gpu_backend *be, struct snapshot *lists, unsigned n, struct leakwatch *lw)
+{
+	uint64_t now = gpu_backend_now_ns(be);
+	lists->n = n;
+	for (unsigned i = 0; i < n; i++) {
+		struct gpu_view *v = &lists->gpu[i];
+		struct gpu_err err = { "" };
+		v->up = be->ops->processes(be, i, v->procs, GPU_MAX_PROCS, &v->nproc, &err) == GPU_OK;
+		if (v->nproc > GPU_MAX_PROCS)
+			v->nproc = GPU_MAX_PROCS;
+		v->last_ok_ns = v->s.timestamp_ns = now;
+	}
+	leakwatch_update(lw, lists, NULL, NULL);
+}
+
 /* Waits out the window while collecting XID events into views[] (indexed by
- * GPU). Returns true when the backend could deliver events at all. */
-static bool watch_events(struct gpu_backend *be, double window_s, struct gpu_view *views, unsigned n)
+ * GPU) and, with lw, feeding the process lists to it. Returns true when the
+ * backend could deliver events at all. */
+static bool watch_events(struct gpu_backend *be, double window_s, struct gpu_view *views, unsigned n,
+			 struct leakwatch *lw, struct snapshot *lists)
 {
 	const struct gpu_backend_ops *ops = be->ops;
-	uint64_t end = clock_mono_ns() + (uint64_t)(window_s * 1e9);
+	uint64_t start = clock_mono_ns(), end = start + (uint64_t)(window_s * 1e9);
+	uint64_t every = (end - start) / LEAK_SAMPLES_PER_WINDOW, next_lists = start + every;
 	bool ok = ops->poll_events != NULL;
 	for (;;) {
 		uint64_t now = clock_mono_ns();
 		if (now >= end)
 			break;
+		if (lw && now >= next_lists) {
+			feed_processes(be, lists, n, lw);
+			next_lists += every;
+		}
 		unsigned ms = (unsigned)((end - now + 999999) / 1000000);
+		if (lw && next_lists < end && (next_lists - now + 999999) / 1000000 < ms)
+			ms = (unsigned)((next_lists > now ? next_lists - now : 0) / 1000000 + 1);
 		if (!ok) {
 			struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
 			nanosleep(&ts, NULL);
@@ -96,13 +129,35 @@ int health_run_collect(struct cmd_ctx *ctx, const char *cmd, struct health_run *
 	struct gpu_view events[GPU_MAX_GPUS];
 	memset(events, 0, sizeof(events));
 	hr->xids_collected = false;
+	/* the agent's leak thresholds, judged over this window (not its leak_window) */
+	struct leakwatch *lw = NULL;
+	struct snapshot *lists = NULL;
+	if (window_s > 0 && ctx->be->ops->processes) {
+		struct leak_params lp;
+		leak_params_default(&lp);
+		lp.min_window_s = window_s * 0.9; /* the samples' span: a little less than the window */
+		lw = leakwatch_new(&lp);
+		lists = calloc(1, sizeof(*lists));
+		if (!lw || !lists) {
+			free(lw);
+			free(lists);
+			free(first);
+			cmd_error(ctx, cmd, "out of memory");
+			return EXIT_SOFTWARE;
+		}
+		leakwatch_update(lw, first, NULL, NULL);
+	}
 	if (window_s > 0)
-		hr->xids_collected = watch_events(ctx->be, window_s, events, first->n);
+		hr->xids_collected = watch_events(ctx->be, window_s, events, first->n, lw, lists);
+	free(lists);
 	struct snapshot *second = window_s > 0 ? cmd_take_snapshot(ctx, cmd, GPU_GRP_ALL, &rc) : first;
 	if (!second) {
+		free(lw);
 		free(first);
 		return rc;
 	}
+	if (lw)
+		leakwatch_update(lw, second, NULL, NULL);
 	hr->now = *second;
 	hr->have_prev = second != first;
 	if (hr->have_prev)
@@ -116,14 +171,18 @@ int health_run_collect(struct cmd_ctx *ctx, const char *cmd, struct health_run *
 	}
 	hr->opts.xids_unknown = !hr->xids_collected;
 	rc = cmd_select_gpus(ctx, cmd, &hr->now, id_spec, &hr->mask);
-	if (rc != EXIT_OK)
-		return rc;
-	if (health_evaluate(&hr->rules, &hr->now, hr->have_prev ? &hr->prev : NULL, &hr->opts, &hr->rep, err,
-			    sizeof(err)) != 0) {
+	if (rc == EXIT_OK && health_evaluate(&hr->rules, &hr->now, hr->have_prev ? &hr->prev : NULL, &hr->opts,
+					     &hr->rep, err, sizeof(err)) != 0) {
 		cmd_error(ctx, cmd, "%s", err);
-		return EXIT_SOFTWARE;
+		rc = EXIT_SOFTWARE;
 	}
-	return EXIT_OK;
+	if (rc == EXIT_OK && lw) {
+		struct leakwatch_leak leaks[32];
+		unsigned n = leakwatch_leaks(lw, leaks, 32);
+		leakwatch_report(leaks, n < 32 ? n : 32, &hr->rep);
+	}
+	free(lw);
+	return rc;
 }
 
 enum health_verdict health_run_verdict(const struct health_run *hr)
