@@ -1,7 +1,8 @@
 /* test_plan_hf.c - the transformers memory model (src/plan/hf.c) against every case
- * bench/hf_plan_memory.py measured on an H200 (tests/data/plan-hf-measured.jsonl, a copy
- * of bench/runs/2026-12-01-plan-hf/cases.jsonl): each training peak within +5% / -3%,
- * each serving peak within 5%, the KV cache per token exact. */
+ * bench/hf_plan_memory.py measured on an H200 (tests/data/plan-hf-measured.jsonl and the
+ * held-out plan-hf-holdout.jsonl, copies of bench/runs/2026-12-01-plan-hf/cases.jsonl and
+ * holdout.jsonl): each training peak within +5% / -3% and its phase, each prefill and
+ * generate peak within 5%, the KV cache per token exact. PLAN_HF_VERBOSE=1 prints every case. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
