@@ -43,7 +43,12 @@ __host__ __device__ static inline float start_value(unsigned tid, int c)
 #define FMA_F64(x, a, b) fma(x, a, b)
 #define FMA_F32(x, a, b) fmaf(x, a, b)
 #define FMA_H2(x, a, b) __hfma2(x, a, b)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+/* no BF16 arithmetic before sm_80: fma_inner never launches k_fma_b2 there */
+#define FMA_B2(x, a, b) (x)
+#else
 #define FMA_B2(x, a, b) __hfma2(x, a, b)
+#endif
 #define OUT_1(p, v) (*(p) = (float)(v))
 #define OUT_H2(p, v) ((p)[0] = __low2float(v), (p)[1] = __high2float(v))
 #define OUT_B2(p, v) ((p)[0] = __low2float(v), (p)[1] = __high2float(v))
@@ -73,6 +78,10 @@ static int fma_inner(const struct gk_fma_args *a, struct gk_result *r, struct gk
 	CKR(gk_set_device(r, a->c.device));
 	if (a->prec != GK_FP64 && a->prec != GK_FP32 && a->prec != GK_FP16X2 && a->prec != GK_BF16X2)
 		return gk_fail(r, GK_EARG, "fma peak supports fp64, fp32, fp16x2, bf16x2 (got precision %d)", a->prec);
+	int cc_major = 0;
+	CK(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, a->c.device));
+	if (a->prec == GK_BF16X2 && cc_major < 8)
+		return gk_fail(r, GK_EUNSUPPORTED, "fma bf16x2 needs compute capability 8.0 or newer");
 	struct fma_ctx f = {};
 	f.prec = a->prec;
 	f.grid = gk_sm_count(a->c.device) * 8;
