@@ -296,8 +296,14 @@ int agent_config_parse(struct agent_config *c, const char *text, size_t len, con
 			snprintf(err, errlen, "%.200s:%u: missing key before '='", origin, lineno);
 			return -1;
 		}
-		/* a value may be quoted to keep spaces at its ends */
-		if (ve - vs >= 2 && *vs == '"' && ve[-1] == '"') {
+		/* a value may be quoted to keep spaces at its ends; a quote at one
+		 * end only is a mistake, not part of the value */
+		bool open_q = ve > vs && *vs == '"', close_q = ve - vs >= 2 && ve[-1] == '"';
+		if (open_q != close_q) {
+			snprintf(err, errlen, "%.200s:%u: unterminated quote in the value of '%s'", origin, lineno, ks);
+			return -1;
+		}
+		if (open_q) {
 			vs++;
 			ve[-1] = '\0';
 		}

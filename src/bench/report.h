@@ -36,6 +36,7 @@ struct report {
 	const struct gpu_static *st;      /* n entries */
 	const struct cat_gpu *const *cat; /* n entries, NULL where the catalog has no match */
 	const struct gpu_link (*link)[GPU_MAX_GPUS]; /* n x n; NULL: topology not read */
+	char inventory_source[200];       /* "": read from the GPUs now; else where it was recorded */
 	const struct health_report *health; /* NULL: not evaluated (health_note says why) */
 	char health_note[200];
 	const struct bench_run *bench;    /* NULL: no benchmark figures (bench_note says why) */

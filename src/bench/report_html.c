@@ -341,7 +341,13 @@ void report_print_html(const struct report *rep, FILE *o)
 		fputs("<p class=\"sim\">SIMULATED server: the inventory below comes from the simulator, not real hardware; "
 		      "no benchmark figure is invented for it.</p>\n", o);
 
-	fprintf(o, "<h2>Inventory%s</h2>\n<table>\n", rep->simulated ? " (SIMULATED)" : "");
+	fprintf(o, "<h2>Inventory%s</h2>\n", rep->simulated ? " (SIMULATED)" : "");
+	if (rep->inventory_source[0]) {
+		fputs("<p>As recorded in ", o);
+		esc(o, rep->inventory_source);
+		fputs("</p>\n", o);
+	}
+	fputs("<table>\n", o);
 	table_html(o, REPORT_INV_COLS, report_inventory_headers, NULL, true);
 	for (unsigned i = 0; i < rep->n; i++) {
 		report_inventory_row(rep, i, cells);

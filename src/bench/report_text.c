@@ -107,6 +107,8 @@ void report_print_text(const struct report *rep, FILE *out)
 		rep->n == 1 ? "" : "s", VAL_HAS(rep->sys.driver_version) ? rep->sys.driver_version.s : "n/a",
 		rep->generated_utc);
 	fprintf(out, "\n== Inventory%s ==\n", rep->simulated ? " (SIMULATED)" : "");
+	if (rep->inventory_source[0])
+		fprintf(out, "as recorded in %s\n", rep->inventory_source);
 	print_rows(out, REPORT_INV_COLS, report_inventory_headers, rep->n, inv_row, rep);
 	print_topology(rep, out);
 	print_health(rep, out);

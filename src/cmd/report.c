@@ -4,6 +4,9 @@
  * inventory, topology, health, benchmark results (a saved results file, or a
  * quick run on real GPUs) and the guide's claims. On a simulated server:
  * inventory and datasheet only, marked SIMULATED, no benchmark figures.
+ * With --results alone no backend is opened: the inventory is the one the
+ * results file recorded (a file copied off the GPU server renders anywhere);
+ * --sim or --live reads GPUs beside it.
  */
 #include "cmd.h"
 
@@ -26,18 +29,21 @@
 
 struct report_opts {
 	const char *results, *html, *kernels;
-	bool no_bench, quiet;
+	bool no_bench, quiet, live;
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: gpuctl report [--results FILE] [--html OUT.html] [--no-bench] [--kernels PATH] [-q]\n\n"
+		"usage: gpuctl report [--results FILE [--live]] [--html OUT.html] [--no-bench] [--kernels PATH] [-q]\n\n"
 		"The whole picture of this server: inventory, topology, health, benchmark figures against the\n"
 		"datasheet, and the guide's claims (guide's figure, ours, ratio). Benchmark figures come from a\n"
 		"results file (gpuctl bench --save FILE) or, on real GPUs, from a quick run now; a simulated\n"
 		"server gets inventory and datasheet only.\n\n"
-		"  --results FILE   benchmark figures from a saved results file (no run)\n"
+		"  --results FILE   benchmark figures from a saved results file (no run), and the inventory\n"
+		"                   it recorded: no GPU, driver or simulator needed\n"
+		"  --live           with --results: read this machine's GPUs (inventory, topology, health)\n"
+		"                   instead of the recorded inventory (--sim NAME: a simulated server's)\n"
 		"  --html OUT.html  also write the report as one self-contained HTML file with charts\n"
 		"  --no-bench       no quick run when there is no results file\n"
 		"  --kernels PATH   the kernels module for the quick run\n"
@@ -47,11 +53,11 @@ static void usage(FILE *out)
 
 static int parse(int argc, char **argv, struct cmd_ctx *ctx, struct report_opts *o)
 {
-	enum { O_RESULTS = 256, O_HTML, O_NOBENCH, O_KERNELS };
+	enum { O_RESULTS = 256, O_HTML, O_NOBENCH, O_KERNELS, O_LIVE };
 	static const struct option lo[] = {
 		{ "results", required_argument, 0, O_RESULTS }, { "html", required_argument, 0, O_HTML },
 		{ "no-bench", no_argument, 0, O_NOBENCH }, { "kernels", required_argument, 0, O_KERNELS },
-		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "live", no_argument, 0, O_LIVE }, { "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	opterr = 0;
 	optind = 1;
@@ -62,6 +68,7 @@ static int parse(int argc, char **argv, struct cmd_ctx *ctx, struct report_opts 
 		case O_HTML: o->html = optarg; break;
 		case O_NOBENCH: o->no_bench = true; break;
 		case O_KERNELS: o->kernels = optarg; break;
+		case O_LIVE: o->live = true; break;
 		case 'q': o->quiet = true; break;
 		case 'h': usage(ctx->out); return -1;
 		case ':': cmd_error(ctx, "report", "option '%s' needs a value", argv[optind - 1]); return EXIT_USAGE;
@@ -70,6 +77,10 @@ static int parse(int argc, char **argv, struct cmd_ctx *ctx, struct report_opts 
 	}
 	if (optind < argc) {
 		cmd_error(ctx, "report", "unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (o->live && !o->results) {
+		cmd_error(ctx, "report", "--live goes with --results (without it the GPUs are read anyway)");
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -123,6 +134,52 @@ static void inventory(struct cmd_ctx *ctx, struct report_state *s)
 				s->link[i][j].kind = LINK_UNKNOWN;
 		}
 	rep->link = links ? (const struct gpu_link(*)[GPU_MAX_GPUS])s->link : NULL;
+}
+
+static void set_strv(strv *v, const char *s)
+{
+	if (!s[0])
+		return; /* not recorded: stays unknown */
+	snprintf(v->s, sizeof(v->s), "%s", s);
+	v->st = VAL_OK;
+}
+
+/* The inventory a results file recorded (s->run, loaded): its host, driver,
+ * CUDA and each GPU's name, UUID, bus id and catalog model; memory from the
+ * catalog; no topology or health (not recorded). */
+static void recorded_inventory(struct cmd_ctx *ctx, const char *path, struct report_state *s)
+{
+	const struct bench_run *run = &s->run;
+	struct report *rep = &s->rep;
+	char msg[256];
+	if (catalog_load_dir(&s->cat, ctx->data_dir, msg, sizeof(msg)) != 0)
+		cmd_error(ctx, "report", "no datasheet figures: %s", msg);
+	snprintf(rep->sys.backend, sizeof(rep->sys.backend), "results");
+	snprintf(rep->sys.server_name, sizeof(rep->sys.server_name), "%s", run->host[0] ? run->host : "unknown host");
+	set_strv(&rep->sys.hostname, run->host);
+	set_strv(&rep->sys.driver_version, run->driver_version);
+	set_strv(&rep->sys.cuda_driver_version, run->cuda_version);
+	rep->n = run->ngpus > GPU_MAX_GPUS ? GPU_MAX_GPUS : run->ngpus;
+	rep->sys.gpu_count = rep->n;
+	for (unsigned i = 0; i < rep->n; i++) {
+		const struct bench_gpu_info *g = &run->gpu[i];
+		struct gpu_static *st = &s->st[i];
+		st->index = g->index >= 0 ? (unsigned)g->index : i;
+		set_strv(&st->name, g->name);
+		set_strv(&st->uuid, g->uuid);
+		set_strv(&st->pci_bus_id, g->pci_bus_id);
+		s->cat_for[i] = g->catalog_model[0] ? catalog_find(&s->cat, g->catalog_model)
+						    : catalog_match(&s->cat, g->name, 0);
+		if (s->cat_for[i] && s->cat_for[i]->mem_bytes)
+			VAL_SET(st->mem_total_bytes, s->cat_for[i]->mem_bytes);
+	}
+	rep->st = s->st;
+	rep->cat = s->cat_for;
+	rep->link = NULL;
+	snprintf(rep->inventory_source, sizeof(rep->inventory_source), "results file '%.100s' (host %.40s, %.32s)",
+		 path, run->host[0] ? run->host : "unknown", run->started_utc[0] ? run->started_utc : "time unknown");
+	snprintf(rep->health_note, sizeof(rep->health_note),
+		 "the results file holds no health data; run gpuctl health on the server (or report --results FILE --live there)");
 }
 
 static void health(struct cmd_ctx *ctx, struct report_state *s)
@@ -202,18 +259,12 @@ static void planning(struct cmd_ctx *ctx, struct report_state *s)
 	plan_presets_free(&pre);
 }
 
-/* Returns 0, or an exit code (a bad results file). */
-static int benchmark(struct cmd_ctx *ctx, const struct report_opts *o, struct report_state *s)
+/* The figures: the results file cmd_report loaded, or a quick run now. */
+static void benchmark(struct cmd_ctx *ctx, const struct report_opts *o, struct report_state *s)
 {
 	struct report *rep = &s->rep;
-	char err[512];
 	if (o->results) {
-		int rc = bench_results_load(&s->run, o->results, err, sizeof(err));
-		if (rc != 0) {
-			cmd_error(ctx, "report", "%s", err);
-			return rc == -1 ? EXIT_NOINPUT : EXIT_DATAERR;
-		}
-		s->have_run = true;
+		s->have_run = true; /* loaded by cmd_report */
 		bench_saved_catalog(&s->run, &s->cat, s->bench_for);
 		bench_apply_limits(&s->run, s->bench_for, BENCH_MAX_GPUS, NULL);
 		snprintf(rep->bench_source, sizeof(rep->bench_source), "results file '%.150s'", o->results);
@@ -223,10 +274,10 @@ static int benchmark(struct cmd_ctx *ctx, const struct report_opts *o, struct re
 	} else if (rep->simulated) {
 		snprintf(rep->bench_note, sizeof(rep->bench_note),
 			 "simulated server: benchmarks run on real GPUs only (give --results FILE to show a saved run)");
-		return 0;
+		return;
 	} else if (o->no_bench) {
 		snprintf(rep->bench_note, sizeof(rep->bench_note), "not run (--no-bench)");
-		return 0;
+		return;
 	} else {
 		struct bench_plan plan;
 		struct bench_thresholds thr;
@@ -238,7 +289,7 @@ static int benchmark(struct cmd_ctx *ctx, const struct report_opts *o, struct re
 			bench_run_free(&s->run);
 			snprintf(rep->bench_note, sizeof(rep->bench_note), "the quick benchmark could not run (exit %d): "
 				 "see the message above", rc);
-			return 0;
+			return;
 		}
 		s->have_run = true;
 		snprintf(rep->bench_source, sizeof(rep->bench_source), "a quick run now");
@@ -246,7 +297,6 @@ static int benchmark(struct cmd_ctx *ctx, const struct report_opts *o, struct re
 	rep->bench = &s->run;
 	rep->bench_cat = s->run.ngpus && s->run.gpu[0].catalog_model[0] ? catalog_find(&s->cat, s->run.gpu[0].catalog_model)
 									  : NULL;
-	return 0;
 }
 
 static int write_html(struct cmd_ctx *ctx, const char *path, const struct report *rep)
@@ -275,27 +325,42 @@ int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
 		cmd_error(ctx, "report", "cannot read '%s': %s", o.results, strerror(errno));
 		return EXIT_NOINPUT;
 	}
-	rc = cmd_backend(ctx); /* only now: usage errors need no driver */
-	if (rc != EXIT_OK)
-		return rc;
+	/* GPUs are read only when asked: no --results, --live, or a simulator named */
+	bool read_gpus = !o.results || o.live || ctx->sim || ctx->or_sim;
+	if (read_gpus) {
+		rc = cmd_backend(ctx); /* only now: usage errors need no driver */
+		if (rc != EXIT_OK)
+			return rc;
+	}
 	struct report_state *s = calloc(1, sizeof(*s));
 	if (!s) {
 		cmd_error(ctx, "report", "out of memory");
 		return EXIT_SOFTWARE;
 	}
 	bench_run_init(&s->run);
+	if (o.results) {
+		char err[512];
+		rc = bench_results_load(&s->run, o.results, err, sizeof(err));
+		if (rc != 0) {
+			cmd_error(ctx, "report", "%s", err);
+			rc = rc == -1 ? EXIT_NOINPUT : EXIT_DATAERR;
+			goto out;
+		}
+	}
 	struct report *rep = &s->rep;
 	time_t now = time(NULL);
 	struct tm tm;
 	gmtime_r(&now, &tm);
 	strftime(rep->generated_utc, sizeof(rep->generated_utc), "%Y-%m-%dT%H:%M:%SZ", &tm);
 
-	inventory(ctx, s);
-	health(ctx, s);
+	if (read_gpus) {
+		inventory(ctx, s);
+		health(ctx, s);
+	} else {
+		recorded_inventory(ctx, o.results, s);
+	}
 	planning(ctx, s);
-	rc = benchmark(ctx, &o, s);
-	if (rc != 0)
-		goto out;
+	benchmark(ctx, &o, s);
 	char msg[256];
 	if (claims_load_default(&s->claims, ctx->data_dir, msg, sizeof(msg)) == 0) {
 		claims_evaluate(&s->claims, rep->bench, rep->bench_note, s->evals);

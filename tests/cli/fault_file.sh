@@ -55,13 +55,10 @@ printf 'listen = 127.0.0.1:0\ninterval = 200ms\nkernel_log = off\n' >"$tmp/agent
 agent_pid=$!
 wait_agent_port
 base="http://127.0.0.1:$port"
-metric_is() { # metric_is VALUE: gpuctl_agent_sim_fault_file_error becomes VALUE within 20 s
-	for _ in $(seq 1 200); do
-		curl -s --max-time 5 "$base/metrics" | grep -q "^gpuctl_agent_sim_fault_file_error{.*} $1\$" && return 0
-		sleep 0.1
-	done
-	return 1
+metric_now() { # metric_now VALUE: gpuctl_agent_sim_fault_file_error is VALUE
+	curl -s --max-time 5 "$base/metrics" | grep -q "^gpuctl_agent_sim_fault_file_error{.*} $1\$"
 }
+metric_is() { wait_until 30 metric_now "$1"; } # metric_is VALUE: it becomes VALUE
 note_count() { # the sim-fault-file notes on /api/v1/health
 	curl -s --max-time 5 "$base/api/v1/health" | python3 -c '
 import json, sys
@@ -74,12 +71,11 @@ printf '{"faults":[{"kind":"nvlink_err","gpu":0}]}' >"$tmp/next.json"
 mv "$tmp/next.json" "$faults"
 check "a bad file: metric 1" metric_is 1
 check "a bad file: a note on /api/v1/health" [ "$(note_count)" = 1 ]
-check "a bad file: the log says why" bash -c 'for _ in $(seq 1 100); do grep -q "gpuctl agent: fault file .*unknown fault kind '"'"'nvlink_err'"'"'" "$0" && exit 0; sleep 0.1; done; exit 1' "$tmp/agent.err"
+check "a bad file: the log says why" wait_until 30 grep -q "gpuctl agent: fault file .*unknown fault kind 'nvlink_err'" "$tmp/agent.err"
 check "the agent keeps serving" kill -0 "$agent_pid"
 cp "$tmp/good.json" "$tmp/next.json"
 mv "$tmp/next.json" "$faults"
 check "fixed: metric 0" metric_is 0
-check "fixed: the log says so" bash -c 'for _ in $(seq 1 100); do grep -q "fault file is applied again" "$0" && exit 0; sleep 0.1; done; exit 1' "$tmp/agent.err"
+check "fixed: the log says so" wait_until 30 grep -q "fault file is applied again" "$tmp/agent.err"
 
-echo "fault_file: $checks checks, $fails failed"
-[ "$fails" -eq 0 ]
+finish

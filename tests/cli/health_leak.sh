@@ -9,19 +9,7 @@
 # Run by CTest (GPUCTL = the binary). By hand:
 #   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/health_leak.sh
 set -u
-: "${GPUCTL:?set GPUCTL to the gpuctl binary}"
-export GPUCTL_DATA_DIR="${GPUCTL_DATA_DIR:-$(dirname "$0")/../../data}"
-unset GPUCTL_SIM
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-checks=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-check() { # check DESCRIPTION COMMAND...
-	checks=$((checks + 1))
-	local what="$1"; shift
-	"$@" || fail "$what"
-}
+. "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 cat >"$tmp/leaky.json" <<'JSON'
 {"name": "leaky test server", "hostname": "leaky",
@@ -60,5 +48,4 @@ check "--window 0: no leak finding" bash -c '! grep -q process-memory-leak "$0"'
 check "1.5 MiB/s over 2 s (under the agent's 256 MiB growth) is not a leak" \
 	bash -c '! grep -q process-memory-leak "$0"' "$tmp/a.txt"
 
-echo "health_leak: $checks checks, $fails failed"
-[ "$fails" -eq 0 ]
+finish
