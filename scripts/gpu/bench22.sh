@@ -71,12 +71,12 @@ gpuctl="${TMPDIR:-/tmp}/gpuctl22"
 printf '#!/bin/sh\nLD_LIBRARY_PATH="%s/lib" exec "%s/gpuctl" "$@"\n' "$pack" "$pack" >"$gpuctl"
 chmod +x "$gpuctl"
 
-step quick 150 "$gpuctl" bench --quick -i 0 -s memory,compute --save "$out/quick.json"
-step torch 150 sh -c "python3 '$root/bench/torch_ref.py' > '$out/torch_ref.json'"
-step ref_chase 90 "$pack/ref_chase" 16K 64K 1M 4M 16M 32M 64M 128M 1G 4G
-step report 30 "$gpuctl" report --results "$out/quick.json" --html "$out/report.html"
-step memfull 200 "$gpuctl" bench --full -i 0 -s memory --save "$out/memfull.json"
-step check 150 sh -c "'$pack/gk_selftest' --module '$pack/gpuctl_kernels.so' --check > '$out/check.log' 2>&1"
+step quick 120 "$gpuctl" bench --quick -i 0 -s memory,compute --save "$out/quick.json"
+step torch 90 sh -c "python3 '$root/bench/torch_ref.py' > '$out/torch_ref.json'"
+step ref_chase 60 "$pack/ref_chase" 16K 64K 1M 4M 16M 32M 64M 128M 1G 4G
+step report 20 "$gpuctl" report --results "$out/quick.json" --html "$out/report.html"
+step memfull 120 "$gpuctl" bench --full -i 0 -s memory --save "$out/memfull.json"
+step check 100 sh -c "'$pack/gk_selftest' --module '$pack/gpuctl_kernels.so' --check > '$out/check.log' 2>&1"
 grep -v "^PASS" "$out/check.log" | tail -5
 grep -E "^(memory|compute) " "$sum" | grep -E "copy|latency|cublas" | head -40
 exit 0
