@@ -115,7 +115,7 @@ int health_run_collect(struct cmd_ctx *ctx, const char *cmd, struct health_run *
 			cmd_error(ctx, cmd, "%s", err);
 			return EXIT_NOINPUT;
 		}
-		rc = health_rules_parse(&hr->rules, text, len, err, sizeof(err));
+		rc = health_rules_parse_file(&hr->rules, text, len, rules_path, err, sizeof(err));
 		free(text);
 		if (rc != 0) {
 			cmd_error(ctx, cmd, "%s", err);

@@ -51,8 +51,10 @@ int popt(struct pctx *p, int argc, char **argv, int *i, const char *name, const 
 int pnum(struct pctx *p, const char *flag, const char *s, double *out, bool allow_zero)
 {
 	char *end;
+	/* decimal only: strtod also takes hex ("0x10"), "inf" and "nan" */
+	size_t digits = strspn(s, "0123456789.eE+-");
 	double v = strtod(s, &end);
-	if (end == s) {
+	if (end == s || end > s + digits) {
 		perr(p, "%s must be a number, not '%s'", flag, s);
 		return -1;
 	}
@@ -75,15 +77,22 @@ int pnum(struct pctx *p, const char *flag, const char *s, double *out, bool allo
 	return 0;
 }
 
-static int puint(struct pctx *p, const char *flag, const char *s, unsigned *out, bool allow_zero)
+int pwhole(struct pctx *p, const char *flag, const char *s, double *out, bool allow_zero)
 {
-	double v;
-	if (pnum(p, flag, s, &v, allow_zero))
+	if (pnum(p, flag, s, out, allow_zero))
 		return -1;
-	if (v != floor(v) || v > 1e9) {
+	if (*out != floor(*out) || *out > 1e9) {
 		perr(p, "%s must be a whole number up to 1e9, not '%s'", flag, s);
 		return -1;
 	}
+	return 0;
+}
+
+static int puint(struct pctx *p, const char *flag, const char *s, unsigned *out, bool allow_zero)
+{
+	double v;
+	if (pwhole(p, flag, s, &v, allow_zero))
+		return -1;
 	*out = (unsigned)v;
 	return 0;
 }
@@ -366,9 +375,10 @@ int cmd_plan(int argc, char **argv, struct cmd_ctx *ctx)
 		usage(argc < 2 ? ctx->err : ctx->out);
 		return argc < 2 ? EXIT_USAGE : EXIT_OK;
 	}
-	static const struct { const char *name; int (*fn)(struct pctx *, int, char **); } subs[] = {
-		{ "train", plan_train_cmd }, { "serve", plan_serve_cmd },
-		{ "cost", plan_cost_cmd }, { "mig", plan_mig_cmd },
+	/* prices: the subcommand reads price tables (and so takes --prices FILE) */
+	static const struct { const char *name; int (*fn)(struct pctx *, int, char **); bool prices; } subs[] = {
+		{ "train", plan_train_cmd, true }, { "serve", plan_serve_cmd, false },
+		{ "cost", plan_cost_cmd, true }, { "mig", plan_mig_cmd, false },
 	};
 	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
 		if (strcmp(argv[1], subs[i].name) != 0)
@@ -397,7 +407,15 @@ int cmd_plan(int argc, char **argv, struct cmd_ctx *ctx)
 			} else
 				rest[n++] = argv[k];
 		}
-		int rc = subs[i].fn(&p, n, rest);
+		int rc = EXIT_OK;
+		if (p.prices_file && !subs[i].prices) {
+			perr(&p, "'--prices' goes with plan train and plan cost");
+			rc = EXIT_USAGE;
+		} else if (p.prices_file) {
+			rc = plan_load_prices(&p); /* a bad file is an error whatever else is asked */
+		}
+		if (!rc)
+			rc = subs[i].fn(&p, n, rest);
 		free(rest);
 		if (p.cat_loaded)
 			catalog_free(&p.cat);

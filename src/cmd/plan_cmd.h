@@ -32,6 +32,8 @@ void perr(struct pctx *p, const char *fmt, ...) __attribute__((format(printf, 2,
  * pnum and *dst *= scale (popt_nums). 1 when one matched, 0 when none, -1 on error. */
 struct popt_uint { const char *name; unsigned *dst; bool zero_ok; };
 struct popt_num { const char *name; double *dst; double scale; bool zero_ok; };
+/* A count given as text: a whole number from 1 (0 with allow_zero) up to 1e9. */
+int pwhole(struct pctx *p, const char *flag, const char *s, double *out, bool allow_zero);
 int popt_uints(struct pctx *p, int argc, char **argv, int *i, const struct popt_uint *u, size_t n);
 int popt_nums(struct pctx *p, int argc, char **argv, int *i, const struct popt_num *d, size_t n);
 

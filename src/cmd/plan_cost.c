@@ -18,7 +18,7 @@ static bool row_matches(const struct plan_price *r, const char *gpu_key, const c
 
 static void money(char *b, size_t n, double v, const char *cur)
 {
-	if (isnan(v))
+	if (!isfinite(v)) /* as --json's null: not offered (or past what a double holds) */
 		snprintf(b, n, "n/a");
 	else
 		snprintf(b, n, "%.2f %s", v, cur);
@@ -102,6 +102,13 @@ static int cost_opt(struct pctx *p, int argc, char **argv, int *i, struct cost_o
 {
 	const char *v;
 	int r;
+	const struct { const char *name; double *dst; } counts[] = { { "gpus", &o->gpus }, { "instances", &o->instances } };
+	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
+		if ((r = popt(p, argc, argv, i, counts[k].name, &v)) != 0) {
+			char flag[16];
+			snprintf(flag, sizeof(flag), "--%s", counts[k].name);
+			return r < 0 || pwhole(p, flag, v, counts[k].dst, false) ? -1 : 1;
+		}
 	const struct { const char *name; const char **dst; } s[] = {
 		{ "gpu", &o->gpu }, { "instance", &o->instance }, { "rent-pricing", &o->rent_pricing },
 	};
@@ -111,7 +118,7 @@ static int cost_opt(struct pctx *p, int argc, char **argv, int *i, struct cost_o
 			return r;
 		}
 	const struct popt_num d[] = {
-		{ "hours", &o->hours, 1, false }, { "gpus", &o->gpus, 1, false }, { "instances", &o->instances, 1, false },
+		{ "hours", &o->hours, 1, false },
 		{ "spot-overhead", &o->spot_overhead, 0.01, true }, { "rent", &o->rent, 1, false },
 		{ "buy", &o->buy.purchase, 1, false }, { "power-kw", &o->buy.power_kw, 1, true },
 		{ "pue", &o->buy.pue, 1, false }, { "kwh-price", &o->buy.kwh_price, 1, true },

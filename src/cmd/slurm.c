@@ -189,6 +189,11 @@ static int do_gres_conf(int argc, char **argv, struct cmd_ctx *ctx)
 		cmd_error(ctx, "slurm gres-conf", "bad type '%s' (no spaces, ':', ',' or '=')", o.type);
 		return EXIT_USAGE;
 	}
+	if (o.node && !slurm_node_name_ok(o.node)) {
+		cmd_error(ctx, "slurm gres-conf", "bad node name '%s' (letters, digits, '.', '-', '_' and a host list's [,])",
+			  o.node);
+		return EXIT_USAGE;
+	}
 	struct gpu_backend be = { 0 };
 	int rc = with_backend(ctx, &be);
 	if (rc)

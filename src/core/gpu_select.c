@@ -93,6 +93,7 @@ static int match_uuid(const char *item, const struct gpu_ident *ids, unsigned n,
 {
 	size_t len = strlen(item);
 	int found = -1;
+	bool short_match = false; /* a prefix under UUID_MIN_PREFIX that some GPU has */
 	for (unsigned i = 0; ids && i < n; i++) {
 		const char *u = ids[i].uuid;
 		if (!u)
@@ -101,6 +102,7 @@ static int match_uuid(const char *item, const struct gpu_ident *ids, unsigned n,
 			found = (int)i;
 			break;
 		}
+		short_match |= len < 4 + UUID_MIN_PREFIX && strncasecmp(u, item, len) == 0;
 		if (len >= 4 + UUID_MIN_PREFIX && strncasecmp(u, item, len) == 0) {
 			if (found >= 0) {
 				snprintf(err, errlen, "GPU UUID prefix '%s' matches more than one GPU", item);
@@ -108,6 +110,11 @@ static int match_uuid(const char *item, const struct gpu_ident *ids, unsigned n,
 			}
 			found = (int)i;
 		}
+	}
+	if (found < 0 && short_match) {
+		snprintf(err, errlen, "GPU UUID prefix '%s' too short (at least %d hex digits after 'GPU-')", item,
+			 UUID_MIN_PREFIX);
+		return -1;
 	}
 	if (found < 0) {
 		snprintf(err, errlen, "unknown GPU '%s'", item);

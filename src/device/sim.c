@@ -456,14 +456,14 @@ struct sim_options {
 	unsigned gpus; /* 0: as in the file */
 };
 
-static int opt_uint(const char *key, const char *val, uint64_t max, uint64_t *out, struct gpu_err *err)
+static int opt_uint(const char *key, const char *val, uint64_t min, uint64_t max, uint64_t *out, struct gpu_err *err)
 {
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(val, &end, 10);
-	if (!*val || *end || errno || v > max || val[0] == '-') {
-		gpu_err_set(err, "sim option '%s': '%s' is not a whole number from 0 to %llu", key, val,
-			    (unsigned long long)max);
+	if (!*val || *end || errno || v < min || v > max || val[0] == '-') {
+		gpu_err_set(err, "sim option '%s': '%s' is not a whole number from %llu to %llu", key, val,
+			    (unsigned long long)min, (unsigned long long)max);
 		return GPU_EINVAL;
 	}
 	*out = v;
@@ -515,26 +515,22 @@ static int parse_options(const char *arg, struct sim_options *o, struct gpu_err 
 		uint64_t u = 0;
 		int rc = 0;
 		if (!strcmp(key, "latency_us")) {
-			rc = opt_uint(key, val, 10000000, &o->latency_us, err);
+			rc = opt_uint(key, val, 0, 10000000, &o->latency_us, err);
 			o->have_latency = true;
 		} else if (!strcmp(key, "seed")) {
-			rc = opt_uint(key, val, UINT32_MAX, &o->seed, err);
+			rc = opt_uint(key, val, 0, UINT32_MAX, &o->seed, err);
 			o->have_seed = true;
 		} else if (!strcmp(key, "time_s")) {
-			rc = opt_uint(key, val, 86400 * 365, &o->time_s, err);
+			rc = opt_uint(key, val, 0, 86400 * 365, &o->time_s, err);
 			o->have_time = true;
 		} else if (!strcmp(key, "hang_gpu")) {
-			if (!(rc = opt_uint(key, val, GPU_MAX_GPUS - 1, &u, err)))
+			if (!(rc = opt_uint(key, val, 0, GPU_MAX_GPUS - 1, &u, err)))
 				o->hang_gpu = (int)u;
 		} else if (!strcmp(key, "hang_ms")) {
-			rc = opt_uint(key, val, 86400000, &o->hang_ms, err);
+			rc = opt_uint(key, val, 0, 86400000, &o->hang_ms, err);
 		} else if (!strcmp(key, "gpus")) {
-			if (!(rc = opt_uint(key, val, GPU_MAX_GPUS, &u, err)))
+			if (!(rc = opt_uint(key, val, 1, GPU_MAX_GPUS, &u, err)))
 				o->gpus = (unsigned)u;
-			if (!rc && u == 0) {
-				gpu_err_set(err, "sim option 'gpus': expected 1 to %d", GPU_MAX_GPUS);
-				rc = GPU_EINVAL;
-			}
 		} else if (!strcmp(key, "faults")) {
 			if (!vlen) {
 				gpu_err_set(err, "sim option 'faults': needs a file path");

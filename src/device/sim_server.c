@@ -119,9 +119,10 @@ int sim_server_resolve(struct sim_server *srv, const struct catalog *cat, const 
 				    origin, i, g->model);
 			return GPU_EDATA;
 		}
-		if (g->numa_node >= 0 && srv->nnuma && !numa_known(srv, g->numa_node)) {
-			gpu_err_set(err, "sim file '%s': gpus[%u].numa_node: node %d is not in numa_nodes", origin, i,
-				    g->numa_node);
+		/* a GPU's node must be one of the server's, where its CPU list comes from */
+		if (g->numa_node >= 0 && !numa_known(srv, g->numa_node)) {
+			gpu_err_set(err, "sim file '%s': gpus[%u].numa_node: node %d is not in numa_nodes%s", origin, i,
+				    g->numa_node, srv->nnuma ? "" : " (the file has none)");
 			return GPU_EDATA;
 		}
 		if (g->mig == SIM_YES && c->mig_n == 0) {

@@ -166,6 +166,9 @@ struct health_report {
 /* Parses the rules file (JSON text). Returns 0, or -1 with a one-line message.
  * Keeps whatever xid catalog r already holds. */
 int health_rules_parse(struct health_rules *r, const char *json, size_t len, char *err, size_t errlen);
+/* The same, its messages naming file (a --rules FILE) instead of "rules.json". */
+int health_rules_parse_file(struct health_rules *r, const char *json, size_t len, const char *file, char *err,
+			    size_t errlen);
 /* Parses the XID catalog (JSON text) into r. Returns 0 or -1 with a message. */
 int health_xids_parse(struct health_rules *r, const char *json, size_t len, char *err, size_t errlen);
 /* Loads health/rules.json and health/xid.json from the data directory

@@ -215,10 +215,10 @@ static json_t *load_root(const char *json, size_t len, const char *file, char *e
 	return root;
 }
 
-static int parse_rule(json_t *o, size_t idx, struct health_rule *out, char *err, size_t errlen)
+static int parse_rule(json_t *o, size_t idx, const char *file, struct health_rule *out, char *err, size_t errlen)
 {
-	char what[80];
-	snprintf(what, sizeof(what), "rules.json: rule %zu", idx);
+	char what[160];
+	snprintf(what, sizeof(what), "%.100s: rule %zu", file, idx);
 	if (!json_is_object(o)) {
 		snprintf(err, errlen, "%s: not an object", what);
 		return -1;
@@ -226,7 +226,7 @@ static int parse_rule(json_t *o, size_t idx, struct health_rule *out, char *err,
 	memset(out, 0, sizeof(*out));
 	if (get_str(o, "id", true, out->id, sizeof(out->id), what, err, errlen) != 0)
 		return -1;
-	snprintf(what, sizeof(what), "rules.json: rule '%.40s'", out->id);
+	snprintf(what, sizeof(what), "%.100s: rule '%.40s'", file, out->id);
 	if (get_enum(o, "subsystem", p_subsys, &out->subsys, what, err, errlen) != 0 ||
 	    get_enum(o, "metric", p_metric, &out->metric, what, err, errlen) != 0 ||
 	    get_str(o, "reason", true, out->reason, sizeof(out->reason), what, err, errlen) != 0 ||
@@ -256,28 +256,34 @@ static int parse_rule(json_t *o, size_t idx, struct health_rule *out, char *err,
 
 int health_rules_parse(struct health_rules *r, const char *json, size_t len, char *err, size_t errlen)
 {
-	json_t *root = load_root(json, len, "rules.json", err, errlen);
+	return health_rules_parse_file(r, json, len, "rules.json", err, errlen);
+}
+
+int health_rules_parse_file(struct health_rules *r, const char *json, size_t len, const char *file, char *err,
+			    size_t errlen)
+{
+	json_t *root = load_root(json, len, file, err, errlen);
 	if (!root)
 		return -1;
 	json_t *arr = json_object_get(root, "rules");
 	int rc = -1;
 	if (!json_is_array(arr) || json_array_size(arr) == 0) {
-		snprintf(err, errlen, "rules.json: \"rules\" must be a non-empty array");
+		snprintf(err, errlen, "%s: \"rules\" must be a non-empty array", file);
 		goto out;
 	}
 	if (json_array_size(arr) > HEALTH_MAX_RULES) {
-		snprintf(err, errlen, "rules.json: %zu rules, at most %d", json_array_size(arr), HEALTH_MAX_RULES);
+		snprintf(err, errlen, "%s: %zu rules, at most %d", file, json_array_size(arr), HEALTH_MAX_RULES);
 		goto out;
 	}
 	unsigned n = 0;
 	size_t i;
 	json_t *o;
 	json_array_foreach(arr, i, o) {
-		if (parse_rule(o, i, &r->rules[n], err, errlen) != 0)
+		if (parse_rule(o, i, file, &r->rules[n], err, errlen) != 0)
 			goto out;
 		for (unsigned k = 0; k < n; k++)
 			if (strcmp(r->rules[k].id, r->rules[n].id) == 0) {
-				snprintf(err, errlen, "rules.json: rule id '%s' appears twice", r->rules[n].id);
+				snprintf(err, errlen, "%s: rule id '%s' appears twice", file, r->rules[n].id);
 				goto out;
 			}
 		n++;

@@ -31,6 +31,17 @@ void slurm_gres_type_name(const char *gpu_name, char *out, size_t outlen)
 		snprintf(out, outlen, "gpu");
 }
 
+bool slurm_node_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n > 255)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)name[i]) && !strchr(".-_[],", name[i]))
+			return false;
+	return true;
+}
+
 /* The Links= value between GPUs a and b: -1 when a == b, else the NVLink
  * count, taken from the pool's pair score. */
 static int slurm_gres_link_count(const struct gpu_link *l, bool self)

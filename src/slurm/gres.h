@@ -40,6 +40,12 @@ struct slurm_gres_opts {
  * as one '_'), as Slurm's AutoDetect names GPU types. */
 void slurm_gres_type_name(const char *gpu_name, char *out, size_t outlen);
 
+/* True if name can stand as NodeName= in gres.conf and slurm.conf: a host
+ * name or a Slurm host list ("gpu[01-04]"), up to 255 characters of letters,
+ * digits, '.', '-', '_', '[', ']' and ','; nothing that would end the
+ * key=value (space, '=', '#', a line end). */
+bool slurm_node_name_ok(const char *name);
+
 /* Cores= value for a GPU's CPU affinity list: the logical cores of those
  * CPUs as ranges ("0-27,56-83"). 0, or -1 with a message. */
 int slurm_gres_cores(const char *cpulist, const struct slurm_gres_opts *o, char *out, size_t outlen, char *err,

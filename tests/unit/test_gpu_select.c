@@ -62,8 +62,9 @@ static void test_uuids(void **state)
 	assert_int_equal(sel("GPU-77777777,0"), 0x9);
 	/* a prefix two GPUs share */
 	assert_non_null(strstr(must_fail("GPU-0a1b2c3d"), "more than one"));
-	/* too short a prefix is not accepted even when unique */
-	assert_non_null(strstr(must_fail("GPU-777"), "unknown GPU 'GPU-777'"));
+	/* too short a prefix is not accepted even when unique, and says so */
+	assert_non_null(strstr(must_fail("GPU-777"), "GPU UUID prefix 'GPU-777' too short"));
+	assert_non_null(strstr(must_fail("GPU-1234"), "unknown GPU 'GPU-1234'")); /* no GPU starts so */
 	assert_non_null(strstr(must_fail("GPU-ffffffff"), "unknown GPU"));
 }
 

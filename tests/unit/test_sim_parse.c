@@ -159,6 +159,7 @@ static void test_bad_resolve(void **state)
 		{ "{\"name\": \"x\", \"gpus\": [{\"model\": \"A30\", \"mig\": true, \"mig_instances\": [{\"profile\": \"4g.24gb\", \"gi_id\": 1}, {\"profile\": \"4g.24gb\", \"gi_id\": 2}]}]}", "8 compute slices do not fit" },
 		{ "{\"name\": \"x\", \"gpus\": [{\"model\": \"T4\", \"processes\": [{\"pid\": 5, \"mig_gi\": 3}]}]}", "processes[0].mig_gi: no MIG instance 3" },
 		{ "{\"name\": \"x\", \"numa_nodes\": [{\"id\": 0, \"cpus\": \"0-7\"}], \"gpus\": [{\"model\": \"T4\", \"numa_node\": 1}]}", "gpus[0].numa_node: node 1 is not in numa_nodes" },
+		{ "{\"name\": \"x\", \"gpus\": [{\"model\": \"T4\", \"numa_node\": 5}]}", "gpus[0].numa_node: node 5 is not in numa_nodes (the file has none)" },
 		{ "{\"name\": \"x\", \"gpus\": [{\"model\": \"T4\", \"processes\": [{\"pid\": 5, \"mem_mib\": 16000}]}]}", "gpus[0].processes: 16000 MiB is more than the T4's 15360 MiB" },
 		{ "{\"name\": \"x\", \"gpus\": [{\"model\": \"RTX A6000\"}, {\"model\": \"RTX A6000\"}], \"topology\": {\"nvlink_all_pairs\": 8}}", "GPU 0 has 8 NVLinks to its peers, the RTX A6000 has 4" },
 	};

@@ -156,6 +156,24 @@ static void test_mig_minors(void **state)
 	assert_int_equal(slurm_mig_gi_minor(1, 0), 138);
 }
 
+static void test_node_names(void **state)
+{
+	(void)state;
+	assert_true(slurm_node_name_ok("gpu-node-7"));
+	assert_true(slurm_node_name_ok("hgx.example.com"));
+	assert_true(slurm_node_name_ok("gpu[01-04,07]"));
+	assert_false(slurm_node_name_ok(""));
+	assert_false(slurm_node_name_ok("a b"));
+	assert_false(slurm_node_name_ok("a\nNodeName=evil"));
+	assert_false(slurm_node_name_ok("n1=x"));
+	assert_false(slurm_node_name_ok("n1#c"));
+	assert_false(slurm_node_name_ok("n1\t"));
+	char longname[300];
+	memset(longname, 'a', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	assert_false(slurm_node_name_ok(longname));
+}
+
 static void test_type_names(void **state)
 {
 	(void)state;
@@ -218,6 +236,7 @@ static void test_lost_gpu_left_out(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_node_names),
 		cmocka_unit_test(test_links_agree_with_pair_scores),
 		cmocka_unit_test(test_nvlink_pairs_server),
 		cmocka_unit_test(test_mig_multiple_files),
