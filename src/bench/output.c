@@ -246,7 +246,7 @@ void bench_print_csv(const struct bench_run *run, FILE *out)
 {
 	fputs("suite,test,variant,gpu,peer,ngpus,size_bytes,m,n,k,metric,unit,median,min,max,spread_pct,samples,"
 	      "bytes,flops,limit,ratio,min_ratio,status,verified,algbw_gbs,sm_clock_mhz_min,power_w_avg,"
-	      "temp_c_max,energy_j,clock_event_reasons,gflops_per_watt,message\n",
+	      "temp_c_max,energy_j,clock_event_reasons,gflops_per_watt,message,energy_from\n",
 	      out);
 	for (size_t i = 0; i < run->n; i++) {
 		const struct bench_result *r = &run->r[i];
@@ -286,6 +286,8 @@ void bench_print_csv(const struct bench_run *run, FILE *out)
 		csv_num(out, r->gflops_per_watt);
 		fputc(',', out);
 		csv_str(out, r->message);
+		fputc(',', out);
+		csv_str(out, r->tel.energy_from);
 		fputc('\n', out);
 	}
 }

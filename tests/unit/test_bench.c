@@ -208,6 +208,9 @@ static void make_run(struct bench_run *run)
 	r->tel.sm_clock_mhz_min = 1755;
 	r->tel.sm_clock_mhz_max = 1980;
 	r->tel.clock_event_reasons = CLK_EVT_SW_POWER_CAP | CLK_EVT_GPU_IDLE;
+	r->tel.test_s = 0.25;
+	r->tel.energy_j = 128.125;
+	strcpy(r->tel.energy_from, "readings");
 	r = bench_run_add(run, "copy", "h2d", "pinned");
 	r->gpu = 0;
 	r->size_bytes = 1ull << 30;
@@ -318,6 +321,9 @@ static void test_results_file_round_trip(void **state)
 		assert_true(a->ratio == b->ratio || (isnan(a->ratio) && isnan(b->ratio)));
 		assert_int_equal(a->naux, b->naux);
 		assert_int_equal(a->tel.clock_event_reasons, b->tel.clock_event_reasons);
+		assert_string_equal(a->tel.energy_from, b->tel.energy_from);
+		assert_true(a->tel.energy_j == b->tel.energy_j || (isnan(a->tel.energy_j) && isnan(b->tel.energy_j)));
+		assert_true(a->tel.test_s == b->tel.test_s || (isnan(a->tel.test_s) && isnan(b->tel.test_s)));
 	}
 	assert_float_equal(bench_result_aux(&back.r[1], "overlap"), 0.93, 0);
 	/* the same text again: the format is stable */
@@ -395,6 +401,10 @@ static void test_text_output(void **state)
 	assert_non_null(strstr(s, "1755-1980 MHz"));
 	assert_non_null(strstr(s, "SW Power Cap"));
 	assert_null(strstr(s, "Idle"));
+	/* the telemetry table: every row that ran, with its energy or why none */
+	assert_non_null(strstr(s, "128.1 J"));
+	assert_non_null(strstr(s, "readings"));
+	assert_non_null(strstr(s, "no telemetry recorded"));
 	assert_non_null(strstr(s, "4 results: 1 ok, 1 under threshold, 1 failed, 1 skipped (42.5 s)"));
 	free(s);
 	bench_run_free(&run);
@@ -411,7 +421,9 @@ static void test_csv_output(void **state)
 	assert_true(strncmp(s, "suite,test,variant,gpu,peer,ngpus,size_bytes,", 45) == 0);
 	assert_true(strncmp(line2, "memory,copy,,0,-1,1,4294967296,0,0,0,bandwidth,GB/s,4224", 56) == 0);
 	/* a message with a comma and quotes is quoted as RFC 4180 says */
-	assert_non_null(strstr(s, "\"verification failed: 12 of 4096 entries off, \"\"max\"\" 0.5\"\n"));
+	assert_non_null(strstr(s, "\"verification failed: 12 of 4096 entries off, \"\"max\"\" 0.5\",\n"));
+	/* the last field: where the energy came from */
+	assert_non_null(strstr(line2, ",readings\n"));
 	/* every line has the header's number of fields (no commas inside fields but the quoted one) */
 	int lines = 0;
 	for (char *p = s; *p; p++)
