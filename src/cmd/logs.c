@@ -15,8 +15,10 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: gpuctl logs [-f|--follow] [--stderr] [--socket PATH] [--json] JOB\n\n"
-		"Prints what job JOB wrote to stdout (--stderr: stderr). With -f, keeps printing\n"
-		"until the job ends. --json: one chunk as JSON (data in base64, offset, size).\n");
+		"Prints what job JOB wrote to stdout (--stderr: stderr), streamed from the agent. Where\n"
+		"the output passed the pool's log limit, a line says how much was dropped there (the\n"
+		"first and last halves are kept). With -f, keeps printing until the job ends.\n"
+		"--json: one chunk as JSON (data in base64, offset, skipped, size).\n");
 }
 
 int cmd_logs(int argc, char **argv, struct cmd_ctx *ctx)
@@ -59,43 +61,42 @@ int cmd_logs(int argc, char **argv, struct cmd_ctx *ctx)
 		return EXIT_USAGE;
 	}
 	uint64_t offset = 0;
-	for (;;) {
+	if (o.json) { /* one chunk as JSON, in base64 */
 		json_t *req = pool_cmd_request("logs"), *resp;
 		json_object_set_new(req, "job", json_integer((json_int_t)id));
 		json_object_set_new(req, "stream", json_integer(stream));
-		json_object_set_new(req, "offset", json_integer((json_int_t)offset));
+		json_object_set_new(req, "offset", json_integer(0));
 		int rc = pool_cmd_call(ctx, "logs", &o, req, &resp);
 		if (rc)
 			return rc;
-		if (o.json) {
-			rc = pool_cmd_print_json(ctx, resp);
-			json_decref(resp);
-			return rc;
-		}
-		const char *b64 = json_string_value(json_object_get(resp, "data_b64"));
-		size_t blen = b64 ? strlen(b64) : 0;
-		unsigned char *data = malloc(blen / 4 * 3 + 1);
-		long n = data && b64 ? proto_b64_decode(b64, data) : -1;
-		if (n < 0) {
-			free(data);
-			json_decref(resp);
-			cmd_error(ctx, "logs", "malformed answer from the agent");
-			return EXIT_IOERR;
-		}
-		if (n > 0 && fwrite(data, 1, (size_t)n, ctx->out) != (size_t)n) {
-			free(data);
-			json_decref(resp);
-			return EXIT_IOERR;
-		}
-		free(data);
-		if (fflush(ctx->out) != 0) {
-			json_decref(resp);
-			return EXIT_IOERR; /* main says why */
-		}
-		offset = pool_json_u64(resp, "offset");
-		uint64_t size = pool_json_u64(resp, "size");
-		bool ended = json_is_true(json_object_get(resp, "ended"));
+		rc = pool_cmd_print_json(ctx, resp);
 		json_decref(resp);
+		return rc;
+	}
+	/* the bytes as the agent streams them from the file, never all in memory */
+	for (;;) {
+		json_t *req = pool_cmd_request("logs"), *head;
+		json_object_set_new(req, "job", json_integer((json_int_t)id));
+		json_object_set_new(req, "stream", json_integer(stream));
+		json_object_set_new(req, "offset", json_integer((json_int_t)offset));
+		json_object_set_new(req, "raw", json_true());
+		uint64_t copied = 0;
+		int rc = pool_cmd_stream(ctx, "logs", &o, req, &head, &copied);
+		if (rc)
+			return rc;
+		uint64_t skipped = pool_json_u64(head, "skipped"), length = pool_json_u64(head, "length");
+		uint64_t next = pool_json_u64(head, "offset"), size = pool_json_u64(head, "size");
+		uint64_t limit = pool_json_u64(head, "log_limit");
+		bool ended = json_is_true(json_object_get(head, "ended"));
+		json_decref(head);
+		if (skipped)
+			fprintf(ctx->out,
+				"\n[gpuctl logs: %llu bytes dropped here: the job's output passed the pool's limit of %.1f MiB a "
+				"stream (pool_log_limit); its first and last %.1f MiB are kept]\n",
+				(unsigned long long)skipped, (double)limit / 1048576.0, (double)limit / 2097152.0);
+		if (fflush(ctx->out) != 0)
+			return EXIT_IOERR; /* main says why */
+		offset = next - (length - copied); /* fewer bytes came when the file was cut back meanwhile */
 		if (offset < size)
 			continue; /* more is there already */
 		if (!follow || ended)

@@ -67,6 +67,37 @@ json_t *pool_cmd_request(const char *op)
 	return json_pack("{s:i, s:s}", "v", PROTO_VERSION, "op", op);
 }
 
+/* A pool_call_* status as an exit code, the error printed. */
+static int call_status(const struct cmd_ctx *ctx, const char *cmd, int rc, const char *err)
+{
+	if (rc != POOL_CALL_OK)
+		cmd_error(ctx, cmd, "%s", err);
+	return rc == POOL_CALL_OK ? EXIT_OK : rc == POOL_CALL_NO_AGENT ? EXIT_TEMPFAIL : EXIT_IOERR;
+}
+
+/* EXIT_OK when the answer says ok, else its error printed, *resp dropped and 65. */
+static int answer_ok(const struct cmd_ctx *ctx, const char *cmd, json_t **resp)
+{
+	if (json_is_true(json_object_get(*resp, "ok")))
+		return EXIT_OK;
+	const char *msg = json_string_value(json_object_get(*resp, "error"));
+	cmd_error(ctx, cmd, "%s", msg ? msg : "the agent refused the request");
+	json_decref(*resp); /* msg is not used past here */
+	*resp = NULL;
+	return EXIT_DATAERR;
+}
+
+/* --socket, else where pool_client_socket says. */
+static void pool_cmd_find_socket(struct pool_opts *o)
+{
+	if (!o->socket) {
+		struct stat sb;
+		pool_client_socket(getenv("GPUCTL_POOL_SOCKET"), stat("/run/gpuctl/pool.sock", &sb) == 0,
+				   getenv("XDG_RUNTIME_DIR"), getuid(), o->socket_buf, sizeof(o->socket_buf));
+		o->socket = o->socket_buf;
+	}
+}
+
 int pool_cmd_call_raw(const struct cmd_ctx *ctx, const char *cmd, struct pool_opts *o, json_t *req, char **answer,
 		      size_t *len)
 {
@@ -76,24 +107,33 @@ int pool_cmd_call_raw(const struct cmd_ctx *ctx, const char *cmd, struct pool_op
 		cmd_error(ctx, cmd, "out of memory");
 		return EXIT_SOFTWARE;
 	}
-	if (!o->socket) {
-		struct stat sb;
-		pool_client_socket(getenv("GPUCTL_POOL_SOCKET"), stat("/run/gpuctl/pool.sock", &sb) == 0,
-				   getenv("XDG_RUNTIME_DIR"), getuid(), o->socket_buf, sizeof(o->socket_buf));
-		o->socket = o->socket_buf;
-	}
+	pool_cmd_find_socket(o);
 	char err[512];
 	int rc = pool_call_raw(o->socket, req, answer, len, err, sizeof(err));
 	json_decref(req);
-	if (rc == POOL_CALL_NO_AGENT) {
-		cmd_error(ctx, cmd, "%s", err);
-		return EXIT_TEMPFAIL;
+	return call_status(ctx, cmd, rc, err);
+}
+
+int pool_cmd_stream(const struct cmd_ctx *ctx, const char *cmd, struct pool_opts *o, json_t *req, json_t **head,
+		    uint64_t *copied)
+{
+	*head = NULL;
+	if (!req) {
+		cmd_error(ctx, cmd, "out of memory");
+		return EXIT_SOFTWARE;
 	}
-	if (rc != POOL_CALL_OK) {
-		cmd_error(ctx, cmd, "%s", err);
-		return EXIT_IOERR;
+	pool_cmd_find_socket(o);
+	char err[512];
+	bool write_failed;
+	int rc = call_status(ctx, cmd, pool_call_stream(o->socket, req, head, ctx->out, copied, &write_failed, err,
+							 sizeof(err)), err);
+	json_decref(req);
+	if (rc == EXIT_OK && write_failed) {
+		json_decref(*head);
+		*head = NULL;
+		return EXIT_IOERR; /* main says why */
 	}
-	return EXIT_OK;
+	return rc == EXIT_OK ? answer_ok(ctx, cmd, head) : rc;
 }
 
 int pool_cmd_answer(const struct cmd_ctx *ctx, const char *cmd, const char *answer, size_t len, json_t **resp)
@@ -104,14 +144,7 @@ int pool_cmd_answer(const struct cmd_ctx *ctx, const char *cmd, const char *answ
 		cmd_error(ctx, cmd, "%s", err);
 		return EXIT_IOERR;
 	}
-	if (!json_is_true(json_object_get(*resp, "ok"))) {
-		const char *msg = json_string_value(json_object_get(*resp, "error"));
-		cmd_error(ctx, cmd, "%s", msg ? msg : "the agent refused the request");
-		json_decref(*resp);
-		*resp = NULL;
-		return EXIT_DATAERR;
-	}
-	return EXIT_OK;
+	return answer_ok(ctx, cmd, resp);
 }
 
 int pool_cmd_call(const struct cmd_ctx *ctx, const char *cmd, struct pool_opts *o, json_t *req, json_t **resp)

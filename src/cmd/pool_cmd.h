@@ -33,6 +33,12 @@ int pool_cmd_call(const struct cmd_ctx *ctx, const char *cmd, struct pool_opts *
 int pool_cmd_call_raw(const struct cmd_ctx *ctx, const char *cmd, struct pool_opts *o, json_t *req, char **answer,
 		      size_t *len);
 int pool_cmd_answer(const struct cmd_ctx *ctx, const char *cmd, const char *answer, size_t len, json_t **resp);
+/* A request whose answer line is followed by raw bytes (logs with raw): the
+ * bytes go to ctx->out as they arrive (*copied of them), *head is the line.
+ * EXIT_OK, or the error printed and its exit code as pool_cmd_call (74 when
+ * ctx->out refused the bytes, main says why). */
+int pool_cmd_stream(const struct cmd_ctx *ctx, const char *cmd, struct pool_opts *o, json_t *req, json_t **head,
+		    uint64_t *copied);
 /* A new request object {"v": 1, "op": op}. */
 json_t *pool_cmd_request(const char *op);
 /* The SIMULATED banner when the agent serves a simulated server. */

@@ -10,11 +10,9 @@
 
 #define MAX_RESPONSE (256u << 20)
 
-int pool_call_raw(const char *socket_path, const json_t *req, char **answer, size_t *answer_len, char *err,
-		  size_t errlen)
+/* Connects, sends req and shuts down the writing side: *fd open on success. */
+static int connect_send(const char *socket_path, const json_t *req, int *fd_out, char *err, size_t errlen)
 {
-	*answer = NULL;
-	*answer_len = 0;
 	struct sockaddr_un a;
 	memset(&a, 0, sizeof(a));
 	a.sun_family = AF_UNIX;
@@ -35,11 +33,10 @@ int pool_call_raw(const char *socket_path, const json_t *req, char **answer, siz
 		return POOL_CALL_NO_AGENT;
 	}
 	char *text = json_dumps(req, JSON_COMPACT);
-	int rc = POOL_CALL_IO;
-	char *buf = NULL;
 	if (!text) {
 		snprintf(err, errlen, "out of memory");
-		goto out;
+		close(fd);
+		return POOL_CALL_IO;
 	}
 	size_t n = strlen(text), off = 0;
 	while (off < n) {
@@ -48,13 +45,30 @@ int pool_call_raw(const char *socket_path, const json_t *req, char **answer, siz
 			continue;
 		if (w <= 0) {
 			snprintf(err, errlen, "sending to '%s': %s", socket_path, strerror(errno));
-			goto out;
+			free(text);
+			close(fd);
+			return POOL_CALL_IO;
 		}
 		off += (size_t)w;
 	}
+	free(text);
 	shutdown(fd, SHUT_WR);
+	*fd_out = fd;
+	return POOL_CALL_OK;
+}
+
+int pool_call_raw(const char *socket_path, const json_t *req, char **answer, size_t *answer_len, char *err,
+		  size_t errlen)
+{
+	*answer = NULL;
+	*answer_len = 0;
+	int fd;
+	int rc = connect_send(socket_path, req, &fd, err, errlen);
+	if (rc != POOL_CALL_OK)
+		return rc;
+	rc = POOL_CALL_IO;
 	size_t cap = 1u << 20, len = 0;
-	buf = malloc(cap);
+	char *buf = malloc(cap);
 	while (buf) {
 		if (len + 1 >= cap) {
 			if (cap >= MAX_RESPONSE) {
@@ -95,7 +109,67 @@ int pool_call_raw(const char *socket_path, const json_t *req, char **answer, siz
 	buf = NULL;
 	rc = POOL_CALL_OK;
 out:
-	free(text);
+	free(buf);
+	close(fd);
+	return rc;
+}
+
+int pool_call_stream(const char *socket_path, const json_t *req, json_t **head, FILE *out, uint64_t *copied,
+		     bool *write_failed, char *err, size_t errlen)
+{
+	*head = NULL;
+	*copied = 0;
+	*write_failed = false;
+	int fd;
+	int rc = connect_send(socket_path, req, &fd, err, errlen);
+	if (rc != POOL_CALL_OK)
+		return rc;
+	rc = POOL_CALL_IO;
+	enum { CHUNK = 1 << 16 };
+	char *buf = malloc(CHUNK);
+	size_t have = 0;
+	char *nl = NULL;
+	while (buf && !nl && have < CHUNK) { /* the answer's line */
+		ssize_t r = recv(fd, buf + have, CHUNK - have, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		nl = memchr(buf + have, '\n', (size_t)r);
+		have += (size_t)r;
+	}
+	if (!buf || !nl) {
+		snprintf(err, errlen, !buf ? "out of memory" : "malformed answer from the agent: no answer line");
+		goto out;
+	}
+	*head = pool_answer_parse(buf, (size_t)(nl - buf), err, errlen);
+	if (!*head)
+		goto out;
+	json_int_t want = json_integer_value(json_object_get(*head, "length"));
+	uint64_t left = want > 0 ? (uint64_t)want : 0;
+	size_t extra = have - (size_t)(nl + 1 - buf);
+	memmove(buf, nl + 1, extra);
+	for (;;) {
+		size_t n = extra < left ? extra : (size_t)left;
+		if (n && fwrite(buf, 1, n, out) != n) {
+			*write_failed = true;
+			break;
+		}
+		*copied += n;
+		left -= n;
+		if (!left)
+			break;
+		ssize_t r = recv(fd, buf, CHUNK, 0);
+		if (r < 0 && errno == EINTR) {
+			extra = 0;
+			continue;
+		}
+		if (r <= 0)
+			break; /* fewer than announced (the file was cut back): the caller goes on from *copied */
+		extra = (size_t)r;
+	}
+	rc = POOL_CALL_OK;
+out:
 	free(buf);
 	close(fd);
 	return rc;

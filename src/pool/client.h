@@ -6,7 +6,10 @@
 #define GPUCTL_POOL_CLIENT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 enum pool_call_status {
 	POOL_CALL_OK = 0,        /* *resp holds the answer (which may say ok: false) */
@@ -22,6 +25,12 @@ int pool_call(const char *socket_path, const json_t *req, json_t **resp, char *e
  * jansson tree (jscan.h). An empty answer is POOL_CALL_IO. */
 int pool_call_raw(const char *socket_path, const json_t *req, char **answer, size_t *answer_len, char *err,
 		  size_t errlen);
+/* Sends req and reads an answer whose line is followed by raw bytes (logs
+ * with raw): the line's object in *head, then its "length" bytes copied to
+ * out as they arrive (*copied of them; fewer when the agent sent fewer;
+ * *write_failed when out refused them). */
+int pool_call_stream(const char *socket_path, const json_t *req, json_t **head, FILE *out, uint64_t *copied,
+		     bool *write_failed, char *err, size_t errlen);
 /* The answer as a JSON object, or NULL with err set ("malformed answer from the agent: ..."). */
 json_t *pool_answer_parse(const char *answer, size_t len, char *err, size_t errlen);
 

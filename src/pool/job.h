@@ -71,6 +71,7 @@ struct pool_job {
 	bool term_delivered;         /* SIGTERM sent to the job's process group */
 	enum job_state cancel_as;    /* JOB_CANCELLED or JOB_TIMEOUT once asked to stop */
 	uint64_t est_start_ns;       /* pending: the scheduler's estimate, 0 unknown */
+	uint64_t log_punched[2];     /* stdout, stderr: dropped up to here (joblog_trim) */
 	struct acct_job acct;
 };
 

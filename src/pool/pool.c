@@ -176,6 +176,8 @@ void pool_settle(struct pool *p, struct pool_job *j, enum job_state state, const
 			(void)store_put_acct(p->st, j->id, &s);
 		}
 	}
+	if (j->start_ns)
+		pool_logs_trim(p, j); /* what it wrote since the last check */
 	pool_save(p, j);
 	pool_cleanup_cgroup(p, j->cgroup);
 	pool_devices_cleanup(p, j);
@@ -301,6 +303,7 @@ static void watch_running(struct pool *p)
 		i++;
 	}
 	reap_shims(p);
+	pool_logs_tick(p);
 	for (unsigned k = 0; k < p->ncleanup;)
 		if (runner_cgroup_remove(p->cleanup[k]))
 			memmove(p->cleanup[k], p->cleanup[--p->ncleanup], sizeof(p->cleanup[0]));
@@ -650,6 +653,13 @@ static void schedule(struct pool *p)
 			nr++;
 	if (np == 0)
 		return;
+	char full[SCHED_REASON_LEN];
+	if (pool_disk_low(p, full, sizeof(full))) { /* they wait: starting would fail to record it */
+		for (size_t i = 0; i < p->njobs; i++)
+			if (p->jobs[i]->state == JOB_PENDING)
+				snprintf(p->jobs[i]->reason, sizeof(p->jobs[i]->reason), "%s", full);
+		return;
+	}
 	struct sched_job *pending = calloc(np, sizeof(*pending));
 	struct sched_running *running = calloc(nr ? nr : 1, sizeof(*running));
 	struct sched_mig *migs = calloc(GPU_MAX_GPUS * GPU_MAX_MIG, sizeof(*migs));

@@ -32,6 +32,9 @@ enum pool_isolation { POOL_ISOLATION_STRICT = 0, POOL_ISOLATION_BEST_EFFORT, POO
 /* "strict", "best-effort", "off" -> 0..2, -1 unknown (pure). */
 int pool_isolation_parse(const char *s);
 
+#define POOL_DEFAULT_RETENTION_NS (14ull * 86400ull * 1000000000ull) /* ended jobs' directories */
+#define POOL_DEFAULT_MIN_FREE (64ull << 20) /* free bytes below which no job starts */
+
 struct pool_config {
 	char state_dir[256];          /* jobs.db and jobs/<id>/ (stdout, stderr, exit records) */
 	char socket_path[256];        /* the control socket */
@@ -40,6 +43,9 @@ struct pool_config {
 	char cgroup_parent[256];      /* "" = the agent's own cgroup; "off" = no cgroups */
 	uint64_t (*now_ns)(void);     /* wall clock (NULL: CLOCK_REALTIME) */
 	enum pool_isolation isolation; /* device limiting (docs/pool.md); default strict */
+	uint64_t log_limit;           /* bytes kept of each job's stdout and stderr (head and tail); 0: none */
+	uint64_t log_retention_ns;    /* ended jobs' directories removed this long after they end; 0: kept */
+	uint64_t min_free_bytes;      /* no job starts while the state directory's filesystem has less free */
 };
 
 void pool_config_default(struct pool_config *c);

@@ -1,7 +1,8 @@
 /*
  * pool_agent.c - the pool's hooks into the agent (src/agent/): its settings
  * (`pool = on`, `pool_dir`, `pool_socket`, `pool_user_gpu_limit`,
- * `pool_cgroup`, `pool_kill_grace`, `pool_isolation`; docs/pool.md) and its start/stop with
+ * `pool_cgroup`, `pool_kill_grace`, `pool_isolation`, `pool_log_limit`,
+ * `pool_log_retention`, `pool_min_free`; docs/pool.md) and its start/stop with
  * the agent's backend, sampler and health rules. The agent's files each hold
  * one call into here.
  */
@@ -13,6 +14,7 @@
 
 #include "agent/agent_internal.h"
 #include "pool/pool.h"
+#include "pool/proto.h"
 
 int pool_agent_config_set(struct agent_config *c, const char *key, const char *value, char *err, size_t errlen)
 {
@@ -56,6 +58,29 @@ int pool_agent_config_set(struct agent_config *c, const char *key, const char *v
 		c->pool_isolation = (unsigned)v;
 		return 0;
 	}
+	struct { const char *key; uint64_t *dst; bool duration; } limits[] = {
+		{ "pool_log_limit", &c->pool_log_limit, false },
+		{ "pool_log_retention", &c->pool_log_retention_ns, true },
+		{ "pool_min_free", &c->pool_min_free, false },
+	};
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		if (strcmp(key, limits[i].key) != 0)
+			continue;
+		uint64_t v;
+		if (strcmp(value, "off") == 0 || strcmp(value, "0") == 0)
+			v = UINT64_MAX;
+		else if (limits[i].duration ? proto_parse_time_limit(value, &v, err, errlen)
+					    : proto_parse_bytes(value, &v, err, errlen))
+			return -1;
+		else if (limits[i].duration)
+			v *= 1000000000ull;
+		if (strcmp(key, "pool_log_limit") == 0 && v < (64u << 10)) {
+			snprintf(err, errlen, "bad value '%.40s' for 'pool_log_limit' (at least 64K, or off)", value);
+			return -1;
+		}
+		*limits[i].dst = v;
+		return 0;
+	}
 	if (strcmp(key, "pool_user_gpu_limit") == 0 || strcmp(key, "pool_kill_grace") == 0) {
 		if (strcmp(key, "pool_kill_grace") == 0)
 			return agent_parse_duration(value, 1000000ull, 3600000000000ull, &c->pool_kill_grace_ns, err, errlen);
@@ -82,6 +107,12 @@ int pool_agent_start(struct agent *a, char *err, size_t errlen)
 	pc.isolation = (enum pool_isolation)a->cfg.pool_isolation;
 	if (a->cfg.pool_kill_grace_ns)
 		pc.kill_grace_ns = a->cfg.pool_kill_grace_ns;
+	uint64_t *limits[][2] = { { &pc.log_limit, &a->cfg.pool_log_limit },
+				  { &pc.log_retention_ns, &a->cfg.pool_log_retention_ns },
+				  { &pc.min_free_bytes, &a->cfg.pool_min_free } };
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+		if (*limits[i][1]) /* else the default */
+			*limits[i][0] = *limits[i][1] == UINT64_MAX ? 0 : *limits[i][1];
 	if (!pc.state_dir[0] || !pc.socket_path[0]) {
 		snprintf(err, errlen, "the pool needs pool_dir and pool_socket");
 		return -1;

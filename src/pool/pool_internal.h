@@ -66,6 +66,7 @@ struct pool {
 	size_t nreap, reap_cap;
 	uint64_t passes, last_pass_ns;  /* scheduling passes run, and how long the last took */
 	uint64_t last_pass_end_mono;
+	uint64_t log_check_mono, sweep_mono; /* pool_logs.c's last check of output sizes, of ended directories */
 
 	int lock_fd;                  /* flock on pool_dir/lock: one agent per state directory */
 	int listen_fd;
@@ -112,9 +113,25 @@ void pool_place_view(const struct pool *p, struct place_gpu *out);
 /* Sends SIGTERM to a running job's processes (and marks how it will end). */
 void pool_signal_stop(struct pool *p, struct pool_job *j, enum job_state as);
 
+/* A file range the answer goes on with (raw logs): fd (-1: none) is the
+ * caller's to close. */
+struct pool_stream {
+	int fd;
+	uint64_t offset, length;
+};
 /* pool_ops.c: a request from caller -> the response text (heap, NUL-terminated,
- * ending in a newline), NULL when out of memory. Takes p->mu. */
-char *pool_handle(struct pool *p, const struct pool_caller *c, const char *buf, size_t len);
+ * ending in a newline), NULL when out of memory; *more, the bytes that follow
+ * it. Takes p->mu. */
+char *pool_handle(struct pool *p, const struct pool_caller *c, const char *buf, size_t len, struct pool_stream *more);
+
+/* pool_logs.c: keeps a job's stdout and stderr within pool_log_limit (p->mu held). */
+void pool_logs_trim(struct pool *p, struct pool_job *j);
+/* At each scheduler tick: running jobs' output (every 200 ms), ended jobs'
+ * directories past the retention (every minute). p->mu held. */
+void pool_logs_tick(struct pool *p);
+/* True, with the pending reason, when the state directory's filesystem has
+ * less free than pool_min_free: no job starts then. */
+bool pool_disk_low(const struct pool *p, char *why, size_t len);
 
 /* pool_server.c */
 int pool_server_start(struct pool *p, char *err, size_t errlen);

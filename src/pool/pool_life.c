@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pool/joblog.h"
 #include "pool/runner.h"
 
 #define STARTING_GRACE_NS 200000000ull /* a shim forked just before a crash writes its pids */
@@ -24,6 +25,9 @@ void pool_config_default(struct pool_config *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->kill_grace_ns = 10000000000ull;
+	c->log_limit = JOBLOG_DEFAULT_LIMIT;
+	c->log_retention_ns = POOL_DEFAULT_RETENTION_NS;
+	c->min_free_bytes = POOL_DEFAULT_MIN_FREE;
 }
 
 void pool_default_paths(uid_t euid, const char *xdg_state, const char *xdg_runtime, const char *home,

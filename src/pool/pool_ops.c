@@ -8,6 +8,7 @@
 #include "pool_internal.h"
 
 #include "agent/abuf.h"
+#include "pool/joblog.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -236,23 +237,57 @@ static json_t *do_cancel(struct pool *p, const struct pool_caller *c, uint64_t i
 			 (json_int_t)(p->cfg.kill_grace_ns / 1000000000ull));
 }
 
-static json_t *do_logs(struct pool *p, const struct pool_caller *c, const struct proto_request *r)
+/* The job's output after offset: the data there, or with raw the range the
+ * answer goes on with (*more); what the log limit dropped is skipped and
+ * counted ("skipped"). */
+static json_t *do_logs(struct pool *p, const struct pool_caller *c, const struct proto_request *r,
+		       struct pool_stream *more)
 {
 	struct pool_job *j, stored;
 	json_t *e = find_job(p, c, r->job, &j, &stored);
 	if (e)
 		return e;
 	enum job_state state = j ? j->state : stored.state;
+	uint64_t end_ns = j ? 0 : stored.end_ns;
 	if (!j)
 		free(stored.spec_json);
 	char path[600];
 	pool_job_dir(p, r->job, path, sizeof(path));
+	size_t dirlen = strlen(path);
 	strncat(path, r->stream == 2 ? "/stderr" : "/stdout", sizeof(path) - strlen(path) - 1);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	uint64_t size = 0;
-	size_t got = 0;
-	unsigned char *data = malloc(r->max_bytes ? r->max_bytes : 1);
-	char *b64 = malloc(4 * ((r->max_bytes + 2) / 3) + 1);
+	if (fd < 0 && errno != ENOENT)
+		return proto_errorf("cannot read the job's output: %s", strerror(errno));
+	path[dirlen] = '\0';
+	struct stat sb;
+	if (fd < 0 && job_state_ended(state) && p->cfg.log_retention_ns && end_ns &&
+	    pool_now(p) - end_ns >= p->cfg.log_retention_ns && stat(path, &sb) != 0)
+		return proto_errorf("job %llu's output was removed %llu s after it ended (pool_log_retention)",
+				    (unsigned long long)r->job, (unsigned long long)(p->cfg.log_retention_ns / 1000000000ull));
+	uint64_t size = 0, skip = 0, len = 0;
+	if (fd >= 0 && fstat(fd, &sb) == 0)
+		size = (uint64_t)sb.st_size;
+	if (fd >= 0)
+		joblog_segment(fd, r->offset, size, &skip, &len);
+	uint64_t at = r->offset + skip;
+	if (r->raw) {
+		if (skip) /* first the gap alone, so that the reader can say so before the bytes after it */
+			len = 0;
+		json_t *o = json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:s, s:b}", "ok", 1, "offset", (json_int_t)(at + len),
+				      "length", (json_int_t)len, "skipped", (json_int_t)skip, "size", (json_int_t)size,
+				      "log_limit", (json_int_t)p->cfg.log_limit, "state", job_state_name(state), "ended",
+				      job_state_ended(state));
+		if (o && fd >= 0 && len) {
+			*more = (struct pool_stream){ .fd = fd, .offset = at, .length = len };
+			fd = -1;
+		}
+		if (fd >= 0)
+			close(fd);
+		return o;
+	}
+	size_t want = len < r->max_bytes ? (size_t)len : (size_t)r->max_bytes, got = 0;
+	unsigned char *data = malloc(want ? want : 1);
+	char *b64 = malloc(4 * ((want + 2) / 3) + 1);
 	if (!data || !b64) {
 		free(data);
 		free(b64);
@@ -260,26 +295,18 @@ static json_t *do_logs(struct pool *p, const struct pool_caller *c, const struct
 			close(fd);
 		return proto_error("out of memory");
 	}
-	if (fd >= 0) {
-		struct stat sb;
-		if (fstat(fd, &sb) == 0)
-			size = (uint64_t)sb.st_size;
-		while (r->offset < size && got < r->max_bytes) {
-			ssize_t n = pread(fd, data + got, r->max_bytes - got, (off_t)(r->offset + got));
-			if (n <= 0)
-				break;
-			got += (size_t)n;
-		}
-		close(fd);
-	} else if (errno != ENOENT) {
-		free(data);
-		free(b64);
-		return proto_errorf("cannot read the job's output: %s", strerror(errno));
+	while (fd >= 0 && got < want) {
+		ssize_t n = pread(fd, data + got, want - got, (off_t)(at + got));
+		if (n <= 0)
+			break;
+		got += (size_t)n;
 	}
+	if (fd >= 0)
+		close(fd);
 	proto_b64_encode(data, got, b64);
-	json_t *o = json_pack("{s:b, s:s, s:I, s:I, s:s, s:b}", "ok", 1, "data_b64", b64, "offset",
-			      (json_int_t)(r->offset + got), "size", (json_int_t)size, "state", job_state_name(state),
-			      "ended", job_state_ended(state));
+	json_t *o = json_pack("{s:b, s:s, s:I, s:I, s:I, s:s, s:b}", "ok", 1, "data_b64", b64, "offset",
+			      (json_int_t)(at + got), "skipped", (json_int_t)skip, "size", (json_int_t)size, "state",
+			      job_state_name(state), "ended", job_state_ended(state));
 	free(data);
 	free(b64);
 	return o;
@@ -331,8 +358,9 @@ static json_t *do_ping(struct pool *p, const struct pool_caller *c)
 			 (json_int_t)p->passes, "last_pass_ns", (json_int_t)p->last_pass_ns);
 }
 
-char *pool_handle(struct pool *p, const struct pool_caller *c, const char *buf, size_t len)
+char *pool_handle(struct pool *p, const struct pool_caller *c, const char *buf, size_t len, struct pool_stream *more)
 {
+	more->fd = -1;
 	struct proto_request r;
 	char err[300];
 	json_t *resp = pool_slurm_handle(p, c, buf, len); /* slurm_* requests (pool_slurm.c) */
@@ -354,7 +382,7 @@ char *pool_handle(struct pool *p, const struct pool_caller *c, const char *buf, 
 		}
 		case OP_SHOW: resp = do_show(p, c, r.job); break;
 		case OP_CANCEL: resp = do_cancel(p, c, r.job); break;
-		case OP_LOGS: resp = do_logs(p, c, &r); break;
+		case OP_LOGS: resp = do_logs(p, c, &r, more); break;
 		case OP_JOBS: resp = do_jobs(p, c, &r); break;
 		}
 		pthread_mutex_unlock(&p->mu);

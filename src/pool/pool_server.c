@@ -4,7 +4,7 @@
  * is read up to the client's shutdown(SHUT_WR) or PROTO_MAX_REQUEST bytes.
  * Clients are served concurrently by one poll loop: each connection has its
  * own deadline (IO_TIMEOUT_NS from its accept to its whole request, and as
- * long again to take its answer), so idle clients do not delay the others
+ * long again without progress to take its answer), so idle clients do not delay the others
  * and their deadlines do not add up. A uid holds at most POOL_MAX_CONN_PER_UID
  * connections: one more closes that uid's oldest one still sending, so a user
  * can only ever stall their own connections. Requests are answered one after
@@ -18,6 +18,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -64,15 +65,19 @@ struct client {
 	size_t in_len, in_cap;
 	char *out;                   /* the answer, once there is one */
 	size_t out_len, out_off;
+	int file_fd;                 /* then a file range (raw logs), -1 when none */
+	uint64_t file_off, file_left;
 };
 
 static void client_close(struct client *c)
 {
 	close(c->fd);
+	if (c->file_fd >= 0)
+		close(c->file_fd);
 	free(c->in);
 	free(c->out);
 	memset(c, 0, sizeof(*c));
-	c->fd = -1;
+	c->fd = c->file_fd = -1;
 }
 
 /* The answer to send: text (heap, taken) or, when NULL, an error with msg. */
@@ -133,12 +138,22 @@ static void client_read(struct pool *p, struct client *c, uint64_t now)
 		return;
 	}
 	struct pool_caller who = { .uid = c->uid, .gid = c->gid, .pid = c->pid };
-	char *text = pool_handle(p, &who, c->in ? c->in : "", c->in_len);
+	struct pool_stream more;
+	char *text = pool_handle(p, &who, c->in ? c->in : "", c->in_len, &more);
+	if (text && more.fd >= 0) {
+		c->file_fd = more.fd;
+		c->file_off = more.offset;
+		c->file_left = more.length;
+	} else if (more.fd >= 0) {
+		close(more.fd);
+	}
 	client_answer(c, text, "out of memory", now);
 }
 
-/* Sends what the socket takes; closes once the answer is out. */
-static void client_write(struct client *c)
+/* Sends what the socket takes, the answer then the file range after it;
+ * closes once all is out. Progress moves the deadline: a reader that keeps
+ * reading a long log is not cut off, one that stops is. */
+static void client_write(struct client *c, uint64_t now)
 {
 	while (c->out && c->out_off < c->out_len) {
 		ssize_t w = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -146,9 +161,25 @@ static void client_write(struct client *c)
 			continue;
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return;
-		if (w <= 0)
-			break;
+		if (w <= 0) {
+			client_close(c);
+			return;
+		}
 		c->out_off += (size_t)w;
+		c->deadline = now + IO_TIMEOUT_NS;
+	}
+	while (c->file_fd >= 0 && c->file_left) {
+		off_t off = (off_t)c->file_off;
+		ssize_t w = sendfile(c->fd, c->file_fd, &off, c->file_left < (1u << 20) ? (size_t)c->file_left : 1u << 20);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (w <= 0)
+			break; /* the file shrank (cut back) or the reader left: it gets what was sent */
+		c->file_off += (uint64_t)w;
+		c->file_left -= (uint64_t)w;
+		c->deadline = now + IO_TIMEOUT_NS;
 	}
 	client_close(c);
 }
@@ -173,7 +204,7 @@ static void client_accept(struct client *cl, unsigned *ncl, int fd, uint64_t now
 		}
 	if (same >= POOL_MAX_CONN_PER_UID && oldest) {
 		client_answer(oldest, NULL, "closed: this user holds too many connections to the pool", now);
-		client_write(oldest); /* best effort: it is not waited for */
+		client_write(oldest, now); /* best effort: it is not waited for */
 		if (oldest->fd >= 0)
 			client_close(oldest);
 	} else if (same >= POOL_MAX_CONN_PER_UID) {
@@ -183,6 +214,7 @@ static void client_accept(struct client *cl, unsigned *ncl, int fd, uint64_t now
 	struct client *c = &cl[(*ncl)++];
 	memset(c, 0, sizeof(*c));
 	c->fd = fd;
+	c->file_fd = -1;
 	c->uid = cred.uid;
 	c->gid = cred.gid;
 	c->pid = cred.pid;
@@ -232,7 +264,7 @@ static void *server_thread(void *arg)
 			if (!c->out && (ev & (POLLIN | POLLHUP | POLLERR)))
 				client_read(p, c, now);
 			else if (c->out && (ev & (POLLOUT | POLLHUP | POLLERR)))
-				client_write(c);
+				client_write(c, now);
 			if (c->fd >= 0 && now >= c->deadline) {
 				if (c->out) {
 					client_close(c); /* it does not take its answer */
@@ -240,7 +272,7 @@ static void *server_thread(void *arg)
 					client_answer(c, NULL,
 						      "request not complete within 5 s (a client shuts down its writing side when done)",
 						      now);
-					client_write(c);
+					client_write(c, now);
 				}
 			}
 		}

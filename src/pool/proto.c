@@ -239,6 +239,7 @@ int proto_parse_request(const char *buf, size_t len, struct proto_request *out, 
 	    get_uint(o, "stream", 2, &stream, err, errlen) ||
 	    get_uint(o, "offset", INT64_MAX, &out->offset, err, errlen) ||
 	    get_uint(o, "max_bytes", PROTO_MAX_LOG_CHUNK, &out->max_bytes, err, errlen) ||
+	    get_bool(o, "raw", &out->raw, err, errlen) ||
 	    get_bool(o, "all_users", &out->all_users, err, errlen) ||
 	    get_bool(o, "history", &out->history, err, errlen) ||
 	    get_uint(o, "limit", 1000000, &limit, err, errlen))
@@ -283,6 +284,8 @@ json_t *proto_request_json(const struct proto_request *r)
 		json_object_set_new(o, "offset", json_integer((json_int_t)r->offset));
 		if (r->max_bytes)
 			json_object_set_new(o, "max_bytes", json_integer((json_int_t)r->max_bytes));
+		if (r->raw)
+			json_object_set_new(o, "raw", json_true());
 	}
 	if (r->all_users)
 		json_object_set_new(o, "all_users", json_true());

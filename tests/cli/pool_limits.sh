@@ -5,7 +5,10 @@
 # UTF-8, `cancel -- ID`, a program path that does not exist; 100 idle
 # connections on the socket do not stall a ping (and a uid holds at most 64);
 # requests no GPU here can ever meet are refused at submission, a waiting
-# job's reason names who holds the GPUs, backfill and the expected start; ...
+# job's reason names who holds the GPUs, backfill and the expected start;
+# each stream of a job's output kept within pool_log_limit (head and tail,
+# `logs` says what was dropped), `logs` streaming 200 MB, ended jobs'
+# directories removed after pool_log_retention.
 #
 # Run by CTest (GPUCTL = the binary). By hand:
 #   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/pool_limits.sh
@@ -151,6 +154,49 @@ stop_agent
 # --- on h100pcie-mig, whose only GPU is in MIG mode: a whole GPU is refused
 start_agent h100pcie-mig || exit 1
 expect_exit 65 "1 of the 1 GPUs it may use is in MIG mode" submit --gpus 1 -- true
+
+# --- output past pool_log_limit: the first and the last half of the limit
+# are kept, the disk space of the rest given back; logs says what it dropped
+stop_agent
+printf 'pool_log_limit = 1M\n' >"$tmp/limits.conf"
+start_agent "$tmp/free8.json" --config "$tmp/limits.conf" || exit 1
+big=$("$G" submit --id-only --shell -- 'head -c 30000000 /dev/zero | tr "\0" x; echo; echo END')
+check "30 MB writer done" wait_state "$big" done
+out="$tmp/state/jobs/$big/stdout"
+check "its file keeps its size" test "$(stat -c %s "$out")" = 30000005
+check "but holds about 1 MiB on disk (got $(($(stat -c %b "$out") * 512)))" test $(($(stat -c %b "$out") * 512)) -le $((1024 * 1024 + 65536))
+"$G" logs "$big" >"$tmp/big.out"
+check "logs: the head first (512 KiB of x)" test "$(head -c 524288 "$tmp/big.out" | tr -d x | wc -c)" = 0
+check "logs: then says what was dropped" grep -qE '^\[gpuctl logs: [0-9]+ bytes dropped here: the job.s output passed the pool.s limit of 1.0 MiB a stream \(pool_log_limit\); its first and last 0.5 MiB are kept\]$' "$tmp/big.out"
+check "logs: the tail last" test "$(tail -c 4 "$tmp/big.out")" = "END"
+check "logs: about 1 MiB in all" test "$(wc -c <"$tmp/big.out")" -le $((1024 * 1024 + 8192))
+check "logs --json: the head's chunk, nothing skipped yet" \
+	test "$("$G" logs --json "$big" | jq -c '[.offset, .skipped, .size]')" = "[524288,0,30000005]"
+
+# --- ended jobs' directories go after pool_log_retention (an agent that keeps
+# them 2 s after they end); the record stays
+stop_agent
+printf 'pool_log_retention = 2s\n' >"$tmp/retention.conf"
+start_agent "$tmp/free8.json" --config "$tmp/retention.conf" || exit 1
+check "its directory removed after the retention" wait_until 60 test ! -e "$tmp/state/jobs/$big"
+"$G" logs "$big" >/dev/null 2>"$tmp/gone.err"
+check "logs of it: 65" test $? = 65
+check "logs says it was removed" grep -q "output was removed 2 s after it ended (pool_log_retention)" "$tmp/gone.err"
+check "the job's record stays" test "$(state_of "$big")" = done
+stop_agent
+
+# --- logs streams: 200 MB (no limit) in one pass, not 1 MiB JSON chunks (12 s)
+printf 'pool_log_limit = off\n' >"$tmp/nolimit.conf"
+start_agent "$tmp/free8.json" --config "$tmp/nolimit.conf" || exit 1
+huge=$("$G" submit --id-only --shell -- 'head -c 209715200 /dev/zero | tr "\0" y')
+check "200 MB writer done" wait_state "$huge" done
+t0=${EPOCHREALTIME/./}
+"$G" logs "$huge" | wc -c >"$tmp/huge.n"
+t1=${EPOCHREALTIME/./}
+check "logs: all 200 MB" test "$(cat "$tmp/huge.n")" = 209715200
+echo "logs of 200 MB: $(((t1 - t0) / 1000)) ms"
+check "logs: 200 MB well under the 12 s it took (bound 10 s, got $(((t1 - t0) / 1000)) ms)" test $((t1 - t0)) -lt 10000000
+rm -f "$tmp/state/jobs/$huge/stdout"
 
 stop_agent
 finish
