@@ -201,6 +201,12 @@ int gk_launch_copy16(struct gk_result *r, void *dst, const void *src, size_t byt
 	return GK_OK;
 }
 
+static size_t gk_gcd(size_t a, size_t b)
+{
+	while (b) { size_t t = a % b; a = b; b = t; }
+	return a;
+}
+
 /* chain[i * step] = compact[i]: spreads the cycle's slots stride bytes apart. */
 __global__ void k_scatter(uint64_t *chain, const uint64_t *compact, size_t nelem, size_t step)
 {
@@ -210,10 +216,12 @@ __global__ void k_scatter(uint64_t *chain, const uint64_t *compact, size_t nelem
 
 /* Build a random single cycle over nelem slots spaced stride bytes apart in
  * chain (device memory on any GPU), then time dependent loads from device
- * `dev`. Every sample starts at a fresh random slot and makes as many loads as
- * the L2 has lines (at least 65536), so what one sample touched cannot serve
- * the next from L2 unless the whole working set fits there. Returns ns per
- * load in *ns; aux "latency_ns", "working_set", "loads" (per sample), "stride".
+ * `dev`. Every sample starts at a fresh slot (evenly spaced along the cycle from
+ * a random offset, in an order that keeps consecutive walks apart) and makes as
+ * many loads as the L2 has lines (at least 65536), so what one sample touched
+ * cannot serve the next from L2 unless the whole working set fits there.
+ * Returns ns per load in *ns; aux "latency_ns", "working_set", "loads" (per
+ * sample), "stride".
  * l1: plain loads (cached in L1 too); else ld.global.cg (L2 only). */
 int gk_chase_latency(struct gk_result *r, struct gk_track *t, const struct gk_common *c, int dev,
 		     uint64_t *chain, size_t bytes, size_t stride, bool l1, double *ns)
@@ -234,6 +242,19 @@ int gk_chase_latency(struct gk_result *r, struct gk_track *t, const struct gk_co
 		uint64_t x = perm[i]; perm[i] = perm[k]; perm[k] = x;
 	}
 	for (size_t i = 0; i < nelem; i++) next[perm[i]] = perm[(i + 1) % nelem];
+	/* Where each walk starts: n + 1 points evenly spaced along the cycle from a random
+	 * offset (its slots lie at random places in memory), taken in an order that puts
+	 * about half the cycle between consecutive walks, so a walk does not begin on the
+	 * lines the walk just before it left in L2. Slot n: the untimed warm-up, first. */
+	int n = gk_samples(c);
+	uint64_t start[GK_MAX_SAMPLES + 1];
+	size_t nwalks = (size_t)n + 1, gap = nelem / nwalks, hop = nwalks / 2;
+	while (hop > 1 && gk_gcd(hop, nwalks) != 1) hop++;
+	uint64_t base = ((uint64_t)gk_hash32(st + 977) << 32 | gk_hash32(st + 131)) % nelem;
+	for (size_t t = 0; t < nwalks; t++) { /* t: the walk's place in time, warm-up first */
+		size_t at = gap ? (base + (t * hop % nwalks) * gap) % nelem : gk_hash32(st + 7 * t) % nelem;
+		start[t == 0 ? n : t - 1] = perm[at];
+	}
 	/* the chain holds word offsets: slot i's word is at i * step */
 	for (size_t i = 0; i < nelem; i++) perm[i] = next[i] * step;
 	uint64_t *compact = NULL;
@@ -247,7 +268,6 @@ int gk_chase_latency(struct gk_result *r, struct gk_track *t, const struct gk_co
 	CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
 	uint64_t steps = (uint64_t)l2 / stride;
 	if (steps < 65536) steps = 65536;
-	int n = gk_samples(c);
 	uint64_t *sink = NULL;
 	CKR(gk_dmalloc(t, r, (void **)&sink, 8 * (size_t)(n + 1)));
 	CKR(gk_hmalloc(t, r, (void **)&slots, 8 * (size_t)(n + 1)));
@@ -255,10 +275,6 @@ int gk_chase_latency(struct gk_result *r, struct gk_track *t, const struct gk_co
 	CKR(gk_stream(t, r, &s));
 	CKR(gk_event(t, r, &e0));
 	CKR(gk_event(t, r, &e1));
-	/* sample i starts at start[i] (slot n: the untimed warm-up) */
-	uint64_t start[GK_MAX_SAMPLES + 1];
-	for (int i = 0; i <= n; i++) start[i] = (((uint64_t)gk_hash32(st + 977 * (uint64_t)i) << 32) |
-						 gk_hash32(st + 131 * (uint64_t)i + 7)) % nelem;
 	if (l1) k_chase<false><<<1, 1, 0, s>>>(chain, start[n] * step, steps, sink + n);
 	else k_chase<true><<<1, 1, 0, s>>>(chain, start[n] * step, steps, sink + n);
 	CKL();
@@ -274,9 +290,8 @@ int gk_chase_latency(struct gk_result *r, struct gk_track *t, const struct gk_co
 		CK(cudaEventElapsedTime(&ms, e0, e1));
 		r->samples_ms[r->nsamples++] = ms;
 	}
-	/* verify: each sample must end where the host's walk of the same cycle ends
-	 * (first and last sample walked on the host; the others must differ from
-	 * their start, and the starts are fresh) */
+	/* verify: the first and the last sample must end where the host's walk of
+	 * the same cycle from the same slot ends */
 	CK(cudaMemcpy(slots, sink, 8 * (size_t)(n + 1), cudaMemcpyDeviceToHost));
 	uint64_t bad = 0;
 	for (int i = 0; i < n; i++) {

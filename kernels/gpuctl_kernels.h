@@ -137,8 +137,10 @@ struct gk_mem_args {
  * fastest: aux "variant" (0..23 load/store kernels, 24..26 bulk copy, 27 the
  * runtime's copy), "variants_wrong". Every variant's output is checked the same way.
  * LATENCY: a random cycle over the working set at `stride`, one thread; each
- * sample starts at a fresh random slot and makes as many dependent loads as the
- * L2 has lines (at least 65536), plain loads (L1 and L2 cache them). aux
+ * sample starts at a fresh slot (evenly spaced along the cycle from a random
+ * offset, consecutive samples about half the cycle apart) and makes as many
+ * dependent loads as the L2 has lines (at least 65536), plain loads (L1 and L2
+ * cache them). aux
  * "latency_ns" (median sample, per load), "working_set", "loads" (per sample),
  * "stride"; samples are whole chases. */
 
@@ -323,14 +325,22 @@ struct gk_train_args {
 	                          no update, no timing: the gradients of the mean loss, same layout
 	                          as params_in, and the loss in losses_out[0] */
 	float *losses_out;     /* host, optional: the mean loss of every step run (warmup + timed) */
+	int ndevs;             /* data parallel: 0 or 1 = c.device alone; else one replica on each of
+	                          devs[0..ndevs) (CUDA ordinals, one thread each), each on its own
+	                          synthetic batch, gradients averaged by NCCL all-reduce in buckets (a
+	                          layer each, launched as its backward ends, on a second stream) */
+	int devs[GK_MAX_DEVS];
 };
-/* result: samples_ms = whole optimizer steps (forward, backward, AdamW);
+/* result: samples_ms = whole optimizer steps (forward, backward, AdamW; the first
+ * replica's, data parallel);
  * flops per step = (6 n_params + 12 layers channels seq) tokens, n_params
  * without the padding rows (the counting of the PyTorch anchors in issue 16).
  * verify: NaN/Inf losses counted in verify.nans; verified is left false: the
  * host judges the losses (src/kernels_host/train_ref.c). aux "mem_gib" (device
  * memory the run held, from cudaMemGetInfo), "model_gib" (what it allocated
- * itself), "tokens" (per step), "params" (n_params). */
+ * itself), "tokens" (per step, all replicas), "params" (n_params); data parallel:
+ * "replicas", and GK_EVERIFY when the replicas' weights differ after the run
+ * (a checksum of every master weight's bits). */
 
 struct gk_api {
 	uint32_t abi_version;  /* GK_ABI_VERSION */
