@@ -342,12 +342,23 @@ static int read_field(const char **p, uint64_t *v)
 	return n ? 0 : -1;
 }
 
+/* s as a message shows it: 40 bytes at most, control characters as '?' (one line). */
+static const char *shown(const char *s, char out[41])
+{
+	size_t k = 0;
+	for (; s[k] && k < 40; k++)
+		out[k] = (unsigned char)s[k] < 0x20 || s[k] == 0x7f ? '?' : s[k];
+	out[k] = '\0';
+	return out;
+}
+
 #define TIME_FORMS "Slurm's MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, or units: 90s, 30m, 2h, 1d, 1h30m"
 
 /* Slurm's forms (sbatch --time): a lone number is minutes; D- takes hours
  * below 24; a field after another is below 60. */
 static int parse_slurm_time(const char *s, uint64_t *total, char *err, size_t errlen)
 {
+	char q[41];
 	const char *p = s;
 	uint64_t f[4] = { 0 }; /* days, hours, minutes, seconds */
 	uint64_t v;
@@ -373,7 +384,7 @@ static int parse_slurm_time(const char *s, uint64_t *total, char *err, size_t er
 		f[2] = n > 1 ? parts[1] : 0;
 		f[3] = n > 2 ? parts[2] : 0;
 		if (f[1] > 23) {
-			snprintf(err, errlen, "bad time limit '%.40s': hours after the days are 0 to 23", s);
+			snprintf(err, errlen, "bad time limit '%s': hours after the days are 0 to 23", shown(s, q));
 			return -1;
 		}
 	} else if (n == 1) { /* MM */
@@ -387,13 +398,14 @@ static int parse_slurm_time(const char *s, uint64_t *total, char *err, size_t er
 		f[3] = parts[2];
 	}
 	if (f[3] > 59 || ((days || n == 3) && f[2] > 59)) {
-		snprintf(err, errlen, "bad time limit '%.40s': minutes and seconds after another field are 0 to 59", s);
+		snprintf(err, errlen, "bad time limit '%s': minutes and seconds after another field are 0 to 59",
+			 shown(s, q));
 		return -1;
 	}
 	*total = ((f[0] * 24 + f[1]) * 60 + f[2]) * 60 + f[3];
 	return 0;
 bad:
-	snprintf(err, errlen, "bad time limit '%.40s' (" TIME_FORMS ")", s);
+	snprintf(err, errlen, "bad time limit '%s' (" TIME_FORMS ")", shown(s, q));
 	return -1;
 }
 
@@ -401,6 +413,7 @@ bad:
  * 1h30m, 90s. A number without a unit after one with ("1h30") is ambiguous. */
 static int parse_unit_time(const char *s, uint64_t *total, char *err, size_t errlen)
 {
+	char q[41];
 	static const char units[] = "dhms";
 	static const uint64_t mul[] = { 86400, 3600, 60, 1 };
 	const char *p = s;
@@ -419,18 +432,19 @@ static int parse_unit_time(const char *s, uint64_t *total, char *err, size_t err
 	}
 	return 0;
 bad:
-	snprintf(err, errlen, "bad time limit '%.40s' (" TIME_FORMS ")", s);
+	snprintf(err, errlen, "bad time limit '%s' (" TIME_FORMS ")", shown(s, q));
 	return -1;
 }
 
 int proto_parse_time_limit(const char *s, uint64_t *seconds, char *err, size_t errlen)
 {
+	char q[41];
 	uint64_t total = 0;
 	bool units = strpbrk(s, "dhms") != NULL;
 	if ((units ? parse_unit_time : parse_slurm_time)(s, &total, err, errlen))
 		return -1;
 	if (total == 0 || total > PROTO_MAX_TIME_S) {
-		snprintf(err, errlen, "time limit '%.40s' out of range (1 s to 366 days)", s);
+		snprintf(err, errlen, "time limit '%s' out of range (1 s to 366 days)", shown(s, q));
 		return -1;
 	}
 	*seconds = total;
@@ -439,6 +453,7 @@ int proto_parse_time_limit(const char *s, uint64_t *seconds, char *err, size_t e
 
 int proto_parse_bytes(const char *s, uint64_t *bytes, char *err, size_t errlen)
 {
+	char q[41];
 	char *end = NULL;
 	if (!isdigit((unsigned char)*s))
 		goto bad;
@@ -462,18 +477,19 @@ int proto_parse_bytes(const char *s, uint64_t *bytes, char *err, size_t errlen)
 		goto bad;
 	double b = v * mul;
 	if (b < 1 || b > 1e18) {
-		snprintf(err, errlen, "memory size '%.40s' out of range", s);
+		snprintf(err, errlen, "memory size '%s' out of range", shown(s, q));
 		return -1;
 	}
 	*bytes = (uint64_t)b;
 	return 0;
 bad:
-	snprintf(err, errlen, "bad memory size '%.40s' (use e.g. 40G, 512M, 1.5T or bytes)", s);
+	snprintf(err, errlen, "bad memory size '%s' (use e.g. 40G, 512M, 1.5T or bytes)", shown(s, q));
 	return -1;
 }
 
 int proto_parse_gpu_ids(const char *s, uint64_t *mask, char *err, size_t errlen)
 {
+	char q[41];
 	uint64_t m = 0;
 	const char *p = s;
 	while (*p) {
@@ -492,7 +508,7 @@ int proto_parse_gpu_ids(const char *s, uint64_t *mask, char *err, size_t errlen)
 				b = b * 10 + (unsigned long)(*p++ - '0');
 		}
 		if (a > 63 || b > 63 || b < a) {
-			snprintf(err, errlen, "GPU ids '%.40s' out of range (0 to 63, ranges low-high)", s);
+			snprintf(err, errlen, "GPU ids '%s' out of range (0 to 63, ranges low-high)", shown(s, q));
 			return -1;
 		}
 		for (unsigned long i = a; i <= b; i++)
@@ -507,7 +523,7 @@ int proto_parse_gpu_ids(const char *s, uint64_t *mask, char *err, size_t errlen)
 	*mask = m;
 	return 0;
 bad:
-	snprintf(err, errlen, "bad GPU ids '%.40s' (use e.g. 0,2,5-7)", s);
+	snprintf(err, errlen, "bad GPU ids '%s' (use e.g. 0,2,5-7)", shown(s, q));
 	return -1;
 }
 

@@ -167,6 +167,12 @@ static void test_time_limit_forms(void **state)
 	}
 	assert_int_equal(proto_parse_time_limit("25:99:99", &v, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "0 to 59"));
+	/* the message quotes the input on one line (fuzz_pooltime found a newline kept) */
+	assert_int_equal(proto_parse_time_limit("2-031h3\n", &v, err, sizeof(err)), -1);
+	assert_null(strchr(err, '\n'));
+	assert_non_null(strstr(err, "'2-031h3?'"));
+	assert_int_equal(proto_parse_bytes("4\nG", &v, err, sizeof(err)), -1);
+	assert_null(strchr(err, '\n'));
 }
 
 static void test_values(void **state)
