@@ -71,7 +71,7 @@ trap lib_exit EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# wait_until SECONDS COMMAND...: runs COMMAND every 0.05 s until it succeeds;
+# wait_until SECONDS COMMAND...: runs COMMAND every 0.1 s until it succeeds;
 # returns 1 if it has not after SECONDS (generous: a bound, not a guess of speed)
 wait_until() {
 	local limit_us=$(($1 * 1000000)) start now
@@ -81,7 +81,7 @@ wait_until() {
 		"$@" && return 0
 		now=${EPOCHREALTIME/./}
 		[ $((now - start)) -ge "$limit_us" ] && return 1
-		sleep 0.05
+		sleep 0.1
 	done
 }
 
