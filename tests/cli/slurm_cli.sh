@@ -85,9 +85,10 @@ expect 0 "$GPUCTL" jobs --history --socket "$sock"
 echo "$out" | grep -q "^ *$two .* done .* 0,1 " || fail "the 2-GPU pool job ran elsewhere than 0,1: $out"
 expect 0 "$GPUCTL" submit --socket "$sock" --gpus 3 -- true
 wait3="$(echo "$out" | sed -n 's/^job \([0-9]*\) submitted.*/\1/p')"
-# once the scheduler has placed what it could, the job's reason says it waits for GPUs
+# once the scheduler has placed what it could, the job's reason says it waits
+# for GPUs, and which the Slurm job holds
 reason_is() { "$GPUCTL" queue --socket "$sock" --json | jq -r ".jobs[] | select(.id == $wait3) | .reason" | grep -qx "$1"; }
-wait_until 60 reason_is "waiting for 3 free GPUs" || fail "the 3-GPU job's reason: $("$GPUCTL" queue --socket "$sock" --json)"
+wait_until 60 reason_is "waiting for 3 free GPUs: GPUs 2-3 held by Slurm job 4242" || fail "the 3-GPU job's reason: $("$GPUCTL" queue --socket "$sock" --json)"
 expect 0 "$GPUCTL" queue --socket "$sock" --json
 echo "$out" | tr -d ' \n' | grep -q "\"id\":$wait3,[^}]*\"state\":\"pending\"" ||
 	fail "a 3-GPU pool job started beside the Slurm job's GPUs 2,3: $out"
