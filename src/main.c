@@ -27,7 +27,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: gpuctl [--sim NAME|FILE | --or-sim NAME] [--data-dir DIR] COMMAND [ARGS]\n"
-		"       gpuctl --version | --help | COMMAND --help\n\n"
+		"       gpuctl --version | --help | COMMAND [SUB] --help | help COMMAND [SUB]\n\n"
 		"GPU server toolkit: inventory, monitoring, health, benchmarks, planning, job pool.\n\n"
 		"commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -130,9 +130,22 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (strcmp(args[0], "--help") == 0 || strcmp(args[0], "-h") == 0 || strcmp(args[0], "help") == 0) {
+	if (strcmp(args[0], "--help") == 0 || strcmp(args[0], "-h") == 0 || (strcmp(args[0], "help") == 0 && n == 1)) {
 		usage(stdout);
 		return output_status(&ctx, EXIT_OK);
+	}
+	/* gpuctl help COMMAND [SUB]: what gpuctl COMMAND [SUB] --help says */
+	char *help_args[4];
+	if (strcmp(args[0], "help") == 0) {
+		if (n > 3) {
+			cmd_error(&ctx, NULL, "'help' takes a command and a subcommand at most; see 'gpuctl --help'");
+			return EXIT_USAGE;
+		}
+		for (int i = 1; i < n; i++)
+			help_args[i - 1] = args[i];
+		help_args[n - 1] = (char *)"--help";
+		help_args[n] = NULL;
+		args = help_args;
 	}
 	if (strcmp(args[0], "--version") == 0 || strcmp(args[0], "version") == 0) {
 		printf("gpuctl %s\n", GPUCTL_VERSION);

@@ -43,7 +43,9 @@ static void usage(FILE *out)
 		"  --pool-socket PATH     its control socket (default /run/gpuctl/pool.sock as root)\n"
 		"  --once                 print one exposition to stdout and exit\n"
 		"  --openmetrics          with --once: OpenMetrics instead of Prometheus text\n"
-		"runs in the foreground until SIGINT or SIGTERM; needs no root.\n",
+		"runs in the foreground until SIGINT or SIGTERM; needs no root.\n"
+		"exit codes: 0 stopped by a signal (or --once done), 64 usage, 65 malformed configuration,\n"
+		"            66 missing configuration, 69 no GPU/driver, 74 cannot listen or write\n",
 		AGENT_DEFAULT_PORT, AGENT_DEFAULT_PORT);
 }
 

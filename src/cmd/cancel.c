@@ -12,7 +12,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: gpuctl cancel [--socket PATH] [--json] JOB...\n\n"
 		"Cancels your jobs (root: anyone's). A running job's process group gets SIGTERM, then\n"
-		"SIGKILL (its whole cgroup where there is one) after the agent's grace period.\n");
+		"SIGKILL (its whole cgroup where there is one) after the agent's grace period.\n"
+		POOL_CMD_EXITS);
 }
 
 int cmd_cancel(int argc, char **argv, struct cmd_ctx *ctx)

@@ -202,7 +202,8 @@ static void usage(FILE *out)
 		"      --variation PCT  a GPU this much slower than the others' median is a WARN (default %.0f)\n"
 		"      --kernels PATH   the kernels module (default: $GPUCTL_KERNELS, build tree, install)\n"
 		"      --flip-bits N    TEST ONLY: flip N bits in the memory test's buffer; the test must FAIL\n\n"
-		"exit: 0 pass, 1 warnings, 2 failure, 69 could not check (no GPU, simulated server for -r 2+)\n",
+		"exit: 0 pass, 1 warnings, 2 failure, 64 usage, 69 could not check (no GPU, simulated server\n"
+		"      for -r 2+), 74 output could not be written\n",
 		DIAG_DEFAULT_VARIATION_PCT);
 }
 

@@ -36,7 +36,9 @@ static void usage(FILE *out)
 		fprintf(out, "  %-6s %-17s %c  %s%s%s\n", c->name, c->key, c->group ? c->group : ' ', c->help,
 			*c->unit ? ", " : "", c->unit);
 	}
-	fprintf(out, "\nn/a: not supported, ERR: could not be read (or the GPU is down), -: no rate yet\n");
+	fprintf(out, "\nn/a: not supported, ERR: could not be read (or the GPU is down), -: no rate yet\n"
+		     "exit codes: 0 ok (--count lines, or SIGINT/SIGTERM), 64 usage, 65 bad simulation file,\n"
+		     "            66 no simulation file, 69 no GPU/driver, 74 output could not be written\n");
 }
 
 /* Time of a sample for the row: the sample's own clock, else now. */

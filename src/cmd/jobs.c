@@ -18,7 +18,8 @@ static void usage(FILE *out)
 		"--all: every user's (root only). Accounting per job: GPU-seconds, energy (J),\n"
 		"average/peak utilization (%%), peak memory (GiB), XIDs and throttling during the job;\n"
 		"--json gives them per GPU. --slurm: the Slurm job's GPUs as the prolog recorded them\n"
-		"(docs/slurm.md), running or ended.\n");
+		"(docs/slurm.md), running or ended.\n"
+		POOL_CMD_EXITS);
 }
 
 struct totals {

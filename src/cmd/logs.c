@@ -18,7 +18,8 @@ static void usage(FILE *out)
 		"Prints what job JOB wrote to stdout (--stderr: stderr), streamed from the agent. Where\n"
 		"the output passed the pool's log limit, a line says how much was dropped there (the\n"
 		"first and last halves are kept). With -f, keeps printing until the job ends.\n"
-		"--json: one chunk as JSON (data in base64, offset, skipped, size).\n");
+		"--json: one chunk as JSON (data in base64, offset, skipped, size).\n"
+		POOL_CMD_EXITS);
 }
 
 int cmd_logs(int argc, char **argv, struct cmd_ctx *ctx)

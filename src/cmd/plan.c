@@ -15,6 +15,7 @@
 #include "../core/data_path.h"
 #include "../plan/price_files.h"
 #include "plan_cmd.h"
+#include "help.h"
 
 /* ---- shared helpers ------------------------------------------------------ */
 
@@ -357,34 +358,49 @@ json_t *model_json(const struct plan_model *m)
 
 /* ---- dispatch ----------------------------------------------------------- */
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: gpuctl plan train  MODEL [training options] [--gpu KEY] [--tokens N] [--json] [--explain]\n"
-		"       gpuctl plan serve  MODEL [--weights PREC] [--kv PREC] [--tp N] [--context N] [--batch N] [--gpu KEY]\n"
-		"       gpuctl plan cost   --hours H [--gpus N | --instances N] [--gpu KEY] [--instance NAME]\n"
-		"                          [--buy PRICE --power-kw KW ...] [--prices FILE]\n"
-		"       gpuctl plan mig    --gpu KEY [--request 3x1g.18gb,1x3g.71gb]\n"
-		"MODEL: --model PRESET | --params N | --layers N --hidden N --heads N [--kv-heads N] --vocab N [--ffn N]\n"
-		"See docs/plan.md for every option, the formulas and the JSON output.\n");
-}
+/* what `gpuctl plan [SUB] --help` says (help.h); the functions are in cmd_plan's table */
+static const struct sub_help sub_help[] = {
+	{ "train", "MODEL [training options] [--gpu KEY] [--tokens N] [--prices FILE] [--json] [--explain]",
+	  "memory per GPU of a training job, the GPUs it fits on, the largest micro-batch;\n"
+	  "with --gpu and --tokens its time and cost\n",
+	  "0 planned, 64 a bad option, model or GPU, 65 a malformed price table, model preset or results file, "
+	  "66 a file that cannot be read" },
+	{ "serve", "MODEL [--weights PREC] [--kv PREC] [--tp N] [--context N] [--batch N] [--gpu KEY] [--json]",
+	  "memory per GPU to serve a model (weights, KV cache) and the GPUs it fits on\n",
+	  "0 planned, 64 a bad option, model or GPU, 65 a malformed model preset, 66 a file that cannot be read" },
+	{ "cost", "--hours H [--gpus N | --instances N] [--gpu KEY] [--instance NAME]\n"
+		  "                  [--buy PRICE --power-kw KW ...] [--prices FILE] [--json]",
+	  "what a job of H hours costs at every matching price row; with --buy, rent against buy\n",
+	  "0 planned, 64 a bad option or GPU, 65 a malformed price table, 66 a file that cannot be read" },
+	{ "mig", "--gpu KEY [--request 3x1g.18gb,1x3g.71gb] [--json]",
+	  "the MIG profiles of a GPU, and a layout of the instances asked for\n",
+	  "0 planned, 1 no layout fits the request, 64 a bad option, GPU or request, 65/66 the catalog" },
+};
+static const char sub_notes[] =
+	"MODEL: --model PRESET | --params N | --layers N --hidden N --heads N [--kv-heads N] --vocab N [--ffn N]\n"
+	"Numbers are decimal (7B, 1e9); counts are whole. See docs/plan.md for every option, the\n"
+	"formulas and the JSON output.\n";
+#define NSUBS (sizeof(sub_help) / sizeof(sub_help[0]))
 
 int cmd_plan(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		usage(argc < 2 ? ctx->err : ctx->out);
+		help_print_subs(argc < 2 ? ctx->err : ctx->out, "plan", sub_help, NSUBS, sub_notes);
 		return argc < 2 ? EXIT_USAGE : EXIT_OK;
 	}
-	/* prices: the subcommand reads price tables (and so takes --prices FILE) */
-	static const struct { const char *name; int (*fn)(struct pctx *, int, char **); bool prices; } subs[] = {
-		{ "train", plan_train_cmd, true }, { "serve", plan_serve_cmd, false },
-		{ "cost", plan_cost_cmd, true }, { "mig", plan_mig_cmd, false },
+	/* in sub_help's order; prices: it reads price tables (and so takes --prices FILE) */
+	static const struct { int (*fn)(struct pctx *, int, char **); bool prices; } subs[NSUBS] = {
+		{ plan_train_cmd, true }, { plan_serve_cmd, false }, { plan_cost_cmd, true }, { plan_mig_cmd, false },
 	};
-	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
-		if (strcmp(argv[1], subs[i].name) != 0)
+	for (size_t i = 0; i < NSUBS; i++) {
+		if (strcmp(argv[1], sub_help[i].name) != 0)
 			continue;
+		if (help_asked(argc, argv, 2)) {
+			help_print_sub(ctx->out, "plan", &sub_help[i], sub_notes);
+			return EXIT_OK;
+		}
 		char sub[32];
-		snprintf(sub, sizeof(sub), "plan %s", subs[i].name);
+		snprintf(sub, sizeof(sub), "plan %s", sub_help[i].name);
 		struct pctx p = { .ctx = ctx, .sub = sub };
 		/* flags every subcommand takes */
 		int n = 0;

@@ -4,6 +4,12 @@
 #ifndef GPUCTL_POOL_CMD_H
 #define GPUCTL_POOL_CMD_H
 
+/* the exit codes every pool command's --help lists (docs/exit-codes.md) */
+#define POOL_CMD_EXITS \
+	"exit codes: 0 done, 64 usage or a bad job id, 65 the agent refused (not your job, an ended job,\n" \
+	"            a request this server can never meet), 74 the exchange with the agent failed,\n" \
+	"            75 no agent on the socket\n"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>

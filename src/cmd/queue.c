@@ -15,9 +15,12 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: gpuctl queue [--socket PATH] [--json]\n\n"
-		"Running jobs, then pending jobs in the order they will be considered, with why each waits\n"
-		"(\"waiting for 4 NVLink-connected GPUs\", \"GPU 3 unhealthy\"). Everyone's jobs are listed;\n"
-		"commands are shown for your own only.\n");
+		"Everyone's jobs, one line each: running ones, then pending ones in the order they will be\n"
+		"considered. Columns: ID, USER, NAME, STATE, GPUS (the GPUs a job holds, or what it asks\n"
+		"for), PRIO, TIME (running or waiting for how long), REASON (why a pending job waits, e.g.\n"
+		"\"waiting for 4 NVLink-connected GPUs\", and the first one's expected start when the\n"
+		"running jobs' time limits tell it); then how many run and wait. --json: the agent's answer.\n"
+		POOL_CMD_EXITS);
 }
 
 /* The answer without "ok", as pool_cmd_print_json writes it, re-indented

@@ -21,27 +21,33 @@
 #include "../slurm/req.h"
 #include "../slurm/summary.h"
 #include "health_cmd.h"
+#include "help.h"
 #include "pool_cmd.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: gpuctl slurm gres-conf [--node NAME] [--dev-dir DIR] [--type NAME] [--no-fragment]\n"
-		"       gpuctl slurm health-check [--node NAME] [--window SECONDS] [--idle] [--scontrol PATH] [--dry-run]\n"
-		"       gpuctl slurm job-start --job ID --gpus LIST --uid UID [--user NAME] [--socket PATH]\n"
-		"       gpuctl slurm job-end --job ID [--state done|failed|cancelled|timeout] [--socket PATH]\n"
-		"       gpuctl slurm stats --job ID [--admin-comment [--scontrol PATH]] [--socket PATH] [--json]\n\n"
-		"gres-conf     gres.conf lines for this node (Type, File, Cores, Links = NVLink counts;\n"
-		"              MIG instances as MultipleFiles) and the slurm.conf 'NodeName ... Gres=' fragment\n"
-		"health-check  for HealthCheckProgram: on FAIL drains the node with 'gpuctl: GPU N RULE';\n"
-		"              when healthy again resumes it, only if gpuctl drained it\n"
-		"job-start     for the Prolog (PrologFlags=Alloc): the agent accounts the job's GPUs\n"
-		"job-end       for the Epilog: ends the accounting (the statistics stay)\n"
-		"stats         the job's GPU statistics so far (or final) in one line; --admin-comment\n"
-		"              also writes them to the running job's AdminComment (scontrol update)\n"
-		"Environment defaults: SLURMD_NODENAME (--node), SLURM_JOB_ID (--job),\n"
-		"SLURM_JOB_GPUS (--gpus), SLURM_JOB_UID (--uid), SLURM_JOB_USER (--user).\n");
-}
+/* what `gpuctl slurm [VERB] --help` says (help.h); the verbs' functions are in cmd_slurm's table */
+static const struct sub_help verb_help[] = {
+	{ "gres-conf", "[--node NAME] [--dev-dir DIR] [--type NAME] [--no-fragment]",
+	  "gres.conf lines for this node (Type, File, Cores, Links = NVLink counts; MIG instances\n"
+	  "as MultipleFiles) and the slurm.conf 'NodeName ... Gres=' fragment\n",
+	  "0 written, 64 usage (a bad --node or --type), 65 a CPU list it cannot turn into cores, 66/69 no server" },
+	{ "health-check", "[--node NAME] [--window SECONDS] [--idle] [--scontrol PATH] [--dry-run]",
+	  "for HealthCheckProgram: on FAIL drains the node with 'gpuctl: GPU N RULE';\n"
+	  "when healthy again resumes it, only if gpuctl drained it\n",
+	  "0 PASS, 1 WARN, 2 FAIL (drained), 64 usage, 69 the node or scontrol could not be read or updated" },
+	{ "job-start", "--job ID --gpus LIST --uid UID [--user NAME] [--socket PATH]",
+	  "for the Prolog (PrologFlags=Alloc): the agent accounts the job's GPUs\n",
+	  "0 done, 64 usage, 65 the agent refused, 74 the exchange failed, 75 no agent" },
+	{ "job-end", "--job ID [--state done|failed|cancelled|timeout] [--socket PATH]",
+	  "for the Epilog: ends the accounting (the statistics stay)\n",
+	  "0 done, 64 usage, 65 the agent refused (no such Slurm job), 74 the exchange failed, 75 no agent" },
+	{ "stats", "--job ID [--admin-comment [--scontrol PATH]] [--socket PATH] [--json]",
+	  "the job's GPU statistics so far (or final) in one line; --admin-comment\n"
+	  "also writes them to the running job's AdminComment (scontrol update)\n",
+	  "0 done, 64 usage, 65 the agent refused, 69 scontrol failed, 74 the exchange failed, 75 no agent" },
+};
+static const char verb_notes[] = "Environment defaults: SLURMD_NODENAME (--node), SLURM_JOB_ID (--job),\n"
+				 "SLURM_JOB_GPUS (--gpus), SLURM_JOB_UID (--uid), SLURM_JOB_USER (--user).\n";
+#define NVERBS (sizeof(verb_help) / sizeof(verb_help[0]))
 
 /* Runs argv (no shell), its stdout into out (may be NULL). Returns the exit status, -1 if it could not run. */
 static int run_prog(char *const argv[], char *out, size_t outlen)
@@ -491,21 +497,22 @@ static int do_stats(int argc, char **argv, struct cmd_ctx *ctx)
 int cmd_slurm(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		usage(argc < 2 ? ctx->err : ctx->out);
+		help_print_subs(argc < 2 ? ctx->err : ctx->out, "slurm", verb_help, NVERBS, verb_notes);
 		return argc < 2 ? EXIT_USAGE : EXIT_OK;
 	}
-	for (int i = 2; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			usage(ctx->out);
+	/* in verb_help's order */
+	static int (*const verbs[NVERBS])(int, char **, struct cmd_ctx *) = {
+		do_gres_conf, do_health_check, do_job_start, do_job_end, do_stats,
+	};
+	for (size_t v = 0; v < NVERBS; v++) {
+		if (strcmp(argv[1], verb_help[v].name) != 0)
+			continue;
+		if (help_asked(argc, argv, 2)) {
+			help_print_sub(ctx->out, "slurm", &verb_help[v], verb_notes);
 			return EXIT_OK;
 		}
-	static const struct { const char *name; int (*fn)(int, char **, struct cmd_ctx *); } verbs[] = {
-		{ "gres-conf", do_gres_conf }, { "health-check", do_health_check }, { "job-start", do_job_start },
-		{ "job-end", do_job_end }, { "stats", do_stats },
-	};
-	for (size_t v = 0; v < sizeof(verbs) / sizeof(verbs[0]); v++)
-		if (strcmp(argv[1], verbs[v].name) == 0)
-			return verbs[v].fn(argc, argv, ctx);
+		return verbs[v](argc, argv, ctx);
+	}
 	cmd_error(ctx, "slurm", "unknown verb '%s'; see 'gpuctl slurm --help'", argv[1]);
 	return EXIT_USAGE;
 }

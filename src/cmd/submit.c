@@ -40,7 +40,8 @@ static void usage(FILE *out)
 		"  --shell             run COMMAND (one string) with /bin/sh -c\n"
 		"  --socket PATH       the agent's control socket (default: $GPUCTL_POOL_SOCKET,\n"
 		"                      /run/gpuctl/pool.sock, or $XDG_RUNTIME_DIR/gpuctl-pool.sock)\n"
-		"  --json              print the answer as JSON; --id-only: print the id only\n");
+		"  --json              print the answer as JSON; --id-only: print the id only\n"
+		POOL_CMD_EXITS);
 }
 
 /* The request is JSON: a string that is not UTF-8 cannot be sent (jansson would drop it). */

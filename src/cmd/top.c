@@ -29,7 +29,9 @@ static void usage(FILE *out)
 		"      --no-charts         start without the history charts (key c)\n"
 		"      --exit-after SECONDS  quit by itself after that long (scripts, tests)\n"
 		"      --measure-cpu FILE  on exit, write the CPU time top used (from /proc/self/stat)\n"
-		"                          as a share of one core since the first screen into FILE\n");
+		"                          as a share of one core since the first screen into FILE\n"
+		"exit codes: 0 quit, 64 usage (or no terminal), 65 bad simulation file, 66 no simulation file,\n"
+		"            69 no GPU/driver, 74 --measure-cpu FILE could not be written\n");
 }
 
 const char *top_signal_name(int sig)

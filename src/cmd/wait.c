@@ -16,7 +16,9 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: gpuctl wait [--timeout DURATION] [--socket PATH] [--json] JOB...\n\n"
 		"Waits until every JOB has ended. Exit status: 0 when all ended 'done' (exit code 0),\n"
-		"2 when one failed, was cancelled, timed out or was lost, 75 when --timeout passed first.\n");
+		"2 when one failed, was cancelled, timed out or was lost, 75 when --timeout passed first.\n"
+		"exit codes: 0 all done, 2 one failed, was cancelled, timed out or was lost, 64 usage or a\n"
+		"            bad job id, 65 the agent refused, 74 the exchange failed, 75 no agent or --timeout\n");
 }
 
 int cmd_wait(int argc, char **argv, struct cmd_ctx *ctx)

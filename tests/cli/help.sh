@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# help.sh - every command and subcommand has help that lists its exit codes,
+# reached three ways: `gpuctl COMMAND --help`, `gpuctl COMMAND SUB --help` and
+# `gpuctl help COMMAND [SUB]` (the same text), with no driver and exit 0. The
+# commands are walked from the command table (`gpuctl --help` prints it), the
+# subcommands from each command's usage lines ("gpuctl COMMAND SUB ...").
+#
+# Run by CTest (GPUCTL = the binary). By hand:
+#   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/help.sh
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+
+# help_ok WHAT ARGS...: exit 0, something on stdout, nothing on stderr, exit codes listed
+help_ok() {
+	local what="$1"; shift
+	checks=$((checks + 1))
+	"$GPUCTL" "$@" >"$tmp/h.out" 2>"$tmp/h.err"
+	local rc=$?
+	if [ "$rc" -ne 0 ] || [ -s "$tmp/h.err" ] || [ ! -s "$tmp/h.out" ]; then
+		fail "$what: exit $rc, stderr '$(head -c 200 "$tmp/h.err")'"
+		return 1
+	fi
+	grep -qE '^exit( codes)?:' "$tmp/h.out" && grep -qE '(^| )64 ' "$tmp/h.out" ||
+		fail "$what: no 'exit codes:' line with 64 (usage)"
+}
+
+commands=$("$GPUCTL" --help | sed -n '/^commands:/,/^$/s/^  \([a-z]*\) .*/\1/p')
+checks=$((checks + 1))
+[ "$(echo "$commands" | wc -w)" -ge 17 ] || fail "the command table has $(echo "$commands" | wc -w) commands"
+for c in $commands; do
+	help_ok "$c --help" "$c" --help || continue
+	cp "$tmp/h.out" "$tmp/cmd.out"
+	help_ok "help $c" help "$c"
+	check "help $c is $c --help" cmp -s "$tmp/h.out" "$tmp/cmd.out"
+	help_ok "$c -h" "$c" -h
+	# subcommands: usage lines "gpuctl CMD SUB ..." where SUB is a word, not an option
+	subs=$(grep -oE "gpuctl $c [a-z][a-z-]*( |$)" "$tmp/cmd.out" | awk '{ print $3 }' | sort -u)
+	for s in $subs; do
+		help_ok "$c $s --help" "$c" "$s" --help || continue
+		cp "$tmp/h.out" "$tmp/sub.out"
+		check "$c $s --help is its own (starts 'usage: gpuctl $c $s')" \
+			grep -q "^usage: gpuctl $c $s " "$tmp/sub.out"
+		check "$c $s --help is not the whole of $c --help" bash -c "! cmp -s '$tmp/sub.out' '$tmp/cmd.out'"
+		help_ok "help $c $s" help "$c" "$s"
+		check "help $c $s is $c $s --help" cmp -s "$tmp/h.out" "$tmp/sub.out"
+	done
+done
+# the ones with subcommands were found
+for cs in "plan train" "plan serve" "plan cost" "plan mig" "slurm gres-conf" "slurm health-check" \
+	"slurm job-start" "slurm job-end" "slurm stats"; do
+	checks=$((checks + 1))
+	"$GPUCTL" ${cs% *} --help | grep -q "gpuctl $cs " || fail "'gpuctl ${cs% *} --help' does not list $cs"
+done
+
+# what help is not
+checks=$((checks + 1))
+"$GPUCTL" help frobnicate >/dev/null 2>"$tmp/e"
+[ $? -eq 64 ] && grep -q "'frobnicate' is not a gpuctl command" "$tmp/e" || fail "help of an unknown command: 64"
+help_ok "help alone: the global help" help
+check "help alone lists the commands" grep -q '^commands:' "$tmp/h.out"
+# no driver, no simulated server: help needs neither
+checks=$((checks + 1))
+GPUCTL_DATA_DIR=/nonexistent "$GPUCTL" info --help >/dev/null 2>&1 || fail "info --help without data or driver"
+finish
