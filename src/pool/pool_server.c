@@ -27,7 +27,7 @@
 #include "../core/clock.h"
 
 #define IO_TIMEOUT_NS 5000000000ull
-#define MAX_CLIENTS 1024u
+#define MAX_CLIENTS 512u                /* well below the usual 1024 descriptors */
 #define POOL_MAX_CONN_PER_UID 64u
 #define POLL_MS 200
 
@@ -238,6 +238,7 @@ static void *server_thread(void *arg)
 	struct client *cl = calloc(MAX_CLIENTS, sizeof(*cl));
 	struct pollfd *pf = calloc(MAX_CLIENTS + 1, sizeof(*pf));
 	unsigned ncl = 0;
+	uint64_t accept_pause_until = 0; /* out of descriptors: the listening socket rests a while */
 	while (cl && pf) {
 		pthread_mutex_lock(&p->mu);
 		bool stop = p->stopping;
@@ -246,7 +247,7 @@ static void *server_thread(void *arg)
 			break;
 		uint64_t now = clock_mono_ns();
 		int wait_ms = POLL_MS;
-		pf[0] = (struct pollfd){ .fd = p->listen_fd, .events = POLLIN };
+		pf[0] = (struct pollfd){ .fd = p->listen_fd, .events = now >= accept_pause_until ? POLLIN : 0 };
 		for (unsigned i = 0; i < ncl; i++) {
 			pf[i + 1] = (struct pollfd){ .fd = cl[i].fd, .events = cl[i].out ? POLLOUT : POLLIN };
 			uint64_t left_ms = cl[i].deadline > now ? (cl[i].deadline - now) / 1000000u + 1 : 0;
@@ -280,6 +281,8 @@ static void *server_thread(void *arg)
 		if (pf[0].revents & POLLIN)
 			for (;;) { /* the listening socket does not block */
 				int fd = accept4(p->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+				if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM))
+					accept_pause_until = now + 100000000ull; /* else poll would wake at once, again and again */
 				if (fd < 0)
 					break;
 				client_accept(cl, &ncl, fd, now);
