@@ -199,6 +199,16 @@ static void run_shim(const struct runner_spec *s, int dirfd, int out, int errf, 
 	/* Straight into the cgroup with clone3 (Linux 5.7): moving a running
 	 * process there (writing cgroup.procs) waits for an RCU grace period,
 	 * about 10 ms, on every job start. fork + cgroup.procs is the fallback. */
+	/* The job inherits the shim's ignored SIGTERM, SIGINT and SIGHUP until
+	 * run_job sets them back: a cancel in that window (the pids record may
+	 * already be out) was lost. Blocked, it stays pending in the job until
+	 * run_job unblocks it; the shim then discards its own (ignored). */
+	sigset_t stop_sigs, old_mask;
+	sigemptyset(&stop_sigs);
+	sigaddset(&stop_sigs, SIGTERM);
+	sigaddset(&stop_sigs, SIGINT);
+	sigaddset(&stop_sigs, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop_sigs, &old_mask);
 	pid_t child = -1;
 	if (cg >= 0) {
 		struct clone_args ca;
@@ -217,6 +227,7 @@ static void run_shim(const struct runner_spec *s, int dirfd, int out, int errf, 
 		run_job(s, false);
 	if (child > 0)
 		setpgid(child, child); /* also here, so the group exists before "pids" names it */
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	/* the shim keeps none of the agent's stdin/stdout/stderr (a log pipe, a terminal) */
 	dup2(FD_NULL, 0);
 	dup2(FD_NULL, 1);

@@ -10,6 +10,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,7 +43,8 @@ void cmd_error(const struct cmd_ctx *ctx, const char *cmd, const char *fmt, ...)
 static struct {
 	int ndev;
 	int hang_dev;            /* memtest on this CUDA device never returns (until released) */
-	volatile int released;
+	atomic_int released;
+	atomic_int hung_returned; /* the hung memtest has returned (its thread left the fake) */
 	double h2d_gbs[8];
 	int miscompare_dev;
 	int bad_nccl_a, bad_nccl_b; /* NCCL with both of these hangs (-1: none) */
@@ -87,8 +89,9 @@ static int f_info(int device, struct gk_device_info *out)
 static int f_memtest(const struct gk_memtest_args *a, struct gk_result *r)
 {
 	if (a->c.device == fk.hang_dev) {
-		while (!fk.released) /* a hung GPU: ignores its deadline */
+		while (!atomic_load(&fk.released)) /* a hung GPU: ignores its deadline */
 			nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+		atomic_store(&fk.hung_returned, 1);
 		return GK_ETIMEOUT;
 	}
 	r->bytes = 2 * 120e9;
@@ -175,7 +178,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	fk.released = 1;
+	atomic_store(&fk.released, 1);
 	nanosleep(&(struct timespec){ 0, 50000000 }, NULL); /* let a released fake call finish */
 	catalog_free(&cat);
 	free(snap);
@@ -306,7 +309,11 @@ static void test_hung_gpu_fails_and_others_go_on(void **state)
 	assert_null(result("p2p", 0, 1));
 	expect("p2p", 0, 2, HEALTH_PASS, NULL);
 	expect("nccl_all_reduce", -1, -1, HEALTH_PASS, NULL); /* over GPUs 0 and 2 */
-	fk.released = 1;
+	atomic_store(&fk.released, 1);
+	/* the abandoned thread leaves the fake before the next test resets it (60 s bound) */
+	for (int i = 0; i < 12000 && !atomic_load(&fk.hung_returned); i++)
+		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+	assert_true(atomic_load(&fk.hung_returned));
 }
 
 static void test_nccl_failure_named_by_pair(void **state)

@@ -6,6 +6,7 @@
 #include "test_sim_util.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #define MS 1000000ull
 
@@ -21,7 +22,7 @@ static void open_sim_real(struct gpu_backend *be, const char *arg)
 
 struct sampler_arg {
 	struct gpu_backend *be;
-	volatile int stop;
+	atomic_int stop;
 	unsigned calls;
 };
 
@@ -30,7 +31,7 @@ struct sampler_arg {
 static void *busy_caller(void *p)
 {
 	struct sampler_arg *a = p;
-	while (!a->stop) {
+	while (!atomic_load(&a->stop)) {
 		struct gpu_sample s;
 		struct gpu_err err = { "" };
 		if (a->be->ops->sample(a->be, 1, GPU_GRP_BASIC, &s, &err) == GPU_OK)
@@ -54,7 +55,7 @@ static void test_idle_wait_is_one_sleep(void **state)
 	uint64_t t = mono_now_ns();
 	assert_int_equal(be.ops->poll_events(&be, 400, ev, 4, &n, &err), GPU_OK);
 	uint64_t took = mono_now_ns() - t;
-	a.stop = 1;
+	atomic_store(&a.stop, 1);
 	pthread_join(th, NULL);
 	assert_int_equal(n, 0);
 	assert_true(took >= 400 * MS);

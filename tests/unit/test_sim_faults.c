@@ -4,6 +4,7 @@
 #include "test_sim_util.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #define F(...) ((struct sim_fault){ __VA_ARGS__ })
 
@@ -449,13 +450,13 @@ struct call_arg {
 	unsigned gpu;
 	int rc;
 	uint64_t ns;
-	volatile int started;
+	atomic_int started;
 };
 
 /* Waits until the thread is about to call, then lets the call block a while. */
 static void wait_started(struct call_arg *a, unsigned block_us)
 {
-	while (!a->started)
+	while (!atomic_load(&a->started))
 		usleep(1000);
 	usleep(block_us);
 }
@@ -466,7 +467,7 @@ static void *call_thread(void *p)
 	struct gpu_sample s;
 	struct gpu_err err;
 	uint64_t t = mono_now_ns();
-	a->started = 1;
+	atomic_store(&a->started, 1);
 	a->rc = a->be->ops->sample(a->be, a->gpu, GPU_GRP_BASIC, &s, &err);
 	a->ns = mono_now_ns() - t;
 	return NULL;
@@ -522,14 +523,14 @@ static void test_hang_fault(void **state)
 struct stress_arg {
 	struct gpu_backend *be;
 	unsigned gpu;
-	volatile int *stop;
+	atomic_int *stop;
 	int bad;
 };
 
 static void *stress_thread(void *p)
 {
 	struct stress_arg *a = p;
-	while (!*a->stop) {
+	while (!atomic_load(a->stop)) {
 		struct gpu_sample s;
 		struct gpu_err err;
 		int rc = a->be->ops->sample(a->be, a->gpu, GPU_GRP_ALL, &s, &err);
@@ -549,7 +550,7 @@ static void test_inject_while_sampling(void **state)
 	struct gpu_backend be;
 	struct test_clock clk;
 	open_sim(&be, &clk, "h200x8");
-	volatile int stop = 0;
+	atomic_int stop = 0;
 	pthread_t th[8];
 	struct stress_arg args[8];
 	for (unsigned g = 0; g < 8; g++) {
@@ -567,7 +568,7 @@ static void test_inject_while_sampling(void **state)
 			assert_int_equal(sim_clear(&be, id), 0);
 	}
 	sim_clear_all(&be);
-	stop = 1;
+	atomic_store(&stop, 1);
 	for (unsigned g = 0; g < 8; g++) {
 		pthread_join(th[g], NULL);
 		assert_int_equal(args[g].bad, 0);
