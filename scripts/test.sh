@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
 # The whole test suite (what CI runs): a sanitizer build (ASan + UBSan), then
-# every test that needs no GPU.
+# every test that needs no GPU; the builds a user makes; scripts/run.sh with a
+# broken nvcc; a ThreadSanitizer build and the tests of what runs threads.
+# Every build treats warnings as errors (GPUCTL_WERROR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GPUCTL_TEST_DEPS=1 scripts/deps.sh
-cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Asan >/dev/null
+cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Asan -DGPUCTL_WERROR=ON >/dev/null
 cmake --build build-test -j"$(nproc)"
-# the README's first command builds with -O2, which warns where -O1 does not:
-# compile it too so -Werror catches that here, not on a newcomer's machine
-cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DGPUCTL_WITH_CUDA=OFF -DBUILD_TESTING=OFF >/dev/null
-cmake --build build-release -j"$(nproc)"
+# What a user builds: the README's first command (Release, -O2), Debug, and no
+# build type at all (`cmake -S . -B build`). Each optimisation level warns
+# where the others do not, so each is compiled (the code only: no tests, no CUDA).
+for type in Release Debug ""; do
+	dir="build-$(tr '[:upper:]' '[:lower:]' <<<"${type:-default}")"
+	cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE="$type" -DGPUCTL_WERROR=ON -DGPUCTL_WITH_CUDA=OFF -DBUILD_TESTING=OFF >/dev/null
+	cmake --build "$dir" -j"$(nproc)"
+done
+scripts/test_run_nvcc.sh
+# ThreadSanitizer (the samplers, HTTP, klog, scheduler, pool server and diag
+# watchdogs are threads): the unit tests and the agent and pool CLI tests
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Tsan -DGPUCTL_WERROR=ON -DGPUCTL_WITH_CUDA=OFF >/dev/null
+cmake --build build-tsan -j"$(nproc)"
 cd build-test
 ctest -LE gpu --output-on-failure -j"$(nproc)" --timeout 600 | tee ctest.log
 # in CI (CI=true or GPUCTL_TEST_DEPS=1, which ctest passes on to the tests)
@@ -17,5 +28,18 @@ ctest -LE gpu --output-on-failure -j"$(nproc)" --timeout 600 | tee ctest.log
 if { [ "${CI:-}" = true ] || [ "${GPUCTL_TEST_DEPS:-0}" = 1 ]; } && grep -q '(Skipped)$' ctest.log; then
 	echo "test.sh: skipped tests in CI:"
 	grep '(Skipped)$' ctest.log
+	exit 1
+fi
+# ThreadSanitizer's reports go to files, so that a race in a server a test
+# started in the background fails the run too, not only one in a command.
+# Not the soak and slowloris tests: they measure speed and capacity, which
+# ThreadSanitizer's 5-15x slowdown makes meaningless.
+cd ../build-tsan
+rm -rf tsan && mkdir tsan
+TSAN_OPTIONS="log_path=$PWD/tsan/report second_deadlock_stack=1" \
+	ctest -LE 'gpu|soak' -R '^(test_|cli_agent|cli_pool)' -E 'slowloris' --output-on-failure -j"$(nproc)" --timeout 600
+if [ -n "$(ls tsan)" ]; then
+	echo "test.sh: ThreadSanitizer reports:"
+	cat tsan/*
 	exit 1
 fi
