@@ -34,8 +34,11 @@ echo "date: $(date -u +%Y-%m-%dT%H:%MZ)  host: $(uname -n)  cpus: $(nproc)  $(gr
 for gpus in $GPUS; do
 	spec="h200x8,latency_us=$LATENCY_US,gpus=$gpus"
 	echo "== $gpus simulated H200, every call ${LATENCY_US} us, interval 1 s, $CLIENTS scrapers"
-	"$BUILD/gpuctl" --sim "$spec" agent --listen 127.0.0.1:0 --interval 1s --kernel-log off \
-		2>"$tmp/agent.err" &
+	# the scrapers all come from 127.0.0.1 but stand for as many Prometheus servers:
+	# no per-address limit (per_ip_connections is 32 by default)
+	printf 'per_ip_connections = 0\n' >"$tmp/agent.conf"
+	"$BUILD/gpuctl" --sim "$spec" agent --config "$tmp/agent.conf" --listen 127.0.0.1:0 --interval 1s \
+		--kernel-log off 2>"$tmp/agent.err" &
 	agent_pid=$!
 	port=""
 	for _ in $(seq 1 100); do
