@@ -12,6 +12,7 @@
  */
 #include "gk_common.cuh"
 #include "gk_entries.cuh"
+#include "gk_nccl.cuh"
 
 #include <dlfcn.h>
 #include <nccl.h>
@@ -249,3 +250,18 @@ static int nccl_inner(const struct gk_nccl_args *a, struct gk_result *r, struct 
 }
 
 int gk_nccl(const struct gk_nccl_args *a, struct gk_result *r) { GK_ENTRY(r, nccl_inner(a, r, GK_T)); }
+
+int gk_nccl_api_get(struct gk_result *r, struct gk_nccl_api *out)
+{
+	setenv("NCCL_NVLS_ENABLE", "0", 0);
+	pthread_once(&N.once, load_nccl);
+	if (!N.ok) return gk_fail(r, GK_EUNSUPPORTED, "%s", N.err);
+	out->init_all = N.init_all;
+	out->destroy = N.destroy;
+	out->errstr = N.errstr;
+	out->group_start = N.group_start;
+	out->group_end = N.group_end;
+	out->all_reduce = N.all_reduce;
+	out->version = N.version;
+	return GK_OK;
+}

@@ -10,11 +10,20 @@
  * scratch buffer. The residual stream's gradient is one buffer that every
  * LayerNorm backward adds into. Parameter gradients accumulate in FP32 over
  * the micro-batches (the weight-gradient GEMMs write FP32 with beta 1).
+ *
+ * Data parallel (ndevs > 1): one thread and one replica per GPU, the same
+ * initial weights, each its own batch. In the last micro-batch's backward
+ * each layer's gradients (its 12 slices) are averaged by one grouped NCCL
+ * all-reduce on a second stream as soon as that layer is done, while the
+ * layers below it run their backward; the embeddings and the final
+ * LayerNorm go last. AdamW waits for the all-reduces.
  */
 #include "gk_entries.cuh"
+#include "gk_nccl.cuh"
 #include "gk_train.cuh"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 enum { P_WTE, P_WPE, P_LN1W, P_LN1B, P_QKVW, P_QKVB, P_ATTPW, P_ATTPB, P_LN2W, P_LN2B, P_FCW, P_FCB, P_FCPW, P_FCPB, P_LNFW, P_LNFB };
@@ -37,6 +46,14 @@ template <typename T> struct tr_model {
 	struct tr_blas *blas;
 	cudaStream_t s;
 	size_t model_bytes;
+	/* data parallel */
+	int rank, ndevs;
+	ncclComm_t comm;
+	const struct gk_nccl_api *nccl;
+	cudaStream_t comm_s;         /* the all-reduces */
+	cudaEvent_t grads_ready, reduced;
+	unsigned long long *checksum; /* device word */
+	unsigned long long sum_out;   /* its value after the run */
 };
 
 template <typename T> static T *wt(tr_model<T> *M, int i) { return M->w + M->off[i]; }
@@ -63,6 +80,7 @@ template <typename T> static void carve(tr_model<T> *M, struct arena *a, int nst
 	M->inp = take<int>(a, N * M->GA);
 	M->tgt = take<int>(a, N * M->GA);
 	M->loss = take<float>(a, nsteps);
+	M->checksum = take<unsigned long long>(a, 1);
 	M->res = take<T>(a, (L + 1) * N * C);
 	M->ln1 = take<T>(a, L * N * C);
 	M->qkv = take<T>(a, L * N * 3 * C);
@@ -196,8 +214,34 @@ template <typename T> static int forward(struct gk_result *r, tr_model<T> *M, in
 	return tr_crossentropy<T>(r, M->s, M->logits, loss, tgt, M->N, M->m.vocab, M->Vp, 1.0f / ((float)N * M->GA));
 }
 
-/* After forward: the logits hold their gradient. Adds to M->grad. */
-template <typename T> static int backward(struct gk_result *r, tr_model<T> *M, int mb)
+#define CKNC(M, call) do { ncclResult_t n_ = (call); if (n_ != ncclSuccess) \
+	return gk_fail(r, GK_ECUDA, "gk_train.cu:%d: NCCL: %s", __LINE__, (M)->nccl->errstr(n_)); } while (0)
+
+/* Average the gradients of layer l (l == L: the embeddings and the final
+ * LayerNorm) over the replicas, on comm_s once M->s has produced them. */
+template <typename T> static int reduce_bucket(struct gk_result *r, tr_model<T> *M, int l)
+{
+	CK(cudaEventRecord(M->grads_ready, M->s));
+	CK(cudaStreamWaitEvent(M->comm_s, M->grads_ready, 0));
+	CKNC(M, M->nccl->group_start());
+	for (int i = 0; i < GK_TRAIN_NTENSORS; i++) {
+		bool per_layer = i >= P_LN1W && i <= P_FCPB;
+		if (per_layer == (l == M->L)) continue;
+		size_t n = per_layer ? M->sz[i] / M->L : M->sz[i];
+		float *g = gr(M, i) + (per_layer ? (size_t)l * n : 0);
+		ncclResult_t e = M->nccl->all_reduce(g, g, n, ncclFloat, ncclAvg, M->comm, M->comm_s);
+		if (e != ncclSuccess) {
+			M->nccl->group_end();
+			return gk_fail(r, GK_ECUDA, "gk_train.cu:%d: ncclAllReduce: %s", __LINE__, M->nccl->errstr(e));
+		}
+	}
+	CKNC(M, M->nccl->group_end());
+	return GK_OK;
+}
+
+/* After forward: the logits hold their gradient. Adds to M->grad; with
+ * reduce, averages it over the replicas bucket by bucket. */
+template <typename T> static int backward(struct gk_result *r, tr_model<T> *M, int mb, bool reduce)
 {
 	size_t N = M->N, C = M->C;
 	CK(cudaMemsetAsync(M->dres, 0, N * C * sizeof(T), M->s));
@@ -224,8 +268,14 @@ template <typename T> static int backward(struct gk_result *r, tr_model<T> *M, i
 		CKR(tr_bias_bwd<T>(r, M->s, gr(M, P_QKVB) + l * 3 * C, M->dqkv, M->N, 3 * M->C));
 		CKR(tr_layernorm_bwd<T>(r, M->s, M->dres, gr(M, P_LN1W) + l * C, gr(M, P_LN1B) + l * C, M->dsmall, res,
 					wt(M, P_LN1W) + l * C, M->ln1_mean + l * N, M->ln1_rstd + l * N, M->N, M->C));
+		if (reduce) CKR(reduce_bucket<T>(r, M, (int)l));
 	}
-	return tr_encoder_bwd<T>(r, M->s, gr(M, P_WTE), gr(M, P_WPE), M->dres, M->inp + mb * N, M->N, M->S, M->C);
+	CKR(tr_encoder_bwd<T>(r, M->s, gr(M, P_WTE), gr(M, P_WPE), M->dres, M->inp + mb * N, M->N, M->S, M->C));
+	if (!reduce) return GK_OK;
+	CKR(reduce_bucket<T>(r, M, M->L));
+	CK(cudaEventRecord(M->reduced, M->comm_s));
+	CK(cudaStreamWaitEvent(M->s, M->reduced, 0)); /* the optimizer (and the next zeroing) after the all-reduces */
+	return GK_OK;
 }
 
 template <typename T> static int fwd_bwd(struct gk_result *r, tr_model<T> *M, float *loss)
@@ -233,7 +283,7 @@ template <typename T> static int fwd_bwd(struct gk_result *r, tr_model<T> *M, fl
 	CK(cudaMemsetAsync(M->grad, 0, M->nalloc * sizeof(float), M->s));
 	for (int mb = 0; mb < M->GA; mb++) {
 		CKR(forward<T>(r, M, mb, loss));
-		CKR(backward<T>(r, M, mb));
+		CKR(backward<T>(r, M, mb, M->comm != NULL && mb == M->GA - 1));
 	}
 	return GK_OK;
 }
@@ -275,7 +325,8 @@ template <typename T> static int init_params(struct gk_result *r, tr_model<T> *M
 template <typename T> static int load_tokens(struct gk_result *r, tr_model<T> *M, const struct gk_train_args *a)
 {
 	size_t rows = (size_t)M->GA * M->B, S = M->S;
-	if (!a->tokens_in) return tr_tokens(r, M->s, M->inp, M->tgt, (int)rows, M->S, a->m.vocab, gk_seed(&a->c) + 77);
+	if (!a->tokens_in) /* each replica its own batch */
+		return tr_tokens(r, M->s, M->inp, M->tgt, (int)rows, M->S, a->m.vocab, gk_seed(&a->c) + 77 + 7919ull * M->rank);
 	int *hi = (int *)malloc(rows * S * 2 * sizeof(int));
 	if (!hi) return gk_fail(r, GK_ENOMEM, "cannot allocate host tokens");
 	int bad = 0;
@@ -333,11 +384,18 @@ template <typename T> static int train_run(const struct gk_train_args *a, struct
 	ar.used = 0;
 	carve<T>(M, &ar, nsteps);
 	CKR(gk_stream(t, r, &M->s));
+	if (M->comm) {
+		CKR(gk_stream(t, r, &M->comm_s));
+		CK(cudaEventCreateWithFlags(&M->grads_ready, cudaEventDisableTiming));
+		CKR(gk_track_adopt(t, r, GK_T_EVENT, (void *)M->grads_ready));
+		CK(cudaEventCreateWithFlags(&M->reduced, cudaEventDisableTiming));
+		CKR(gk_track_adopt(t, r, GK_T_EVENT, (void *)M->reduced));
+	}
 	CKR(tr_blas_open(r, t, &M->blas, a->prec == GK_TF32));
 	CKR(init_params<T>(r, M, a));
 	CKR(load_tokens<T>(r, M, a));
 	CK(cudaMemsetAsync(M->loss, 0, nsteps * sizeof(float), M->s));
-	double tokens = (double)M->N * M->GA;
+	double tokens = (double)M->N * M->GA * M->ndevs;
 	if (check) {
 		CKR(fwd_bwd<T>(r, M, M->loss));
 		CKR(gk_wait_stream(r, M->s, a->c.deadline_ns));
@@ -381,25 +439,107 @@ template <typename T> static int train_run(const struct gk_train_args *a, struct
 	gk_aux(r, "model_gib", (double)M->model_bytes / (1u << 30), "GiB");
 	gk_aux(r, "tokens", tokens, "count");
 	gk_aux(r, "params", counted, "count");
+	if (M->comm) {
+		CKR(tr_checksum(r, M->s, M->master, M->nalloc, M->checksum));
+		CK(cudaMemcpyAsync(&M->sum_out, M->checksum, sizeof M->sum_out, cudaMemcpyDeviceToHost, M->s));
+		CKR(gk_wait_stream(r, M->s, a->c.deadline_ns));
+	}
 	return GK_OK;
 }
 
-template <typename T> static int train_typed(const struct gk_train_args *a, struct gk_result *r, struct gk_track *t)
+/* One replica's run (rank 0 of 1 without data parallelism). */
+struct tr_replica {
+	const struct gk_train_args *a;
+	int rank, ndevs, device;
+	ncclComm_t comm;
+	const struct gk_nccl_api *nccl;
+	struct gk_result *r;
+	struct gk_track *t;
+	unsigned long long sum;
+	int rc;
+};
+
+template <typename T> static int train_typed(struct tr_replica *p)
 {
+	struct gk_result *r = p->r;
+	CKR(gk_set_device(r, p->device));
 	tr_model<T> *M = (tr_model<T> *)calloc(1, sizeof(tr_model<T>));
 	if (!M) return gk_fail(r, GK_ENOMEM, "cannot allocate the model's bookkeeping");
-	int rc = train_run<T>(a, r, t, M);
+	M->rank = p->rank;
+	M->ndevs = p->ndevs;
+	M->comm = p->comm;
+	M->nccl = p->nccl;
+	int rc = train_run<T>(p->a, r, p->t, M);
 	if (M->s) cudaStreamSynchronize(M->s); /* nothing in flight when the tracker frees */
+	if (M->comm_s) cudaStreamSynchronize(M->comm_s);
+	p->sum = M->sum_out;
 	tr_blas_close(M->blas);
 	free(M);
+	return rc;
+}
+
+static void *replica_thread(void *arg)
+{
+	struct tr_replica *p = (struct tr_replica *)arg;
+	p->rc = p->a->prec == GK_BF16 ? train_typed<bf16>(p) : train_typed<float>(p);
+	return NULL;
+}
+
+/* One thread a GPU, NCCL communicators over them; rank 0's result is the
+ * answer, any rank's failure fails it, and the replicas must end equal. */
+static int train_parallel(const struct gk_train_args *a, struct gk_result *r)
+{
+	int n = a->ndevs;
+	struct gk_nccl_api nc;
+	CKR(gk_nccl_api_get(r, &nc));
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < i; j++)
+			if (a->devs[i] == a->devs[j]) return gk_fail(r, GK_EARG, "train: GPU %d named twice", a->devs[i]);
+	ncclComm_t comms[GK_MAX_DEVS];
+	ncclResult_t e = nc.init_all(comms, n, a->devs);
+	if (e != ncclSuccess) return gk_fail(r, GK_ECUDA, "ncclCommInitAll over %d GPUs: %s", n, nc.errstr(e));
+	static struct gk_result rs[GK_MAX_DEVS]; /* large: not on the stack; calls are not concurrent */
+	struct gk_track ts[GK_MAX_DEVS];
+	struct tr_replica reps[GK_MAX_DEVS];
+	pthread_t th[GK_MAX_DEVS];
+	bool started[GK_MAX_DEVS] = {};
+	memset(ts, 0, sizeof ts);
+	for (int i = 0; i < n; i++) {
+		gk_result_init(&rs[i]);
+		reps[i] = (struct tr_replica){ a, i, n, a->devs[i], comms[i], &nc, &rs[i], &ts[i], 0, GK_OK };
+		started[i] = pthread_create(&th[i], NULL, replica_thread, &reps[i]) == 0;
+		if (!started[i]) reps[i].rc = gk_fail(&rs[i], GK_ENOMEM, "cannot start a thread for GPU %d", a->devs[i]);
+	}
+	int rc = GK_OK, bad = -1;
+	for (int i = 0; i < n; i++) {
+		if (started[i]) pthread_join(th[i], NULL);
+		gk_track_free(&ts[i]);
+		if (reps[i].rc != GK_OK && bad < 0) bad = i;
+	}
+	for (int i = 0; i < n; i++) nc.destroy(comms[i]);
+	*r = rs[bad >= 0 ? bad : 0];
+	if (bad >= 0) return r->rc = reps[bad].rc;
+	uint64_t differ = 0;
+	for (int i = 1; i < n; i++) differ += reps[i].sum != reps[0].sum;
+	gk_aux(r, "replicas", n, "count");
+	if (differ) {
+		r->verify.mismatches += differ;
+		rc = gk_fail(r, GK_EVERIFY, "train: %llu of %d replicas hold other weights than GPU %d's after the run",
+			     (unsigned long long)differ, n - 1, a->devs[0]);
+	}
 	return rc;
 }
 
 static int train_entry(const struct gk_train_args *a, struct gk_result *r, struct gk_track *t)
 {
 	CKR(check_args(r, a));
-	CKR(gk_set_device(r, a->c.device));
-	return a->prec == GK_BF16 ? train_typed<bf16>(a, r, t) : train_typed<float>(a, r, t);
+	if (a->ndevs < 0 || a->ndevs > GK_MAX_DEVS) return gk_fail(r, GK_EARG, "train: %d GPUs (1..%d)", a->ndevs, GK_MAX_DEVS);
+	if (a->ndevs >= 1) {
+		if (a->grads_out || a->tokens_in) return gk_fail(r, GK_EARG, "train: the gradient check runs without data parallelism");
+		return train_parallel(a, r);
+	}
+	struct tr_replica p = { a, 0, 1, a->c.device, NULL, NULL, r, t, 0, GK_OK };
+	return a->prec == GK_BF16 ? train_typed<bf16>(&p) : train_typed<float>(&p);
 }
 
 int gk_train(const struct gk_train_args *a, struct gk_result *r) { GK_ENTRY(r, train_entry(a, r, GK_T)); }

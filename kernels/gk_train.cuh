@@ -54,6 +54,8 @@ template <typename T> int tr_bias_bwd(struct gk_result *r, cudaStream_t s, float
 template <typename T> int tr_adamw(struct gk_result *r, cudaStream_t s, float *p, T *copy, const float *g, float *m, float *v,
 				   size_t n, float lr, float beta1, float beta2, float eps, float wd, int step);
 template <typename T> int tr_cast(struct gk_result *r, cudaStream_t s, T *dst, const float *src, size_t n);
+/* *sum = the sum of the n floats' bit patterns (as unsigned 32-bit words): equal replicas give equal sums */
+int tr_checksum(struct gk_result *r, cudaStream_t s, const float *p, size_t n, unsigned long long *sum);
 /* p[i] = N(0, std) (std 0: value) from seed */
 int tr_init(struct gk_result *r, cudaStream_t s, float *p, size_t n, uint64_t seed, float std, float value);
 /* inp / tgt [nseq * seq] from nseq rows of seq + 1 uniform tokens in [0, V) */

@@ -356,6 +356,21 @@ int tr_cast(struct gk_result *r, cudaStream_t s, T *dst, const float *src, size_
 	return GK_OK;
 }
 
+__global__ void k_checksum(const float *p, size_t n, unsigned long long *sum)
+{
+	unsigned long long acc = 0;
+	GRID_STRIDE(i, n) acc += __float_as_uint(p[i]);
+	atomicAdd(sum, acc);
+}
+
+int tr_checksum(struct gk_result *r, cudaStream_t s, const float *p, size_t n, unsigned long long *sum)
+{
+	CK(cudaMemsetAsync(sum, 0, sizeof *sum, s));
+	k_checksum<<<tr_blocks(n), TR_BLOCK, 0, s>>>(p, n, sum);
+	CKL();
+	return GK_OK;
+}
+
 /* ---- initial weights and tokens ---------------------------------------------------------------- */
 __global__ void k_init(float *p, size_t n, uint64_t seed, float std, float value)
 {

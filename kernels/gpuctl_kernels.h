@@ -325,10 +325,11 @@ struct gk_train_args {
 	                          no update, no timing: the gradients of the mean loss, same layout
 	                          as params_in, and the loss in losses_out[0] */
 	float *losses_out;     /* host, optional: the mean loss of every step run (warmup + timed) */
-	int ndevs;             /* data parallel: 0 or 1 = c.device alone; else one replica on each of
+	int ndevs;             /* 0: c.device alone. >= 1: data parallel, one replica on each of
 	                          devs[0..ndevs) (CUDA ordinals, one thread each), each on its own
 	                          synthetic batch, gradients averaged by NCCL all-reduce in buckets (a
-	                          layer each, launched as its backward ends, on a second stream) */
+	                          layer each, launched as its backward ends, on a second stream);
+	                          1 runs that machinery over one GPU (the scaling baseline) */
 	int devs[GK_MAX_DEVS];
 };
 /* result: samples_ms = whole optimizer steps (forward, backward, AdamW; the first

@@ -7,7 +7,8 @@
 # for the same model and batch (bench/train_torch.py) in the same call.
 # Results under $OUT (default ./train-out): check.log (with nvidia-smi's view), sanitizer.log,
 # train.log, train.jsonl, power.csv, torch_eager.json, torch_compile.json, torch.err.
-#   [TORCH_COMPILE=1] scripts/gpu/train.sh [quick]    quick: 124M bf16 only, no PyTorch
+#   [TORCH_COMPILE=1] scripts/gpu/train.sh [quick|gpuctl]    quick: 124M bf16 only, no PyTorch;
+#   gpuctl: the data-parallel step over every GPU here and `gpuctl bench -s compute,train`
 # TORCH_COMPILE=1 adds PyTorch's bf16 step under torch.compile (a few minutes of compiling).
 # Never changes clocks, power, MIG, persistence or compute mode.
 set -u -o pipefail
@@ -33,6 +34,21 @@ echo "build: $(( $(date +%s) - t0 )) s"
 G="$B/gk_train --module $B/gpuctl_kernels.so --json $OUT/train.jsonl"
 rc=0
 $G --check 2>&1 | tee -a "$OUT/check.log" || rc=1
+if [ "$mode" = gpuctl ]; then
+  # the data-parallel machinery (NCCL buckets) over every GPU here beside the plain step, then
+  # gpuctl bench -s compute,train itself (a Release gpuctl packed in .device-carry/train)
+  n=$(nvidia-smi -L | wc -l)
+  for a in "--gpus $n" ""; do
+    $G --run --model 124M --prec bf16 --steps 30 $a 2>&1 | tee -a "$OUT/train.log" | grep -v '^losses' || rc=1
+  done
+  t1=$(date +%s)
+  LD_LIBRARY_PATH=$PWD/.device-carry/train/lib .device-carry/train/gpuctl bench --quick -s compute,train \
+    --kernels "$B/gpuctl_kernels.so" --save "$OUT/bench.json" > "$OUT/bench.txt" 2>&1
+  brc=$?; [ $brc = 0 ] || rc=1
+  echo "gpuctl bench --quick -s compute,train: exit $brc, $(( $(date +%s) - t1 )) s"
+  grep -i "train\|fail" "$OUT/bench.txt"
+  exit $rc
+fi
 timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 $B/gk_train --module $B/gpuctl_kernels.so --check \
   > "$OUT/sanitizer.log" 2>&1; echo "compute-sanitizer memcheck: exit $?"; tail -3 "$OUT/sanitizer.log"
 # board power every 100 ms through the runs (energy per token: bench/RESULTS.md's arithmetic)

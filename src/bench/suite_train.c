@@ -7,6 +7,9 @@
  * on a repeated batch (ktrain_run). The figure is achieved TFLOP/s (so the
  * datasheet ratio is the MFU); tokens/s, step time, memory, the losses, the
  * share of this run's measured GEMM peak and energy per token are its aux.
+ * With several GPUs selected, one more BF16 row runs data parallel over all
+ * of them (variant "bf16-dpN"; aux scaling_pct against N times the one-GPU
+ * BF16 row).
  */
 #include "suite_int.h"
 
@@ -25,10 +28,16 @@ static double aux_of(const struct gk_result *g, const char *name)
 	return NAN;
 }
 
-static void train_one(struct bench_ctx *c, const char *model, int prec)
+/* ndevs 0: one GPU; else data parallel over the first ndevs selected GPUs */
+static void train_one(struct bench_ctx *c, const char *model, int prec, unsigned ndevs)
 {
 	int slot = 0;
-	struct bench_result *r = bench_start(c, "train", model, kmod_prec_name(prec), slot);
+	char variant[16];
+	if (ndevs)
+		snprintf(variant, sizeof(variant), "%s-dp%u", kmod_prec_name(prec), ndevs);
+	else
+		snprintf(variant, sizeof(variant), "%s", kmod_prec_name(prec));
+	struct bench_result *r = bench_start(c, "train", model, variant, slot);
 	if (!r)
 		return;
 	struct ktrain_opts o;
@@ -36,6 +45,11 @@ static void train_one(struct bench_ctx *c, const char *model, int prec)
 	ktrain_preset(model, &o.m);
 	o.prec = prec;
 	o.grad_accum = c->plan->grad_accum > 0 ? c->plan->grad_accum : 1;
+	o.ndevs = (int)ndevs;
+	for (unsigned i = 0; i < ndevs; i++)
+		o.devs[i] = c->plan->cuda[i];
+	if (ndevs)
+		r->ngpus = (int)ndevs;
 	struct gk_common com = bench_common(c, slot);
 	struct gk_result g;
 	int rc = ktrain_run_check(c->api, &com, prec, &g);
@@ -58,10 +72,14 @@ static void train_one(struct bench_ctx *c, const char *model, int prec)
 		kref_aux(&g, "loss_first", first, "nats");
 		kref_aux(&g, "loss_last", last, "nats");
 		kref_aux(&g, "grad_err", grad_err, "ratio");
-		/* the share of this run's own GEMM peak in the same precision, when the compute suite ran */
-		const struct bench_result *peak = bench_run_find(c->run, "compute", "cublas", kmod_prec_name(prec), r->gpu, UINT64_MAX);
-		if (peak && peak->status != BS_FAILED && peak->value.median > 0 && ms > 0)
-			kref_aux(&g, "gemm_peak_pct", 100.0 * g.flops / (ms * 1e-3) / 1e12 / peak->value.median, "%");
+		double tflops = ms > 0 ? g.flops / (ms * 1e-3) / 1e12 : NAN;
+		/* the share of this run's own GEMM peak in the same precision, when the compute suite
+		 * ran; data parallel: the share of ndevs times the one-GPU row (scaling efficiency) */
+		const struct bench_result *base = ndevs ? bench_run_find(c->run, "train", model, kmod_prec_name(prec), r->gpu, UINT64_MAX)
+						: bench_run_find(c->run, "compute", "cublas", kmod_prec_name(prec), r->gpu, UINT64_MAX);
+		if (base && (base->status == BS_OK || base->status == BS_LOW) && base->value.median > 0)
+			kref_aux(&g, ndevs ? "scaling_pct" : "gemm_peak_pct",
+				 100.0 * tflops / ((ndevs ? ndevs : 1) * base->value.median), "%");
 		r->m = (unsigned)o.batch;
 		r->n = (unsigned)o.seq;
 		r->k = (unsigned)o.grad_accum;
@@ -80,9 +98,11 @@ void bench_suite_train(struct bench_ctx *c)
 	 * TF32 of the same model and batch give the speed-up (claim C3) */
 	static const int precs[] = { GK_BF16, GK_TF32, GK_FP32 };
 	for (int i = 0; i < 3 && !c->oom; i++)
-		train_one(c, model, precs[i]);
+		train_one(c, model, precs[i], 0);
+	if (c->plan->ngpus > 1 && !c->oom)
+		train_one(c, model, GK_BF16, c->plan->ngpus);
 	if (c->plan->full && !c->plan->train_model[0]) {
-		train_one(c, "350M", GK_BF16);
-		train_one(c, "774M", GK_BF16);
+		train_one(c, "350M", GK_BF16, 0);
+		train_one(c, "774M", GK_BF16, 0);
 	}
 }

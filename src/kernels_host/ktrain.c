@@ -95,7 +95,8 @@ int ktrain_run(const struct gk_api *api, const struct gk_common *c, const struct
 		return fail(r, GK_EARG, "train: the losses buffer is shorter than the steps");
 	struct gk_train_args a = { .c = *c, .m = o->m, .prec = o->prec, .batch = o->batch, .seq = o->seq,
 				   .grad_accum = o->grad_accum, .lr = o->lr, .beta1 = 0.9f, .beta2 = 0.95f, .eps = 1e-8f,
-				   .weight_decay = 0.1f, .losses_out = losses };
+				   .weight_decay = 0.1f, .losses_out = losses, .ndevs = o->ndevs };
+	memcpy(a.devs, o->devs, sizeof(a.devs));
 	a.c.warmup = warm;
 	a.c.iters = iters;
 	int rc = api->train(&a, r);

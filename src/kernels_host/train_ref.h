@@ -61,6 +61,8 @@ struct ktrain_opts {
 	struct gk_train_cfg m;
 	int prec, batch, seq, grad_accum;
 	float lr;
+	int ndevs;                 /* 0: one GPU (c->device); >= 1: data parallel over devs[] */
+	int devs[GK_MAX_DEVS];
 };
 void ktrain_opts_default(struct ktrain_opts *o); /* 124M, bf16, batch 16, seq 1024, lr 3e-4 */
 

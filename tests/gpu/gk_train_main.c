@@ -5,9 +5,10 @@
  *   gk_train --module M --check                 tiny model: loss and every gradient
  *                                               vs the CPU reference, fp32, tf32, bf16
  *   gk_train --module M --run [--model 124M] [--prec bf16] [--batch 16] [--seq 1024]
- *            [--grad-accum 1] [--steps 50] [--lr 3e-4]
+ *            [--grad-accum 1] [--steps 50] [--lr 3e-4] [--gpus N]
  *                                               timed steps of a repeated batch; the
- *                                               loss must fall
+ *                                               loss must fall; --gpus N: data parallel
+ *                                               over CUDA devices 0..N-1 (NCCL, N >= 1)
  *   gk_train --module M --gemm-peak             the GEMM peak the MFU is also judged
  *                                               against: cuBLASLt 8192^3 bf16, tf32, fp32
  * Prints one line per result ("PASS ..." / "FAIL ..."), JSON with --json FILE.
@@ -25,7 +26,7 @@
 static int usage(void)
 {
 	fprintf(stderr, "usage: gk_train --module PATH (--check | --run [--model 124M|350M|774M] [--prec fp32|tf32|bf16] "
-			"[--batch N] [--seq N] [--grad-accum N] [--steps N] [--lr X]) [--device N] [--json FILE]\n");
+			"[--batch N] [--seq N] [--grad-accum N] [--steps N] [--lr X] [--gpus N]) [--device N] [--json FILE]\n");
 	return 2;
 }
 
@@ -60,6 +61,11 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--steps")) steps = atoi(argv[++i]);
 		else if (!strcmp(a, "--lr")) o.lr = (float)atof(argv[++i]);
 		else if (!strcmp(a, "--device")) device = atoi(argv[++i]);
+		else if (!strcmp(a, "--gpus")) {
+			o.ndevs = atoi(argv[++i]);
+			if (o.ndevs < 1 || o.ndevs > GK_MAX_DEVS) return usage();
+			for (int d = 0; d < o.ndevs; d++) o.devs[d] = d;
+		}
 		else return usage();
 	}
 	if (!module || (!check && !run && !peak) || ktrain_preset(model, &o.m) != 0 || steps < 6 || steps > GK_MAX_SAMPLES + 3)
@@ -117,18 +123,18 @@ int main(int argc, char **argv)
 		stats_compute(r.samples_ms, (size_t)r.nsamples, &st);
 		double tokens = aux_of(&r, "tokens"), ms = st.median;
 		double tps = ms > 0 ? tokens / (ms * 1e-3) : NAN, tflops = ms > 0 ? r.flops / (ms * 1e-3) / 1e12 : NAN;
-		printf("%s train %s %s batch %d seq %d accum %d: step %.2f ms (min %.2f, max %.2f), %.0f tokens/s, %.1f TFLOP/s, "
+		printf("%s train %s %s batch %d seq %d accum %d gpus %d: step %.2f ms (min %.2f, max %.2f), %.0f tokens/s, %.1f TFLOP/s, "
 		       "memory %.2f GiB (model %.2f), loss %.4f -> %.4f%s%s\n", rc == GK_OK ? "PASS" : "FAIL", model,
-		       kmod_prec_name(o.prec), o.batch, o.seq, o.grad_accum, ms, st.min, st.max, tps, tflops, aux_of(&r, "mem_gib"),
+		       kmod_prec_name(o.prec), o.batch, o.seq, o.grad_accum, o.ndevs, ms, st.min, st.max, tps, tflops, aux_of(&r, "mem_gib"),
 		       aux_of(&r, "model_gib"), losses[0], losses[steps - 1], r.err[0] ? ": " : "", r.err);
 		printf("losses:");
 		for (int i = 0; i < steps && i < r.nsamples + 3; i++)
 			printf(" %.4f", losses[i]);
 		printf("\n");
 		if (jf) {
-			fprintf(jf, "{\"test\":\"train\",\"model\":\"%s\",\"prec\":\"%s\",\"batch\":%d,\"seq\":%d,\"grad_accum\":%d,\"rc\":%d,"
+			fprintf(jf, "{\"test\":\"train\",\"model\":\"%s\",\"prec\":\"%s\",\"batch\":%d,\"seq\":%d,\"grad_accum\":%d,\"gpus\":%d,\"rc\":%d,"
 				"\"step_ms\":%.4f,\"tokens_per_s\":%.1f,\"tflops\":%.2f,\"mem_gib\":%.3f,\"loss_first\":%.5f,"
-				"\"loss_last\":%.5f,\"samples_ms\":[", model, kmod_prec_name(o.prec), o.batch, o.seq, o.grad_accum, rc,
+				"\"loss_last\":%.5f,\"samples_ms\":[", model, kmod_prec_name(o.prec), o.batch, o.seq, o.grad_accum, o.ndevs, rc,
 				ms, tps, tflops, aux_of(&r, "mem_gib"), losses[0], losses[steps - 1]);
 			for (int i = 0; i < r.nsamples; i++)
 				fprintf(jf, "%s%.4f", i ? "," : "", r.samples_ms[i]);

@@ -18,7 +18,7 @@ static struct {
 	int checks, runs;          /* calls in each mode */
 	double grad_scale;         /* the scripted gradients are the reference times this */
 	bool flat_loss;            /* the timed run's loss does not fall */
-	int last_layers, last_accum, last_batch;
+	int last_layers, last_accum, last_batch, last_ndevs, last_dev1;
 } fake;
 
 static int fake_train(const struct gk_train_args *a, struct gk_result *r)
@@ -37,13 +37,15 @@ static int fake_train(const struct gk_train_args *a, struct gk_result *r)
 	fake.last_layers = a->m.layers;
 	fake.last_accum = a->grad_accum;
 	fake.last_batch = a->batch;
+	fake.last_ndevs = a->ndevs;
+	fake.last_dev1 = a->devs[1];
 	int steps = a->c.warmup + a->c.iters;
 	for (int i = 0; i < steps; i++)
 		a->losses_out[i] = fake.flat_loss ? 10.9f : 10.9f - 0.1f * (float)i;
 	r->nsamples = a->c.iters;
 	for (int i = 0; i < r->nsamples; i++)
 		r->samples_ms[i] = 50.0;
-	double tokens = (double)a->batch * a->seq * a->grad_accum;
+	double tokens = (double)a->batch * a->seq * a->grad_accum * (a->ndevs > 0 ? a->ndevs : 1);
 	r->flops = ktrain_flops_per_token(&a->m, a->seq) * tokens;
 	r->naux = 2;
 	snprintf(r->aux[0].name, sizeof(r->aux[0].name), "tokens");
@@ -66,16 +68,23 @@ static const struct gk_api without_train = {
 	.abi_version = GK_ABI_VERSION, .struct_size = sizeof(struct gk_api), .build_info = "fake",
 };
 
-static void run_plan(const struct gk_api *api, struct bench_plan *p, struct bench_run *run)
+static void run_plan_on(const struct gk_api *api, struct bench_plan *p, struct bench_run *run, unsigned ngpus)
 {
 	p->suites = BENCH_TRAIN;
-	p->ngpus = 1;
-	p->gpu[0] = 0;
-	p->cuda[0] = 0;
+	p->ngpus = ngpus;
+	for (unsigned i = 0; i < ngpus; i++) {
+		p->gpu[i] = (int)i;
+		p->cuda[i] = (int)(ngpus - 1 - i); /* CUDA's order differs from NVML's */
+	}
 	struct bench_hooks h = { .now_ns = h_now };
 	char err[256];
 	bench_run_init(run);
 	assert_int_equal(bench_run_plan(api, p, &h, run, err, sizeof(err)), 0);
+}
+
+static void run_plan(const struct gk_api *api, struct bench_plan *p, struct bench_run *run)
+{
+	run_plan_on(api, p, run, 1);
 }
 
 static int reset(void **state)
@@ -202,6 +211,27 @@ static void test_model_and_accumulation_options(void **state)
 	bench_run_free(&run);
 }
 
+static void test_data_parallel_row_over_all_gpus(void **state)
+{
+	(void)state;
+	struct bench_plan p;
+	bench_plan_default(&p);
+	struct bench_run run;
+	run_plan_on(&with_train, &p, &run, 2);
+	assert_int_equal(run.n, 4);
+	const struct bench_result *dp = &run.r[3];
+	assert_string_equal(dp->variant, "bf16-dp2");
+	assert_int_equal(dp->ngpus, 2);
+	assert_int_equal(dp->status, BS_OK);
+	assert_int_equal(fake.last_ndevs, 2);
+	assert_int_equal(fake.last_dev1, 0); /* the second selected GPU's CUDA ordinal */
+	/* twice the tokens in the same step time: twice the one-GPU row, 100 % scaling */
+	assert_true(fabs(dp->value.median - 2 * run.r[0].value.median) < 1e-6 * dp->value.median);
+	assert_true(fabs(bench_result_aux(dp, "scaling_pct") - 100.0) < 1e-6);
+	assert_true(isnan(bench_result_aux(&run.r[0], "scaling_pct")));
+	bench_run_free(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +241,7 @@ int main(void)
 		cmocka_unit_test_setup(test_loss_that_does_not_fall_fails, reset),
 		cmocka_unit_test_setup(test_module_without_training_is_skipped, reset),
 		cmocka_unit_test_setup(test_model_and_accumulation_options, reset),
+		cmocka_unit_test_setup(test_data_parallel_row_over_all_gpus, reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
