@@ -13,33 +13,26 @@
 #include "gk_blas.cuh"
 #include "gk_train.cuh"
 
-typedef cublasStatus_t (*create_t)(cublasLtHandle_t *);
-typedef cublasStatus_t (*destroy_t)(cublasLtHandle_t);
-typedef cublasStatus_t (*desc_create_t)(cublasLtMatmulDesc_t *, cublasComputeType_t, cudaDataType_t);
-typedef cublasStatus_t (*desc_set_t)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, const void *, size_t);
-typedef cublasStatus_t (*desc_destroy_t)(cublasLtMatmulDesc_t);
-typedef cublasStatus_t (*layout_create_t)(cublasLtMatrixLayout_t *, cudaDataType, uint64_t, uint64_t, int64_t);
-typedef cublasStatus_t (*layout_set_t)(cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t, const void *, size_t);
-typedef cublasStatus_t (*layout_destroy_t)(cublasLtMatrixLayout_t);
-typedef cublasStatus_t (*pref_create_t)(cublasLtMatmulPreference_t *);
-typedef cublasStatus_t (*pref_set_t)(cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t, const void *, size_t);
-typedef cublasStatus_t (*pref_destroy_t)(cublasLtMatmulPreference_t);
-typedef cublasStatus_t (*heur_t)(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
-				 cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatmulPreference_t, int,
-				 cublasLtMatmulHeuristicResult_t *, int *);
-typedef cublasStatus_t (*matmul_t)(cublasLtHandle_t, cublasLtMatmulDesc_t, const void *, const void *, cublasLtMatrixLayout_t,
-				   const void *, cublasLtMatrixLayout_t, const void *, const void *, cublasLtMatrixLayout_t, void *,
-				   cublasLtMatrixLayout_t, const cublasLtMatmulAlgo_t *, void *, size_t, cudaStream_t);
+/* the entry points' types from cublasLt.h; their addresses come from dlsym */
+#define LT_FN(name) decltype(&name)
 
 static struct {
 	pthread_once_t once;
 	bool ok;
 	char err[200];
-	create_t create; destroy_t destroy;
-	desc_create_t desc_create; desc_set_t desc_set; desc_destroy_t desc_destroy;
-	layout_create_t layout_create; layout_set_t layout_set; layout_destroy_t layout_destroy;
-	pref_create_t pref_create; pref_set_t pref_set; pref_destroy_t pref_destroy;
-	heur_t heur; matmul_t matmul;
+	LT_FN(cublasLtCreate) create;
+	LT_FN(cublasLtDestroy) destroy;
+	LT_FN(cublasLtMatmulDescCreate) desc_create;
+	LT_FN(cublasLtMatmulDescSetAttribute) desc_set;
+	LT_FN(cublasLtMatmulDescDestroy) desc_destroy;
+	LT_FN(cublasLtMatrixLayoutCreate) layout_create;
+	LT_FN(cublasLtMatrixLayoutSetAttribute) layout_set;
+	LT_FN(cublasLtMatrixLayoutDestroy) layout_destroy;
+	LT_FN(cublasLtMatmulPreferenceCreate) pref_create;
+	LT_FN(cublasLtMatmulPreferenceSetAttribute) pref_set;
+	LT_FN(cublasLtMatmulPreferenceDestroy) pref_destroy;
+	LT_FN(cublasLtMatmulAlgoGetHeuristic) heur;
+	LT_FN(cublasLtMatmul) matmul;
 } L = { PTHREAD_ONCE_INIT };
 
 #define LSYM(h, dst, name) do { void *p_ = dlsym(h, name); if (!p_) L.ok = false; memcpy(&(dst), &p_, sizeof p_); } while (0)
