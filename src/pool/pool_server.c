@@ -89,10 +89,12 @@ static void client_answer(struct client *c, char *text, const char *msg, uint64_
 		json_decref(e);
 		size_t n = t ? strlen(t) : 0;
 		text = t ? realloc(t, n + 2) : NULL;
-		if (!text)
+		if (!text) {
 			free(t);
-		else
-			memcpy(text + n, "\n", 2);
+			client_close(c); /* out of memory: nothing to say it with */
+			return;
+		}
+		memcpy(text + n, "\n", 2);
 	}
 	free(c->in);
 	c->in = NULL;
@@ -155,6 +157,8 @@ static void client_read(struct pool *p, struct client *c, uint64_t now)
  * reading a long log is not cut off, one that stops is. */
 static void client_write(struct client *c, uint64_t now)
 {
+	if (c->fd < 0)
+		return;
 	while (c->out && c->out_off < c->out_len) {
 		ssize_t w = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w < 0 && errno == EINTR)
