@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "history.h"
 #include "leakwatch.h"
 #include "../device/sim.h"
 #include "metrics.h"
@@ -316,6 +317,7 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 {
 	uint64_t t0 = clock_mono_ns();
 	sampler_read(a->sampler, s->snap);
+	history_add_snapshot(a->history, s->snap);
 	char fault_file[256] = "";
 	int fault_file_bad = s->snap->sys.simulated ? sim_fault_file_error(a->be, fault_file, sizeof(fault_file)) : -1;
 	pthread_mutex_lock(&a->mu);
@@ -610,6 +612,7 @@ static void agent_free(struct agent *a)
 	scratch_free(a->scratch);
 	free(a->rules);
 	free(a->leaks);
+	history_free(a->history);
 	pthread_mutex_destroy(&a->pub_mu);
 	pthread_mutex_destroy(&a->mu);
 	pthread_cond_destroy(&a->cv);
@@ -645,6 +648,13 @@ int agent_start(struct agent **out, struct gpu_backend *be, const struct agent_c
 		return -1;
 	}
 	agent_start_klog(a);
+	if (a->cfg.history_ns && be->gpu_count &&
+	    !(a->history = history_new(be->gpu_count, history_slots_for(a->cfg.history_ns, a->cfg.interval_ns),
+				       history_base_ns(gpu_backend_now_ns(be))))) {
+		snprintf(err, errlen, "out of memory for the history");
+		agent_stop(a);
+		return -1;
+	}
 	if (a->cfg.pool && pool_agent_start(a, err, errlen)) {
 		agent_stop(a);
 		return -1;

@@ -32,6 +32,7 @@ void agent_config_default(struct agent_config *c)
 	c->leak_window_ns = (uint64_t)(lp.min_window_s * 1e9);
 	c->leak_min_rate = lp.min_rate;
 	c->leak_min_growth = lp.min_growth;
+	c->history_ns = 3600000000000ull;
 }
 
 /* "17476", "1MiB/min", "512KiB/s", "2M/s" (binary units; per second unless /min) -> bytes/s. */
@@ -184,6 +185,13 @@ int agent_config_set(struct agent_config *c, const char *key, const char *value,
 		return agent_parse_duration(value, 10000000ull, 86400000000000ull, &c->stale_after_ns, err, errlen);
 	if (strcmp(key, "leak_window") == 0)
 		return agent_parse_duration(value, 1000000000ull, 86400000000000ull, &c->leak_window_ns, err, errlen);
+	if (strcmp(key, "history") == 0) {
+		if (strcmp(value, "off") == 0 || strcmp(value, "0") == 0) {
+			c->history_ns = 0;
+			return 0;
+		}
+		return agent_parse_duration(value, 1000000000ull, 86400000000000ull, &c->history_ns, err, errlen);
+	}
 	if (strcmp(key, "leak_min_rate") == 0)
 		return agent_parse_rate(value, &c->leak_min_rate, err, errlen);
 	if (strcmp(key, "leak_min_growth") == 0) {

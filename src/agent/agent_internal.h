@@ -49,6 +49,7 @@ struct published {
 struct MHD_Daemon;
 struct http_door;
 struct render_scratch;
+struct history;
 
 struct agent {
 	struct agent_config cfg;
@@ -79,6 +80,7 @@ struct agent {
 	unsigned port;
 	struct pool *job_pool;        /* the job pool when enabled (src/pool/pool_agent.c) */
 	struct leakwatch *leaks;      /* the memory-leak watch (render thread only); NULL without process lists */
+	struct history *history;      /* /api/v1/history (history.h); NULL when off (history = 0) */
 };
 
 /* Takes a reference on the latest rendered responses (NULL before the first). */

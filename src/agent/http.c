@@ -26,7 +26,9 @@
 #include <unistd.h>
 
 #include "door.h"
+#include "history.h"
 #include "httpreq.h"
+#include "webpage.h"
 
 /* per connection: request headers and MHD's own bookkeeping (a scrape needs < 1 KiB) */
 #define CONN_MEMORY_LIMIT (4u * 1024u)
@@ -39,12 +41,9 @@ static const char CT_OM[] = "application/openmetrics-text; version=1.0.0; charse
 static const char CT_JSON[] = "application/json";
 static const char CT_TEXT[] = "text/plain; charset=utf-8";
 
-static const char INDEX_TEXT[] =
-	"gpuctl agent\n"
-	"  /metrics         Prometheus text 0.0.4 (OpenMetrics 1.0 when Accept asks for it)\n"
-	"  /api/v1/gpus     every GPU's latest sample as JSON (?gpu=0,3 &pretty=1)\n"
-	"  /api/v1/health   health verdicts as JSON (?gpu=... &pretty=1)\n"
-	"  /healthz         200 while the agent renders fresh data\n";
+static const char CT_HTML[] = "text/html; charset=utf-8";
+static const char CT_JS[] = "text/javascript; charset=utf-8";
+static const char CT_CSS[] = "text/css; charset=utf-8";
 
 struct ref_ctx {
 	struct agent *a;
@@ -109,20 +108,66 @@ static enum MHD_Result send_published(struct agent *a, struct MHD_Connection *c,
 	return send_response(c, MHD_HTTP_OK, resp, content_type);
 }
 
+/* A JSON document rendered for this request (rc: its rendering's); MHD frees b. */
+static enum MHD_Result send_json_buf(struct MHD_Connection *c, int rc, struct abuf *b)
+{
+	if (rc) {
+		abuf_free(b);
+		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "gpuctl agent: %s\n", "out of memory");
+	}
+	struct MHD_Response *resp = MHD_create_response_from_buffer(b->len, b->p, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		abuf_free(b);
+		return MHD_NO;
+	}
+	return send_response(c, MHD_HTTP_OK, resp, CT_JSON);
+}
+
 static enum MHD_Result send_json(struct MHD_Connection *c, const struct api_doc *d, const struct http_req *req)
 {
 	struct abuf b;
 	abuf_init(&b);
-	if (api_doc_join(d, req->gpu_mask, req->pretty, &b)) {
-		abuf_free(&b);
-		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "gpuctl agent: %s\n", "out of memory");
+	return send_json_buf(c, api_doc_join(d, req->gpu_mask, req->pretty, &b), &b);
+}
+
+/* The web page's files (webpage.h), from the binary, with the page's CSP. */
+static enum MHD_Result send_page_file(struct MHD_Connection *c, enum agent_route route)
+{
+	const unsigned char *data = webpage_index_html;
+	size_t len = webpage_index_html_len;
+	const char *type = CT_HTML;
+	if (route == ROUTE_APP_JS) {
+		data = webpage_app_js;
+		len = webpage_app_js_len;
+		type = CT_JS;
+	} else if (route == ROUTE_APP_CSS) {
+		data = webpage_app_css;
+		len = webpage_app_css_len;
+		type = CT_CSS;
 	}
-	struct MHD_Response *resp = MHD_create_response_from_buffer(b.len, b.p, MHD_RESPMEM_MUST_FREE);
-	if (!resp) {
-		abuf_free(&b);
+	struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_PERSISTENT);
+	if (!resp)
 		return MHD_NO;
-	}
-	return send_response(c, MHD_HTTP_OK, resp, CT_JSON);
+	MHD_add_response_header(resp, "Content-Security-Policy", WEBPAGE_CSP);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	return send_response(c, MHD_HTTP_OK, resp, type);
+}
+
+/* /api/v1/history, rendered for this request from the ring buffers (history.h). */
+static enum MHD_Result send_history(struct agent *a, struct MHD_Connection *c, const struct http_req *req)
+{
+	if (!a->history)
+		return send_text(c, MHD_HTTP_NOT_FOUND, "gpuctl agent: %s\n", "the history is off (history = off)");
+	struct history_doc_opts o = {
+		.gpu_mask = req->gpu_mask,
+		.since_ns = req->since_ns,
+		.simulated = a->be->ops == &gpu_backend_sim,
+		.interval_ns = a->cfg.interval_ns,
+	};
+	struct abuf b;
+	abuf_init(&b);
+	return send_json_buf(c, history_render(a->history, &o, &b), &b);
 }
 
 /* Has variant v of *p rendered (agent_variant_ready). A tick may replace the
@@ -156,13 +201,34 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c)
 	return cr;
 }
 
+/* the door's record of connection c (door.h), NULL if it has none */
+static struct door_watch *watch_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
 static void request_done(void *cls, struct MHD_Connection *c, void **req_cls, enum MHD_RequestTerminationCode toe)
 {
-	(void)cls;
-	(void)c;
+	struct agent *a = cls;
 	(void)toe;
+	http_door_answered(a->door, watch_of(c)); /* the next head's deadline runs from here */
 	free(*req_cls);
 	*req_cls = NULL;
+}
+
+/* Each connection libmicrohttpd serves is watched by the door (door.h). */
+static void conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+			enum MHD_ConnectionNotificationCode toe)
+{
+	struct agent *a = cls;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		*socket_context = ci ? http_door_watch(a->door, ci->connect_fd) : NULL;
+	} else {
+		http_door_unwatch(a->door, *socket_context);
+		*socket_context = NULL;
+	}
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -178,6 +244,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (*upload_data_size > 0)
 		return MHD_NO; /* a body was refused on the first call already */
 	if (!cr->headers_seen) {
+		http_door_head_done(a->door, watch_of(c));
 		/* Bad requests are answered at once (the connection then closes, which
 		 * is what they deserve); good ones on the second call, because a
 		 * response queued on the first makes libmicrohttpd drop keep-alive. */
@@ -202,11 +269,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return MHD_YES;
 	}
 
-	if (req->route == ROUTE_INDEX) {
-		struct MHD_Response *resp =
-			MHD_create_response_from_buffer(sizeof(INDEX_TEXT) - 1, (void *)INDEX_TEXT, MHD_RESPMEM_PERSISTENT);
-		return send_response(c, MHD_HTTP_OK, resp, CT_TEXT);
-	}
+	if (req->route == ROUTE_INDEX || req->route == ROUTE_APP_JS || req->route == ROUTE_APP_CSS)
+		return send_page_file(c, req->route);
+	if (req->route == ROUTE_HISTORY)
+		return send_history(a, c, req);
 	struct published *p = agent_acquire(a);
 	if (!p)
 		return send_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "gpuctl agent: %s\n", "no data yet");
@@ -313,7 +379,8 @@ int agent_http_start(struct agent *a, char *err, size_t errlen)
 	unsigned threads = a->cfg.threads ? a->cfg.threads : 1;
 	a->httpd = MHD_start_daemon(flags, 0, NULL, NULL, handle, a,
 		MHD_OPTION_URI_LOG_CALLBACK, uri_log, NULL,
-		MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
+		MHD_OPTION_NOTIFY_COMPLETED, request_done, a,
+		MHD_OPTION_NOTIFY_CONNECTION, conn_notify, a,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)a->cfg.max_connections,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)a->cfg.per_ip_connections,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)a->cfg.connection_timeout_s,
@@ -346,10 +413,11 @@ int agent_http_start(struct agent *a, char *err, size_t errlen)
 
 void agent_http_stop(struct agent *a)
 {
-	http_door_stop(a->door);
-	a->door = NULL;
+	http_door_stop(a->door); /* no new connection for libmicrohttpd */
 	if (a->httpd) {
 		MHD_stop_daemon(a->httpd);
 		a->httpd = NULL;
 	}
+	http_door_free(a->door);
+	a->door = NULL;
 }

@@ -94,7 +94,40 @@ static const struct { const char *path; enum agent_route route; } routes[] = {
 	{ "/api/v1/gpus", ROUTE_GPUS },
 	{ "/api/v1/health", ROUTE_HEALTH },
 	{ "/healthz", ROUTE_HEALTHZ },
+	{ "/api/v1/history", ROUTE_HISTORY },
+	{ "/app.js", ROUTE_APP_JS },
+	{ "/app.css", ROUTE_APP_CSS },
 };
+
+/* "1764460800", "1764460800.25": Unix seconds, up to 9 decimals, before
+ * the year 2286 -> ns. -1 on anything else (signs, exponents, inf, nan). */
+static int parse_since(const char *s, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0, scale = 1000000000ull;
+	const char *p = s;
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	for (; isdigit((unsigned char)*p); p++) {
+		sec = sec * 10 + (uint64_t)(*p - '0');
+		if (sec > 9999999999ull)
+			return -1;
+	}
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		for (; isdigit((unsigned char)*p); p++) {
+			if (scale == 1)
+				return -1;
+			scale /= 10;
+			frac += (uint64_t)(*p - '0') * scale;
+		}
+	}
+	if (*p)
+		return -1;
+	*ns = sec * 1000000000ull + frac;
+	return 0;
+}
 
 void http_req_parse(const char *target, size_t len, struct http_req *out)
 {
@@ -127,7 +160,7 @@ void http_req_parse(const char *target, size_t len, struct http_req *out)
 		if (strcmp(path, routes[i].path) == 0)
 			out->route = routes[i].route;
 	if (out->route == ROUTE_NONE) {
-		fail(out, 404, "no such endpoint (try /metrics, /api/v1/gpus, /api/v1/health, /healthz)");
+		fail(out, 404, "no such endpoint (try /, /metrics, /api/v1/gpus, /api/v1/health, /api/v1/history, /healthz)");
 		return;
 	}
 	if (!q)
@@ -148,14 +181,19 @@ void http_req_parse(const char *target, size_t len, struct http_req *out)
 			fail(out, 400, "malformed query parameter");
 			return;
 		}
-		bool json = out->route == ROUTE_GPUS || out->route == ROUTE_HEALTH;
+		bool json = out->route == ROUTE_GPUS || out->route == ROUTE_HEALTH || out->route == ROUTE_HISTORY;
 		if (json && strcmp(key, "gpu") == 0) {
 			if (parse_gpu_list(value, &out->gpu_mask)) {
 				fail(out, 400, "bad gpu list (use e.g. gpu=0,3,5-7)");
 				return;
 			}
 			out->gpus_asked = true;
-		} else if (json && strcmp(key, "pretty") == 0) {
+		} else if (out->route == ROUTE_HISTORY && strcmp(key, "since") == 0) {
+			if (parse_since(value, &out->since_ns)) {
+				fail(out, 400, "bad value for since (Unix time in seconds, e.g. since=1764460800.25)");
+				return;
+			}
+		} else if (json && out->route != ROUTE_HISTORY && strcmp(key, "pretty") == 0) {
 			if (strcmp(value, "1") && strcmp(value, "0") && strcmp(value, "true") && strcmp(value, "false") && *value) {
 				fail(out, 400, "bad value for pretty (use 1 or 0)");
 				return;

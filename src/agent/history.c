@@ -1,0 +1,201 @@
+/* history.c - the per-GPU ring buffers behind /api/v1/history (see history.h). */
+#include "history.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STEP_NS 10000000ull /* a stored time's unit: 10 ms */
+
+const struct history_series history_series[HISTORY_SERIES] = {
+	{ "utilization_gpu_percent", offsetof(struct gpu_sample, util_gpu_pct), 1, 0 },
+	{ "utilization_memory_percent", offsetof(struct gpu_sample, util_mem_pct), 1, 0 },
+	/* 4 MiB steps: up to 256 GiB per GPU */
+	{ "memory_used_bytes", offsetof(struct gpu_sample, mem_used_bytes), 4ull << 20, 0 },
+	/* mW -> 0.1 W steps: up to 6553.4 W */
+	{ "power_watts", offsetof(struct gpu_sample, power_mw), 100, 1 },
+	{ "temperature_celsius", offsetof(struct gpu_sample, temp_c), 1, 0 },
+	{ "sm_clock_mhz", offsetof(struct gpu_sample, sm_clock_mhz), 1, 0 },
+};
+
+struct ring {
+	struct history_point *pts;
+	unsigned head;        /* where the next point goes */
+	unsigned count;
+	uint64_t last_ns;     /* the timestamp of the newest point's sample */
+};
+
+struct history {
+	pthread_mutex_t mu;
+	unsigned ngpus, slots;
+	uint64_t base_ns;
+	struct history_point *all; /* ngpus * slots, one allocation */
+	struct ring ring[];
+};
+
+uint16_t history_quantize(unsigned series, uint64_t value, bool present)
+{
+	if (!present || series >= HISTORY_SERIES)
+		return HISTORY_MISSING;
+	uint64_t q = history_series[series].quantum;
+	uint64_t r = value / q + (value % q >= (q + 1) / 2 ? 1 : 0);
+	return r > HISTORY_Q_MAX ? (uint16_t)HISTORY_Q_MAX : (uint16_t)r;
+}
+
+uint64_t history_base_ns(uint64_t now_ns)
+{
+	const uint64_t hour = 3600000000000ull;
+	return now_ns > hour ? now_ns - hour : 0;
+}
+
+unsigned history_slots_for(uint64_t duration_ns, uint64_t interval_ns)
+{
+	if (interval_ns == 0)
+		return HISTORY_MAX_SLOTS;
+	uint64_t n = duration_ns / interval_ns + (duration_ns % interval_ns ? 1 : 0);
+	if (n < 1)
+		n = 1;
+	return n > HISTORY_MAX_SLOTS ? HISTORY_MAX_SLOTS : (unsigned)n;
+}
+
+struct history *history_new(unsigned ngpus, unsigned slots, uint64_t base_ns)
+{
+	if (ngpus == 0 || ngpus > GPU_MAX_GPUS || slots == 0 || slots > HISTORY_MAX_SLOTS)
+		return NULL;
+	struct history *h = calloc(1, sizeof(*h) + ngpus * sizeof(struct ring));
+	if (!h)
+		return NULL;
+	size_t n = (size_t)ngpus * slots;
+	h->all = malloc(n * sizeof(*h->all));
+	if (!h->all) {
+		free(h);
+		return NULL;
+	}
+	memset(h->all, 0, n * sizeof(*h->all)); /* resident now: the footprint is the full one from the start */
+	pthread_mutex_init(&h->mu, NULL);
+	h->ngpus = ngpus;
+	h->slots = slots;
+	h->base_ns = base_ns - base_ns % STEP_NS; /* times print exactly in 10 ms steps */
+	for (unsigned g = 0; g < ngpus; g++)
+		h->ring[g].pts = h->all + (size_t)g * slots;
+	return h;
+}
+
+void history_free(struct history *h)
+{
+	if (!h)
+		return;
+	pthread_mutex_destroy(&h->mu);
+	free(h->all);
+	free(h);
+}
+
+size_t history_bytes(const struct history *h)
+{
+	return h ? sizeof(*h) + h->ngpus * (sizeof(struct ring) + h->slots * sizeof(struct history_point)) : 0;
+}
+
+unsigned history_slots(const struct history *h)
+{
+	return h ? h->slots : 0;
+}
+
+void history_add(struct history *h, unsigned gpu, const struct gpu_sample *s)
+{
+	if (!h || gpu >= h->ngpus || s->timestamp_ns < h->base_ns)
+		return;
+	uint64_t steps = (s->timestamp_ns - h->base_ns) / STEP_NS;
+	if (steps > UINT32_MAX)
+		return; /* 497 days after the start: the agent's times no longer fit */
+	struct history_point p = { .t = (uint32_t)steps };
+	for (unsigned i = 0; i < HISTORY_SERIES; i++) {
+		const u64v *val = (const u64v *)((const char *)s + history_series[i].field);
+		p.v[i] = history_quantize(i, val->v, VAL_HAS(*val));
+	}
+	pthread_mutex_lock(&h->mu);
+	struct ring *r = &h->ring[gpu];
+	if (r->count == 0 || s->timestamp_ns > r->last_ns) {
+		r->pts[r->head] = p;
+		r->head = (r->head + 1) % h->slots;
+		if (r->count < h->slots)
+			r->count++;
+		r->last_ns = s->timestamp_ns;
+	}
+	pthread_mutex_unlock(&h->mu);
+}
+
+void history_add_snapshot(struct history *h, const struct snapshot *snap)
+{
+	for (unsigned g = 0; h && g < snap->n && g < h->ngpus; g++)
+		if (snap->gpu[g].up)
+			history_add(h, g, &snap->gpu[g].s);
+}
+
+/* Copies GPU g's points after since_ns, oldest first, into out (h->slots long); returns how many. */
+static unsigned copy_points(struct history *h, unsigned g, uint64_t since_ns, struct history_point *out)
+{
+	uint64_t since_steps = 0;
+	bool all = since_ns < h->base_ns;
+	if (!all)
+		since_steps = (since_ns - h->base_ns) / STEP_NS;
+	pthread_mutex_lock(&h->mu);
+	const struct ring *r = &h->ring[g];
+	unsigned first = (r->head + h->slots - r->count) % h->slots, n = 0;
+	for (unsigned k = 0; k < r->count; k++) {
+		const struct history_point *p = &r->pts[(first + k) % h->slots];
+		/* a point's time is rounded down to 10 ms: "after since" means a later step */
+		if (all || p->t > since_steps)
+			out[n++] = *p;
+	}
+	pthread_mutex_unlock(&h->mu);
+	return n;
+}
+
+static void put_value(struct abuf *b, unsigned series, uint16_t q)
+{
+	const struct history_series *d = &history_series[series];
+	if (q == HISTORY_MISSING)
+		abuf_puts(b, "null");
+	else if (d->decimals)
+		abuf_put_scaled(b, q, d->decimals);
+	else
+		abuf_put_u64(b, (uint64_t)q * d->quantum);
+}
+
+int history_render(struct history *h, const struct history_doc_opts *o, struct abuf *out)
+{
+	abuf_printf(out, "{\"simulated\":%s,\"interval_seconds\":", o->simulated ? "true" : "false");
+	abuf_put_scaled(out, o->interval_ns / 1000000ull, 3);
+	abuf_printf(out, ",\"capacity\":%u,\"gpus\":[", history_slots(h));
+	struct history_point *pts = h ? malloc(h->slots * sizeof(*pts)) : NULL;
+	if (h && !pts)
+		return -1;
+	uint64_t base_steps = h ? h->base_ns / STEP_NS : 0;
+	bool first_gpu = true;
+	for (unsigned g = 0; h && g < h->ngpus && g < 64; g++) {
+		if (!(o->gpu_mask & (1ull << g)))
+			continue;
+		unsigned n = copy_points(h, g, o->since_ns, pts);
+		abuf_printf(out, "%s{\"index\":%u,\"t\":[", first_gpu ? "" : ",", g);
+		first_gpu = false;
+		for (unsigned k = 0; k < n; k++) {
+			if (k)
+				abuf_putc(out, ',');
+			abuf_put_scaled(out, base_steps + pts[k].t, 2);
+		}
+		abuf_putc(out, ']');
+		for (unsigned i = 0; i < HISTORY_SERIES; i++) {
+			abuf_printf(out, ",\"%s\":[", history_series[i].name);
+			for (unsigned k = 0; k < n; k++) {
+				if (k)
+					abuf_putc(out, ',');
+				put_value(out, i, pts[k].v[i]);
+			}
+			abuf_putc(out, ']');
+		}
+		abuf_putc(out, '}');
+	}
+	abuf_puts(out, "]}\n");
+	free(pts);
+	return out->oom ? -1 : 0;
+}

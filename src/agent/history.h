@@ -1,0 +1,78 @@
+/*
+ * history.h - the agent's short memory: per GPU, a ring buffer of the main
+ * series (utilization, memory, power, temperature, SM clock) at the sampling
+ * interval, for the web page's charts (/api/v1/history, docs/agent.md).
+ *
+ * Compact: a point is 16 bytes (a 32-bit time in 10 ms steps from the
+ * history's start and six 16-bit quantized values), so an hour at 1 s of 64
+ * GPUs takes 3.5 MiB. The render thread adds a snapshot per tick; HTTP
+ * threads render the JSON. Both take the history's own lock, the renderer
+ * only while it copies the points it needs. Nothing here prints.
+ */
+#ifndef GPUCTL_HISTORY_H
+#define GPUCTL_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../sampler/sampler.h"
+#include "abuf.h"
+
+#define HISTORY_SERIES 6
+#define HISTORY_MAX_SLOTS 65536u  /* per GPU: 1 MiB, whatever the duration and interval ask */
+#define HISTORY_MISSING 0xFFFFu    /* a value the sample did not have */
+#define HISTORY_Q_MAX 0xFFFEu      /* larger values are stored as this (saturated) */
+
+/* One stored sample. t: 10 ms steps from struct history's base_ns. */
+struct history_point {
+	uint32_t t;
+	uint16_t v[HISTORY_SERIES];
+};
+
+/* The series, in the order of history_point.v (the one table of them). */
+struct history_series {
+	const char *name;      /* the JSON key */
+	size_t field;          /* offsetof(struct gpu_sample, the u64v) */
+	uint64_t quantum;      /* stored value = round(sample value / quantum) */
+	unsigned decimals;     /* JSON: q printed with this many decimals (q * quantum as an integer when 0) */
+};
+extern const struct history_series history_series[HISTORY_SERIES];
+
+/* Quantizes one sample value of series i (HISTORY_MISSING when it has none). Pure. */
+uint16_t history_quantize(unsigned series, uint64_t value, bool present);
+
+struct history;
+
+/* The origin of a history started at now_ns (the backend's clock): an hour
+ * earlier, so that the samples taken before it started fit too. Pure. */
+uint64_t history_base_ns(uint64_t now_ns);
+/* A history of ngpus GPUs, slots points each (at most HISTORY_MAX_SLOTS;
+ * its memory is touched at once, so the resident size is what it will be
+ * full). base_ns: CLOCK_REALTIME origin of the stored times. NULL: out of
+ * memory, or slots or ngpus 0. */
+struct history *history_new(unsigned ngpus, unsigned slots, uint64_t base_ns);
+void history_free(struct history *h);
+/* Bytes it holds (points and bookkeeping). */
+size_t history_bytes(const struct history *h);
+unsigned history_slots(const struct history *h);
+/* The number of points needed for `duration_ns` at `interval_ns` (rounded
+ * up, at least 1, at most HISTORY_MAX_SLOTS). Pure. */
+unsigned history_slots_for(uint64_t duration_ns, uint64_t interval_ns);
+
+/* Stores GPU gpu's sample if it is newer than the last one stored (a GPU
+ * that is down adds nothing: its chart has a gap). Thread-safe. */
+void history_add(struct history *h, unsigned gpu, const struct gpu_sample *s);
+/* history_add of every GPU of a snapshot that is up. */
+void history_add_snapshot(struct history *h, const struct snapshot *snap);
+
+struct history_doc_opts {
+	uint64_t gpu_mask;     /* bits of the GPUs to include */
+	uint64_t since_ns;     /* only points taken after this (CLOCK_REALTIME); 0: all */
+	bool simulated;
+	uint64_t interval_ns;
+};
+/* /api/v1/history (docs/agent.md) into out. 0, or -1 out of memory. */
+int history_render(struct history *h, const struct history_doc_opts *o, struct abuf *out);
+
+#endif

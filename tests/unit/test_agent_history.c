@@ -1,0 +1,230 @@
+/* test_agent_history.c - the agent's history (history.h): quantization, the
+ * ring buffer's order and wrap, duplicates and down GPUs, ?since= and ?gpu=
+ * in the JSON, the memory bound at 64 GPUs; the /api/v1/history request
+ * parameters (httpreq.h) and the `history` setting (agent_config.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/agent_config.h"
+#include "agent/history.h"
+#include "agent/httpreq.h"
+
+#define SEC 1000000000ull
+#define T0 (1764460800ull * SEC) /* a round wall-clock time */
+
+static enum { S_UTIL, S_MEMUTIL, S_MEM, S_POWER, S_TEMP, S_CLOCK } series_order;
+
+static struct gpu_sample sample_at(uint64_t t, uint64_t util)
+{
+	struct gpu_sample s;
+	memset(&s, 0, sizeof(s));
+	s.timestamp_ns = t;
+	VAL_SET(s.util_gpu_pct, util);
+	VAL_SET(s.mem_used_bytes, 1000ull << 20);
+	VAL_SET(s.power_mw, 640977);
+	VAL_SET(s.temp_c, 65);
+	VAL_SET(s.sm_clock_mhz, 1980);
+	VAL_MARK(s.util_mem_pct, VAL_ERROR);
+	return s;
+}
+
+static json_t *render(struct history *h, uint64_t mask, uint64_t since)
+{
+	struct history_doc_opts o = { .gpu_mask = mask, .since_ns = since, .simulated = true, .interval_ns = SEC };
+	struct abuf b;
+	abuf_init(&b);
+	assert_int_equal(history_render(h, &o, &b), 0);
+	json_error_t e;
+	json_t *root = json_loads(b.p, 0, &e);
+	if (!root)
+		fail_msg("invalid JSON (%s): %s", e.text, b.p);
+	abuf_free(&b);
+	return root;
+}
+
+static void test_quantize(void **state)
+{
+	(void)state;
+	(void)series_order;
+	assert_int_equal(history_quantize(S_UTIL, 99, true), 99);
+	assert_int_equal(history_quantize(S_UTIL, 99, false), HISTORY_MISSING);
+	assert_int_equal(history_quantize(S_MEM, 6ull << 20, true), 2);       /* 4 MiB steps, rounded */
+	assert_int_equal(history_quantize(S_MEM, (6ull << 20) - 1, true), 1);
+	assert_int_equal(history_quantize(S_MEM, 300ull << 30, true), HISTORY_Q_MAX); /* saturates */
+	assert_int_equal(history_quantize(S_POWER, 640977, true), 6410);      /* 0.1 W steps */
+	assert_int_equal(history_quantize(S_POWER, 640949, true), 6409);
+	assert_int_equal(history_quantize(S_TEMP, 0, true), 0);               /* 0 is a value, not missing */
+	assert_int_equal(history_quantize(HISTORY_SERIES, 1, true), HISTORY_MISSING);
+	assert_string_equal(history_series[S_POWER].name, "power_watts");
+	assert_string_equal(history_series[S_CLOCK].name, "sm_clock_mhz");
+}
+
+static void test_slots(void **state)
+{
+	(void)state;
+	assert_int_equal(history_slots_for(3600 * SEC, SEC), 3600);
+	assert_int_equal(history_slots_for(3600 * SEC, 7 * SEC), 515); /* rounded up */
+	assert_int_equal(history_slots_for(SEC, 2 * SEC), 1);
+	assert_int_equal(history_slots_for(86400 * SEC, SEC / 100), HISTORY_MAX_SLOTS);
+	assert_int_equal(history_base_ns(T0), T0 - 3600 * SEC);
+	assert_int_equal(history_base_ns(5), 0);
+	assert_null(history_new(0, 10, 0));
+	assert_null(history_new(2, 0, 0));
+	assert_null(history_new(2, HISTORY_MAX_SLOTS + 1, 0));
+}
+
+/* The default (1 h at 1 s) at 64 GPUs stays under 4 MiB. */
+static void test_memory_bound(void **state)
+{
+	(void)state;
+	assert_int_equal(sizeof(struct history_point), 16);
+	struct history *h = history_new(64, history_slots_for(3600 * SEC, SEC), history_base_ns(T0));
+	assert_non_null(h);
+	assert_true(history_bytes(h) < 4u << 20);
+	assert_true(history_bytes(h) >= 64u * 3600u * 16u);
+	history_free(h);
+}
+
+static void test_ring_order_and_wrap(void **state)
+{
+	(void)state;
+	struct history *h = history_new(2, 4, history_base_ns(T0));
+	for (unsigned k = 0; k < 6; k++) {
+		struct gpu_sample s = sample_at(T0 + k * SEC + 250000000ull, 10 + k);
+		history_add(h, 1, &s);
+	}
+	struct gpu_sample dup = sample_at(T0 + 5 * SEC + 250000000ull, 99);
+	history_add(h, 1, &dup); /* the same sample again: not stored twice */
+	struct gpu_sample old = sample_at(T0 + 1 * SEC, 77);
+	history_add(h, 1, &old); /* older than the newest: not stored */
+	json_t *root = render(h, ~0ull, 0);
+	assert_true(json_is_true(json_object_get(root, "simulated")));
+	assert_int_equal(json_integer_value(json_object_get(root, "capacity")), 4);
+	assert_true(json_number_value(json_object_get(root, "interval_seconds")) == 1.0);
+	json_t *gpus = json_object_get(root, "gpus");
+	assert_int_equal(json_array_size(gpus), 2);
+	json_t *g0 = json_array_get(gpus, 0), *g1 = json_array_get(gpus, 1);
+	assert_int_equal(json_integer_value(json_object_get(g0, "index")), 0);
+	assert_int_equal(json_array_size(json_object_get(g0, "t")), 0);
+	assert_int_equal(json_array_size(json_object_get(g0, "power_watts")), 0);
+	/* the last four, oldest first, times to 10 ms */
+	json_t *t = json_object_get(g1, "t"), *u = json_object_get(g1, "utilization_gpu_percent");
+	assert_int_equal(json_array_size(t), 4);
+	for (unsigned k = 0; k < 4; k++) {
+		assert_int_equal(json_integer_value(json_array_get(u, k)), 12 + k);
+		double want = 1764460800.0 + 2 + k + 0.25;
+		assert_true(json_number_value(json_array_get(t, k)) > want - 0.001 &&
+			    json_number_value(json_array_get(t, k)) < want + 0.001);
+	}
+	assert_true(json_is_null(json_array_get(json_object_get(g1, "utilization_memory_percent"), 0)));
+	assert_true(json_number_value(json_array_get(json_object_get(g1, "power_watts"), 0)) == 641.0);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(g1, "memory_used_bytes"), 0)), 1000ull << 20);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(g1, "temperature_celsius"), 3)), 65);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(g1, "sm_clock_mhz"), 3)), 1980);
+	json_decref(root);
+
+	/* since: only later points; the newest time itself gives none */
+	root = render(h, 1ull << 1, T0 + 3 * SEC + 250000000ull);
+	gpus = json_object_get(root, "gpus");
+	assert_int_equal(json_array_size(gpus), 1);
+	t = json_object_get(json_array_get(gpus, 0), "t");
+	assert_int_equal(json_array_size(t), 2);
+	assert_true(json_number_value(json_array_get(t, 0)) > 1764460804.24);
+	json_decref(root);
+	root = render(h, 1ull << 1, T0 + 5 * SEC + 250000000ull);
+	assert_int_equal(json_array_size(json_object_get(json_array_get(json_object_get(root, "gpus"), 0), "t")), 0);
+	json_decref(root);
+	history_free(h);
+}
+
+/* A snapshot adds the GPUs that are up; a down one gets a gap. */
+static void test_snapshot_down_gpu(void **state)
+{
+	(void)state;
+	struct snapshot *sn = calloc(1, sizeof(*sn));
+	sn->n = 3;
+	struct history *h = history_new(3, 16, history_base_ns(T0));
+	for (unsigned tick = 0; tick < 3; tick++) {
+		for (unsigned g = 0; g < 3; g++) {
+			sn->gpu[g].up = !(g == 2 && tick == 1);
+			sn->gpu[g].s = sample_at(T0 + tick * SEC, 50);
+		}
+		history_add_snapshot(h, sn);
+	}
+	json_t *root = render(h, ~0ull, 0);
+	json_t *gpus = json_object_get(root, "gpus");
+	assert_int_equal(json_array_size(json_object_get(json_array_get(gpus, 0), "t")), 3);
+	assert_int_equal(json_array_size(json_object_get(json_array_get(gpus, 2), "t")), 2);
+	json_decref(root);
+	history_free(h);
+	free(sn);
+}
+
+static void test_request_params(void **state)
+{
+	(void)state;
+	struct http_req r;
+	const char *t = "/api/v1/history?gpu=3&since=1764460800.25";
+	http_req_parse(t, strlen(t), &r);
+	assert_int_equal(r.status, 200);
+	assert_int_equal(r.route, ROUTE_HISTORY);
+	assert_int_equal(r.gpu_mask, 1ull << 3);
+	assert_int_equal(r.since_ns, 1764460800250000000ull);
+	t = "/api/v1/history";
+	http_req_parse(t, strlen(t), &r);
+	assert_int_equal(r.status, 200);
+	assert_int_equal(r.since_ns, 0);
+	assert_int_equal(r.gpu_mask, ~0ull);
+	const char *good[] = { "/", "/app.js", "/app.css", "/api/v1/history?since=0", "/api/v1/history?since=1.123456789" };
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		http_req_parse(good[i], strlen(good[i]), &r);
+		if (r.status != 200)
+			fail_msg("'%s': %d %s", good[i], r.status, r.error);
+	}
+	const char *bad[] = { "/api/v1/history?since=", "/api/v1/history?since=-1", "/api/v1/history?since=1e9",
+			      "/api/v1/history?since=nan", "/api/v1/history?since=1.", "/api/v1/history?since=.5",
+			      "/api/v1/history?since=1.1234567891", "/api/v1/history?since=99999999999",
+			      "/api/v1/history?since=1%202", "/api/v1/history?gpu=64", "/api/v1/history?pretty=1",
+			      "/api/v1/gpus?since=1", "/?since=1", "/?gpu=1", "/app.js?x" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		http_req_parse(bad[i], strlen(bad[i]), &r);
+		if (r.status != 400)
+			fail_msg("'%s': got %d, want 400", bad[i], r.status);
+	}
+}
+
+static void test_config(void **state)
+{
+	(void)state;
+	struct agent_config c;
+	char err[256];
+	agent_config_default(&c);
+	assert_int_equal(c.history_ns, 3600 * SEC);
+	const char text[] = "history = 15m\n";
+	assert_int_equal(agent_config_parse(&c, text, sizeof(text) - 1, "a.conf", err, sizeof(err)), 0);
+	assert_int_equal(c.history_ns, 900 * SEC);
+	assert_int_equal(agent_config_set(&c, "history", "off", err, sizeof(err)), 0);
+	assert_int_equal(c.history_ns, 0);
+	assert_int_equal(agent_config_set(&c, "history", "2h", err, sizeof(err)), -1);
+	assert_int_equal(agent_config_set(&c, "history", "500ms", err, sizeof(err)), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_quantize),
+		cmocka_unit_test(test_slots),
+		cmocka_unit_test(test_memory_bound),
+		cmocka_unit_test(test_ring_order_and_wrap),
+		cmocka_unit_test(test_snapshot_down_gpu),
+		cmocka_unit_test(test_request_params),
+		cmocka_unit_test(test_config),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
