@@ -208,6 +208,11 @@ printf '{"faults":[{"kind":"remap_failure","gpu":3},{"kind":"foreign_process","g
 mv "$faults.tmp" "$faults"
 check "the agent sees GPU 3 failed" wait_until 60 scraped '/^gpuctl_gpu_health_status\{gpu="3"/ && $NF == 2'
 check "the agent sees GPU 5's process" wait_until 60 scraped '/^gpuctl_gpu_process_memory_used_bytes\{gpu="5"/'
+# the pool places from its own read of the sampler, at most 200 ms old
+# (SNAP_MIN_AGE_NS in src/pool/pool.c): 0.3 s after the agent showed both, any
+# placement reads a view that has them. A minimum age, not a guess of speed:
+# a slower machine only makes the view newer.
+sleep 0.3
 h3=$("$G" submit --id-only --gpu-ids 3 -- true)
 h5=$("$G" submit --id-only --gpu-ids 5 -- true)
 six=$("$G" submit --id-only --gpus 6 -- true)
