@@ -19,6 +19,7 @@ SECONDS_IDLE="${SECONDS_IDLE:-20}"
 LATENCY_US="${LATENCY_US:-2000}"
 GPUS="${GPUS:-8 64}"
 ENCODINGS="${ENCODINGS:-gzip plain}"
+HISTORY="${HISTORY:-1h}" # the agent's history (/api/v1/history): its default 1 h, or off
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
 	cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGPUCTL_WITH_CUDA=OFF >/dev/null
 	cmake --build "$BUILD" -j"$(nproc)" --target gpuctl gpuctl_core >/dev/null
@@ -33,10 +34,10 @@ trap '[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ)  host: $(uname -n)  cpus: $(nproc)  $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 for gpus in $GPUS; do
 	spec="h200x8,latency_us=$LATENCY_US,gpus=$gpus"
-	echo "== $gpus simulated H200, every call ${LATENCY_US} us, interval 1 s, $CLIENTS scrapers"
+	echo "== $gpus simulated H200, every call ${LATENCY_US} us, interval 1 s, $CLIENTS scrapers, history $HISTORY"
 	# the scrapers all come from 127.0.0.1 but stand for as many Prometheus servers:
 	# no per-address limit (per_ip_connections is 32 by default)
-	printf 'per_ip_connections = 0\n' >"$tmp/agent.conf"
+	printf 'per_ip_connections = 0\nhistory = %s\n' "$HISTORY" >"$tmp/agent.conf"
 	"$BUILD/gpuctl" --sim "$spec" agent --config "$tmp/agent.conf" --listen 127.0.0.1:0 --interval 1s \
 		--kernel-log off 2>"$tmp/agent.err" &
 	agent_pid=$!

@@ -20,7 +20,7 @@ struct http_req {
 	uint64_t gpu_mask;   /* ?gpu=0,3,5-7 on the JSON endpoints; all bits set when absent */
 	bool pretty;         /* ?pretty=1: indented JSON */
 	bool gpus_asked;     /* ?gpu= was given */
-	uint64_t since_ns;   /* /api/v1/history's ?since=SECONDS (Unix time, up to 3 decimals); 0 when absent */
+	uint64_t since_ns;   /* /api/v1/history's ?since=SECONDS (Unix time, up to 9 decimals); 0 when absent */
 	int status;          /* 200 if the target is good, else the HTTP error to send */
 	char error[160];     /* one line for the error body */
 };
