@@ -19,7 +19,7 @@ SECONDS_IDLE="${SECONDS_IDLE:-20}"
 LATENCY_US="${LATENCY_US:-2000}"
 GPUS="${GPUS:-8 64}"
 ENCODINGS="${ENCODINGS:-gzip plain}"
-HISTORY="${HISTORY:-1h}" # the agent's history (/api/v1/history): its default 1 h, or off
+HISTORY="${HISTORY:-60m}" # the agent's history (/api/v1/history): its default (1 h), or off
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
 	cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGPUCTL_WITH_CUDA=OFF >/dev/null
 	cmake --build "$BUILD" -j"$(nproc)" --target gpuctl gpuctl_core >/dev/null

@@ -211,7 +211,7 @@ static void test_config(void **state)
 	assert_int_equal(c.history_ns, 900 * SEC);
 	assert_int_equal(agent_config_set(&c, "history", "off", err, sizeof(err)), 0);
 	assert_int_equal(c.history_ns, 0);
-	assert_int_equal(agent_config_set(&c, "history", "2h", err, sizeof(err)), -1);
+	assert_int_equal(agent_config_set(&c, "history", "1441m", err, sizeof(err)), -1);
 	assert_int_equal(agent_config_set(&c, "history", "500ms", err, sizeof(err)), -1);
 }
 
