@@ -28,8 +28,19 @@ struct waiting {
 	socklen_t addrlen;
 };
 
+/* a connection libmicrohttpd serves (see door.h) */
+struct door_watch {
+	int fd;
+	bool head_pending;  /* a request is expected or under way and its head not complete */
+	bool shut;          /* shut down for being overdue: once */
+	uint64_t since_ns;  /* head_pending since */
+	struct door_watch *prev, *next;
+};
+
 struct http_door {
 	struct http_door_limits lim;
+	pthread_mutex_t watch_mu; /* the watched list: libmicrohttpd's threads and the door's */
+	struct door_watch *watched;
 	struct MHD_Daemon *httpd;
 	int listen_fd, epfd, wake_fd;
 	pthread_t thread;
@@ -184,10 +195,77 @@ static void accept_all(struct http_door *d)
 	}
 }
 
+struct door_watch *http_door_watch(struct http_door *d, int fd)
+{
+	struct door_watch *w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->fd = fd;
+	w->head_pending = true; /* the door passed its first head: the handler comes at once */
+	w->since_ns = clock_mono_ns();
+	pthread_mutex_lock(&d->watch_mu);
+	w->next = d->watched;
+	if (w->next)
+		w->next->prev = w;
+	d->watched = w;
+	pthread_mutex_unlock(&d->watch_mu);
+	return w;
+}
+
+void http_door_unwatch(struct http_door *d, struct door_watch *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&d->watch_mu);
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		d->watched = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	pthread_mutex_unlock(&d->watch_mu);
+	free(w);
+}
+
+static void set_pending(struct http_door *d, struct door_watch *w, bool pending)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&d->watch_mu);
+	w->head_pending = pending;
+	w->since_ns = clock_mono_ns();
+	pthread_mutex_unlock(&d->watch_mu);
+}
+
+void http_door_head_done(struct http_door *d, struct door_watch *w)
+{
+	set_pending(d, w, false);
+}
+
+void http_door_answered(struct http_door *d, struct door_watch *w)
+{
+	set_pending(d, w, true);
+}
+
+/* Shuts down every served connection whose next head is overdue (an idle
+ * kept-alive one included). Under watch_mu, so that the descriptor is still
+ * the connection's: libmicrohttpd unwatches it before closing it. */
+static void sweep_watched(struct http_door *d, uint64_t now)
+{
+	pthread_mutex_lock(&d->watch_mu);
+	for (struct door_watch *w = d->watched; w; w = w->next)
+		if (w->head_pending && !w->shut && now - w->since_ns >= d->lim.head_timeout_ns) {
+			shutdown(w->fd, SHUT_RDWR);
+			w->shut = true;
+		}
+	pthread_mutex_unlock(&d->watch_mu);
+}
+
 /* Closes every connection whose head is overdue. */
 static void sweep(struct http_door *d)
 {
 	uint64_t now = clock_mono_ns();
+	sweep_watched(d, now);
 	for (unsigned i = 0; i < d->n;) {
 		if (now - d->w[i].since_ns < d->lim.head_timeout_ns) {
 			i++;
@@ -234,6 +312,7 @@ int http_door_start(struct http_door **out, int listen_fd, struct MHD_Daemon *ht
 		return -1;
 	}
 	d->lim = *lim;
+	pthread_mutex_init(&d->watch_mu, NULL);
 	if (!d->lim.max_waiting)
 		d->lim.max_waiting = 1;
 	d->httpd = httpd;
@@ -242,20 +321,24 @@ int http_door_start(struct http_door **out, int listen_fd, struct MHD_Daemon *ht
 	d->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	struct epoll_event lev = { .events = EPOLLIN, .data.fd = listen_fd };
 	struct epoll_event wev = { .events = EPOLLIN, .data.fd = d->wake_fd };
+	/* set before the thread starts: libmicrohttpd's callbacks use it from
+	 * the first connection the thread hands over */
+	*out = d;
 	if (d->epfd < 0 || d->wake_fd < 0 || epoll_ctl(d->epfd, EPOLL_CTL_ADD, listen_fd, &lev) != 0 ||
 	    epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->wake_fd, &wev) != 0 ||
 	    pthread_create(&d->thread, NULL, door_main, d) != 0) {
+		*out = NULL;
 		snprintf(err, errlen, "cannot start the HTTP door: %s", strerror(errno));
 		if (d->epfd >= 0)
 			close(d->epfd);
 		if (d->wake_fd >= 0)
 			close(d->wake_fd);
 		close(listen_fd);
+		pthread_mutex_destroy(&d->watch_mu);
 		free(d->w);
 		free(d);
 		return -1;
 	}
-	*out = d;
 	return 0;
 }
 
@@ -274,6 +357,14 @@ void http_door_stop(struct http_door *d)
 	close(d->listen_fd);
 	close(d->wake_fd);
 	close(d->epfd);
+}
+
+void http_door_free(struct http_door *d)
+{
+	if (!d)
+		return;
+	/* libmicrohttpd has stopped: it unwatched every connection it closed */
+	pthread_mutex_destroy(&d->watch_mu);
 	free(d->w);
 	free(d);
 }

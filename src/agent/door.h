@@ -33,7 +33,24 @@ struct http_door_limits {
  * now on, also on failure). 0, or -1 with err filled in. */
 int http_door_start(struct http_door **out, int listen_fd, struct MHD_Daemon *httpd,
 		    const struct http_door_limits *lim, char *err, size_t errlen);
-/* Stops the thread, closes the listening socket and the waiting connections. */
+/* libmicrohttpd's side: the connections it serves are watched too, so that a
+ * later request on a kept-alive connection also has head_timeout from the
+ * previous answer (or the hand-over) to the end of its head; one that has not
+ * is shut down (libmicrohttpd then closes it). Called from its threads:
+ * watch when a connection starts (returns its record, NULL when out of
+ * memory: then it is not watched), unwatch when it closes (before the
+ * descriptor is closed), head_done when a request's head is complete,
+ * answered when a request has been answered. */
+struct door_watch;
+struct door_watch *http_door_watch(struct http_door *d, int fd);
+void http_door_unwatch(struct http_door *d, struct door_watch *w);
+void http_door_head_done(struct http_door *d, struct door_watch *w);
+void http_door_answered(struct http_door *d, struct door_watch *w);
+
+/* Stops the thread, closes the listening socket and the waiting connections
+ * (libmicrohttpd is then stopped, which unwatches its connections, and the
+ * door freed: http_door_free). */
 void http_door_stop(struct http_door *d);
+void http_door_free(struct http_door *d);
 
 #endif

@@ -138,6 +138,40 @@ lone=$(sed -n 's/^lone //p' "$tmp/run.out")
 check "a head trickled in is closed at header_timeout, 5 s, though never idle ($lone s)" \
 	awk -v s="$lone" 'BEGIN { exit !(s != "open" && s >= 4 && s < 8) }'
 
+# a kept-alive connection: one request answered, then the next one's head
+# trickled in; it too must be complete within header_timeout of the answer
+check "a later head trickled on a kept-alive connection is closed at header_timeout too" python3 - "$port" <<'PY'
+import socket, sys, time
+port = int(sys.argv[1])
+s = socket.socket()
+s.bind(("127.0.0.4", 0))
+s.connect(("127.0.0.1", port))
+s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+got = b""
+while not got.endswith(b"ok\n"):
+    got += s.recv(4096)
+t0 = time.monotonic()
+s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+s.settimeout(0.2)
+closed = None
+while time.monotonic() - t0 < 9 and closed is None:
+    try:
+        if s.recv(4096) == b"":
+            closed = time.monotonic() - t0
+    except socket.timeout:
+        pass
+    except OSError:
+        closed = time.monotonic() - t0
+    if closed is None:
+        try:
+            s.sendall(b"X-a: b\r\n")  # never idle
+        except OSError:
+            closed = time.monotonic() - t0
+        time.sleep(0.8)
+print("closed after %s s" % closed)
+sys.exit(0 if closed is not None and 4 <= closed < 8 else 1)
+PY
+
 # the per-address limit is on by default (32): a 33rd waiting connection from
 # one address pushes out that address's oldest
 check "per-address limit: the 33rd connection from one address closes its oldest" python3 - "$port" <<'PY'
