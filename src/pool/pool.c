@@ -178,12 +178,31 @@ void pool_settle(struct pool *p, struct pool_job *j, enum job_state state, const
 	}
 	if (j->start_ns)
 		pool_logs_trim(p, j); /* what it wrote since the last check */
-	pool_save(p, j);
+	bool saved = store_update(p->st, j) == 0;
 	pool_cleanup_cgroup(p, j->cgroup);
 	pool_devices_cleanup(p, j);
 	pool_remove_active(p, j);
-	pool_job_free(j);
+	struct pool_job **grown = saved ? NULL : realloc(p->unsaved, (p->nunsaved + 1) * sizeof(*grown));
+	if (grown) { /* written once the store takes it again (retry_unsaved) */
+		p->unsaved = grown;
+		p->unsaved[p->nunsaved++] = j;
+	} else {
+		pool_job_free(j);
+	}
 	p->dirty = true;
+}
+
+/* Ended jobs whose row the store refused (its disk was full): written as
+ * soon as it takes them, so the record ends as the job did. */
+static void retry_unsaved(struct pool *p)
+{
+	for (size_t i = 0; i < p->nunsaved;)
+		if (store_update(p->st, p->unsaved[i]) == 0) {
+			pool_job_free(p->unsaved[i]);
+			p->unsaved[i] = p->unsaved[--p->nunsaved];
+		} else {
+			i++;
+		}
 }
 
 /* The program of a job run without a shell when it is a path (holds a '/'):
@@ -303,6 +322,7 @@ static void watch_running(struct pool *p)
 		i++;
 	}
 	reap_shims(p);
+	retry_unsaved(p);
 	pool_logs_tick(p);
 	for (unsigned k = 0; k < p->ncleanup;)
 		if (runner_cgroup_remove(p->cleanup[k]))

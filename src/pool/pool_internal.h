@@ -67,6 +67,8 @@ struct pool {
 	uint64_t passes, last_pass_ns;  /* scheduling passes run, and how long the last took */
 	uint64_t last_pass_end_mono;
 	uint64_t log_check_mono, sweep_mono; /* pool_logs.c's last check of output sizes, of ended directories */
+	struct pool_job **unsaved;    /* ended jobs whose last row the store refused (disk full): retried */
+	size_t nunsaved;
 
 	int lock_fd;                  /* flock on pool_dir/lock: one agent per state directory */
 	int listen_fd;

@@ -328,6 +328,11 @@ void pool_stop(struct pool *p)
 	for (size_t i = 0; i < p->njobs; i++)
 		pool_job_free(p->jobs[i]);
 	free(p->jobs);
+	for (size_t i = 0; i < p->nunsaved; i++) { /* a last try; else the exit record settles it at the next start */
+		(void)store_update(p->st, p->unsaved[i]);
+		pool_job_free(p->unsaved[i]);
+	}
+	free(p->unsaved);
 	free(p->dec);
 	free(p->reap);
 	store_close(p->st);

@@ -56,25 +56,50 @@ static size_t put_field(char *p, const char *key, uint64_t v, int neg)
 	return n;
 }
 
-/* Writes name durably in the directory: name.tmp, fsync, rename, fsync dir. */
+/* Writes name durably in the directory: name.tmp, fsync, rename, fsync dir.
+ * name.tmp was made with its space reserved (reserve_record), so that a full
+ * disk does not keep the record from being written; it is not truncated on
+ * open (that would give the space back), but cut to the record's length.
+ * A record not written whole is not renamed into place. */
 static void write_record(const char *tmp, const char *name, const char *buf, size_t len)
 {
-	int fd = openat(FD_DIR, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = openat(FD_DIR, tmp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return;
 	size_t off = 0;
 	while (off < len) {
-		ssize_t w = write(fd, buf + off, len - off);
+		ssize_t w = pwrite(fd, buf + off, len - off, (off_t)off);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
 			break;
 		off += (size_t)w;
 	}
+	bool whole = off == len && ftruncate(fd, (off_t)len) == 0;
 	fsync(fd);
 	close(fd);
+	if (!whole)
+		return;
 	renameat(FD_DIR, tmp, FD_DIR, name);
 	fsync(FD_DIR);
+}
+
+/* Makes name (empty) with a block reserved for a record written later by
+ * the shim (write_record), so that it can be written on a full disk. 0, or
+ * -1 with errno (ENOSPC: no room even for that). A filesystem without
+ * fallocate reserves nothing (the write may then fail on a full disk). */
+static int reserve_record(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -1;
+	int rc = fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 4096);
+	int saved = errno;
+	close(fd);
+	if (rc != 0 && (saved == EOPNOTSUPP || saved == ENOSYS))
+		return 0;
+	errno = saved;
+	return rc;
 }
 
 static void move_fd(int from, int to)
@@ -292,6 +317,10 @@ int runner_spawn(const struct runner_spec *s, pid_t *shim_pid, char *err, size_t
 	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (out < 0 || errf < 0 || devnull < 0) {
 		snprintf(err, errlen, "cannot create the job's output files in '%s': %s", s->job_dir, strerror(errno));
+		goto out;
+	}
+	if (reserve_record(dirfd, "pids.tmp") || reserve_record(dirfd, "exit.tmp")) {
+		snprintf(err, errlen, "no room for the job's records in '%s': %s", s->job_dir, strerror(errno));
 		goto out;
 	}
 	if (s->change_user && (fchown(out, s->uid, s->gid) || fchown(errf, s->uid, s->gid))) {

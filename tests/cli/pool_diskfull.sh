@@ -3,7 +3,11 @@
 # (issue 20 item 4): on a 16 MiB tmpfs, a job waits with the reason while
 # less than pool_min_free is left, a submission on a full disk is refused
 # with SQLite's reason (65), the agent keeps answering, and once space is
-# back every job runs and every record is there and intact.
+# back every job runs and every record is there and intact. Without the
+# reserve (pool_min_free = 0), on a disk full to the last block: a job that
+# ends writes its exit record all the same (its space was reserved at its
+# start), a job that cannot start fails saying so, and both rows reach
+# jobs.db once there is room again.
 #
 # Run by CTest (GPUCTL = the binary); needs root (mount). By hand:
 #   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/pool_diskfull.sh
@@ -46,4 +50,26 @@ check "the held job ends done" wait_state "$held" done
 check "both records kept" test "$("$G" jobs --history --json | jq -c '[.jobs[].id] | sort')" = "[$held,$w]"
 stop_agent
 check "the database is intact" test "$(sqlite3 "$tmp/state/jobs.db" 'PRAGMA integrity_check')" = ok
+
+printf 'pool_min_free = 0\n' >"$tmp/noreserve.conf"
+start_agent "$tmp/free8.json" --config "$tmp/noreserve.conf" || exit 1
+all=$("$G" submit --id-only --gpus 8 --shell -- "$(hold all8)")
+check "a job holding every GPU" wait_state "$all" running
+next=$("$G" submit --id-only -- true)
+check "the next waits for a GPU" wait_reason "$next" "waiting for 1 free GPU"
+dd if=/dev/zero of="$tmp/state/fill" bs=1K status=none 2>/dev/null
+release all8
+# both leave the queue while the disk is full: the first ended, the next tried to start
+queue_empty() { test "$("$G" queue --json | jq '.jobs | length')" = 0; }
+check "both settled on the full disk" wait_until 60 queue_empty
+rm -f "$tmp/state/fill"
+check "the ended job is done (its exit record had room)" wait_state "$all" done
+check "the one that could not start failed" wait_state "$next" failed
+check "saying why" sh -c "\"$G\" jobs --history --json | jq -r '.jobs[] | select(.id == $next) | .reason' | grep -q \"^could not start: no room for the job's records in .*: No space left on device\""
+stop_agent
+check "the database is intact" test "$(sqlite3 "$tmp/state/jobs.db" 'PRAGMA integrity_check')" = ok
+check "jobs.db has the ended job done" test "$(sqlite3 "$tmp/state/jobs.db" "SELECT state FROM jobs WHERE id = $all")" = done
+check "and the one that could not start failed, with why" \
+	test "$(sqlite3 "$tmp/state/jobs.db" "SELECT state || ': ' || substr(reason, 1, 46) FROM jobs WHERE id = $next")" = \
+	"failed: could not start: no room for the job's records"
 finish
