@@ -45,7 +45,7 @@ static int train_opt(struct pctx *p, int argc, char **argv, int *i, struct train
 	ENUM("optimizer", plan_optim_parse, &t->optim, "adamw, adamw-fused, adam8bit, sgd")
 	ENUM("checkpointing", plan_ckpt_parse, &t->ckpt, "none, selective, full")
 	ENUM("attention", plan_attn_parse, &t->attn, "flash, eager")
-	ENUM("framework", plan_framework_parse, &t->fw, "transformers, pytorch, deepspeed")
+	ENUM("framework", plan_framework_parse, &t->fw, "transformers, pytorch, deepspeed, gpuctl")
 	ENUM("offload", plan_offload_parse, &t->offload, "none, optimizer, params")
 #undef ENUM
 	const struct popt_uint u[] = {
@@ -99,8 +99,12 @@ static unsigned min_gpus(const struct plan_model *m, const struct plan_train *t,
 /* transformers: each term with its formula and the measurement it rests on (hf.c) */
 static void explain_terms(FILE *f, const struct plan_mem *o, const struct plan_train *t)
 {
-	fprintf(f, "\nHow this was computed: Hugging Face transformers 5.17 as the Trainer runs it "
-		   "(measured on an H200, bench/hf_plan_memory.py; docs/plan.md):\n");
+	if (t->fw == FW_GPUCTL)
+		fprintf(f, "\nHow this was computed: gpuctl's own GPT-2 step allocates all of it before its first "
+			   "step (bench -s train; docs/plan.md):\n");
+	else
+		fprintf(f, "\nHow this was computed: Hugging Face transformers 5.17 as the Trainer runs it "
+			   "(measured on an H200, bench/hf_plan_memory.py; docs/plan.md):\n");
 	for (unsigned i = 0; i < o->nterms; i++) {
 		const struct plan_term *x = &o->terms[i];
 		fprintf(f, "  %-30s %9.3f GB  %s", x->name, x->bytes / 1e9, x->formula);
@@ -120,7 +124,7 @@ static void explain(struct pctx *p, const struct plan_model *m, const struct pla
 {
 	FILE *f = p->ctx->out;
 	double P = plan_model_params(m);
-	if (t->fw == FW_HF) {
+	if (t->fw == FW_HF || t->fw == FW_GPUCTL) {
 		explain_terms(f, o, t);
 		return;
 	}

@@ -69,8 +69,9 @@ enum plan_attn { ATTN_FLASH = 0, ATTN_EAGER };
  * (16-bit weights and gradients resident, FP32 master weights with the optimizer).
  * transformers: Hugging Face transformers 5.17 models (GPT2LMHeadModel, LlamaForCausalLM,
  * Qwen2ForCausalLM, MixtralForCausalLM) trained as the Trainer does, measured by
- * bench/hf_plan_memory.py (hf.c). */
-enum plan_framework { FW_PYTORCH = 0, FW_DEEPSPEED, FW_HF };
+ * bench/hf_plan_memory.py (hf.c). gpuctl: gpuctl's own GPT-2 step (`bench -s train`,
+ * gpuctl_step.c): GPT-2 architectures only, fp32 or bf16, plain DDP. */
+enum plan_framework { FW_PYTORCH = 0, FW_DEEPSPEED, FW_HF, FW_GPUCTL };
 enum plan_offload { OFFLOAD_NONE = 0, OFFLOAD_OPTIMIZER, OFFLOAD_PARAMS };
 
 int plan_optim_parse(const char *s, enum plan_optim *out);
@@ -142,6 +143,8 @@ unsigned plan_max_micro_batch(const struct plan_model *m, const struct plan_trai
 
 /* transformers (hf.c): fills *o for t->fw == FW_HF after plan_train_validate. */
 void plan_hf_train_memory(const struct plan_model *m, const struct plan_train *t, struct plan_mem *o);
+/* gpuctl's own step (gpuctl_step.c): fills *o for t->fw == FW_GPUCTL after validation. */
+void plan_gpuctl_train_memory(const struct plan_model *m, const struct plan_train *t, struct plan_mem *o);
 /* Activation bytes the transformers model saves for backward (without the loss). */
 double plan_hf_activation_bytes(const struct plan_model *m, const struct plan_train *t);
 /* Bytes one transformers prefill of `tokens` prompt tokens in `seqs` sequences holds

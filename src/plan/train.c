@@ -62,7 +62,7 @@
 NAMES(optim, enum plan_optim, "adamw", "adam8bit", "sgd", "adamw-fused")
 NAMES(ckpt, enum plan_ckpt, "none", "selective", "full")
 NAMES(attn, enum plan_attn, "flash", "eager")
-NAMES(framework, enum plan_framework, "pytorch", "deepspeed", "transformers")
+NAMES(framework, enum plan_framework, "pytorch", "deepspeed", "transformers", "gpuctl")
 NAMES(offload, enum plan_offload, "none", "optimizer", "params")
 
 void plan_train_defaults(struct plan_train *t)
@@ -115,6 +115,15 @@ static int plan_train_validate(const struct plan_model *m, const struct plan_tra
 				 plan_framework_name(t->fw));
 			return -1;
 		}
+	}
+	if (t->fw == FW_GPUCTL &&
+	    (!m->has_arch || !m->max_pos || !m->layernorm || !m->bias || !m->tied_embeddings || m->gated_mlp || m->experts ||
+	     m->kv_heads != m->heads || m->ffn != 4 * m->hidden || (t->prec != PREC_FP32 && t->prec != PREC_BF16) ||
+	     t->ckpt != CKPT_NONE || t->seq > m->max_pos)) {
+		snprintf(err, errlen, "--framework gpuctl is gpuctl's GPT-2 step: a GPT-2 architecture (learned positions, "
+			 "LayerNorm, biases, tied embeddings, ffn 4 x hidden), fp32 or bf16, no checkpointing, seq <= %u",
+			 m->max_pos);
+		return -1;
 	}
 	if (t->pure16 && (t->fw != FW_HF || t->prec == PREC_FP32)) {
 		snprintf(err, errlen, "pure 16-bit weights need --framework transformers and precision bf16 or fp16");
@@ -186,6 +195,11 @@ double plan_activation_bytes(const struct plan_model *m, const struct plan_train
 		return NAN;
 	if (t->fw == FW_HF)
 		return plan_hf_activation_bytes(m, t);
+	if (t->fw == FW_GPUCTL) {
+		struct plan_mem o = { 0 };
+		plan_gpuctl_train_memory(m, t, &o);
+		return o.activations;
+	}
 	double blocks = inflight_blocks(m, t);
 	if (t->ckpt == CKPT_FULL) {
 		double tok = (double)t->seq * t->micro_batch;
@@ -264,6 +278,10 @@ int plan_train_memory(const struct plan_model *m, const struct plan_train *t, st
 		return -1;
 	if (t->fw == FW_HF) {
 		plan_hf_train_memory(m, t, o);
+		return 0;
+	}
+	if (t->fw == FW_GPUCTL) {
+		plan_gpuctl_train_memory(m, t, o);
 		return 0;
 	}
 	double P = params_per_gpu(m, t);
