@@ -152,11 +152,13 @@ function updateCard(g, now) {
   c.throttle.textContent = throttleText(g.clock_event_reasons);
   c.lasterr.textContent = g.up ? "" : (g.last_error || "down");
   var h = state.hist[g.index];
-  if (h) {
-    draw(r.util.spark, h.t, h.utilization_gpu_percent, now - SPARK_SECONDS, now, 100);
-    draw(r.mem.spark, h.t, h.memory_used_bytes, now - SPARK_SECONDS, now, g.memory_total_bytes);
-    draw(r.power.spark, h.t, h.power_watts, now - SPARK_SECONDS, now, g.power_limit_watts);
-    draw(r.temp.spark, h.t, h.temperature_celsius, now - SPARK_SECONDS, now, 0);
+  if (h && h.t.length) {
+    /* the last 15 minutes, or what there is of them while the agent is younger */
+    var t0 = Math.max(now - SPARK_SECONDS, h.t[0]);
+    draw(r.util.spark, h.t, h.utilization_gpu_percent, t0, now, 100);
+    draw(r.mem.spark, h.t, h.memory_used_bytes, t0, now, g.memory_total_bytes);
+    draw(r.power.spark, h.t, h.power_watts, t0, now, g.power_limit_watts);
+    draw(r.temp.spark, h.t, h.temperature_celsius, t0, now, 0);
   }
 }
 
@@ -248,7 +250,7 @@ function refreshDetail() {
       var b = $("chart-" + s.key), vs = scaled(h[s.key], s.scale), lo = null, hi = null;
       vs.forEach(function (v) { if (typeof v === "number") { lo = lo === null || v < lo ? v : lo; hi = hi === null || v > hi ? v : hi; } });
       var max = s.max || (s.maxKey && typeof cur[s.maxKey] === "number" ? cur[s.maxKey] * (s.scale || 1) : 0);
-      draw(b.querySelector("svg"), h.t, vs, t1 - span, t1, max);
+      draw(b.querySelector("svg"), h.t, vs, Math.max(t1 - span, h.t.length ? h.t[0] : 0), t1, max);
       b.querySelector(".range").textContent = lo === null ? "no data" : "min " + lo.toFixed(1) + "  max " + hi.toFixed(1);
     });
   }).then(function () { state.detailBusy = false; }, function (e) { state.detailBusy = false; throw e; });
