@@ -160,6 +160,10 @@ struct gpu_sample {
 	u64v pcie_replays;
 	unsigned nvlink_n;       /* number of entries in nvlink[] */
 	struct gpu_nvlink nvlink[GPU_MAX_NVLINKS];
+	/* when nvlink[]'s error counters (CRC, replay, recovery) were read, where
+	 * the backend served them from an earlier reading (NVML: the counters that
+	 * need a call each, once a minute); 0: with this sample */
+	uint64_t nvlink_err_read_ns;
 };
 
 struct gpu_process {

@@ -342,7 +342,7 @@ int nvml_sample(struct gpu_backend *be, unsigned gpu, unsigned groups, struct gp
 	if ((groups & GPU_GRP_NVLINK) && !rd.lost)
 		nw += want_nvlink(p, gpu, (groups & GPU_GRP_NVLINK_ERR) != 0, out, want + nw);
 	if (nw && !rd.lost)
-		nvml_fields_read(p, gpu, h, out->timestamp_ns, want, nw, &rd);
+		out->nvlink_err_read_ns = nvml_fields_read(p, gpu, h, out->timestamp_ns, want, nw, &rd);
 	if ((groups & GPU_GRP_ECC) && !rd.lost)
 		sample_ecc_sram(p, h, out, &rd);
 	if ((groups & GPU_GRP_PCIE) && !rd.lost)

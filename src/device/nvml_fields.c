@@ -219,8 +219,15 @@ static bool not_here(nvmlReturn_t r)
 	return r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND || r == NVML_ERROR_INVALID_ARGUMENT;
 }
 
-void nvml_fields_read(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, uint64_t now_ns, const struct nvml_fv_want *want,
-		      unsigned n, struct rd *rd)
+/* A link error counter's slot (not the link state); *k its cache index. */
+static bool link_counter_slot(unsigned slot, unsigned *k)
+{
+	*k = slot - FVS_NVL_BASE;
+	return slot >= FVS_NVL_BASE && (slot - FVS_NVL_BASE) % NVL_KINDS != NVL_STATE;
+}
+
+uint64_t nvml_fields_read(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, uint64_t now_ns,
+			  const struct nvml_fv_want *want, unsigned n, struct rd *rd)
 {
 	struct nvml_api *api = &p->api;
 	struct nvml_gpu *g = &p->gpu[gpu];
@@ -230,6 +237,11 @@ void nvml_fields_read(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, uint64_
 	unsigned nb = 0;
 	if (n > FVS_COUNT)
 		n = FVS_COUNT;
+	/* the NVLink counters that need their own calls: all of them now, or none
+	 * (and then every link error counter from their last reading) */
+	bool links_due = !g->link_own_read_ns || now_ns < g->link_own_read_ns ||
+			 now_ns - g->link_own_read_ns >= NVML_LINK_COUNTER_PERIOD_NS;
+	bool links_read = false, links_cached = false;
 	memset(own_call, 0, sizeof(own_call));
 	for (unsigned i = 0; i < n; i++) {
 		unsigned slot = want[i].slot, id = 0, scope = 0;
@@ -256,7 +268,7 @@ void nvml_fields_read(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, uint64_
 			nvml_note(rd, r, "field values");
 			for (unsigned k = 0; k < nb; k++)
 				want[batch_of[k]].dst->st = VAL_ERROR;
-			return;
+			return 0;
 		}
 		if (r != NVML_SUCCESS) {
 			/* refused as a whole: own calls, this time; for good if it will not change */
@@ -269,8 +281,19 @@ void nvml_fields_read(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, uint64_
 				const struct nvml_fv_want *w = &want[batch_of[k]];
 				nvmlReturn_t fr = fv[k].nvmlReturn;
 				uint64_t v = 0;
-				if (fr == NVML_SUCCESS && nvml_field_value_u64(&fv[k], &v)) {
+				unsigned lk;
+				if (fr == NVML_SUCCESS && link_counter_slot(w->slot, &lk) && !links_due &&
+				    g->link_own_have[lk]) {
+					/* read with the others, at their last reading */
+					nvml_put_u64(rd, w->dst, g->link_own_rc[lk], g->link_own_val[lk], "NVML");
+					links_cached = true;
+				} else if (fr == NVML_SUCCESS && nvml_field_value_u64(&fv[k], &v)) {
 					VAL_SET(*w->dst, slot_value(w->slot, v));
+					if (link_counter_slot(w->slot, &lk)) {
+						g->link_own_val[lk] = v;
+						g->link_own_rc[lk] = NVML_SUCCESS;
+						g->link_own_have[lk] = true;
+					}
 				} else if (fr == NVML_SUCCESS || not_here(fr)) {
 					g->fv_route[w->slot] = FV_CALL; /* try its own call, from now on */
 					own_call[batch_of[k]] = true;
@@ -281,21 +304,18 @@ void nvml_fields_read(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, uint64_
 		}
 	}
 	struct remap_once rm = { false, NVML_SUCCESS, { 0, 0, 0, 0 } };
-	/* the NVLink counters that need their own calls: all of them now, or none */
-	bool links_due = !g->link_own_read_ns || now_ns < g->link_own_read_ns ||
-			 now_ns - g->link_own_read_ns >= NVML_LINK_COUNTER_PERIOD_NS;
-	bool links_read = false;
 	for (unsigned i = 0; i < n && !rd->lost; i++) {
 		if (!own_call[i])
 			continue;
 		unsigned slot = want[i].slot;
 		uint64_t v = 0;
 		nvmlReturn_t r;
-		bool link_counter = slot >= FVS_NVL_BASE && (slot - FVS_NVL_BASE) % NVL_KINDS != NVL_STATE;
-		unsigned k = slot - FVS_NVL_BASE;
+		unsigned k;
+		bool link_counter = link_counter_slot(slot, &k);
 		if (link_counter && !links_due && g->link_own_have[k]) {
 			v = g->link_own_val[k];
 			r = g->link_own_rc[k];
+			links_cached = true;
 		} else {
 			r = slot_call(api, h, slot, &v, &rm);
 			if (r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND)
@@ -311,6 +331,7 @@ void nvml_fields_read(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, uint64_
 	}
 	if (links_read && links_due && !rd->lost)
 		g->link_own_read_ns = now_ns;
+	return links_cached ? g->link_own_read_ns : 0;
 }
 
 unsigned long nvml_last_sample_calls(struct gpu_backend *be, unsigned gpu)

@@ -122,8 +122,11 @@ struct nvml_fv_want {
 };
 /* nvml_fields.c: reads the wanted metrics of one GPU with one
  * nvmlDeviceGetFieldValues call, and with their own calls those the batch
- * does not deliver (or all of them, where the driver lacks the batch). */
-void nvml_fields_read(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, uint64_t now_ns, const struct nvml_fv_want *want,
+ * does not deliver (or all of them, where the driver lacks the batch).
+ * The NVLink error counters are all read at one moment: when those that need
+ * a call each are not due (NVML_LINK_COUNTER_PERIOD_NS), every one is served
+ * from that reading, and its time is returned (0: they were read now). */
+uint64_t nvml_fields_read(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, uint64_t now_ns, const struct nvml_fv_want *want,
 		      unsigned n, struct rd *rd);
 
 /* Test hook: NVML calls made by the last sample() of GPU gpu. */

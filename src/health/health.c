@@ -29,6 +29,11 @@ struct ctx {
 	const struct gpu_sample *p;   /* the reading rates start from (rate_base_of), NULL when none */
 	unsigned index;
 	double dt_s;                  /* seconds from p's reading to g's; 0 without p */
+	/* the NVLink error counters' earlier reading (sampler_nvlink_err_base):
+	 * nvl_n links, -1 none; nvl_dt_s seconds since */
+	int nvl_n;
+	double nvl_dt_s;
+	struct nvlink_err_counts nvl_base[GPU_MAX_NVLINKS];
 	const struct health_opts *opts;
 };
 
@@ -97,20 +102,25 @@ static bool uses_nvlink(const struct ctx *c)
 
 enum nvl_field { NVL_REPLAY, NVL_RECOVERY, NVL_CRC };
 
-static bool nvl_get(const struct gpu_nvlink *l, enum nvl_field f, uint64_t *out)
+static bool nvl_get(const struct nvlink_err_counts *l, enum nvl_field f, uint64_t *out)
 {
 	switch (f) {
 	case NVL_REPLAY:
-		*out = l->replay_errors.v;
-		return VAL_HAS(l->replay_errors);
+		*out = l->replay.v;
+		return VAL_HAS(l->replay);
 	case NVL_RECOVERY:
-		*out = l->recovery_errors.v;
-		return VAL_HAS(l->recovery_errors);
+		*out = l->recovery.v;
+		return VAL_HAS(l->recovery);
 	case NVL_CRC:
-		*out = l->crc_flit_errors.v + l->crc_data_errors.v;
-		return VAL_HAS(l->crc_flit_errors) || VAL_HAS(l->crc_data_errors);
+		*out = l->crc_flit.v + l->crc_data.v;
+		return VAL_HAS(l->crc_flit) || VAL_HAS(l->crc_data);
 	}
 	return false;
+}
+
+static struct nvlink_err_counts nvl_counts(const struct gpu_nvlink *l)
+{
+	return (struct nvlink_err_counts){ l->crc_flit_errors, l->crc_data_errors, l->replay_errors, l->recovery_errors };
 }
 
 #define NVL_RATE_MIN_EVENTS 10
@@ -126,7 +136,8 @@ static struct mval mv_nvlink(const struct ctx *c, enum nvl_field f, enum nvl_mod
 	unsigned n = s->nvlink_n < GPU_MAX_NVLINKS ? s->nvlink_n : GPU_MAX_NVLINKS;
 	for (unsigned l = 0; l < n; l++) {
 		uint64_t v, pv;
-		if (!nvl_get(&s->nvlink[l], f, &v))
+		struct nvlink_err_counts now = nvl_counts(&s->nvlink[l]);
+		if (!nvl_get(&now, f, &v))
 			continue;
 		if (mode == NVL_TOTAL) {
 			m.v += (double)v;
@@ -137,12 +148,13 @@ static struct mval mv_nvlink(const struct ctx *c, enum nvl_field f, enum nvl_mod
 			}
 			continue;
 		}
-		if (!c->p || c->dt_s <= 0 || l >= c->p->nvlink_n || !nvl_get(&c->p->nvlink[l], f, &pv) || pv > v) {
+		if (c->nvl_n < 0 || c->nvl_dt_s <= 0 || l >= (unsigned)c->nvl_n || !nvl_get(&c->nvl_base[l], f, &pv) ||
+		    pv > v) {
 			if (m.st != MV_OK)
 				m.st = MV_NOPREV;
 			continue;
 		}
-		double d = (double)(v - pv), val = mode == NVL_NEW ? d : d / c->dt_s;
+		double d = (double)(v - pv), val = mode == NVL_NEW ? d : d / c->nvl_dt_s;
 		/* a rate from a handful of errors says little (two CRC errors in a
 		 * 1.3 s window on a healthy H200 read 1.56/s): judge it from
 		 * NVL_RATE_MIN_EVENTS on, and take a longer --window for low rates */
@@ -516,9 +528,14 @@ static void rate_base_of(struct ctx *c, const struct snapshot *prev, unsigned i)
 		/* samples without their time (made by hand): the snapshots' times */
 		c->p = prev->taken_ns < c->now->taken_ns ? &pv->s : NULL;
 		c->dt_s = c->p ? (double)(c->now->taken_ns - prev->taken_ns) / 1e9 : 0;
+		c->nvl_n = c->p ? (int)(pv->s.nvlink_n < GPU_MAX_NVLINKS ? pv->s.nvlink_n : GPU_MAX_NVLINKS) : -1;
+		for (int l = 0; l < c->nvl_n; l++)
+			c->nvl_base[l] = nvl_counts(&pv->s.nvlink[l]);
+		c->nvl_dt_s = c->dt_s;
 		return;
 	}
 	c->p = sampler_rate_base(g, pv, &c->dt_s);
+	c->nvl_n = sampler_nvlink_err_base(g, pv, c->nvl_base, &c->nvl_dt_s);
 }
 
 static void eval_gpu(const struct health_rules *r, const struct snapshot *now, const struct snapshot *prev,

@@ -48,6 +48,9 @@ struct gpu_state {
 	struct gpu_sample s;
 	uint64_t slow_read_ns;       /* as in struct gpu_view */
 	struct gpu_sample rate_base;
+	uint64_t nvlink_err_read_ns, nvlink_err_base_ns;
+	unsigned nvlink_err_base_n;
+	struct nvlink_err_counts nvlink_err_base[GPU_MAX_NVLINKS];
 };
 
 struct slot {
@@ -197,6 +200,25 @@ static void carry_slow_groups(struct gpu_sample *dst, const struct gpu_sample *p
 	memcpy(dst->nvlink, prev->nvlink, sizeof(dst->nvlink));
 }
 
+static void counts_of(struct nvlink_err_counts *c, const struct gpu_nvlink *l)
+{
+	*c = (struct nvlink_err_counts){ l->crc_flit_errors, l->crc_data_errors, l->replay_errors, l->recovery_errors };
+}
+
+/* Before a new reading of the NVLink error counters: the one in v->s becomes
+ * the base their rates run from (none when v->s is no good reading). */
+static void keep_nvlink_err_base(struct gpu_state *v)
+{
+	v->nvlink_err_base_ns = 0;
+	v->nvlink_err_base_n = 0;
+	if (!v->s.timestamp_ns || v->s.lost || !v->nvlink_err_read_ns)
+		return;
+	v->nvlink_err_base_n = v->s.nvlink_n < GPU_MAX_NVLINKS ? v->s.nvlink_n : GPU_MAX_NVLINKS;
+	for (unsigned l = 0; l < v->nvlink_err_base_n; l++)
+		counts_of(&v->nvlink_err_base[l], &v->s.nvlink[l]);
+	v->nvlink_err_base_ns = v->nvlink_err_read_ns;
+}
+
 /* Makes *table hold n entries of size bytes (growing it by 8 at a time);
  * returns how many it holds: n, or its old capacity if it cannot grow. */
 static unsigned fit_table(void **table, unsigned *cap, unsigned n, size_t size)
@@ -289,6 +311,12 @@ static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, u
 				memset(&v->rate_base, 0, sizeof(v->rate_base));
 			}
 			v->slow_read_ns = w->smp.timestamp_ns;
+			/* the NVLink error counters: a new reading of theirs, or the same served again */
+			uint64_t err_ns = w->smp.nvlink_err_read_ns ? w->smp.nvlink_err_read_ns : w->smp.timestamp_ns;
+			if (err_ns != v->nvlink_err_read_ns) {
+				keep_nvlink_err_base(v);
+				v->nvlink_err_read_ns = err_ns;
+			}
 		}
 		v->s = w->smp;
 		v->up = true;
@@ -579,6 +607,10 @@ static void read_slot(struct sampler *s, struct slot *sl, uint64_t now, struct g
 	out->s = g->s;
 	out->slow_read_ns = g->slow_read_ns;
 	out->rate_base = g->rate_base;
+	out->nvlink_err_read_ns = g->nvlink_err_read_ns;
+	out->nvlink_err_base_ns = g->nvlink_err_base_ns;
+	out->nvlink_err_base_n = g->nvlink_err_base_n;
+	memcpy(out->nvlink_err_base, g->nvlink_err_base, g->nvlink_err_base_n * sizeof(g->nvlink_err_base[0]));
 	out->nproc = sl->nproc < GPU_MAX_PROCS ? sl->nproc : GPU_MAX_PROCS;
 	out->nmig = sl->nmig < GPU_MAX_MIG ? sl->nmig : GPU_MAX_MIG;
 	if (out->nproc)
@@ -730,4 +762,38 @@ const struct gpu_sample *sampler_rate_base(const struct gpu_view *v, const struc
 		return NULL;
 	*dt_s = (double)(t1 - t0) / 1e9;
 	return base;
+}
+
+/* When v's NVLink error counters were read: the view's record (a sampler's),
+ * else the sample's own (a one-shot sweep: the backend's earlier reading, or
+ * the sample itself). */
+static uint64_t nvlink_err_read_of(const struct gpu_view *v)
+{
+	if (v->nvlink_err_read_ns)
+		return v->nvlink_err_read_ns;
+	return v->s.nvlink_err_read_ns ? v->s.nvlink_err_read_ns : sampler_slow_read_ns(v);
+}
+
+int sampler_nvlink_err_base(const struct gpu_view *v, const struct gpu_view *prev, struct nvlink_err_counts *base,
+			    double *dt_s)
+{
+	uint64_t t0, t1 = nvlink_err_read_of(v);
+	int n;
+	*dt_s = 0;
+	if (v->nvlink_err_base_ns) {
+		t0 = v->nvlink_err_base_ns;
+		n = (int)(v->nvlink_err_base_n < GPU_MAX_NVLINKS ? v->nvlink_err_base_n : GPU_MAX_NVLINKS);
+		memcpy(base, v->nvlink_err_base, (size_t)n * sizeof(base[0]));
+	} else if (prev && prev->up && !prev->s.lost) {
+		t0 = nvlink_err_read_of(prev);
+		n = (int)(prev->s.nvlink_n < GPU_MAX_NVLINKS ? prev->s.nvlink_n : GPU_MAX_NVLINKS);
+		for (int l = 0; l < n; l++)
+			counts_of(&base[l], &prev->s.nvlink[l]);
+	} else {
+		return -1;
+	}
+	if (t1 <= t0)
+		return -1;
+	*dt_s = (double)(t1 - t0) / 1e9;
+	return n;
 }

@@ -30,6 +30,11 @@ struct sampler_config {
 	                            * backend (cmd_backend), copied; NULL: the sampler asks */
 };
 
+/* A link's error counters, as NVLink rates are taken of them. */
+struct nvlink_err_counts {
+	u64v crc_flit, crc_data, replay, recovery;
+};
+
 /* The latest view of one GPU. */
 struct gpu_view {
 	bool up;                   /* last sample succeeded and is fresh */
@@ -49,6 +54,13 @@ struct gpu_view {
 	 * two readings (sampler_rate_base), never over one tick of carried values. */
 	uint64_t slow_read_ns;
 	struct gpu_sample rate_base;
+	/* The NVLink error counters may be read less often still (the backend
+	 * serves them from an earlier reading: s.nvlink_err_read_ns): when s's were
+	 * read, and those of the reading before, its time (0: none yet) and links. */
+	uint64_t nvlink_err_read_ns;
+	uint64_t nvlink_err_base_ns;
+	unsigned nvlink_err_base_n;
+	struct nvlink_err_counts nvlink_err_base[GPU_MAX_NVLINKS];
 	/* the tables last, each used up to its count: a copy of a view up to
 	 * procs[nproc] and mig[nmig] leaves the rest of its 17 KB untouched (a
 	 * snapshot holds 64 views) */
@@ -87,6 +99,12 @@ uint64_t sampler_slow_read_ns(const struct gpu_view *v);
  * or it was not read before v's: the rate is then not known. *dt_s gets the
  * seconds between the two readings. */
 const struct gpu_sample *sampler_rate_base(const struct gpu_view *v, const struct gpu_view *prev, double *dt_s);
+
+/* The same for the NVLink error counters of v: the counts of the earlier
+ * reading, link by link, into base[GPU_MAX_NVLINKS]; returns how many links,
+ * or -1 when there is no earlier reading (then *dt_s is 0). */
+int sampler_nvlink_err_base(const struct gpu_view *v, const struct gpu_view *prev, struct nvlink_err_counts *base,
+			    double *dt_s);
 
 /* Where an XID was seen. Per code, the published count is the largest of the
  * sources' counts, so one event reported by both NVML and the kernel log counts once. */

@@ -138,6 +138,20 @@ static void assert_same_report(const struct health_report *a, const struct healt
 
 #define SEC 1000000000ULL
 
+/* What the sampler keeps of the NVLink error counters' reading before the
+ * view's (read at base_ns): base's link counters. */
+static void keep_nvlink_base(struct gpu_view *v, const struct gpu_sample *base, uint64_t base_ns, uint64_t read_ns)
+{
+	v->nvlink_err_read_ns = read_ns;
+	v->nvlink_err_base_ns = base_ns;
+	v->nvlink_err_base_n = base->nvlink_n;
+	for (unsigned l = 0; l < base->nvlink_n; l++) {
+		const struct gpu_nvlink *k = &base->nvlink[l];
+		v->nvlink_err_base[l] = (struct nvlink_err_counts){ k->crc_flit_errors, k->crc_data_errors,
+								    k->replay_errors, k->recovery_errors };
+	}
+}
+
 /* The agent's way, its sampler reading the slow groups every 5th tick: the
  * same readings as the fixture's (prev 1 s before now), but now's sample is
  * taken 3 ticks after its slow groups were read (carried since) and prev's
@@ -158,6 +172,7 @@ static void assert_same_with_slow_groups(const struct fixture *f, const struct h
 		v->slow_read_ns = v->s.timestamp_ns;
 		v->s.timestamp_ns += 3 * SEC;
 		v->rate_base = f->prev.gpu[i].s;
+		keep_nvlink_base(v, &f->prev.gpu[i].s, f->prev.gpu[i].s.timestamp_ns, v->slow_read_ns);
 	}
 	*tick_before = *carried;
 	tick_before->taken_ns -= SEC;
@@ -417,6 +432,7 @@ static void test_crc_rate_steady_with_slow_groups(void **state)
 			v->rate_base = v->s;
 			v->rate_base.timestamp_ns = (at_read - 5) * SEC;
 			VAL_SET(v->rate_base.nvlink[3].crc_flit_errors, 30 * (at_read - 5));
+			keep_nvlink_base(v, &v->rate_base, (at_read - 5) * SEC, at_read * SEC);
 		}
 		char err[128];
 		assert_int_equal(health_evaluate(rules, &f->now, &f->prev, NULL, &f->rep, err, sizeof(err)), 0);
@@ -427,6 +443,47 @@ static void test_crc_rate_steady_with_slow_groups(void **state)
 			fail_msg("tick %llu: %s", (unsigned long long)t, hf->evidence);
 		assert_null(find_rule(&f->rep.gpu[1], "nvlink-crc-rate-fail"));
 	}
+	free(f);
+}
+
+/* The NVLink error counters read once a minute (NVML's counters that need a
+ * call each), the other slow groups every 5 s: the CRC rate runs between the
+ * counters' own two readings, 60 s apart, at every tick; it was nothing for
+ * eleven readings and twelve times the rate at the twelfth. A view whose
+ * counters have had one reading only gives no rate (never 0/s). */
+static void test_crc_rate_with_counters_read_once_a_minute(void **state)
+{
+	(void)state;
+	struct fixture *f = fx_new();
+	for (uint64_t t = 120; t < 180; t += 5) {
+		uint64_t read = t / 60 * 60;
+		struct gpu_view *v = &f->now.gpu[1];
+		f->now.taken_ns = v->s.timestamp_ns = v->slow_read_ns = t * SEC;
+		VAL_SET(v->s.nvlink[3].crc_flit_errors, 30 * read);
+		v->s.nvlink_err_read_ns = read * SEC;
+		v->rate_base = v->s; /* the slow groups 5 s before: the same counters' reading */
+		v->rate_base.timestamp_ns = (t - 5) * SEC;
+		struct gpu_sample before = v->s;
+		VAL_SET(before.nvlink[3].crc_flit_errors, 30 * (read - 60));
+		keep_nvlink_base(v, &before, (read - 60) * SEC, read * SEC);
+		char err[128];
+		assert_int_equal(health_evaluate(rules, &f->now, NULL, NULL, &f->rep, err, sizeof(err)), 0);
+		const struct health_finding *hf = find_rule(&f->rep.gpu[1], "nvlink-crc-rate-warn");
+		if (!hf || !strstr(hf->evidence, "= 30 errors/s [link 3]"))
+			fail_msg("t = %llu s: %s", (unsigned long long)t, hf ? hf->evidence : "no CRC rate finding");
+	}
+	/* two one-shot sweeps that got the same reading of the counters: no rate */
+	struct snapshot *p = &f->prev, *n = &f->now;
+	memset(&n->gpu[1].rate_base, 0, sizeof(n->gpu[1].rate_base));
+	n->gpu[1].nvlink_err_read_ns = n->gpu[1].nvlink_err_base_ns = n->gpu[1].slow_read_ns = 0;
+	p->gpu[1].s.nvlink_err_read_ns = 0; /* read with its sweep */
+	n->gpu[1].s.nvlink_err_read_ns = p->gpu[1].s.timestamp_ns; /* served from that reading */
+	VAL_SET(p->gpu[1].s.nvlink[3].crc_flit_errors, 500);
+	VAL_SET(n->gpu[1].s.nvlink[3].crc_flit_errors, 500);
+	char err[128];
+	assert_int_equal(health_evaluate(rules, n, p, NULL, &f->rep, err, sizeof(err)), 0);
+	assert_null(find_rule(&f->rep.gpu[1], "nvlink-crc-rate-warn"));
+	assert_true(f->rep.gpu[1].skipped > 0);
 	free(f);
 }
 
@@ -613,6 +670,7 @@ int main(void)
 		cmocka_unit_test(test_crc_rate_needs_enough_errors),
 		cmocka_unit_test(test_rates_need_prev),
 		cmocka_unit_test(test_crc_rate_steady_with_slow_groups),
+		cmocka_unit_test(test_crc_rate_with_counters_read_once_a_minute),
 		cmocka_unit_test(test_unsupported_is_not_zero),
 		cmocka_unit_test(test_lost_gpu_skips_the_rest),
 		cmocka_unit_test(test_idle_pcie_gen_not_judged),

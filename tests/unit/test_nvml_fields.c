@@ -174,18 +174,25 @@ static void test_nvlink_h200(void **state)
 	 * then the 36 CRC counters it did not deliver */
 	assert_true(calls_for(&be, NVL_ALL, &s) >= 1 + 36);
 	assert_nvlink_values(&s);
+	assert_int_equal(s.nvlink_err_read_ns, 0); /* read with the sample */
+	uint64_t read_ns = test_now_ns;
 	/* a second later and for the rest of the minute: the batch (state, replay,
-	 * recovery: 54 values) only, the CRC counters as last read */
+	 * recovery: 54 values) only, the CRC counters as last read (replay and
+	 * recovery served from that reading too) and that reading's time: a rate
+	 * runs between two readings of the counters */
 	field_values_asked = 0;
 	test_now_ns += 1000000000ull;
 	assert_int_equal(calls_for(&be, NVL_ALL, &s), 1);
 	assert_int_equal(field_values_asked, 18 * 3);
 	assert_nvlink_values(&s);
+	assert_int_equal(s.nvlink_err_read_ns, read_ns);
 	test_now_ns += NVML_LINK_COUNTER_PERIOD_NS - 1000000000ull - 1;
 	assert_int_equal(calls_for(&be, NVL_ALL, &s), 1);
+	assert_int_equal(s.nvlink_err_read_ns, read_ns);
 	test_now_ns += 1;
 	assert_int_equal(calls_for(&be, NVL_ALL, &s), 1 + 36);
 	assert_nvlink_values(&s);
+	assert_int_equal(s.nvlink_err_read_ns, 0);
 	/* a clock set back does not freeze them */
 	test_now_ns -= 3600ull * 1000000000ull;
 	assert_int_equal(calls_for(&be, NVL_ALL, &s), 1 + 36);

@@ -499,6 +499,78 @@ static void test_rates_between_real_readings(void **state)
 	check_steady_rate(1);
 }
 
+/* A backend that, like NVML for the counters that need a call each, reads a
+ * link's CRC counter only every 10th sample and serves that reading between
+ * (nvlink_err_read_ns): the counter grows 2000/s of its own clock. */
+static unsigned cached_calls;
+static uint64_t cached_read_ns;
+
+static int cached_static(struct gpu_backend *be, unsigned gpu, struct gpu_static *out, struct gpu_err *err)
+{
+	(void)be;
+	(void)err;
+	memset(out, 0, sizeof(*out));
+	out->index = gpu;
+	return GPU_OK;
+}
+
+static int cached_sample(struct gpu_backend *be, unsigned gpu, unsigned groups, struct gpu_sample *out,
+			 struct gpu_err *err)
+{
+	(void)gpu;
+	(void)groups;
+	(void)err;
+	memset(out, 0, sizeof(*out));
+	out->timestamp_ns = gpu_backend_now_ns(be);
+	if (cached_calls++ % 10 == 0)
+		cached_read_ns = out->timestamp_ns;
+	else
+		out->nvlink_err_read_ns = cached_read_ns;
+	out->nvlink_n = 1;
+	VAL_SET(out->nvlink[0].crc_flit_errors, cached_read_ns / 500000); /* 2000 per second */
+	return GPU_OK;
+}
+
+static const struct gpu_backend_ops cached_ops = { .name = "cached", .static_info = cached_static,
+						   .sample = cached_sample };
+
+/* The rate of the CRC counters between their own two readings at every tick
+ * (over one tick it was 0 for nine ticks and ten times the rate at the tenth). */
+static void test_nvlink_rate_between_their_readings(void **state)
+{
+	(void)state;
+	struct gpu_backend be = { .ops = &cached_ops, .gpu_count = 1 };
+	struct sampler_config cfg;
+	sampler_config_default(&cfg);
+	cfg.interval_ns = 10 * MS;
+	cfg.processes = cfg.events = false;
+	struct sampler *s = NULL;
+	struct gpu_err err = { "" };
+	assert_int_equal(sampler_start(&s, &be, &cfg, &err), GPU_OK);
+	struct gpu_view *v = malloc(sizeof(*v));
+	unsigned ticks = 0;
+	uint64_t last = 0, end = mono() + 20000 * MS;
+	while (ticks < 25 && mono() < end) {
+		sampler_read_gpu(s, 0, v);
+		if (!v->up || v->s.timestamp_ns == last) {
+			sleep_ms(2);
+			continue;
+		}
+		last = v->s.timestamp_ns;
+		struct nvlink_err_counts base[GPU_MAX_NVLINKS];
+		double dt_s;
+		if (sampler_nvlink_err_base(v, NULL, base, &dt_s) < 1)
+			continue; /* one reading of the counters so far */
+		double rate = (double)(v->s.nvlink[0].crc_flit_errors.v - base[0].crc_flit.v) / dt_s;
+		if (rate < 1990 || rate > 2010)
+			fail_msg("tick %u: %.0f/s over %.3f s, want 2000/s", ticks, rate, dt_s);
+		ticks++;
+	}
+	assert_int_equal(ticks, 25);
+	sampler_stop(s);
+	free(v);
+}
+
 /* A GPU hung from the start: its first sample never comes, stop() still returns. */
 static void test_stop_with_hung_gpu(void **state)
 {
@@ -532,6 +604,7 @@ int main(void)
 		cmocka_unit_test(test_xid_counted_and_kept),
 		cmocka_unit_test(test_slow_group_values_carried),
 		cmocka_unit_test(test_rates_between_real_readings),
+		cmocka_unit_test(test_nvlink_rate_between_their_readings),
 		cmocka_unit_test(test_stop_with_hung_gpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
