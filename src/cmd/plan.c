@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "../bench/results_file.h"
+#include "../kernels_host/train_ref.h"
 #include "../core/data_path.h"
 #include "../plan/price_files.h"
 #include "plan_cmd.h"
@@ -443,9 +444,33 @@ int cmd_plan(int argc, char **argv, struct cmd_ctx *ctx)
 	return EXIT_USAGE;
 }
 
-/* Measured GEMM BF16 TFLOP/s from a `gpuctl bench --save` file; NAN when absent. */
-int plan_bench_gemm(struct pctx *p, const char *path, double *out)
+/* The MFU of a measured BF16 training step (`bench -s train`) in the planner's own
+ * FLOP counting (plan_train_flops of the same GPT-2 at the same micro-batch and
+ * sequence), against the measured GEMM peak; NAN when it cannot be told. */
+static double step_mfu(const struct bench_result *step, double gemm_tflops)
 {
+	struct gk_train_cfg c;
+	double tps = bench_result_aux(step, "tokens_per_s");
+	if (ktrain_preset(step->test, &c) != 0 || !(tps > 0) || !(gemm_tflops > 0))
+		return NAN;
+	struct plan_model m = { .has_arch = true, .layers = (unsigned)c.layers, .hidden = (unsigned)c.channels,
+				.heads = (unsigned)c.heads, .kv_heads = (unsigned)c.heads, .vocab = (unsigned)c.vocab,
+				.ffn = 4 * (unsigned)c.channels, .max_pos = (unsigned)c.max_seq, .tied_embeddings = true,
+				.bias = true, .layernorm = true };
+	struct plan_train t;
+	plan_train_defaults(&t);
+	t.micro_batch = step->m ? step->m : 16;
+	t.seq = step->n ? step->n : 1024;
+	return tps * plan_train_flops(&m, &t, 1.0) / (gemm_tflops * 1e12);
+}
+
+/* Measured GEMM BF16 TFLOP/s from a `gpuctl bench --save` file; NAN when absent.
+ * mfu (may be NULL): the BF16 training step's MFU (step_mfu) when the file has one
+ * from one GPU, else NAN. */
+int plan_bench_gemm(struct pctx *p, const char *path, double *out, double *mfu)
+{
+	if (mfu)
+		*mfu = NAN;
 	struct bench_run run;
 	char err[512];
 	*out = NAN;
@@ -464,6 +489,9 @@ int plan_bench_gemm(struct pctx *p, const char *path, double *out)
 		r = bench_run_find(&run, "sustained", "gemm", "bf16", -2, UINT64_MAX);
 	if (r && r->status != BS_FAILED && r->status != BS_SKIPPED)
 		*out = r->value.median;
+	const struct bench_result *step = bench_run_find(&run, "train", NULL, "bf16", -2, UINT64_MAX);
+	if (mfu && step && (step->status == BS_OK || step->status == BS_LOW))
+		*mfu = step_mfu(step, *out);
 	bench_run_free(&run);
 	if (isnan(*out)) {
 		perr(p, "'%s' has no GEMM BF16 result (run gpuctl bench with the compute suite)", path);

@@ -45,7 +45,7 @@ double plan_gpu_mem(const struct cat_gpu *g);       /* bytes the driver reports 
 double plan_gpu_peak(const struct cat_gpu *g, enum plan_prec prec); /* dense TFLOP/s */
 
 /* Measured GEMM BF16 TFLOP/s from a `gpuctl bench --save` file (--bench-results). */
-int plan_bench_gemm(struct pctx *p, const char *path, double *out);
+int plan_bench_gemm(struct pctx *p, const char *path, double *out, double *mfu);
 
 /* Model options shared by train and serve. */
 struct model_opts {

@@ -224,7 +224,7 @@ static json_t *mem_json(const struct plan_mem *o)
 
 int plan_train_cmd(struct pctx *p, int argc, char **argv)
 {
-	struct train_opts o = { .mfu = 0.40, .spot_overhead = 0.10 };
+	struct train_opts o = { .mfu = NAN, .spot_overhead = 0.10 }; /* NAN: not given */
 	model_opts_init(&o.mo);
 	plan_train_defaults(&o.t);
 	for (int i = 0; i < argc; i++) {
@@ -253,9 +253,15 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 		perr(p, "%s", err);
 		return EXIT_USAGE;
 	}
-	double gemm = NAN;
-	if (o.bench && (rc = plan_bench_gemm(p, o.bench, &gemm)))
+	double gemm = NAN, step_mfu = NAN;
+	if (o.bench && (rc = plan_bench_gemm(p, o.bench, &gemm, &step_mfu)))
 		return rc;
+	/* --mfu, else the measured training step's share of the measured GEMM, else 0.40 */
+	if (o.t.prec != PREC_BF16) /* the measured step is BF16 mixed precision */
+		step_mfu = NAN;
+	const char *mfu_from = !isnan(o.mfu) ? "option" : isfinite(step_mfu) ? "bench results (train bf16)" : "default";
+	if (isnan(o.mfu))
+		o.mfu = isfinite(step_mfu) ? step_mfu : 0.40;
 	unsigned gpus = o.t.dp * o.t.tp * o.t.pp;
 	json_t *root = json_object(), *fits = json_array();
 	json_object_set_new(root, "command", json_string("plan train"));
@@ -336,6 +342,7 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 			json_num(tj, "peak_tflops_per_gpu", peak);
 			json_object_set_new(tj, "peak_from", json_string(isnan(gemm) ? "datasheet" : "bench results"));
 			json_num(tj, "mfu", o.mfu);
+			json_object_set_new(tj, "mfu_from", json_string(mfu_from));
 			json_num(tj, "seconds", secs);
 			json_num(tj, "gpu_hours", secs / 3600 * gpus);
 			json_object_set_new(root, "time", tj);
@@ -374,9 +381,9 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 			if (m.has_arch)
 				fprintf(f, "\nlargest micro-batch on %s: %u\n", g->key, maxb);
 			if (o.tokens > 0) {
-				fprintf(f, "\ntime for %.4g tokens: %.4g FLOPs / (%u GPUs x %.1f TFLOP/s (%s) x MFU %.2f) = %.1f h "
+				fprintf(f, "\ntime for %.4g tokens: %.4g FLOPs / (%u GPUs x %.1f TFLOP/s (%s) x MFU %.2f (%s)) = %.1f h "
 					   "(%.0f GPU-hours)\n", o.tokens, flops, gpus, peak,
-					isnan(gemm) ? "datasheet" : "measured GEMM BF16", o.mfu, secs / 3600, secs / 3600 * gpus);
+					isnan(gemm) ? "datasheet" : "measured GEMM BF16", o.mfu, mfu_from, secs / 3600, secs / 3600 * gpus);
 				plan_cost_table(p, g->key, o.instance, gpus, secs / 3600, o.spot_overhead, NULL);
 			}
 		}

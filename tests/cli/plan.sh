@@ -105,6 +105,16 @@ gemm=$(jq '[.results[] | select(.suite == "compute" and .test == "cublas" and .v
 	"$here/../data/results-h200x2.json")
 check "bench results: the file's GEMM BF16 is the peak" \
 	jqe --argjson g "$gemm" '.time.peak_from == "bench results" and (.time.peak_tflops_per_gpu - $g | fabs < 1e-6)' "$tmp/t5"
+check "bench results: no train row, the default MFU" jqe '.time.mfu == 0.4 and .time.mfu_from == "default"' "$tmp/t5"
+# a run with the train suite (one H200, 2026-12-01): gpt2-small at the measured step's
+# 298,272 tokens/s (its MFU in the planner's FLOP counting, over the measured GEMM)
+"$GPUCTL" plan train --model gpt2-small --micro-batch 16 --seq 1024 --gpu 'H200 SXM' --tokens 1B \
+	--bench-results "$here/../data/results-h200-train.json" --json >"$tmp/t6"
+check "bench results: the measured step's MFU" \
+	jqe '.time.mfu_from == "bench results (train bf16)" and (.time.seconds - 1e9 / 298271.8 | fabs < 1)' "$tmp/t6"
+"$GPUCTL" plan train --model gpt2-small --gpu 'H200 SXM' --tokens 1B --mfu 0.5 \
+	--bench-results "$here/../data/results-h200-train.json" --json >"$tmp/t7"
+check "bench results: --mfu wins" jqe '.time.mfu == 0.5 and .time.mfu_from == "option"' "$tmp/t7"
 echo '{"schema":"nope"}' >"$tmp/badbench.json"
 expect_error 65 "badbench.json" plan train --model gpt2-small --gpu 'H200 SXM' --tokens 1B --bench-results "$tmp/badbench.json"
 
