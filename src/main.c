@@ -16,6 +16,9 @@
 #ifndef GPUCTL_VERSION
 #define GPUCTL_VERSION "0.0.0"
 #endif
+#ifndef GPUCTL_COMMIT
+#define GPUCTL_COMMIT "unknown"
+#endif
 
 static const struct cmd_entry commands[] = {
 #define CMD(name, summary) { #name, cmd_##name, summary },
@@ -148,7 +151,7 @@ int main(int argc, char **argv)
 		args = help_args;
 	}
 	if (strcmp(args[0], "--version") == 0 || strcmp(args[0], "version") == 0) {
-		printf("gpuctl %s\n", GPUCTL_VERSION);
+		printf("gpuctl %s (commit %s)\n", GPUCTL_VERSION, GPUCTL_COMMIT);
 		return output_status(&ctx, EXIT_OK);
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# test_deb.sh - the Debian package (docs/install.md): builds it in build-deb
+# (Release, /usr, shared jansson/SQLite/ncurses/zlib: Debian forbids embedded
+# copies), checks it with lintian (an error fails; so does a warning that
+# packaging/lintian-overrides does not list with its reason), installs it with
+# dpkg -i into a clean Debian 12 root (debootstrap'd from the mirror apt is
+# configured with, cached in build-deb/bookworm-*.tar), runs
+# `gpuctl --sim h200x8 report`, `man -w gpuctl-submit` and the completion
+# there, then removes it (only the state directory may stay) and purges it
+# (nothing may stay). Root only (chroot). Run by scripts/test.sh.
+#   GPUCTL_DEB_BUILD=DIR  build directory (default build-deb)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ "$(id -u)" = 0 ] || { echo "test_deb.sh: needs root (chroot, dpkg --root)"; exit 1; }
+build="${GPUCTL_DEB_BUILD:-build-deb}"
+fails=0
+fail() { echo "test_deb.sh: FAIL: $*"; fails=$((fails + 1)); }
+
+# 1. the package; the kernels module is left out here only to keep CI fast
+# (a build with nvcc packages it: it is in kernels/'s install rules)
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr -DGPUCTL_STATIC_DEPS=OFF \
+	-DGPUCTL_WITH_CUDA=OFF -DBUILD_TESTING=OFF >/dev/null
+cmake --build "$build" -j"$(nproc)" >/dev/null
+rm -f "$build"/gpuctl_*.deb
+(cd "$build" && cpack -G DEB >/dev/null)
+deb=$(ls "$build"/gpuctl_*_*.deb)
+echo "test_deb.sh: built $deb"
+depends=$(dpkg-deb -f "$deb" Depends)
+echo "test_deb.sh: Depends: $depends"
+grep -qi nvidia <<<"$(dpkg-deb -f "$deb" Depends Recommends Suggests)" && fail "the package names an NVIDIA package"
+for want in libc6 libmicrohttpd12; do
+	grep -q "$want" <<<"$depends" || fail "Depends lacks $want (dpkg-shlibdeps did not run?)"
+done
+
+# 2. lintian: errors fail, and every warning left must be overridden (with its reason)
+lintian --tag-display-limit 0 "$deb" >"$build/lintian.log" 2>&1 || true
+grep -v '^running with root privileges' "$build/lintian.log" || true
+if grep -qE '^[EW]: ' "$build/lintian.log"; then
+	fail "lintian: errors or warnings not explained in packaging/lintian-overrides"
+fi
+
+# 3. a clean Debian 12 root with the package's dependencies and man-db, made
+# once by debootstrap and kept as a tarball (a fresh copy for every run)
+pkgs=$(sed 's/([^)]*)//g; s/ //g' <<<"$depends" | tr '|' ',')
+cache="$build/bookworm-$(echo "man-db,$pkgs" | md5sum | cut -c1-12).tar"
+if [ ! -s "$cache" ]; then
+	mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
+	[ -n "$mirror" ] || mirror=$(awk '/^deb /{ print $2; exit }' /etc/apt/sources.list 2>/dev/null)
+	mirror="${mirror:-http://deb.debian.org/debian}"
+	rm -rf "$build/bookworm.new"
+	echo "test_deb.sh: debootstrap bookworm from $mirror (once; cached in $cache)"
+	debootstrap --variant=minbase --include="man-db,$pkgs" bookworm "$build/bookworm.new" "$mirror" \
+		>"$build/debootstrap.log" 2>&1 || { tail -20 "$build/debootstrap.log"; exit 1; }
+	tar -C "$build/bookworm.new" -cf "$cache.new" . && mv "$cache.new" "$cache"
+	rm -rf "$build/bookworm.new"
+fi
+root="$build/root"
+rm -rf "$root" && mkdir -p "$root"
+tar -C "$root" -xf "$cache"
+in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "$@"; }
+# what the clean root holds, less what dpkg, man-db and logs keep of their own
+list_root() {
+	(cd "$root" && find . -xdev \( -path ./var/lib/dpkg -o -path ./var/cache/man -o -path ./var/log -o -path ./tmp \) -prune -o -print | sort)
+}
+list_root >"$build/root.before"
+
+# 4. install, use
+cp "$deb" "$root/tmp/"
+in_root dpkg -i "/tmp/$(basename "$deb")" >"$build/dpkg-i.log" 2>&1 || { cat "$build/dpkg-i.log"; fail "dpkg -i"; }
+in_root gpuctl --version | grep -qE '^gpuctl [0-9.]+ \(commit ([0-9a-f]+|unknown)\)$' || fail "gpuctl --version: no version and commit"
+in_root gpuctl --sim h200x8 report >"$build/report.txt" 2>&1 || { tail -5 "$build/report.txt"; fail "gpuctl --sim h200x8 report"; }
+grep -q SIMULATED "$build/report.txt" || fail "the report does not say SIMULATED"
+[ "$(in_root man -w gpuctl-submit)" = /usr/share/man/man1/gpuctl-submit.1.gz ] || fail "man -w gpuctl-submit"
+[ "$(in_root man -w 5 gpuctl-agent.conf)" = /usr/share/man/man5/gpuctl-agent.conf.5.gz ] || fail "man -w 5 gpuctl-agent.conf"
+in_root man gpuctl-submit 2>/dev/null | grep -q -- '--gpus' || fail "man gpuctl-submit does not render --gpus"
+comp=$(in_root bash -c '. /usr/share/bash-completion/completions/gpuctl; COMP_WORDS=(gpuctl --sim ""); COMP_CWORD=2; _gpuctl; echo "${COMPREPLY[*]}"')
+grep -qw h200x8 <<<"$comp" || fail "the completion does not offer the shipped simulator h200x8 ($comp)"
+[ -f "$root/lib/systemd/system/gpuctl-agent.service" ] || fail "no systemd unit"
+[ ! -e "$root/etc/systemd/system/multi-user.target.wants/gpuctl-agent.service" ] || fail "the unit is enabled"
+
+# 5. remove: only the state the agent's pool wrote (made here as it would be) stays
+mkdir -p "$root/var/lib/gpuctl/pool/jobs/1" && echo state >"$root/var/lib/gpuctl/pool/jobs.db"
+in_root dpkg -r gpuctl >"$build/dpkg-r.log" 2>&1 || { cat "$build/dpkg-r.log"; fail "dpkg -r"; }
+left=$(diff "$build/root.before" <(list_root) | sed -n 's/^> //p' | grep -v '^./var/lib/gpuctl' || true)
+[ -z "$left" ] || fail "left after dpkg -r: $left"
+[ -e "$root/var/lib/gpuctl/pool/jobs.db" ] || fail "dpkg -r removed the pool's state (a purge's job)"
+in_root dpkg -P gpuctl >"$build/dpkg-P.log" 2>&1 || { cat "$build/dpkg-P.log"; fail "dpkg -P"; }
+left=$(diff "$build/root.before" <(list_root) || true)
+[ -z "$left" ] || fail "the root differs after dpkg -P: $left"
+rm -rf "$root"
+[ "$fails" -eq 0 ] && echo "test_deb.sh: ok ($deb)"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# man_completion.sh - every command and option that --help names has its man
+# page entry, and the bash completion offers every command, subcommand and
+# option. The pages are generated here from this binary by
+# packaging/manpages.py (what the build installs), rendered with man, and the
+# options are walked from `gpuctl --help`, `gpuctl CMD --help` and
+# `gpuctl CMD SUB --help`; the completion is run as bash runs it (COMP_WORDS).
+#
+# Run by CTest (GPUCTL = the binary). By hand:
+#   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/man_completion.sh
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+need python3 man
+
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
+python3 "$src/packaging/manpages.py" --gpuctl "$GPUCTL" --docs "$src/docs" --out "$tmp/man" >"$tmp/gen.err" 2>&1 ||
+	{ cat "$tmp/gen.err"; fail "manpages.py failed"; finish; exit; }
+
+# the page as a reader sees it, one space between words
+render() { MANWIDTH=2000 man -l "$1" 2>/dev/null | tr -s ' \t' '  '; }
+# options named in a help text (outside the command table)
+options_of() { sed '/^commands:/,/^$/d' | grep -oE '(^|[][ |,(])--?[A-Za-z][A-Za-z0-9-]*' | sed 's/^[][ |,(]//' | sort -u; }
+
+# the completion, as bash calls it: complete WORDS... (the last one is the cursor's)
+. "$src/packaging/gpuctl.bash-completion"
+complete_words() {
+	COMP_WORDS=("${completing_bin:-$GPUCTL}" "$@")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMPREPLY=()
+	_gpuctl
+	printf '%s\n' "${COMPREPLY[@]}"
+}
+offers() { # offers WHAT WORD WORDS...: the completion of WORDS includes WORD
+	local what="$1" word="$2"; shift 2
+	checks=$((checks + 1))
+	complete_words "$@" | grep -qxF -- "$word" || fail "completion of '$*' does not offer $word ($what)"
+}
+offers_all() { # offers_all WHAT WORDS... <EXPECTED: one completion of WORDS offers each line
+	local what="$1" w; shift
+	complete_words "$@" >"$tmp/offered"
+	while read -r w; do
+		checks=$((checks + 1))
+		grep -qxF -- "$w" "$tmp/offered" || fail "completion of '$*' does not offer $w ($what)"
+	done
+}
+has_entry() { # has_entry PAGE WORD: the rendered page names WORD
+	checks=$((checks + 1))
+	grep -qE -- "(^|[^A-Za-z0-9-])$2([^A-Za-z0-9-]|$)" "$1" || fail "$(basename "$1"): no entry for $2"
+}
+
+"$GPUCTL" --help >"$tmp/top.help"
+commands=$(sed -n '/^commands:/,/^$/s/^  \([a-z]*\) .*/\1/p' "$tmp/top.help")
+checks=$((checks + 1))
+[ "$(echo "$commands" | wc -w)" -ge 17 ] || fail "only $(echo "$commands" | wc -w) commands in gpuctl --help"
+
+render "$tmp/man/gpuctl.1" >"$tmp/gpuctl.txt"
+for o in $(options_of <"$tmp/top.help"); do
+	has_entry "$tmp/gpuctl.txt" "$o"
+done
+options_of <"$tmp/top.help" | offers_all "global option" -
+echo "$commands" | offers_all "command" ""
+checks=$((checks + 1))
+[ -s "$tmp/man/gpuctl-agent.conf.5" ] && render "$tmp/man/gpuctl-agent.conf.5" | grep -q 'pool_dir' ||
+	fail "gpuctl-agent.conf(5) is missing or lacks the pool's settings"
+
+for c in $commands; do
+	page="$tmp/man/gpuctl-$c.1"
+	checks=$((checks + 1))
+	[ -s "$page" ] || { fail "no man page gpuctl-$c(1)"; continue; }
+	render "$page" >"$tmp/$c.txt"
+	has_entry "$tmp/gpuctl.txt" "gpuctl-$c"
+	for section in NAME SYNOPSIS DESCRIPTION 'EXIT STATUS' FILES 'SEE ALSO'; do
+		checks=$((checks + 1))
+		grep -q "^$section\$" "$tmp/$c.txt" || fail "gpuctl-$c(1) has no $section section"
+	done
+	"$GPUCTL" "$c" --help >"$tmp/h"
+	for o in $(options_of <"$tmp/h"); do
+		has_entry "$tmp/$c.txt" "$o"
+	done
+	options_of <"$tmp/h" | offers_all "$c option" "$c" -
+	subs=$(grep -oE "gpuctl $c [a-z][a-z-]*( |$)" "$tmp/h" | awk '{ print $3 }' | sort -u)
+	[ -z "$subs" ] || echo "$subs" | offers_all "$c subcommand" "$c" ""
+	for s in $subs; do
+		has_entry "$tmp/$c.txt" "$s"
+		"$GPUCTL" "$c" "$s" --help >"$tmp/hs"
+		for o in $(options_of <"$tmp/hs"); do
+			has_entry "$tmp/$c.txt" "$o"
+		done
+		options_of <"$tmp/hs" | offers_all "$c $s option" "$c" "$s" -
+	done
+done
+
+# values: shipped simulators, the GPU ids a backend answers with, help's commands
+offers "shipped simulator" h200x8 --sim ""
+offers "GPU index from info --json" 3 --sim h200x8 info -i ""
+uuid=$("$GPUCTL" --sim h200x8 info --json | jq -r '.gpus[0].uuid')
+offers "GPU UUID from info --json" "$uuid" --sim h200x8 bench --id ""
+offers "help's command" submit help ""
+# job ids: from queue --json, here a stand-in agent's answer (no pool running)
+cat >"$tmp/gpuctl-queue" <<END
+#!/bin/sh
+case "\$*" in *"queue --json"*) echo '{"jobs": [{"id": 41, "user": "ann"}, {"id": 42, "user": "bob"}]}' ;;
+*) exec "$GPUCTL" "\$@" ;; esac
+END
+chmod +x "$tmp/gpuctl-queue"
+completing_bin="$tmp/gpuctl-queue"
+offers "job id from queue --json" 42 cancel ""
+offers "job id from queue --json" 41 submit --after ""
+completing_bin=
+finish
