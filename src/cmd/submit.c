@@ -190,9 +190,28 @@ int cmd_submit(int argc, char **argv, struct cmd_ctx *ctx)
 	size_t envc = 0;
 	while (environ && environ[envc])
 		envc++;
-	s->env = environ;
-	s->envc = envc;
+	/* what JSON cannot carry is left out, and said (jansson dropped it silently) */
+	char **env = calloc(envc + 1, sizeof(char *));
+	if (!env) {
+		cmd_error(ctx, "submit", "out of memory");
+		return EXIT_SOFTWARE;
+	}
+	s->env = env;
+	s->envc = 0;
+	for (size_t k = 0; k < envc; k++) {
+		if (is_utf8(environ[k])) {
+			env[s->envc++] = environ[k];
+			continue;
+		}
+		const char *eq = strchr(environ[k], '=');
+		int keylen = eq ? (int)(eq - environ[k]) : (int)strlen(environ[k]);
+		char key[80];
+		snprintf(key, sizeof(key), "%.*s", keylen < 64 ? keylen : 64, environ[k]);
+		cmd_error(ctx, "submit", "warning: the environment variable %s is not valid UTF-8: the job does not get it",
+			  is_utf8(key) ? key : "(its name is not UTF-8 either)");
+	}
 	json_t *req = proto_request_json(&r);
+	free(env);
 	json_t *resp;
 	int rc = pool_cmd_call(ctx, "submit", &o, req, &resp);
 	if (rc)

@@ -50,6 +50,10 @@ check "a lone number is minutes (as sbatch)" test "$(jobfield "$t" time_limit_s)
 # --- a name that is not UTF-8 is refused (it was stored as "")
 expect_exit 64 "not valid UTF-8" submit --name $'caf\xe9' -- true
 expect_exit 64 "word 2 of the command is not valid UTF-8" submit -- echo $'\xff'
+u=$(env BADVAR=$'\xff' GOODVAR=ok "$G" submit --id-only --shell -- 'echo "${BADVAR-unset} $GOODVAR"' 2>"$tmp/env.err")
+check "an environment variable that is not UTF-8: warned" grep -qx "gpuctl submit: warning: the environment variable BADVAR is not valid UTF-8: the job does not get it" "$tmp/env.err"
+check "the job ran without it, with the others" wait_state "$u" done
+check "its output" test "$("$G" logs "$u")" = "unset ok"
 
 # --- `cancel -- ID` and `wait -- ID`: after "--" only job ids
 c=$("$G" submit --id-only --shell -- "$(hold cancelled)")
