@@ -71,7 +71,13 @@ struct history *history_new(unsigned ngpus, unsigned slots, uint64_t base_ns)
 		free(h);
 		return NULL;
 	}
-	memset(h->all, 0, n * sizeof(*h->all)); /* resident now: the footprint is the full one from the start */
+	/* every slot written now (a slot nobody filled has no values), so the
+	 * footprint is the full one from the start, not an hour later */
+	for (size_t k = 0; k < n; k++) {
+		h->all[k].t = 0;
+		for (unsigned i = 0; i < HISTORY_SERIES; i++)
+			h->all[k].v[i] = HISTORY_MISSING;
+	}
 	pthread_mutex_init(&h->mu, NULL);
 	h->ngpus = ngpus;
 	h->slots = slots;
