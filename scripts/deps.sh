@@ -6,6 +6,8 @@ pkgs=(build-essential cmake pkg-config libjansson-dev libmicrohttpd-dev libsqlit
 [ "${GPUCTL_TEST_DEPS:-0}" = 1 ] && pkgs+=(prometheus chromium)
 # the Slurm test cluster (tests/cli/slurm_cluster.sh) and the SPANK plugin's header
 [ "${GPUCTL_TEST_DEPS:-0}" = 1 ] && pkgs+=(slurmctld slurmd slurm-client munge libslurm-dev)
+# the Debian package's test (scripts/test_deb.sh): lintian, a clean root, man, completion
+[ "${GPUCTL_TEST_DEPS:-0}" = 1 ] && pkgs+=(lintian debootstrap man-db dpkg-dev bash-completion)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -17,6 +17,8 @@ for type in Release Debug ""; do
 	cmake --build "$dir" -j"$(nproc)"
 done
 scripts/test_run_nvcc.sh
+# the Debian package: lintian, install into a clean Debian 12 root, remove, purge
+scripts/test_deb.sh
 # ThreadSanitizer (the samplers, HTTP, klog, scheduler, pool server and diag
 # watchdogs are threads): the unit tests and the agent and pool CLI tests
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Tsan -DGPUCTL_WERROR=ON -DGPUCTL_WITH_CUDA=OFF >/dev/null
