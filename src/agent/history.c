@@ -168,40 +168,91 @@ static void put_value(struct abuf *b, unsigned series, uint16_t q)
 		abuf_put_u64(b, (uint64_t)q * d->quantum);
 }
 
-int history_render(struct history *h, const struct history_doc_opts *o, struct abuf *out)
+struct history_cursor {
+	struct history *h;
+	struct history_doc_opts o;
+	struct history_point *pts; /* one GPU's points, h->slots long */
+	unsigned next_gpu;         /* the next GPU to look at */
+	bool started, any_gpu, done;
+};
+
+struct history_cursor *history_cursor_new(struct history *h, const struct history_doc_opts *o)
 {
-	abuf_printf(out, "{\"simulated\":%s,\"interval_seconds\":", o->simulated ? "true" : "false");
-	abuf_put_scaled(out, o->interval_ns / 1000000ull, 3);
-	abuf_printf(out, ",\"capacity\":%u,\"gpus\":[", history_slots(h));
-	struct history_point *pts = h ? malloc(h->slots * sizeof(*pts)) : NULL;
-	if (h && !pts)
-		return -1;
-	uint64_t base_steps = h ? h->base_ns / STEP_NS : 0;
-	bool first_gpu = true;
-	for (unsigned g = 0; h && g < h->ngpus && g < 64; g++) {
-		if (!(o->gpu_mask & (1ull << g)))
-			continue;
-		unsigned n = copy_points(h, g, o->since_ns, pts);
-		abuf_printf(out, "%s{\"index\":%u,\"t\":[", first_gpu ? "" : ",", g);
-		first_gpu = false;
+	struct history_cursor *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->h = h;
+	c->o = *o;
+	if (h && !(c->pts = malloc(h->slots * sizeof(*c->pts)))) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void history_cursor_free(struct history_cursor *c)
+{
+	if (!c)
+		return;
+	free(c->pts);
+	free(c);
+}
+
+/* One GPU's object: its points after since, as columns. */
+static void render_gpu(struct history_cursor *c, unsigned g, struct abuf *out)
+{
+	struct history *h = c->h;
+	uint64_t base_steps = h->base_ns / STEP_NS;
+	unsigned n = copy_points(h, g, c->o.since_ns, c->pts);
+	abuf_printf(out, "%s{\"index\":%u,\"t\":[", c->any_gpu ? "," : "", g);
+	c->any_gpu = true;
+	for (unsigned k = 0; k < n; k++) {
+		if (k)
+			abuf_putc(out, ',');
+		abuf_put_scaled(out, base_steps + c->pts[k].t, 2);
+	}
+	abuf_putc(out, ']');
+	for (unsigned i = 0; i < HISTORY_SERIES; i++) {
+		abuf_printf(out, ",\"%s\":[", history_series[i].name);
 		for (unsigned k = 0; k < n; k++) {
 			if (k)
 				abuf_putc(out, ',');
-			abuf_put_scaled(out, base_steps + pts[k].t, 2);
+			put_value(out, i, c->pts[k].v[i]);
 		}
 		abuf_putc(out, ']');
-		for (unsigned i = 0; i < HISTORY_SERIES; i++) {
-			abuf_printf(out, ",\"%s\":[", history_series[i].name);
-			for (unsigned k = 0; k < n; k++) {
-				if (k)
-					abuf_putc(out, ',');
-				put_value(out, i, pts[k].v[i]);
-			}
-			abuf_putc(out, ']');
+	}
+	abuf_putc(out, '}');
+}
+
+bool history_cursor_next(struct history_cursor *c, struct abuf *out)
+{
+	if (c->done)
+		return false;
+	if (!c->started) {
+		c->started = true;
+		abuf_printf(out, "{\"simulated\":%s,\"interval_seconds\":", c->o.simulated ? "true" : "false");
+		abuf_put_scaled(out, c->o.interval_ns / 1000000ull, 3);
+		abuf_printf(out, ",\"capacity\":%u,\"gpus\":[", history_slots(c->h));
+		return true;
+	}
+	for (; c->h && c->next_gpu < c->h->ngpus && c->next_gpu < 64; c->next_gpu++) {
+		if (c->o.gpu_mask & (1ull << c->next_gpu)) {
+			render_gpu(c, c->next_gpu++, out);
+			return true;
 		}
-		abuf_putc(out, '}');
 	}
 	abuf_puts(out, "]}\n");
-	free(pts);
+	c->done = true;
+	return true;
+}
+
+int history_render(struct history *h, const struct history_doc_opts *o, struct abuf *out)
+{
+	struct history_cursor *c = history_cursor_new(h, o);
+	if (!c)
+		return -1;
+	while (history_cursor_next(c, out))
+		;
+	history_cursor_free(c);
 	return out->oom ? -1 : 0;
 }

@@ -74,5 +74,13 @@ struct history_doc_opts {
 };
 /* /api/v1/history (docs/agent.md) into out. 0, or -1 out of memory. */
 int history_render(struct history *h, const struct history_doc_opts *o, struct abuf *out);
+/* The same document a piece at a time (the head, one GPU, the tail), so that
+ * the server holds one GPU's part of it at once (10 MB whole at 64 GPUs x
+ * 3600 points): history_cursor_next appends the next piece to out and is
+ * false once the tail has been given. NULL: out of memory. */
+struct history_cursor;
+struct history_cursor *history_cursor_new(struct history *h, const struct history_doc_opts *o);
+bool history_cursor_next(struct history_cursor *c, struct abuf *out);
+void history_cursor_free(struct history_cursor *c);
 
 #endif

@@ -154,7 +154,40 @@ static enum MHD_Result send_page_file(struct MHD_Connection *c, enum agent_route
 	return send_response(c, MHD_HTTP_OK, resp, type);
 }
 
-/* /api/v1/history, rendered for this request from the ring buffers (history.h). */
+/* /api/v1/history as it is sent: rendered a GPU at a time (history.h's
+ * cursor), so a request holds one GPU's part, not the whole document. */
+struct history_stream {
+	struct history_cursor *cur;
+	struct abuf piece;
+	size_t sent;       /* of piece */
+};
+
+static ssize_t history_stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	(void)pos;
+	struct history_stream *s = cls;
+	while (s->sent == s->piece.len) {
+		abuf_reset(&s->piece);
+		s->sent = 0;
+		if (!history_cursor_next(s->cur, &s->piece))
+			return MHD_CONTENT_READER_END_OF_STREAM;
+		if (s->piece.oom)
+			return MHD_CONTENT_READER_END_WITH_ERROR;
+	}
+	size_t n = s->piece.len - s->sent < max ? s->piece.len - s->sent : max;
+	memcpy(buf, s->piece.p + s->sent, n);
+	s->sent += n;
+	return (ssize_t)n;
+}
+
+static void history_stream_free(void *cls)
+{
+	struct history_stream *s = cls;
+	history_cursor_free(s->cur);
+	abuf_free(&s->piece);
+	free(s);
+}
+
 static enum MHD_Result send_history(struct agent *a, struct MHD_Connection *c, const struct http_req *req)
 {
 	if (!a->history)
@@ -165,9 +198,19 @@ static enum MHD_Result send_history(struct agent *a, struct MHD_Connection *c, c
 		.simulated = a->be->ops == &gpu_backend_sim,
 		.interval_ns = a->cfg.interval_ns,
 	};
-	struct abuf b;
-	abuf_init(&b);
-	return send_json_buf(c, history_render(a->history, &o, &b), &b);
+	struct history_stream *s = calloc(1, sizeof(*s));
+	if (!s || !(s->cur = history_cursor_new(a->history, &o))) {
+		free(s);
+		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "gpuctl agent: %s\n", "out of memory");
+	}
+	abuf_init(&s->piece);
+	struct MHD_Response *resp =
+		MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, history_stream_read, s, history_stream_free);
+	if (!resp) {
+		history_stream_free(s);
+		return MHD_NO;
+	}
+	return send_response(c, MHD_HTTP_OK, resp, CT_JSON);
 }
 
 /* Has variant v of *p rendered (agent_variant_ready). A tick may replace the
