@@ -65,6 +65,16 @@ static void fieldf(char *buf, size_t n, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* One line whatever the file holds: a key or value quoted in a message, or
+ * the text jansson quotes near an error, may hold a control character ("k\nd"
+ * is a valid JSON key). */
+static void one_line(struct gpu_err *err)
+{
+	for (char *c = err->msg; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+}
+
 static int fail(const struct pctx *p, const char *field, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(const struct pctx *p, const char *field, const char *fmt, ...)
 {
@@ -74,6 +84,7 @@ static int fail(const struct pctx *p, const char *field, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	gpu_err_set(p->err, "%s '%s': %s: %s", p->what, p->origin, field, msg);
+	one_line(p->err);
 	return GPU_EDATA;
 }
 
@@ -273,8 +284,10 @@ static json_t *load_json(const struct pctx *p, const char *buf, size_t len)
 {
 	json_error_t je;
 	json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
-	if (!root)
+	if (!root) {
 		gpu_err_set(p->err, "%s '%s': line %d: %s", p->what, p->origin, je.line, je.text);
+		one_line(p->err);
+	}
 	return root;
 }
 

@@ -15,7 +15,10 @@
 static struct sim_state *open_server(struct gpu_backend *be, const char *name, unsigned *nfaults_at_open)
 {
 	struct gpu_err err = { "" };
-	if (gpu_backend_open(be, "sim", name, &err) != GPU_OK)
+	char arg[1024];
+	const char *dir = getenv("GPUCTL_DATA_DIR"); /* else where the build put the data */
+	snprintf(arg, sizeof(arg), "%s%s%s", name, dir ? ",data_dir=" : "", dir ? dir : "");
+	if (gpu_backend_open(be, "sim", arg, &err) != GPU_OK)
 		abort(); /* a shipped server must open */
 	struct sim_state *st = be->priv;
 	snprintf(st->fault_path, sizeof(st->fault_path), "fuzz-faults.json");
