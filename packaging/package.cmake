@@ -71,13 +71,13 @@ set(CPACK_PACKAGE_NAME gpuctl)
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
 set(CPACK_PACKAGE_CONTACT "gpuctl maintainers <gpuctl@example.org>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "toolkit for GPU servers: inventory, monitoring, health, benchmarks, job pool")
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION_SUMMARY}
-gpuctl shows what is in a GPU server (info, topo), watches it (top, dmon,
- and an agent with a Prometheus endpoint), checks its health (health, diag),
- measures what it delivers (bench, report), plans jobs (plan) and shares its
- GPUs as a job pool (submit, queue), with Slurm hooks. It links no NVIDIA
- library: NVML and CUDA are loaded at run time, and every command can run on
- a simulated server (--sim).")
+# the long description (CPack puts the summary above it as the synopsis)
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "gpuctl shows what is in a GPU server (info, topo), watches it (top, dmon,
+and an agent with a Prometheus endpoint), checks its health (health, diag),
+measures what it delivers (bench, report), plans jobs (plan) and shares its
+GPUs as a job pool (submit, queue), with Slurm hooks. It links no NVIDIA
+library: NVML and CUDA are loaded at run time, and every command can run on
+a simulated server (--sim).")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
