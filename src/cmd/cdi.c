@@ -64,9 +64,13 @@ struct cdi_args {
 
 static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct cdi_args *a)
 {
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		usage(argc < 2 ? ctx->err : ctx->out, NULL);
-		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	if (argc < 2) {
+		cmd_error(ctx, "cdi", "a subcommand is needed (generate or list); see 'gpuctl cdi --help'");
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(ctx->out, NULL);
+		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "list"))
 		a->list = true;
@@ -360,10 +364,10 @@ int cmd_cdi(int argc, char **argv, struct cmd_ctx *ctx)
 		print_list(ctx, spec);
 		rc = EXIT_OK;
 	} else {
-		if (ctx->sys.simulated)
+		rc = write_spec(ctx, spec, a.output);
+		if (rc == EXIT_OK && ctx->sys.simulated) /* the JSON has no place to say it */
 			fprintf(ctx->err, "gpuctl cdi: SIMULATED server '%s': the spec names its device nodes under %s\n",
 				ctx->sys.server_name, h->dev_dir);
-		rc = write_spec(ctx, spec, a.output);
 	}
 out:
 	json_decref(spec);
