@@ -21,6 +21,7 @@
 #include "../core/json_util.h"
 #include "../core/table.h"
 #include "../core/clock.h"
+#include "../core/cudaver.h"
 
 static void count_xid(struct gpu_view *g, uint64_t code, uint64_t when_ns)
 {
@@ -408,14 +409,14 @@ int cmd_health(int argc, char **argv, struct cmd_ctx *ctx)
 		case 'I': opts.expect_idle = true; break;
 		case 'R': rules = optarg; break;
 		case 'C': {
-			unsigned major = 0, minor = 0;
-			char extra;
-			int got = sscanf(optarg, "%u.%u%c", &major, &minor, &extra);
-			if (got < 1 || got > 2 || major == 0 || major > 99 || minor > 9) {
+			/* cudaver.h's parser, as submit --image reads an image's; no patch level here */
+			char err[128];
+			const char *dot = strchr(optarg, '.');
+			if (cudaver_parse(optarg, &opts.cuda_required, err, sizeof(err)) || opts.cuda_required == 0 ||
+			    (dot && strchr(dot + 1, '.'))) {
 				cmd_error(ctx, "health", "bad CUDA version '%s' (MAJOR.MINOR, e.g. 13.0)", optarg);
 				return EXIT_USAGE;
 			}
-			opts.cuda_required = major * 1000 + minor * 10;
 			break;
 		}
 		case 'w': {

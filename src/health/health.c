@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/cudaver.h"
+
 enum mv_status { MV_OK = 0, MV_NA, MV_ERROR, MV_NOPREV };
 
 struct mval {
@@ -279,14 +281,6 @@ static struct mval mv_foreign(const struct ctx *c)
 }
 
 /* "13.0" -> 13000; 0 when it does not parse. */
-static unsigned cuda_version_num(const char *s)
-{
-	unsigned major = 0, minor = 0;
-	if (sscanf(s, "%u.%u", &major, &minor) < 1)
-		return 0;
-	return major * 1000 + minor * 10;
-}
-
 static struct mval mv_system(const struct snapshot *now, const struct health_opts *o, enum health_metric m)
 {
 	struct mval r = { .st = MV_NA };
@@ -307,15 +301,17 @@ static struct mval mv_system(const struct snapshot *now, const struct health_opt
 	case HM_CUDA_TOO_OLD: {
 		if (!o || o->cuda_required == 0 || sys->cuda_driver_version.st != VAL_OK)
 			return r;
-		unsigned have = cuda_version_num(sys->cuda_driver_version.s);
-		if (have == 0) {
+		/* the comparison submit --image makes against an image's CUDA (cudaver.h) */
+		unsigned have;
+		char err[128], need[16];
+		if (cudaver_parse(sys->cuda_driver_version.s, &have, err, sizeof(err))) {
 			r.st = MV_ERROR;
 			return r;
 		}
 		r.st = MV_OK;
-		r.v = have < o->cuda_required;
-		snprintf(r.where, sizeof(r.where), "driver supports CUDA %.16s, need %u.%u", sys->cuda_driver_version.s,
-			 o->cuda_required / 1000, o->cuda_required % 1000 / 10);
+		r.v = !cudaver_ok(have, o->cuda_required);
+		cudaver_format(o->cuda_required, need, sizeof(need));
+		snprintf(r.where, sizeof(r.where), "driver supports CUDA %.16s, need %s", sys->cuda_driver_version.s, need);
 		return r;
 	}
 	case HM_FABRIC_MANAGER_DOWN:
