@@ -35,7 +35,7 @@ offers() { # offers WHAT WORD WORDS...: the completion of WORDS includes WORD
 	checks=$((checks + 1))
 	complete_words "$@" | grep -qxF -- "$word" || fail "completion of '$*' does not offer $word ($what)"
 }
-offers_all() { # offers_all WHAT WORDS... <EXPECTED: one completion of WORDS offers each line
+offers_all() { # offers_all WHAT WORDS... <<<EXPECTED: one completion of WORDS offers each line (not in a pipe: fail counts)
 	local what="$1" w; shift
 	complete_words "$@" >"$tmp/offered"
 	while read -r w; do
@@ -57,8 +57,8 @@ render "$tmp/man/gpuctl.1" >"$tmp/gpuctl.txt"
 for o in $(options_of <"$tmp/top.help"); do
 	has_entry "$tmp/gpuctl.txt" "$o"
 done
-options_of <"$tmp/top.help" | offers_all "global option" -
-echo "$commands" | offers_all "command" ""
+offers_all "global option" - <<<"$(options_of <"$tmp/top.help")"
+offers_all "command" "" <<<"$commands"
 checks=$((checks + 1))
 [ -s "$tmp/man/gpuctl-agent.conf.5" ] && render "$tmp/man/gpuctl-agent.conf.5" | grep -q 'pool_dir' ||
 	fail "gpuctl-agent.conf(5) is missing or lacks the pool's settings"
@@ -77,16 +77,16 @@ for c in $commands; do
 	for o in $(options_of <"$tmp/h"); do
 		has_entry "$tmp/$c.txt" "$o"
 	done
-	options_of <"$tmp/h" | offers_all "$c option" "$c" -
+	offers_all "$c option" "$c" - <<<"$(options_of <"$tmp/h")"
 	subs=$(grep -oE "gpuctl $c [a-z][a-z-]*( |$)" "$tmp/h" | awk '{ print $3 }' | sort -u)
-	[ -z "$subs" ] || echo "$subs" | offers_all "$c subcommand" "$c" ""
+	[ -z "$subs" ] || offers_all "$c subcommand" "$c" "" <<<"$subs"
 	for s in $subs; do
 		has_entry "$tmp/$c.txt" "$s"
 		"$GPUCTL" "$c" "$s" --help >"$tmp/hs"
 		for o in $(options_of <"$tmp/hs"); do
 			has_entry "$tmp/$c.txt" "$o"
 		done
-		options_of <"$tmp/hs" | offers_all "$c $s option" "$c" "$s" -
+		offers_all "$c $s option" "$c" "$s" - <<<"$(options_of <"$tmp/hs")"
 	done
 done
 
