@@ -118,6 +118,10 @@ json_t *cdi_spec_build(const struct cdi_host *h, const struct cdi_gpu *gpus, uns
 	json_t *edits = json_pack("{s:o, s:o, s:o}", "env", env, "deviceNodes", common, "mounts", mounts);
 	json_t *spec = json_pack("{s:s, s:s, s:o, s:o}", "cdiVersion", CDI_VERSION, "kind", CDI_KIND, "devices",
 				 devices, "containerEdits", edits);
+	if (!spec) { /* json_pack took (and freed) what it was given */
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
 	if (add_files(mounts, h->libs, h->nlibs < CDI_MAX_FILES ? h->nlibs : CDI_MAX_FILES, CDI_LIB_DIR, err,
 		      errlen) ||
 	    add_files(mounts, h->bins, h->nbins < CDI_MAX_FILES ? h->nbins : CDI_MAX_FILES, CDI_BIN_DIR, err,
