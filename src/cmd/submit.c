@@ -149,7 +149,7 @@ int cmd_submit(int argc, char **argv, struct cmd_ctx *ctx)
 			rc = proto_parse_time_limit(v, &s->time_limit_s, msg, sizeof(msg));
 		} else if (strcmp(flag, "--name") == 0) {
 			rc = strlen(v) > PROTO_NAME_LEN || !is_utf8(v);
-			snprintf(s->name, sizeof(s->name), "%s", v);
+			snprintf(s->name, sizeof(s->name), "%.*s", PROTO_NAME_LEN, v); /* a longer one is refused just below */
 			if (rc)
 				snprintf(msg, sizeof(msg), "%s", strlen(v) > PROTO_NAME_LEN ? "name longer than 64 bytes"
 											     : "name is not valid UTF-8");

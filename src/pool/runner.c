@@ -347,7 +347,7 @@ int runner_spawn(const struct runner_spec *s, pid_t *shim_pid, char *err, size_t
 		run_shim(s, dirfd, out, errf, devnull, cg, pipefd);
 	*shim_pid = pid;
 	rc = 0;
-out:
+out:;
 	int fds[] = { dirfd, out, errf, devnull, cg, pipefd[0], pipefd[1] };
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)
