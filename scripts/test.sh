@@ -34,12 +34,16 @@ if { [ "${CI:-}" = true ] || [ "${GPUCTL_TEST_DEPS:-0}" = 1 ]; } && grep -q '(Sk
 fi
 # ThreadSanitizer's reports go to files, so that a race in a server a test
 # started in the background fails the run too, not only one in a command.
-# Not the soak and slowloris tests: they measure speed and capacity, which
-# ThreadSanitizer's 5-15x slowdown makes meaningless.
+# The unit tests and the CLI tests that drive every thread the agent and the
+# pool run (samplers, render, klog, HTTP, scheduler, pool server, runner):
+# cli_agent, cli_agent_rates, cli_pool, cli_pool_crash. Not the soak and
+# slowloris tests (speed and capacity, meaningless under ThreadSanitizer's
+# 5-15x slowdown), nor the other pool and agent tests: they add no thread
+# and would double the CI's time on two cores.
 cd ../build-tsan
 rm -rf tsan && mkdir tsan
 TSAN_OPTIONS="log_path=$PWD/tsan/report second_deadlock_stack=1" \
-	ctest -LE 'gpu|soak' -R '^(test_|cli_agent|cli_pool)' -E 'slowloris' --output-on-failure -j"$(nproc)" --timeout 600
+	ctest -LE 'gpu|soak' -R '^(test_|cli_agent$|cli_agent_rates|cli_pool$|cli_pool_crash)' --output-on-failure -j"$(nproc)" --timeout 600
 if [ -n "$(ls tsan)" ]; then
 	echo "test.sh: ThreadSanitizer reports:"
 	cat tsan/*

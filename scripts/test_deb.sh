@@ -4,7 +4,7 @@
 # copies), checks it with lintian (an error fails; so does a warning that
 # packaging/lintian-overrides does not list with its reason), installs it with
 # dpkg -i into a clean Debian 12 root (debootstrap'd from the mirror apt is
-# configured with, cached in build-deb/bookworm-*.tar), runs
+# configured with, cached in /var/cache/gpuctl-test/bookworm-*.tar), runs
 # `gpuctl --sim h200x8 report`, `man -w gpuctl-submit` and the completion
 # there, then removes it (only the state directory may stay) and purges it
 # (nothing may stay). Root only (chroot). Run by scripts/test.sh.
@@ -41,8 +41,13 @@ fi
 
 # 3. a clean Debian 12 root with the package's dependencies and man-db, made
 # once by debootstrap and kept as a tarball (a fresh copy for every run)
+# The cache lives outside the build folder (GPUCTL_TEST_CACHE, default
+# /var/cache/gpuctl-test where it can be made) so a fresh clone on the same
+# machine does not debootstrap again (minutes); a new machine makes it once.
 pkgs=$(sed 's/([^)]*)//g; s/ //g' <<<"$depends" | tr '|' ',')
-cache="$build/bookworm-$(echo "man-db,$pkgs" | md5sum | cut -c1-12).tar"
+cache_dir="${GPUCTL_TEST_CACHE:-/var/cache/gpuctl-test}"
+mkdir -p "$cache_dir" 2>/dev/null && [ -w "$cache_dir" ] || cache_dir="$build"
+cache="$cache_dir/bookworm-$(echo "man-db,$pkgs" | md5sum | cut -c1-12).tar"
 if [ ! -s "$cache" ]; then
 	mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
 	[ -n "$mirror" ] || mirror=$(awk '/^deb /{ print $2; exit }' /etc/apt/sources.list 2>/dev/null)
