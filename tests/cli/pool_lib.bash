@@ -23,13 +23,23 @@ start_agent() {
 	local spec="$1"; shift
 	sock="$tmp/pool.sock"
 	export GPUCTL_POOL_SOCKET="$sock"
+	# the socket answers before the agent prints its pool line (re-attached,
+	# settled at start): checks that read that line wait for this start's
+	local before
+	before=$(pool_lines)
 	"$GPUCTL" --sim "$spec" agent --listen 127.0.0.1:0 --interval 100ms --kernel-log off \
 		--pool --pool-dir "$tmp/state" --pool-socket "$sock" "$@" >>"$tmp/agent.log" 2>&1 &
 	agent_pid=$!
-	wait_until 60 agent_answers && return 0
+	wait_until 60 agent_answers && wait_until 60 pool_line_after "$before" && return 0
 	echo "agent did not come up:"; cat "$tmp/agent.log"
 	return 1
 }
+pool_lines() {
+	local n
+	n=$(grep -c "gpuctl agent: pool on" "$tmp/agent.log" 2>/dev/null)
+	echo "${n:-0}"
+}
+pool_line_after() { [ "$(pool_lines)" -gt "$1" ]; }
 stop_agent() {
 	if [ -n "$agent_pid" ]; then
 		kill "$agent_pid" 2>/dev/null
