@@ -44,7 +44,7 @@ fi
 cd ../build-tsan
 rm -rf tsan && mkdir tsan
 TSAN_OPTIONS="log_path=$PWD/tsan/report second_deadlock_stack=1" \
-	ctest -LE 'gpu|soak' -R '^(test_|cli_agent$|cli_agent_rates|cli_pool$|cli_pool_crash)' --output-on-failure -j"$(nproc)" --timeout 600
+	ctest -LE 'gpu|soak' -R '^(test_|cli_agent_rates|cli_pool$|cli_pool_crash)' --output-on-failure -j"$(nproc)" --timeout 600
 if [ -n "$(ls tsan)" ]; then
 	echo "test.sh: ThreadSanitizer reports:"
 	cat tsan/*
