@@ -45,13 +45,29 @@ power_re = re.compile(r'^gpuctl_gpu_power_watts\{gpu="(\d+)"', re.M)
 
 def scraper(om):
     conn = None
+    reused = False
     hdrs = {"Accept": "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"} if om else {}
     while time.monotonic() < end:
         try:
             if conn is None:
                 conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-            conn.request("GET", "/metrics", headers=hdrs)
-            r = conn.getresponse()
+                reused = False
+            try:
+                conn.request("GET", "/metrics", headers=hdrs)
+                r = conn.getresponse()
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                if not reused:
+                    raise
+                # a server may close a persistent connection between two
+                # requests (RFC 9112 9.6); clients retry an idempotent GET on
+                # a new one, as Prometheus's does: counted, not an error
+                with lock:
+                    stats["reconnects"] = stats.get("reconnects", 0) + 1
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                conn.request("GET", "/metrics", headers=hdrs)
+                r = conn.getresponse()
+            reused = True
             body = r.read().decode()
             if r.status != 200:
                 note_error("status %d" % r.status)
@@ -150,8 +166,9 @@ early = sorted(rss[k:2 * k])[len(rss[k:2 * k]) // 2] if len(rss) >= 3 * k else r
 late = sorted(rss[-k:])[len(rss[-k:]) // 2]
 growth = late - early
 limit = max(4096, early // 10)
-print("soak: %.0f s, %d scrapes, %d JSON rounds, %d fault changes, %d down-GPU series seen, rss %d -> %d KiB (max %d)"
-      % (seconds, stats["scrapes"], stats["json"], stats.get("injections", 0), stats["down_seen"], early, late, max(rss)))
+print("soak: %.0f s, %d scrapes, %d JSON rounds, %d fault changes, %d down-GPU series seen, rss %d -> %d KiB (max %d), %d kept-alive connections closed by the agent between requests"
+      % (seconds, stats["scrapes"], stats["json"], stats.get("injections", 0), stats["down_seen"], early, late, max(rss),
+         stats.get("reconnects", 0)))
 if stats["errors"]:
     ok = False
     print("FAIL: %d problems, first: %s" % (len(stats["errors"]), "; ".join(stats["errors"][:5])))

@@ -312,7 +312,11 @@ hc_ended_since() { [ "$(hc_ends "$1")" -gt "$2" ]; }
 wait_for 60 hc_ended_since n3 "$n3_runs" || fail "no health check on n3 started after the admin's drain and ended"
 drained n3 && [ "$(reason n3)" = "$admin_reason" ] && ok || fail "n3 (drained by the admin) lost its drain: $(reason n3)"
 scontrol update NodeName=n3 State=RESUME
-# and a job can run on n2 again
+# and a job can run on n2 again, once slurmctld shows it idle (the drain
+# flag clears before the node is offered again: an srun in between was
+# refused once, "Required node not available")
+node_idle() { [ "$(sinfo -h -n "$1" -o '%t' 2>/dev/null | sort -u)" = idle ]; }
+wait_for 60 node_idle n2 || fail "n2 not idle after its resume: $(sinfo -h -n n2 -o '%t %E' 2>&1)"
 out="$(timeout 30 srun -w n2 --gpus=1 true 2>&1)" && ok || fail "job on the resumed n2: $out"
 
 # ---- latency: srun --gpus=1 true, submit to finish ------------------------------------------
