@@ -131,11 +131,12 @@ check "running before cancel" wait_state "$run" running
 "$G" cancel "$run" >"$tmp/cancel.out"
 check "cancel answers" grep -q "job $run cancelling" "$tmp/cancel.out"
 check "cancelled" wait_state "$run" cancelled 15
-held=$("$G" submit --id-only -- sleep 30)
+held=$("$G" submit --id-only -- sh -c "$(hold held)")
 pend=$("$G" submit --id-only --after "$held" -- true)
 "$G" cancel "$pend" >/dev/null
 check "pending job cancelled at once" test "$(state_of "$pend")" = cancelled
 "$G" cancel "$held" >/dev/null
+release held
 "$G" cancel "$pend" 2>"$tmp/cancel.err"
 check "cancel of an ended job: exit 65" test $? -eq 65
 check "says it ended" grep -q "already ended" "$tmp/cancel.err"
