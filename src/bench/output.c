@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../core/json_util.h"
+#include "view/json_util.h"
 #include "../core/table.h"
 #include "../device/gpu.h"
 

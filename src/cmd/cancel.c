@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "../core/json_util.h"
+#include "view/json_util.h"
 #include "pool_cmd.h"
 
 static void usage(FILE *out)

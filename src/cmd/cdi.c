@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "../core/cdi.h"
+#include "view/cdi.h"
 #include "../core/data_path.h"
-#include "../core/json_util.h"
+#include "view/json_util.h"
 #include "../pool/devcg.h"
 
 #if defined(__x86_64__)

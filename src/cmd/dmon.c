@@ -11,7 +11,7 @@
 #include "cmd.h"
 #include "top_watch.h"
 #include "../core/gpu_select.h"
-#include "../core/moncol.h"
+#include "view/moncol.h"
 
 static void usage(FILE *out)
 {

@@ -18,7 +18,7 @@
 #include "../agent/leakwatch.h"
 #include "../core/data_path.h"
 #include "../core/gpu_select.h"
-#include "../core/json_util.h"
+#include "view/json_util.h"
 #include "../core/table.h"
 #include "../core/clock.h"
 #include "../core/cudaver.h"

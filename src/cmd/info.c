@@ -9,7 +9,7 @@
 
 #include "cmd.h"
 #include "../core/gpu_select.h"
-#include "../core/json_util.h"
+#include "view/json_util.h"
 #include "../core/table.h"
 #include "../sampler/sampler.h"
 

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/json_util.h"
+#include "view/json_util.h"
 #include "../pool/client.h"
 #include "../pool/pool.h"
 #include "../pool/proto.h"

@@ -15,7 +15,7 @@
 
 #include "top_ui.h"
 #include "../core/gpu_select.h"
-#include "../core/moncol.h"
+#include "view/moncol.h"
 #include "../core/proc_stat.h"
 
 static void usage(FILE *out)

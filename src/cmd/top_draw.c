@@ -11,8 +11,8 @@
 #include <time.h>
 
 #include "top_ui.h"
-#include "../core/json_util.h"
-#include "../core/moncol.h"
+#include "view/json_util.h"
+#include "view/moncol.h"
 
 enum { PAIR_OK = 1, PAIR_WARN, PAIR_BAD, PAIR_HEAD, PAIR_SIM };
 

@@ -11,7 +11,7 @@
 
 #include "cmd.h"
 #include "top_watch.h"
-#include "../core/top_model.h"
+#include "view/top_model.h"
 
 #define TOP_MAX_PROCS (GPU_MAX_GPUS * GPU_MAX_PROCS)
 

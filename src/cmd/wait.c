@@ -5,7 +5,7 @@
 #include <time.h>
 
 #include "../agent/agent_config.h"
-#include "../core/json_util.h"
+#include "view/json_util.h"
 #include "pool_cmd.h"
 #include "../core/clock.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "agent/abuf.h"
-#include "core/json_util.h"
+#include "view/json_util.h"
 
 static const char *const state_names[JOB_STATE_COUNT] = {
 	"pending", "starting", "running", "done", "failed", "cancelled", "timeout", "lost",

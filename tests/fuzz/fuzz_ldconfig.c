@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cdi.h"
+#include "view/cdi.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/moncol.h"
+#include "view/moncol.h"
 #include "core/proc_stat.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

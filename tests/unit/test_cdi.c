@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/cdi.h"
+#include "view/cdi.h"
 #include "core/cudaver.h"
 
 /* The device named name in spec, or NULL. */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/json_util.h"
+#include "view/json_util.h"
 
 static void test_values(void **state)
 {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/moncol.h"
+#include "view/moncol.h"
 
 static struct gpu_view *view_at(uint64_t t_s)
 {

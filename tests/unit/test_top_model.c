@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/top_model.h"
+#include "view/top_model.h"
 
 static void check_fits(unsigned n, unsigned rows, unsigned cols, const struct top_layout *L)
 {
