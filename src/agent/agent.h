@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "../device/gpu.h"
-#include "abuf.h"
+#include "core/abuf.h"
 #include "agent_config.h"
 
 struct agent;

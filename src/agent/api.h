@@ -12,7 +12,7 @@
 
 #include "../health/health.h"
 #include "../sampler/sampler.h"
-#include "abuf.h"
+#include "core/abuf.h"
 #include "leakwatch.h"
 
 struct api_doc {

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <zlib.h>
 
-#include "abuf.h"
+#include "core/abuf.h"
 
 /* A body as it is stored: gzip bytes and the length of the text they hold. */
 struct gz_body {

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "../sampler/sampler.h"
-#include "abuf.h"
+#include "core/abuf.h"
 
 #define HISTORY_SERIES 6
 #define HISTORY_MAX_SLOTS 65536u  /* per GPU: 1 MiB, whatever the duration and interval ask */

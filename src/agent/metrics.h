@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "../sampler/sampler.h"
-#include "abuf.h"
+#include "core/abuf.h"
 #include "leakwatch.h"
 
 /* Metric groups (config `metrics = ...`). The first five are the sampler's GPU_GRP_* bits. */

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../agent/abuf.h"
+#include "core/abuf.h"
 #include "../sampler/sampler.h"
 #include "../slurm/gres.h"
 #include "../slurm/node.h"

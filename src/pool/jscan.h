@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "agent/abuf.h"
+#include "core/abuf.h"
 
 enum jscan_tok {
 	JS_ERROR,   /* malformed (sticky: every later call returns it too) */

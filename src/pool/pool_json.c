@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/abuf.h"
+#include "core/abuf.h"
 #include "view/json_util.h"
 
 static const char *const state_names[JOB_STATE_COUNT] = {

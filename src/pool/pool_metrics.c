@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "agent/abuf.h"
+#include "core/abuf.h"
 
 struct pm_desc {
 	const char *name, *help;

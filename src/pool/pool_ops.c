@@ -7,7 +7,7 @@
  */
 #include "pool_internal.h"
 
-#include "agent/abuf.h"
+#include "core/abuf.h"
 #include "pool/joblog.h"
 
 #include <errno.h>

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agent/abuf.h"
+#include "core/abuf.h"
 
 #define QV_NONE ((size_t)-1) /* a string field that is absent */
 

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agent/abuf.h"
+#include "core/abuf.h"
 #include "device/gpu.h"
 
 struct snapshot;

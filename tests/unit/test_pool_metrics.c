@@ -7,7 +7,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "agent/abuf.h"
+#include "core/abuf.h"
 #include "pool/pool.h"
 
 static void expect_label(const char *raw, const char *want)
