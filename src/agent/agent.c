@@ -27,7 +27,7 @@
 #include "../device/sim.h"
 #include "metrics.h"
 #include "../pool/pool.h"
-#include "../pool/pool_agent.h"
+#include "agent/pool_agent.h"
 #include "../pool/runner.h"
 
 #define FIRST_SAMPLE_WAIT_NS 3000000000ull

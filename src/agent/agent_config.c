@@ -2,7 +2,7 @@
 #include "agent_config.h"
 
 #include "../health/leak.h"
-#include "../pool/pool_agent.h"
+#include "agent/pool_agent.h"
 #include "../pool/proto.h"
 
 #include <ctype.h>

@@ -14,7 +14,7 @@
 
 #include "../agent/agent.h"
 #include "../pool/pool.h"
-#include "../pool/pool_agent.h"
+#include "agent/pool_agent.h"
 #include "../core/data_path.h"
 
 #define CONFIG_MAX_BYTES (64u * 1024u)

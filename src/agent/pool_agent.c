@@ -6,7 +6,7 @@
  * the agent's backend, sampler and health rules. The agent's files each hold
  * one call into here.
  */
-#include "pool/pool_agent.h"
+#include "agent/pool_agent.h"
 
 #include <stdio.h>
 #include <stdlib.h>
