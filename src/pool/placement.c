@@ -9,23 +9,6 @@
 /* Above this many candidate sets, search greedily instead of exhaustively. */
 #define EXHAUSTIVE_LIMIT 20000u
 
-unsigned topo_pcie_score(enum gpu_link_kind pcie)
-{
-	switch (pcie) {
-	case LINK_PIX: return 50;
-	case LINK_PXB: return 40;
-	case LINK_PHB: return 30;
-	case LINK_NODE: return 20;
-	case LINK_SYS: return 10;
-	default: return 0;
-	}
-}
-
-unsigned topo_pair_score(const struct gpu_link *l)
-{
-	return PLACE_NVLINK_SCORE * l->nvlinks + topo_pcie_score(l->pcie);
-}
-
 struct search {
 	unsigned n, k;
 	const struct gpu_link (*link)[GPU_MAX_GPUS];

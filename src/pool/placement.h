@@ -1,12 +1,9 @@
 /*
  * placement.h - choosing GPUs for a job from the topology (pure).
  *
- * Pair scores follow the idea of NVIDIA's go-gpuallocator: every NVLink
- * between two GPUs is worth far more than the best PCIe path, and PCIe paths
- * rank PIX > PXB > PHB > NODE > SYS. A set's score is the sum of its pairs.
+ * A set's score is the sum of its pairs' scores (device/topo_score.h).
  * The best-effort policy takes the highest-scoring eligible set and, among
  * equals, the one that leaves the best-connected GPUs free for later jobs.
- * The same scores give the Links= rows of `gpuctl slurm gres-conf`.
  */
 #ifndef GPUCTL_PLACEMENT_H
 #define GPUCTL_PLACEMENT_H
@@ -15,13 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "device/gpu.h"
-
-#define PLACE_NVLINK_SCORE 100 /* per NVLink between the two GPUs */
-
-/* Score of the PCIe path alone (PIX 50 .. SYS 10, 0 unknown). */
-unsigned topo_pcie_score(enum gpu_link_kind pcie);
-/* Score of a pair: 100 x NVLinks + the PCIe path's score. */
-unsigned topo_pair_score(const struct gpu_link *l);
+#include "device/topo_score.h"
 
 /* What the scheduler knows of each GPU at the moment of placing. */
 struct place_gpu {

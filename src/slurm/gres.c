@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pool/placement.h"
+#include "device/topo_score.h"
 #include "sampler/sampler.h"
 
 void slurm_gres_type_name(const char *gpu_name, char *out, size_t outlen)
@@ -48,7 +48,7 @@ static int slurm_gres_link_count(const struct gpu_link *l, bool self)
 {
 	if (self)
 		return -1;
-	return (int)(topo_pair_score(l) / PLACE_NVLINK_SCORE);
+	return (int)(topo_pair_score(l) / TOPO_NVLINK_SCORE);
 }
 
 static int parse_uint(const char **p, unsigned long *v)

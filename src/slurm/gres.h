@@ -8,7 +8,7 @@
  * NVLink count to each other GPU, 0 for none; gres.conf(5)), one
  * MultipleFiles= line per MIG instance, and the slurm.conf fragment
  *   NodeName=n1 Gres=gpu:nvidia_h200:8
- * The Links values are topo_pair_score() / PLACE_NVLINK_SCORE, so Slurm and
+ * The Links values are topo_pair_score() / TOPO_NVLINK_SCORE, so Slurm and
  * the pool rank GPU pairs the same way (tests/unit/test_slurm_gres.c).
  */
 #ifndef GPUCTL_SLURM_GRES_H

@@ -66,7 +66,7 @@ static void check_links_agree(const char *server)
 				continue;
 			}
 			assert_int_equal(v[j], (int)s->link[i][j].nvlinks);
-			assert_int_equal(v[j], (int)(topo_pair_score(&s->link[i][j]) / PLACE_NVLINK_SCORE));
+			assert_int_equal(v[j], (int)(topo_pair_score(&s->link[i][j]) / TOPO_NVLINK_SCORE));
 			for (unsigned k = 0; k < s->n; k++)
 				if (k != i && k != j && v[j] > v[k])
 					assert_true(topo_pair_score(&s->link[i][j]) > topo_pair_score(&s->link[i][k]));
