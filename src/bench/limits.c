@@ -6,13 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-double bench_pcie_gbs(unsigned gen, unsigned width)
-{
-	static const double per_lane[] = { 0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0 };
-	if (gen == 0 || gen >= sizeof(per_lane) / sizeof(per_lane[0]) || width == 0)
-		return NAN;
-	return per_lane[gen] * (double)width;
-}
+#include "core/pcie.h"
 
 static int set_limit(double v, double *limit, char *what, size_t whatlen, const char *fmt_model,
 		     const char *figure, const char *unit)
@@ -69,7 +63,7 @@ int bench_datasheet_limit(const struct cat_gpu *g, const struct bench_result *r,
 	const char *s = r->suite, *t = r->test, *v = r->variant;
 	bool flops = r->metric == BM_TFLOPS || r->metric == BM_GFLOPS;
 	double tf_to_unit = r->metric == BM_GFLOPS ? 1e3 : 1.0;
-	double pcie = bench_pcie_gbs(g->pcie_gen, g->pcie_width ? g->pcie_width : 16);
+	double pcie = pcie_gbs(g->pcie_gen, g->pcie_width ? g->pcie_width : 16);
 
 	if (strcmp(s, "copy") == 0 && r->metric == BM_BANDWIDTH) {
 		/* bidirectional copies move both directions at once */

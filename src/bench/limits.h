@@ -15,10 +15,6 @@
 #include "../core/catalog.h"
 #include "model.h"
 
-/* PCIe bandwidth per direction in GB/s as marketed (x16 Gen5 = 64 GB/s:
- * 0.25, 0.5, 1, 2, 4, 8 GB/s per lane for Gen1..Gen6); NAN for unknown gen. */
-double bench_pcie_gbs(unsigned gen, unsigned width);
-
 /* The datasheet limit for result r on GPU model g, in r->unit. Returns 0 and
  * fills *limit and what ("H200 SXM mem_bw 4800 GB/s"), or -1 when the catalog
  * has no figure that bounds this result (latency, speed-ups, unknown GPU). */

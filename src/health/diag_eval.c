@@ -8,8 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../bench/limits.h"
-#include "../core/stats.h"
+#include "core/pcie.h"
+#include "core/stats.h"
 
 static const char *const test_names[DT_COUNT] = {
 	"memtest", "pcie_h2d", "pcie_d2h", "p2p", "mem_bw", "gemm_fp32", "gemm_tf32", "gemm_bf16", "gemm_fp8",
@@ -75,7 +75,7 @@ int diag_threshold_for(const struct cat_gpu *g, enum diag_test t, unsigned nvlin
 	bool nvl = nvlinks > 0 && g->nvlink_links > 0 && g->nvlink_bw_gbs > 0;
 	double f = diag_factor(t, nvl);
 	unsigned width = g->pcie_width ? g->pcie_width : 16;
-	double pcie = bench_pcie_gbs(g->pcie_gen, width);
+	double pcie = pcie_gbs(g->pcie_gen, width);
 	/* per direction over the links a pair has (all of them through NVSwitch) */
 	double nvl_bw = nvl ? g->nvlink_bw_gbs / 2 * fmin(1.0, (double)nvlinks / g->nvlink_links) : NAN;
 	switch (t) {

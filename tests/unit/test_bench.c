@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/pcie.h"
 #include "bench/limits.h"
 #include "device/gpu.h"
 #include "bench/model.h"
@@ -104,11 +105,11 @@ static void test_busbw_of_a_result(void **state)
 static void test_pcie_generations(void **state)
 {
 	(void)state;
-	assert_float_equal(bench_pcie_gbs(5, 16), 64.0, 0.0);
-	assert_float_equal(bench_pcie_gbs(4, 16), 32.0, 0.0);
-	assert_float_equal(bench_pcie_gbs(4, 8), 16.0, 0.0);
-	assert_true(isnan(bench_pcie_gbs(0, 16)));
-	assert_true(isnan(bench_pcie_gbs(9, 16)));
+	assert_float_equal(pcie_gbs(5, 16), 64.0, 0.0);
+	assert_float_equal(pcie_gbs(4, 16), 32.0, 0.0);
+	assert_float_equal(pcie_gbs(4, 8), 16.0, 0.0);
+	assert_true(isnan(pcie_gbs(0, 16)));
+	assert_true(isnan(pcie_gbs(9, 16)));
 }
 
 static double limit_of(const char *suite, const char *test, const char *variant, enum bench_metric m, double nvlinks)
