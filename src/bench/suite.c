@@ -8,7 +8,9 @@
 #include <string.h>
 
 static const char *const suite_names[BENCH_NSUITES] = {
-	"copy", "memory", "compute", "gemm", "p2p", "nccl", "apps", "sustained", "host", "train",
+#define BENCH_SUITE_NAME(id, name) [BENCH_INDEX_##id] = #name,
+	BENCH_SUITE_TABLE(BENCH_SUITE_NAME)
+#undef BENCH_SUITE_NAME
 };
 
 const char *bench_suite_name(unsigned bit)
@@ -36,8 +38,11 @@ int bench_suites_parse(const char *spec, unsigned *mask, char *err, size_t errle
 			if (strlen(suite_names[i]) == len && strncmp(p, suite_names[i], len) == 0)
 				bit = 1u << i;
 		if (!bit) {
-			snprintf(err, errlen, "unknown suite '%.*s' (copy, memory, compute, gemm, p2p, nccl, apps, "
-				 "sustained, host, train, all)", (int)len, p);
+			int at = snprintf(err, errlen, "unknown suite '%.*s' (", (int)len, p);
+			for (unsigned i = 0; i < BENCH_NSUITES && at >= 0 && (size_t)at < errlen; i++)
+				at += snprintf(err + at, errlen - (size_t)at, "%s, ", suite_names[i]);
+			if (at >= 0 && (size_t)at < errlen)
+				snprintf(err + at, errlen - (size_t)at, "all)");
 			return -1;
 		}
 		*mask |= bit;
@@ -226,8 +231,9 @@ int bench_run_plan(const struct gk_api *api, const struct bench_plan *plan, cons
 	}
 	struct bench_ctx c = { .api = api, .plan = plan, .hooks = hooks, .run = run };
 	static void (*const runners[BENCH_NSUITES])(struct bench_ctx *) = {
-		bench_suite_copy, bench_suite_memory, bench_suite_compute, bench_suite_gemm, bench_suite_p2p,
-		bench_suite_nccl, bench_suite_apps, bench_suite_sustained, bench_suite_host, bench_suite_train,
+#define BENCH_SUITE_RUNNER(id, name) [BENCH_INDEX_##id] = bench_suite_##name,
+		BENCH_SUITE_TABLE(BENCH_SUITE_RUNNER)
+#undef BENCH_SUITE_RUNNER
 	};
 	/* host first: it measures the CPU side while the GPUs are idle */
 	if (plan->suites & BENCH_HOST)

@@ -20,20 +20,38 @@
 #include "../kernels_host/kmod.h"
 #include "model.h"
 
-enum bench_suite {
-	BENCH_COPY = 1u << 0,      /* host<->device */
-	BENCH_MEMORY = 1u << 1,    /* device memory bandwidth and latency */
-	BENCH_COMPUTE = 1u << 2,   /* FMA peak, cuBLAS/cuBLASLt GEMM per precision */
-	BENCH_GEMM = 1u << 3,      /* naive / tiled / register-blocked FP32 GEMM vs cuBLAS */
-	BENCH_P2P = 1u << 4,       /* GPU pairs: bandwidth and latency, NVLink vs host-staged */
-	BENCH_NCCL = 1u << 5,      /* collectives over all selected GPUs */
-	BENCH_APPS = 1u << 6,      /* SpMV, Lennard-Jones, BVH ray traversal vs the CPU */
-	BENCH_SUSTAINED = 1u << 7, /* minutes of GEMM load with telemetry each second */
-	BENCH_HOST = 1u << 8,      /* host memory copy bandwidth (the CPU side of claim C6) */
-	BENCH_TRAIN = 1u << 9,     /* GPT-2 training step per precision (claim C3) */
-	BENCH_ALL_SUITES = 0x3ffu
+/*
+ * The suites, one row each, in bit order (the order they run in, but for host,
+ * which runs first): X(ID, name). ID gives enum bench_suite's BENCH_<ID>, name
+ * the --suite word and the runner bench_suite_<name> (suite_int.h). Adding a
+ * suite is a row here, its runner and its docs/bench.md section.
+ */
+#define BENCH_SUITE_TABLE(X) \
+	X(COPY, copy)           /* host<->device */ \
+	X(MEMORY, memory)       /* device memory bandwidth and latency */ \
+	X(COMPUTE, compute)     /* FMA peak, cuBLAS/cuBLASLt GEMM per precision */ \
+	X(GEMM, gemm)           /* naive / tiled / register-blocked FP32 GEMM vs cuBLAS */ \
+	X(P2P, p2p)             /* GPU pairs: bandwidth and latency, NVLink vs host-staged */ \
+	X(NCCL, nccl)           /* collectives over all selected GPUs */ \
+	X(APPS, apps)           /* SpMV, Lennard-Jones, BVH ray traversal vs the CPU */ \
+	X(SUSTAINED, sustained) /* minutes of GEMM load with telemetry each second */ \
+	X(HOST, host)           /* host memory copy bandwidth (the CPU side of claim C6) */ \
+	X(TRAIN, train)         /* GPT-2 training step per precision (claim C3) */
+
+/* A suite's position in the table (its bit number). */
+enum bench_suite_index {
+#define BENCH_SUITE_INDEX(id, name) BENCH_INDEX_##id,
+	BENCH_SUITE_TABLE(BENCH_SUITE_INDEX)
+#undef BENCH_SUITE_INDEX
+	BENCH_NSUITES
 };
-#define BENCH_NSUITES 10
+
+enum bench_suite {
+#define BENCH_SUITE_BIT(id, name) BENCH_##id = 1u << BENCH_INDEX_##id,
+	BENCH_SUITE_TABLE(BENCH_SUITE_BIT)
+#undef BENCH_SUITE_BIT
+	BENCH_ALL_SUITES = (1u << BENCH_NSUITES) - 1u
+};
 
 /* The suites run when none is named: everything but `sustained` (minutes). */
 #define BENCH_DEFAULT_SUITES (BENCH_ALL_SUITES & ~BENCH_SUSTAINED)

@@ -34,15 +34,9 @@ double bench_latency_scale(int rc, const struct gk_result *g);
 /* Sizes to sweep: the plan's --size list, or the defaults given. */
 unsigned bench_sizes(const struct bench_ctx *c, const uint64_t *dflt, unsigned ndflt, uint64_t *out);
 
-void bench_suite_copy(struct bench_ctx *c);
-void bench_suite_memory(struct bench_ctx *c);
-void bench_suite_compute(struct bench_ctx *c);
-void bench_suite_gemm(struct bench_ctx *c);
-void bench_suite_p2p(struct bench_ctx *c);
-void bench_suite_nccl(struct bench_ctx *c);
-void bench_suite_apps(struct bench_ctx *c);
-void bench_suite_sustained(struct bench_ctx *c);
-void bench_suite_host(struct bench_ctx *c);
-void bench_suite_train(struct bench_ctx *c);
+/* One runner per row of BENCH_SUITE_TABLE (suite.h): bench_suite_copy ... */
+#define BENCH_SUITE_RUNNER_DECL(id, name) void bench_suite_##name(struct bench_ctx *c);
+BENCH_SUITE_TABLE(BENCH_SUITE_RUNNER_DECL)
+#undef BENCH_SUITE_RUNNER_DECL
 
 #endif

@@ -232,6 +232,11 @@ static void test_suite_names(void **state)
 	assert_int_equal(m, BENCH_ALL_SUITES);
 	assert_int_equal(bench_suites_parse("copy,warp", &m, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "unknown suite 'warp'"));
+	for (unsigned i = 0; i < BENCH_NSUITES; i++) /* the error names every suite of the table */
+		assert_non_null(strstr(err, bench_suite_name(1u << i)));
+	assert_non_null(strstr(err, ", all)"));
+	assert_string_equal(bench_suite_name(BENCH_TRAIN), "train");
+	assert_int_equal(BENCH_ALL_SUITES, (1u << BENCH_NSUITES) - 1);
 	assert_string_equal(bench_suite_name(BENCH_P2P), "p2p");
 	struct bench_plan p;
 	bench_plan_default(&p);
