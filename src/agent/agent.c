@@ -24,11 +24,11 @@
 
 #include "history.h"
 #include "leakwatch.h"
-#include "../device/sim.h"
+#include "device/sim.h"
 #include "metrics.h"
-#include "../pool/pool.h"
+#include "pool/pool.h"
 #include "agent/pool_agent.h"
-#include "../pool/runner.h"
+#include "pool/runner.h"
 
 #define FIRST_SAMPLE_WAIT_NS 3000000000ull
 #define POOL_KEEP 2        /* response sets kept for reuse: the current one and one to render into */

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../device/gpu.h"
+#include "device/gpu.h"
 #include "core/abuf.h"
 #include "agent_config.h"
 

@@ -1,9 +1,9 @@
 /* agent_config.c - the agent's configuration file and flags (see agent_config.h). */
 #include "agent_config.h"
 
-#include "../health/leak.h"
+#include "health/leak.h"
 #include "agent/pool_agent.h"
-#include "../pool/proto.h"
+#include "pool/proto.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -9,7 +9,7 @@
 #include "agent.h"
 #include "api.h"
 #include "gz.h"
-#include "../core/clock.h"
+#include "core/clock.h"
 
 /* The expositions: Prometheus text 0.0.4 and OpenMetrics 1.0. Each comes in
  * two variants: gzip (what Prometheus asks for) and plain text. */

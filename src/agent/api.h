@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../health/health.h"
-#include "../sampler/sampler.h"
+#include "health/health.h"
+#include "sampler/sampler.h"
 #include "core/abuf.h"
 #include "leakwatch.h"
 

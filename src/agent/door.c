@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../core/clock.h"
+#include "core/clock.h"
 #include "httpreq.h"
 
 #define DOOR_SWEEP_MS 100 /* how often deadlines are checked */

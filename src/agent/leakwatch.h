@@ -22,9 +22,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../health/health.h"
-#include "../health/leak.h"
-#include "../sampler/sampler.h"
+#include "health/health.h"
+#include "health/leak.h"
+#include "sampler/sampler.h"
 
 #define LEAKWATCH_MAX 256
 #define LEAKWATCH_RING 64

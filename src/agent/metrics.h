@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../sampler/sampler.h"
+#include "sampler/sampler.h"
 #include "core/abuf.h"
 #include "leakwatch.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/data_path.h"
+#include "core/data_path.h"
 
 static int str_field(json_t *o, const char *k, char *out, size_t len, bool required, const char *id, char *err,
 		     size_t errlen)

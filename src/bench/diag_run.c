@@ -21,11 +21,11 @@
 #include <time.h>
 
 #include "diag_cmd.h"
-#include "../core/gpu_select.h"
-#include "../core/stats.h"
-#include "../kernels_host/kmod.h"
-#include "../sampler/sampler.h"
-#include "../core/clock.h"
+#include "core/gpu_select.h"
+#include "core/stats.h"
+#include "kernels_host/kmod.h"
+#include "sampler/sampler.h"
+#include "core/clock.h"
 
 #define JOB_MAX_RESULTS 32
 #define MIB (1024ull * 1024ull)

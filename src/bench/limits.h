@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "../core/catalog.h"
+#include "core/catalog.h"
 #include "model.h"
 
 /* The datasheet limit for result r on GPU model g, in r->unit. Returns 0 and

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/stats.h"
+#include "core/stats.h"
 
 #define BENCH_SCHEMA "gpuctl-bench-results"
 #define BENCH_SCHEMA_VERSION 1

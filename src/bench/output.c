@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "view/json_util.h"
-#include "../core/table.h"
-#include "../device/gpu.h"
+#include "core/table.h"
+#include "device/gpu.h"
 
 void bench_fmt_size(uint64_t bytes, char *out, size_t outlen)
 {

@@ -11,9 +11,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "../core/catalog.h"
-#include "../device/gpu.h"
-#include "../health/health.h"
+#include "core/catalog.h"
+#include "device/gpu.h"
+#include "health/health.h"
 #include "claims.h"
 #include "model.h"
 

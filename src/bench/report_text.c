@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../core/table.h"
+#include "core/table.h"
 
 static void print_rows(FILE *out, unsigned ncols, const char *const *hdr, unsigned nrows,
 		       void (*row)(const void *ctx, unsigned i, char cells[][REPORT_CELL]), const void *ctx)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/data_path.h"
+#include "core/data_path.h"
 
 #define MAX_RESULTS 100000
 #define MAX_FILE_BYTES (256u << 20)

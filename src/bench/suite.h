@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../kernels_host/kmod.h"
+#include "kernels_host/kmod.h"
 #include "model.h"
 
 /*

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels_host/cpu_ref.h"
+#include "kernels_host/cpu_ref.h"
 
 void bench_suite_apps(struct bench_ctx *c)
 {

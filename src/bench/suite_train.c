@@ -17,8 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../kernels_host/cpu_ref.h"
-#include "../kernels_host/train_ref.h"
+#include "kernels_host/cpu_ref.h"
+#include "kernels_host/train_ref.h"
 
 static double aux_of(const struct gk_result *g, const char *name)
 {

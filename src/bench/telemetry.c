@@ -8,8 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/clock.h"
-#include "../sampler/sampler.h"
+#include "core/clock.h"
+#include "sampler/sampler.h"
 
 #define BENCH_TEL_ENERGY_MIN_S 1.0
 

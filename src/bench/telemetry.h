@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../device/gpu.h"
+#include "device/gpu.h"
 #include "model.h"
 
 /* What one GPU showed during a test (pure accumulation, unit-tested). */

@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../agent/agent.h"
-#include "../pool/pool.h"
+#include "agent/agent.h"
+#include "pool/pool.h"
 #include "agent/pool_agent.h"
-#include "../core/data_path.h"
+#include "core/data_path.h"
 
 #define CONFIG_MAX_BYTES (64u * 1024u)
 

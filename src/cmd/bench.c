@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../bench/output.h"
-#include "../bench/results_file.h"
-#include "../kernels_host/train_ref.h"
+#include "bench/output.h"
+#include "bench/results_file.h"
+#include "kernels_host/train_ref.h"
 #include "bench_measure.h"
 
 struct bench_opts {

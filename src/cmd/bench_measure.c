@@ -6,12 +6,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../bench/output.h"
-#include "../bench/telemetry.h"
-#include "../core/gpu_select.h"
-#include "../kernels_host/kmod.h"
-#include "../sampler/sampler.h"
-#include "../core/clock.h"
+#include "bench/output.h"
+#include "bench/telemetry.h"
+#include "core/gpu_select.h"
+#include "kernels_host/kmod.h"
+#include "sampler/sampler.h"
+#include "core/clock.h"
 
 /* ---- hooks: clock, telemetry, progress ---------------------------------- */
 

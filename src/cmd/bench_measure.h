@@ -10,9 +10,9 @@
 #include <stdbool.h>
 
 #include "cmd.h"
-#include "../bench/limits.h"
-#include "../bench/suite.h"
-#include "../core/catalog.h"
+#include "bench/limits.h"
+#include "bench/suite.h"
+#include "core/catalog.h"
 
 struct bench_measure_opts {
 	const char *cmd;           /* "bench" or "report": names the command in messages */

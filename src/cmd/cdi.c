@@ -14,9 +14,9 @@
 
 #include "cmd.h"
 #include "view/cdi.h"
-#include "../core/data_path.h"
+#include "core/data_path.h"
 #include "view/json_util.h"
-#include "../pool/devcg.h"
+#include "pool/devcg.h"
 
 #if defined(__x86_64__)
 #define LDCONFIG_ARCH "x86-64"

@@ -6,8 +6,8 @@
 #define GPUCTL_CMD_H
 
 #include <stdio.h>
-#include "../core/exitcodes.h"
-#include "../device/gpu.h"
+#include "core/exitcodes.h"
+#include "device/gpu.h"
 
 struct cmd_ctx {
 	const char *prog;       /* "gpuctl" */

@@ -5,7 +5,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "../device/sim.h"
+#include "device/sim.h"
 
 void cmd_error(const struct cmd_ctx *ctx, const char *cmd, const char *fmt, ...)
 {

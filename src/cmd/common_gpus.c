@@ -3,8 +3,8 @@
 #include <stdlib.h>
 
 #include "cmd.h"
-#include "../core/gpu_select.h"
-#include "../sampler/sampler.h"
+#include "core/gpu_select.h"
+#include "sampler/sampler.h"
 
 struct snapshot *cmd_take_snapshot(struct cmd_ctx *ctx, const char *cmd, unsigned groups, int *rc)
 {

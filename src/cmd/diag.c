@@ -19,9 +19,9 @@
 
 #include "diag_cmd.h"
 #include "health_cmd.h"
-#include "../core/gpu_select.h"
+#include "core/gpu_select.h"
 #include "view/json_util.h"
-#include "../core/table.h"
+#include "core/table.h"
 
 void diag_add(struct diag_results *rs, const char *test, int gpu, int peer, enum health_verdict v, const char *fmt, ...)
 {

@@ -10,7 +10,7 @@
 
 #include "cmd.h"
 #include "top_watch.h"
-#include "../core/gpu_select.h"
+#include "core/gpu_select.h"
 #include "view/moncol.h"
 
 static void usage(FILE *out)

@@ -15,13 +15,13 @@
 #include <time.h>
 
 #include "health_cmd.h"
-#include "../agent/leakwatch.h"
-#include "../core/data_path.h"
-#include "../core/gpu_select.h"
+#include "agent/leakwatch.h"
+#include "core/data_path.h"
+#include "core/gpu_select.h"
 #include "view/json_util.h"
-#include "../core/table.h"
-#include "../core/clock.h"
-#include "../core/cudaver.h"
+#include "core/table.h"
+#include "core/clock.h"
+#include "core/cudaver.h"
 
 static void count_xid(struct gpu_view *g, uint64_t code, uint64_t when_ns)
 {

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "cmd.h"
-#include "../health/health.h"
+#include "health/health.h"
 
 struct health_run {
 	struct health_rules rules;

@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "../core/gpu_select.h"
+#include "core/gpu_select.h"
 #include "view/json_util.h"
-#include "../core/table.h"
-#include "../sampler/sampler.h"
+#include "core/table.h"
+#include "sampler/sampler.h"
 
 static void usage(FILE *out)
 {

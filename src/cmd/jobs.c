@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/table.h"
+#include "core/table.h"
 #include "pool_cmd.h"
 
 static void usage(FILE *out)

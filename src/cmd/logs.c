@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../pool/proto.h"
+#include "pool/proto.h"
 #include "pool_cmd.h"
 
 #define FOLLOW_POLL_MS 200

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../bench/results_file.h"
-#include "../kernels_host/train_ref.h"
-#include "../core/data_path.h"
-#include "../plan/price_files.h"
+#include "bench/results_file.h"
+#include "kernels_host/train_ref.h"
+#include "core/data_path.h"
+#include "plan/price_files.h"
 #include "plan_cmd.h"
 #include "help.h"
 

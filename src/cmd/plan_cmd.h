@@ -6,8 +6,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "../core/catalog.h"
-#include "../plan/plan.h"
+#include "core/catalog.h"
+#include "plan/plan.h"
 #include "cmd.h"
 
 struct pctx {

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../core/table.h"
+#include "core/table.h"
 #include "plan_cmd.h"
 
 static bool row_matches(const struct plan_price *r, const char *gpu_key, const char *instance)

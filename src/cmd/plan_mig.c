@@ -3,7 +3,7 @@
  * Exit 0 with a layout (or the profile list), 1 when no layout exists. */
 #include <string.h>
 
-#include "../core/table.h"
+#include "core/table.h"
 #include "plan_cmd.h"
 
 int plan_mig_cmd(struct pctx *p, int argc, char **argv)

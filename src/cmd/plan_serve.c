@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../core/table.h"
+#include "core/table.h"
 #include "plan_cmd.h"
 
 static int serve_opt(struct pctx *p, int argc, char **argv, int *i, struct model_opts *mo, struct plan_serve *s,

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/table.h"
+#include "core/table.h"
 #include "plan_cmd.h"
 
 struct train_opts {

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "view/json_util.h"
-#include "../pool/client.h"
-#include "../pool/pool.h"
-#include "../pool/proto.h"
+#include "pool/client.h"
+#include "pool/pool.h"
+#include "pool/proto.h"
 
 const char *pool_cmd_value(int argc, char **argv, int *i, const char *flag, bool *bad)
 {

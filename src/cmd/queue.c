@@ -6,9 +6,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/table.h"
-#include "../pool/jscan.h"
-#include "../pool/queue_view.h"
+#include "core/table.h"
+#include "pool/jscan.h"
+#include "pool/queue_view.h"
 #include "pool_cmd.h"
 
 static void usage(FILE *out)

@@ -18,13 +18,13 @@
 #include <unistd.h>
 #include <time.h>
 
-#include "../bench/claims.h"
-#include "../bench/report.h"
-#include "../bench/results_file.h"
-#include "../core/data_path.h"
-#include "../plan/plan.h"
-#include "../health/health.h"
-#include "../sampler/sampler.h"
+#include "bench/claims.h"
+#include "bench/report.h"
+#include "bench/results_file.h"
+#include "core/data_path.h"
+#include "plan/plan.h"
+#include "health/health.h"
+#include "sampler/sampler.h"
 #include "bench_measure.h"
 
 struct report_opts {

@@ -15,11 +15,11 @@
 #include <unistd.h>
 
 #include "core/abuf.h"
-#include "../sampler/sampler.h"
-#include "../slurm/gres.h"
-#include "../slurm/node.h"
-#include "../slurm/req.h"
-#include "../slurm/summary.h"
+#include "sampler/sampler.h"
+#include "slurm/gres.h"
+#include "slurm/node.h"
+#include "slurm/req.h"
+#include "slurm/summary.h"
 #include "health_cmd.h"
 #include "help.h"
 #include "pool_cmd.h"

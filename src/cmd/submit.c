@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../pool/proto.h"
+#include "pool/proto.h"
 #include "pool_cmd.h"
 
 extern char **environ;

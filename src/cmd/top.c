@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "top_ui.h"
-#include "../core/gpu_select.h"
+#include "core/gpu_select.h"
 #include "view/moncol.h"
-#include "../core/proc_stat.h"
+#include "core/proc_stat.h"
 
 static void usage(FILE *out)
 {

@@ -1,6 +1,6 @@
 /* top_watch.c - sampler start-up and GPU selection shared by top and dmon. */
 #include "top_watch.h"
-#include "../core/clock.h"
+#include "core/clock.h"
 
 #include <errno.h>
 #include <stdlib.h>

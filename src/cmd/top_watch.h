@@ -12,8 +12,8 @@
 #include <stdint.h>
 
 #include "cmd.h"
-#include "../core/clock.h"
-#include "../sampler/sampler.h"
+#include "core/clock.h"
+#include "sampler/sampler.h"
 
 struct watch {
 	struct sampler *sampler;

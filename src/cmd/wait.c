@@ -4,10 +4,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "../agent/agent_config.h"
+#include "agent/agent_config.h"
 #include "view/json_util.h"
 #include "pool_cmd.h"
-#include "../core/clock.h"
+#include "core/clock.h"
 
 #define WAIT_POLL_MS 100
 

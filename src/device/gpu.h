@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../core/mig_profile.h"
+#include "core/mig_profile.h"
 
 enum val_status { VAL_UNKNOWN = 0, VAL_OK, VAL_UNSUPPORTED, VAL_ERROR };
 

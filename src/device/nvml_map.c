@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/gpu_select.h"
+#include "core/gpu_select.h"
 
 enum val_status nvml_val_status(nvmlReturn_t rc)
 {

@@ -11,7 +11,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "../core/catalog.h"
+#include "core/catalog.h"
 #include "gpu.h"
 #include "nvml_api.h"
 #include "nvml_map.h"

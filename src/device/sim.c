@@ -19,8 +19,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "../core/data_path.h"
-#include "../core/clock.h"
+#include "core/data_path.h"
+#include "core/clock.h"
 
 #define SIM_FILE_MAX (4u << 20)
 #define HANG_POLL_MS 10

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../core/catalog.h"
+#include "core/catalog.h"
 #include "sim.h"
 
 /* What the modelled GPU supports, from its catalog entry and the file. */

@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/catalog.h"
-#include "../sampler/sampler.h"
+#include "core/catalog.h"
+#include "sampler/sampler.h"
 #include "health.h"
 
 enum diag_test {

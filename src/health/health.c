@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/cudaver.h"
+#include "core/cudaver.h"
 
 enum mv_status { MV_OK = 0, MV_NA, MV_ERROR, MV_NOPREV };
 

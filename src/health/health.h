@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../sampler/sampler.h"
+#include "sampler/sampler.h"
 
 /* Ordered so that the worse verdict is the larger value. NA: no rule could be
  * evaluated (value not supported, read error, no previous snapshot). */

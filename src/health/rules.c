@@ -19,7 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../core/data_path.h"
+#include "core/data_path.h"
 
 static const char *const verdict_names[] = { "N/A", "PASS", "WARN", "FAIL" };
 static const char *const action_names[] = { "none", "drain", "reset_gpu", "reboot", "replace_board" };

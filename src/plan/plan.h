@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../core/catalog.h"
+#include "core/catalog.h"
 
 /* ---- numeric formats ---------------------------------------------------- */
 enum plan_prec { PREC_FP32 = 0, PREC_BF16, PREC_FP16, PREC_FP8, PREC_INT8, PREC_INT4, PREC_COUNT };

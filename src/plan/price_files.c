@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../core/data_path.h"
+#include "core/data_path.h"
 
 #define PRICE_FILE_MAX (16u << 20)
 #define PRICE_DIR_MAX_FILES 256

@@ -4,7 +4,7 @@
  * attaching the BPF program (raw bpf(2)), and the v1 devices cgroup.
  */
 #include "pool/devcg.h"
-#include "../core/data_path.h"
+#include "core/data_path.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "pool/runner.h"
-#include "../core/clock.h"
+#include "core/clock.h"
 
 #define SCHED_TICK_MS 50u
 #define SNAP_MIN_AGE_NS 200000000ull   /* re-read the sampler at most this often */

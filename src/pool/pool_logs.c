@@ -17,7 +17,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "../core/clock.h"
+#include "core/clock.h"
 #include "pool/joblog.h"
 
 #define LOG_CHECK_NS 200000000ull         /* running jobs' output sizes checked this often */

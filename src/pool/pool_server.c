@@ -24,7 +24,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "../core/clock.h"
+#include "core/clock.h"
 
 #define IO_TIMEOUT_NS 5000000000ull
 #define MAX_CLIENTS 512u                /* well below the usual 1024 descriptors */

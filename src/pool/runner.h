@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../core/proc_stat.h"
+#include "core/proc_stat.h"
 
 struct runner_spec {
 	const char *job_dir;         /* exists; stdout, stderr, pids, exit go here */

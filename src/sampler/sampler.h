@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "../device/gpu.h"
+#include "device/gpu.h"
 
 /* ECC, PCIe (throughput reads take 20 ms), NVLink and violation counters:
  * the groups that change slowly or cost most. */

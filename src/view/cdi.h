@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../device/gpu.h"
+#include "device/gpu.h"
 
 #define CDI_VERSION "0.5.0"         /* the oldest version with hostPath; podman 4.3 reads it */
 #define CDI_KIND "nvidia.com/gpu"

@@ -14,7 +14,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "../device/gpu.h"
+#include "device/gpu.h"
 
 /* Put one value into obj under key (or its reason under obj.unavailable.key). */
 void json_put_u64v(json_t *obj, const char *key, u64v v);

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../sampler/sampler.h"
+#include "sampler/sampler.h"
 
 enum moncol_kind { MONCOL_NUM, MONCOL_TEXT };
 

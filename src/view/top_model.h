@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../sampler/sampler.h"
+#include "sampler/sampler.h"
 
 /* ---- what top samples ---- */
 
