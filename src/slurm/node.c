@@ -57,10 +57,15 @@ bool slurm_drain_reason(const struct health_report *rep, uint64_t mask, char *ou
 		out[0] = '\0';
 		return false;
 	}
-	for (char *p = out; *p; p++)
+	slurm_reason_clean(out);
+	return true;
+}
+
+void slurm_reason_clean(char *reason)
+{
+	for (char *p = reason; *p; p++)
 		if (*p == '"' || *p == '\n' || *p == '\\')
 			*p = '\'';
-	return true;
 }
 
 /* The value of " KEY=" in line up to the next space, or NULL. */

@@ -24,6 +24,8 @@ struct health_report;
  * false (and "") when nothing fails. Slurm reasons take no '"': such
  * characters become '\''. */
 bool slurm_drain_reason(const struct health_report *rep, uint64_t mask, char *out, size_t outlen);
+/* Makes a text fit for a Slurm reason in place: '"', '\\' and newlines become '\''. */
+void slurm_reason_clean(char *reason);
 
 /* What `scontrol show node NAME -o` says of the node. */
 struct slurm_node_info {
