@@ -558,10 +558,7 @@ static void sampler_cfg_of(const struct agent_config *c, struct sampler_config *
 {
 	sampler_config_default(sc);
 	sc->interval_ns = c->interval_ns;
-	/* MG_BASIC..MG_THROTTLE are the sampler's own bits; the energy counter
-	 * (gpuctl_gpu_energy_joules_total, job accounting) comes with basic */
-	sc->groups = (c->groups & (MG_BASIC | MG_ECC | MG_PCIE | MG_NVLINK | MG_THROTTLE)) |
-		     (c->groups & MG_BASIC ? GPU_GRP_ENERGY : 0u) | (c->groups & MG_NVLINK ? GPU_GRP_NVLINK_ERR : 0u);
+	sc->groups = metrics_sampler_groups(c->groups);
 	sc->slow_group_every = c->slow_group_every;
 	sc->stale_after_ns = c->stale_after_ns;
 	sc->processes = (c->groups & (MG_PROCESSES | MG_HEALTH)) != 0;

@@ -119,12 +119,26 @@ const struct metric_desc metric_table[M_COUNT] = {
 
 const size_t metric_table_n = M_COUNT;
 
-static const char *const group_names[] = { "basic", "ecc", "pcie", "nvlink", "throttle", "processes", "mig", "xid", "health" };
+static const char *const group_names[MG_NGROUPS] = {
+#define METRIC_GROUP_NAME(id, name) [MG_INDEX_##id] = #name,
+	METRIC_GROUP_TABLE(METRIC_GROUP_NAME)
+#undef METRIC_GROUP_NAME
+};
 
-/* The names of the groups, in bit order ("basic", "ecc", ...); NULL past the end. */
-static const char *metrics_group_name(unsigned index)
+unsigned metrics_sampler_groups(unsigned mg)
 {
-	return index < sizeof(group_names) / sizeof(group_names[0]) ? group_names[index] : NULL;
+	unsigned g = 0;
+	if (mg & MG_BASIC) /* gpuctl_gpu_energy_joules_total and job accounting */
+		g |= GPU_GRP_BASIC | GPU_GRP_ENERGY;
+	if (mg & MG_ECC)
+		g |= GPU_GRP_ECC;
+	if (mg & MG_PCIE)
+		g |= GPU_GRP_PCIE;
+	if (mg & MG_NVLINK)
+		g |= GPU_GRP_NVLINK | GPU_GRP_NVLINK_ERR;
+	if (mg & MG_THROTTLE)
+		g |= GPU_GRP_VIOL;
+	return g; /* processes, mig, xid, health: not sample groups (the sampler's own switches) */
 }
 
 void metrics_opts_default(struct metrics_opts *o)
@@ -148,13 +162,15 @@ int metrics_groups_parse(const char *list, unsigned *out, char *err, size_t errl
 		unsigned bit = 0;
 		if (n == 3 && strncmp(p, "all", 3) == 0)
 			bit = MG_ALL;
-		const char *name;
-		for (unsigned i = 0; !bit && (name = metrics_group_name(i)) != NULL; i++)
-			if (strlen(name) == n && strncmp(p, name, n) == 0)
+		for (unsigned i = 0; !bit && i < MG_NGROUPS; i++)
+			if (strlen(group_names[i]) == n && strncmp(p, group_names[i], n) == 0)
 				bit = 1u << i;
 		if (!bit) {
-			snprintf(err, errlen, "unknown metric group '%.*s' (known: all, basic, ecc, pcie, nvlink, throttle, processes, mig, xid, health)",
-				 (int)(n > 64 ? 64 : n), p);
+			int at = snprintf(err, errlen, "unknown metric group '%.*s' (known: all", (int)(n > 64 ? 64 : n), p);
+			for (unsigned i = 0; i < MG_NGROUPS && at >= 0 && (size_t)at < errlen; i++)
+				at += snprintf(err + at, errlen - (size_t)at, ", %s", group_names[i]);
+			if (at >= 0 && (size_t)at < errlen)
+				snprintf(err + at, errlen - (size_t)at, ")");
 			return -1;
 		}
 		bits |= bit;

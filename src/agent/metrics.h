@@ -18,17 +18,39 @@
 #include "core/abuf.h"
 #include "leakwatch.h"
 
-/* Metric groups (config `metrics = ...`). The first five are the sampler's GPU_GRP_* bits. */
-#define MG_BASIC     GPU_GRP_BASIC
-#define MG_ECC       GPU_GRP_ECC
-#define MG_PCIE      GPU_GRP_PCIE
-#define MG_NVLINK    GPU_GRP_NVLINK
-#define MG_THROTTLE  GPU_GRP_VIOL
-#define MG_PROCESSES 0x20u
-#define MG_MIG       0x40u
-#define MG_XID       0x80u
-#define MG_HEALTH    0x100u
-#define MG_ALL       0x1ffu
+/*
+ * Metric groups (config `metrics = ...`), one row each in bit order:
+ * X(ID, name). They are the agent's own bits, not the sampler's GPU_GRP_*
+ * (gpu.h): metrics_sampler_groups() says which sampler groups a set needs.
+ */
+#define METRIC_GROUP_TABLE(X) \
+	X(BASIC, basic)         \
+	X(ECC, ecc)             \
+	X(PCIE, pcie)           \
+	X(NVLINK, nvlink)       \
+	X(THROTTLE, throttle)   \
+	X(PROCESSES, processes) \
+	X(MIG, mig)             \
+	X(XID, xid)             \
+	X(HEALTH, health)
+
+enum metric_group_index {
+#define METRIC_GROUP_INDEX(id, name) MG_INDEX_##id,
+	METRIC_GROUP_TABLE(METRIC_GROUP_INDEX)
+#undef METRIC_GROUP_INDEX
+	MG_NGROUPS
+};
+
+enum metric_group {
+#define METRIC_GROUP_BIT(id, name) MG_##id = 1u << MG_INDEX_##id,
+	METRIC_GROUP_TABLE(METRIC_GROUP_BIT)
+#undef METRIC_GROUP_BIT
+	MG_ALL = (1u << MG_NGROUPS) - 1u
+};
+
+/* The sampler groups (GPU_GRP_*) that metric groups mg (MG_*) are read from:
+ * basic brings the energy counter, nvlink the per-link error counters. */
+unsigned metrics_sampler_groups(unsigned mg);
 
 enum metric_type { METRIC_GAUGE, METRIC_COUNTER };
 
