@@ -1,48 +1,75 @@
 /*
- * diag_gpu.c - the active tests of `gpuctl diag -r 2|3|4` on the CUDA
- * kernels module (kernels/gpuctl_kernels.h), and level 1's CUDA context check.
- *
- * Every call runs in a thread of its own under a watchdog: the module gets a
- * deadline (it polls and returns GK_ETIMEOUT), and if even that does not come
- * back within a grace period the GPU is declared hung: that test FAILs, the
- * GPU's remaining tests are skipped and the other GPUs go on. The thread is
- * left behind (a hung CUDA call cannot be cancelled); the process exit ends it.
- *
- * Order: device-local tests (memory test, memory bandwidth, GEMM stress,
- * sustained load) on all GPUs at once; then, one at a time so they do not
- * share links, PCIe copies, P2P per ordered pair and the NCCL all-reduce.
+ * diag_run.c - diag's engine (diag_run.h): level 1's checks of the snapshot
+ * and the environment, and the active tests of levels 2-4 on the CUDA kernels
+ * module (kernels/gpuctl_kernels.h) through its guarded table.
  */
-#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "diag_cmd.h"
+#include "diag_run.h"
 #include "core/gpu_select.h"
 #include "core/stats.h"
 #include "kernels_host/kmod.h"
-#include "sampler/sampler.h"
-#include "core/clock.h"
 
 #define JOB_MAX_RESULTS 32
 #define MIB (1024ull * 1024ull)
 
-/* How long past its deadline a call may take before its GPU counts as hung. */
-static double grace(const struct diag_gpu_opts *o)
+/* ---- results ------------------------------------------------------------- */
+static void result_vset(struct diag_result *r, const char *test, int gpu, int peer, enum health_verdict v,
+			bool has_value, double value, const char *unit, const char *fmt, va_list ap)
 {
-	return o->grace_s > 0 ? o->grace_s : 20.0;
+	memset(r, 0, sizeof(*r));
+	snprintf(r->test, sizeof(r->test), "%s", test);
+	r->gpu = gpu;
+	r->peer = peer;
+	r->verdict = v;
+	r->has_value = has_value;
+	r->value = value;
+	snprintf(r->unit, sizeof(r->unit), "%s", unit);
+	vsnprintf(r->detail, sizeof(r->detail), fmt, ap);
 }
 
-/* ---- a job under a watchdog ---------------------------------------------- */
+static bool results_append(struct diag_results *rs, const struct diag_result *r)
+{
+	if (rs->n >= DIAG_MAX_RESULTS) {
+		rs->truncated = true;
+		return false;
+	}
+	rs->r[rs->n++] = *r;
+	return true;
+}
+
+void diag_add(struct diag_results *rs, const char *test, int gpu, int peer, enum health_verdict v, const char *fmt, ...)
+{
+	struct diag_result r;
+	va_list ap;
+	va_start(ap, fmt);
+	result_vset(&r, test, gpu, peer, v, false, NAN, "", fmt, ap);
+	va_end(ap);
+	results_append(rs, &r);
+}
+
+enum health_verdict diag_results_verdict(const struct diag_results *rs)
+{
+	enum health_verdict v = HEALTH_NA;
+	for (unsigned k = 0; k < rs->n; k++)
+		if (rs->r[k].verdict > v)
+			v = rs->r[k].verdict;
+	return v;
+}
+
+/* ---- one GPU's (or pair's, or set's) tests -------------------------------- */
 enum job_kind { JOB_LOCAL, JOB_COPY, JOB_MEMBW, JOB_P2P, JOB_NCCL };
 
 struct job {
 	enum job_kind kind;
 	const struct gk_api *api;
-	const struct diag_gpu_opts *o;
+	const struct diag_run_opts *o;
+	const struct diag_hooks *h;
 	const struct cat_gpu *cat;
 	int gpu, cuda, peer, peer_cuda;  /* NVML indexes and CUDA ordinals */
 	unsigned nvlinks;                 /* between gpu and peer (or the fewest of the set for NCCL) */
@@ -50,13 +77,7 @@ struct job {
 	bool nccl_pair;                   /* one pair, run to find the culprit of a failed all-reduce */
 	int ndevs;
 	int devs[GK_MAX_DEVS], devs_nvml[GK_MAX_DEVS];
-	/* copies: an abandoned job's thread outlives the caller's options and catalog */
-	struct diag_gpu_opts o_copy;
-	struct cat_gpu cat_copy;
-	pthread_mutex_t m;
-	pthread_cond_t cv;
-	bool done, abandoned;
-	char current[28];                 /* the test running now */
+	bool hung;                        /* a call got no answer: the GPU is left alone from then on */
 	unsigned nres;
 	struct diag_result res[JOB_MAX_RESULTS];
 };
@@ -67,23 +88,12 @@ static void job_add(struct job *j, const char *test, int gpu, int peer, enum hea
 static void job_add(struct job *j, const char *test, int gpu, int peer, enum health_verdict v, bool has_value,
 		    double value, const char *unit, const char *fmt, ...)
 {
-	pthread_mutex_lock(&j->m);
-	if (!j->abandoned && j->nres < JOB_MAX_RESULTS) {
-		struct diag_result *r = &j->res[j->nres++];
-		memset(r, 0, sizeof(*r));
-		snprintf(r->test, sizeof(r->test), "%s", test);
-		r->gpu = gpu;
-		r->peer = peer;
-		r->verdict = v;
-		r->has_value = has_value;
-		r->value = value;
-		snprintf(r->unit, sizeof(r->unit), "%s", unit);
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(r->detail, sizeof(r->detail), fmt, ap);
-		va_end(ap);
-	}
-	pthread_mutex_unlock(&j->m);
+	if (j->nres >= JOB_MAX_RESULTS)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	result_vset(&j->res[j->nres++], test, gpu, peer, v, has_value, value, unit, fmt, ap);
+	va_end(ap);
 }
 
 static void job_value(struct job *j, const char *test, int gpu, int peer, double value, const struct diag_threshold *th)
@@ -93,17 +103,15 @@ static void job_value(struct job *j, const char *test, int gpu, int peer, double
 	job_add(j, test, gpu, peer, jd.verdict, isfinite(value), value, th->unit, "%s", jd.detail);
 }
 
-static void job_set_current(struct job *j, const char *test)
+static uint64_t deadline_in(const struct job *j, double timeout_s)
 {
-	pthread_mutex_lock(&j->m);
-	snprintf(j->current, sizeof(j->current), "%s", test);
-	pthread_mutex_unlock(&j->m);
+	return j->h->now_ns(j->h->arg) + (uint64_t)(timeout_s * j->o->timeout_scale * 1e9);
 }
 
 static struct gk_common common(const struct job *j, int device, double timeout_s)
 {
 	struct gk_common c = { .device = device, .iters = GK_MIN_SAMPLES };
-	c.deadline_ns = clock_mono_ns() + (uint64_t)(timeout_s * j->o->timeout_scale * 1e9);
+	c.deadline_ns = deadline_in(j, timeout_s);
 	return c;
 }
 
@@ -115,18 +123,31 @@ static double median_ms(const struct gk_result *r)
 	return st.median;
 }
 
-/* A call that did not succeed: its verdict and message. NA for "not on this GPU". */
-static void job_call_failed(struct job *j, const char *test, int gpu, int peer, int rc, const struct gk_result *r)
+/* A call that did not succeed: its verdict and message. NA for "not on this
+ * GPU"; a hung GPU is marked so that nothing more is asked of it. */
+static void job_call_failed(struct job *j, const char *test, int gpu, int peer, int rc, const char *err)
 {
 	if (rc == GK_EUNSUPPORTED) {
-		job_add(j, test, gpu, peer, HEALTH_NA, false, NAN, "", "not available here: %.200s", r->err);
+		job_add(j, test, gpu, peer, HEALTH_NA, false, NAN, "", "not available here: %.200s", err);
+		return;
+	}
+	if (rc == KGUARD_EHUNG) {
+		j->hung = true;
+		job_add(j, test, gpu, peer, HEALTH_FAIL, false, NAN, "", "%.120s: GPU %d is hung; its remaining tests are skipped",
+			err, gpu);
 		return;
 	}
 	if (rc == GK_ETIMEOUT) {
-		job_add(j, test, gpu, peer, HEALTH_FAIL, false, NAN, "", "timed out (the GPU may be hung): %.180s", r->err);
+		job_add(j, test, gpu, peer, HEALTH_FAIL, false, NAN, "", "timed out (the GPU may be hung): %.180s", err);
 		return;
 	}
-	job_add(j, test, gpu, peer, HEALTH_FAIL, false, NAN, "", "%s: %.200s", kmod_rc_name(rc), r->err);
+	job_add(j, test, gpu, peer, HEALTH_FAIL, false, NAN, "", "%s: %.200s", kmod_rc_name(rc), err);
+}
+
+/* Whether the GPU's next test may run after a call returned rc. */
+static bool go_on(int rc)
+{
+	return rc != GK_ETIMEOUT && rc != KGUARD_EHUNG;
 }
 
 static const char *const pattern_names[] = { "memtest_walking_ones", "memtest_address", "memtest_random" };
@@ -135,15 +156,14 @@ static bool run_memtest(struct job *j, struct gk_result *r)
 {
 	int passes = j->o->level >= 4 ? 4 : 1;
 	for (int p = GK_MT_WALKING_ONES; p <= GK_MT_RANDOM; p++) {
-		job_set_current(j, pattern_names[p]);
 		struct gk_memtest_args a = { .c = common(j, j->cuda, 120.0 * passes), .pattern = p,
 					     .fraction = j->o->level >= 4 ? 0.90 : 0.85, .flip_bits = j->o->flip_bits };
 		a.c.iters = passes;
 		memset(r, 0, sizeof(*r));
 		int rc = j->api->memtest(&a, r);
 		if (rc != GK_OK && rc != GK_EVERIFY) {
-			job_call_failed(j, pattern_names[p], j->gpu, -1, rc, r);
-			if (rc == GK_ETIMEOUT)
+			job_call_failed(j, pattern_names[p], j->gpu, -1, rc, r->err);
+			if (!go_on(rc))
 				return false;
 			continue;
 		}
@@ -161,20 +181,18 @@ static bool run_memtest(struct job *j, struct gk_result *r)
 	return true;
 }
 
-static bool run_mem_bw(struct job *j, struct gk_result *r)
+static void run_mem_bw(struct job *j, struct gk_result *r)
 {
-	job_set_current(j, "mem_bw");
 	struct gk_mem_args a = { .c = common(j, j->cuda, 60), .op = GK_MEM_COPY, .bytes = 1024 * MIB };
 	memset(r, 0, sizeof(*r));
 	int rc = j->api->memory(&a, r);
 	if (rc != GK_OK) {
-		job_call_failed(j, "mem_bw", j->gpu, -1, rc, r);
-		return rc != GK_ETIMEOUT;
+		job_call_failed(j, "mem_bw", j->gpu, -1, rc, r->err);
+		return;
 	}
 	struct diag_threshold th;
 	diag_threshold_for(j->cat, DT_MEM_BW, 0, &th);
 	job_value(j, "mem_bw", j->gpu, -1, r->bytes / median_ms(r) / 1e6, &th);
-	return true;
 }
 
 static bool run_stress(struct job *j, struct gk_result *r)
@@ -185,13 +203,12 @@ static bool run_stress(struct job *j, struct gk_result *r)
 	double seconds = j->o->level >= 4 ? 60 : 15;
 	for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
 		const char *name = diag_test_name(ps[k].t);
-		job_set_current(j, name);
 		struct gk_stress_args a = { .c = common(j, j->cuda, seconds + 60), .prec = ps[k].prec, .seconds = seconds };
 		memset(r, 0, sizeof(*r));
 		int rc = j->api->stress(&a, r);
 		if (rc != GK_OK && rc != GK_EVERIFY) {
-			job_call_failed(j, name, j->gpu, -1, rc, r);
-			if (rc == GK_ETIMEOUT)
+			job_call_failed(j, name, j->gpu, -1, rc, r->err);
+			if (!go_on(rc))
 				return false;
 			continue;
 		}
@@ -210,30 +227,27 @@ static bool run_stress(struct job *j, struct gk_result *r)
 }
 
 /* Level 4: minutes of GEMM load; the throughput of the last step over the first. */
-static bool run_sustained(struct job *j, struct gk_result *r)
+static void run_sustained(struct job *j, struct gk_result *r)
 {
-	job_set_current(j, "sustained");
 	struct gk_load_args a = { .c = common(j, j->cuda, 60), .prec = GK_BF16 };
 	struct gk_load *l = NULL;
 	char err[GK_ERR_LEN] = "";
 	int rc = j->api->load_open(&a, &l, err, sizeof(err));
 	if (rc != GK_OK) {
-		job_add(j, "sustained", j->gpu, -1, rc == GK_EUNSUPPORTED ? HEALTH_NA : HEALTH_FAIL, false, NAN, "", "%s: %.200s",
-			kmod_rc_name(rc), err);
-		return rc != GK_ETIMEOUT;
+		job_call_failed(j, "sustained", j->gpu, -1, rc, err);
+		return;
 	}
 	const int steps = 30; /* 30 x 10 s */
 	double first = NAN, last = NAN;
 	for (int s = 0; s < steps; s++) {
 		memset(r, 0, sizeof(*r));
-		uint64_t deadline = clock_mono_ns() + (uint64_t)(70.0 * j->o->timeout_scale * 1e9);
-		rc = j->api->load_step(l, 10.0, deadline, r);
+		rc = j->api->load_step(l, 10.0, deadline_in(j, 70.0), r);
 		if (rc != GK_OK) {
-			job_call_failed(j, "sustained", j->gpu, -1, rc, r);
-			if (rc == GK_ETIMEOUT)
-				return false; /* the GPU may still be busy: leave the load open */
-			j->api->load_close(l);
-			return true;
+			job_call_failed(j, "sustained", j->gpu, -1, rc, r->err);
+			if (go_on(rc))
+				j->api->load_close(l);
+			/* else the GPU may still be busy with it: the load stays open */
+			return;
 		}
 		double tflops = r->flops / median_ms(r) / 1e9;
 		if (s == 0)
@@ -247,7 +261,6 @@ static bool run_sustained(struct job *j, struct gk_result *r)
 	diag_judge(last / first, &th, &jd);
 	job_add(j, "sustained", j->gpu, -1, jd.verdict, true, last / first, "",
 		"BF16 GEMM %.0f TFLOP/s at the start, %.0f after %d s: %s", first, last, steps * 10, jd.detail);
-	return true;
 }
 
 static void run_copy(struct job *j, struct gk_result *r)
@@ -259,8 +272,8 @@ static void run_copy(struct job *j, struct gk_result *r)
 		memset(r, 0, sizeof(*r));
 		int rc = j->api->copy(&a, r);
 		if (rc != GK_OK) {
-			job_call_failed(j, name, j->gpu, -1, rc, r);
-			if (rc == GK_ETIMEOUT)
+			job_call_failed(j, name, j->gpu, -1, rc, r->err);
+			if (!go_on(rc))
 				return;
 			continue;
 		}
@@ -280,7 +293,7 @@ static void run_p2p(struct job *j, struct gk_result *r)
 		return;
 	}
 	if (rc != GK_OK) {
-		job_call_failed(j, "p2p", j->gpu, j->peer, rc, r);
+		job_call_failed(j, "p2p", j->gpu, j->peer, rc, r->err);
 		return;
 	}
 	double gbs = r->bytes / median_ms(r) / 1e6;
@@ -305,8 +318,13 @@ static void run_nccl(struct job *j, struct gk_result *r)
 		snprintf(who, sizeof(who), "pair %d-%d", j->devs_nvml[0], j->devs_nvml[1]);
 	else
 		snprintf(who, sizeof(who), "%d GPUs", j->ndevs);
+	if (rc == KGUARD_EHUNG) { /* which GPU of the set is not known: the pairs follow */
+		j->hung = true;
+		job_add(j, name, j->gpu, j->peer, HEALTH_FAIL, false, NAN, "", "all-reduce over %s hung: %.160s", who, r->err);
+		return;
+	}
 	if (rc != GK_OK) {
-		job_call_failed(j, name, j->gpu, j->peer, rc, r);
+		job_call_failed(j, name, j->gpu, j->peer, rc, r->err);
 		return;
 	}
 	double busbw = r->bytes / median_ms(r) / 1e6 * kmod_busbw_factor(GK_ALL_REDUCE, j->ndevs);
@@ -314,119 +332,56 @@ static void run_nccl(struct job *j, struct gk_result *r)
 	diag_threshold_for(j->cat, DT_NCCL_ALLREDUCE, j->nvlinks, &th);
 	struct diag_judgement jd;
 	diag_judge(busbw, &th, &jd);
-	job_add(j, name, j->gpu, j->peer, jd.verdict, true, busbw, "GB/s",
-		"%s, 1 GiB, bus bandwidth: %s", who, jd.detail);
+	job_add(j, name, j->gpu, j->peer, jd.verdict, true, busbw, "GB/s", "%s, 1 GiB, bus bandwidth: %s", who, jd.detail);
 }
 
-static void *job_main(void *arg)
+static void job_run(struct job *j)
 {
-	struct job *j = arg;
 	struct gk_result *r = malloc(sizeof(*r));
-	if (r) {
-		switch (j->kind) {
-		case JOB_LOCAL:
-			if (run_memtest(j, r) && j->o->level >= 3 && run_stress(j, r) && j->o->level >= 4)
-				run_sustained(j, r);
-			break;
-		case JOB_COPY: job_set_current(j, "pcie_h2d"); run_copy(j, r); break;
-		case JOB_MEMBW: run_mem_bw(j, r); break;
-		case JOB_P2P: job_set_current(j, "p2p"); run_p2p(j, r); break;
-		case JOB_NCCL: job_set_current(j, "nccl_all_reduce"); run_nccl(j, r); break;
-		}
-		free(r);
+	if (!r) {
+		job_add(j, "diag", j->gpu, -1, HEALTH_FAIL, false, NAN, "", "out of memory");
+		return;
 	}
-	pthread_mutex_lock(&j->m);
-	j->done = true;
-	pthread_cond_broadcast(&j->cv);
-	pthread_mutex_unlock(&j->m);
+	switch (j->kind) {
+	case JOB_LOCAL:
+		if (run_memtest(j, r) && j->o->level >= 3 && run_stress(j, r) && j->o->level >= 4)
+			run_sustained(j, r);
+		break;
+	case JOB_COPY: run_copy(j, r); break;
+	case JOB_MEMBW: run_mem_bw(j, r); break;
+	case JOB_P2P: run_p2p(j, r); break;
+	case JOB_NCCL: run_nccl(j, r); break;
+	}
+	free(r);
+}
+
+static void *job_thread(void *arg)
+{
+	job_run(arg);
 	return NULL;
 }
 
-static bool job_start(struct job *j)
+/* Moves the job's results to out. Returns false when its GPU hung. */
+static bool job_collect(struct job *j, struct diag_results *out)
 {
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_mutex_init(&j->m, NULL);
-	pthread_cond_init(&j->cv, &ca);
-	pthread_condattr_destroy(&ca);
-	pthread_t t;
-	pthread_attr_t at;
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	bool ok = pthread_create(&t, &at, job_main, j) == 0;
-	pthread_attr_destroy(&at);
-	if (!ok)
-		job_main(j); /* no thread to be had: run it here, without a watchdog */
-	return true;
+	for (unsigned i = 0; i < j->nres; i++)
+		if (!results_append(out, &j->res[i]))
+			break;
+	return !j->hung;
 }
 
-/* Waits until the job is done or the watchdog's deadline passes; copies its
- * results. A job still running then is abandoned and its GPU reported hung. */
-static bool job_wait(struct job *j, uint64_t deadline_ns, struct diag_results *out, double budget_s)
+/* Runs a job here and frees it. Returns false when its GPU hung (or no memory). */
+static bool run_one(struct job *j, struct diag_results *out)
 {
-	struct timespec ts = { (time_t)(deadline_ns / 1000000000ull), (long)(deadline_ns % 1000000000ull) };
-	pthread_mutex_lock(&j->m);
-	while (!j->done)
-		if (pthread_cond_timedwait(&j->cv, &j->m, &ts) == ETIMEDOUT)
-			break;
-	bool done = j->done;
-	if (!done)
-		j->abandoned = true;
-	for (unsigned i = 0; i < j->nres; i++) {
-		if (out->n >= DIAG_MAX_RESULTS) {
-			out->truncated = true;
-			break;
-		}
-		out->r[out->n++] = j->res[i];
-	}
-	char current[28];
-	snprintf(current, sizeof(current), "%s", j->current);
-	pthread_mutex_unlock(&j->m);
-	if (!done && j->kind == JOB_NCCL && j->nccl_pair)
-		diag_add(out, "nccl_pair", j->devs_nvml[0], j->devs_nvml[1], HEALTH_FAIL,
-			 "all-reduce between GPU %d and GPU %d hung (no answer within %.0f s)", j->devs_nvml[0],
-			 j->devs_nvml[1], budget_s);
-	else if (!done && j->kind == JOB_NCCL)
-		diag_add(out, "nccl_all_reduce", -1, -1, HEALTH_FAIL,
-			 "all-reduce over %d GPUs hung (no answer within %.0f s); pairs follow", j->ndevs, budget_s);
-	else if (!done)
-		diag_add(out, current, j->gpu, j->kind == JOB_P2P ? j->peer : -1, HEALTH_FAIL,
-			 "no answer within %.0f s: GPU %d is hung; its remaining tests are skipped", budget_s, j->gpu);
-	return done;
-}
-
-/* Abandoned jobs stay reachable (their threads may still write to them). */
-static struct job *abandoned_jobs[256];
-static unsigned nabandoned;
-
-static bool run_one(struct job *j, double budget_s, struct diag_results *out)
-{
-	budget_s = budget_s * j->o->timeout_scale + grace(j->o);
-	job_start(j);
-	bool done = job_wait(j, clock_mono_ns() + (uint64_t)(budget_s * 1e9), out, budget_s);
-	if (!done && nabandoned < 256)
-		abandoned_jobs[nabandoned++] = j;
-	return done;
+	if (!j)
+		return true;
+	job_run(j);
+	bool ok = job_collect(j, out);
+	free(j);
+	return ok;
 }
 
 /* ---- mapping NVML GPUs to CUDA ordinals ----------------------------------- */
-static struct kmod km;
-static bool km_open;
-static char km_err[512];
-static int km_rc;
-
-static const struct gk_api *kernels(const struct diag_gpu_opts *o)
-{
-	if (!km_open && km_rc == 0) {
-		km_rc = kmod_open_default(&km, o->kernels_path, o->kernels_env, km_err, sizeof(km_err));
-		km_open = km_rc == KMOD_OK;
-		if (!km_open && km_rc == 0)
-			km_rc = KMOD_ELOAD;
-	}
-	return km_open ? km.api : NULL;
-}
-
 static bool same_bus(const char *a, const char *b)
 {
 	struct pci_addr x, y;
@@ -454,14 +409,10 @@ static int map_cuda(const struct gk_api *api, const struct snapshot *snap, int *
 	return 0;
 }
 
-void diag_cuda_context_check(const struct snapshot *snap, const struct diag_gpu_opts *o, struct diag_results *out)
+/* ---- level 1 ------------------------------------------------------------- */
+static void cuda_context_check(const struct gk_api *api, const struct snapshot *snap, const struct diag_run_opts *o,
+			       struct diag_results *out)
 {
-	const struct gk_api *api = kernels(o);
-	if (!api) {
-		enum health_verdict v = km_rc == KMOD_ENOMODULE ? HEALTH_NA : HEALTH_FAIL;
-		diag_add(out, "cuda_context", -1, -1, v, "%s", km_err);
-		return;
-	}
 	int cuda[GPU_MAX_GPUS];
 	char err[256] = "";
 	if (map_cuda(api, snap, cuda, err, sizeof(err)) != 0) {
@@ -498,6 +449,55 @@ void diag_cuda_context_check(const struct snapshot *snap, const struct diag_gpu_
 	}
 }
 
+void diag_software_checks(const struct snapshot *s, const struct diag_run_opts *o, const struct diag_module *km,
+			  const struct diag_env *env, struct diag_results *out)
+{
+	if (s->sys.simulated)
+		diag_add(out, "driver", -1, -1, HEALTH_PASS, "simulated backend answered for %u GPUs (SIMULATED)", s->n);
+	else
+		diag_add(out, "driver", -1, -1, HEALTH_PASS, "NVML answered for %u GPUs, driver %s", s->n,
+			 VAL_HAS(s->sys.driver_version) ? s->sys.driver_version.s : "version unknown");
+	if (s->sys.simulated)
+		diag_add(out, "cuda_context", -1, -1, HEALTH_NA, "not possible on a simulated server");
+	else if (!km->api)
+		diag_add(out, "cuda_context", -1, -1, km->absent ? HEALTH_NA : HEALTH_FAIL, "%s", km->err);
+	else
+		cuda_context_check(km->api, s, o, out);
+	for (unsigned i = 0; i < s->n; i++) {
+		if (!gpu_select_has(o->mask, i))
+			continue;
+		const struct gpu_view *g = &s->gpu[i];
+		if (!VAL_HAS(g->st.persistence_mode))
+			diag_add(out, "persistence", (int)i, -1, HEALTH_NA, "persistence mode: %s",
+				 val_status_name(g->st.persistence_mode.st));
+		else
+			diag_add(out, "persistence", (int)i, -1, g->st.persistence_mode.v ? HEALTH_PASS : HEALTH_WARN,
+				 "persistence mode %s", g->st.persistence_mode.v ? "on" : "off (nvidia-smi -pm 1)");
+		char pids[120] = "";
+		unsigned nc = 0;
+		for (unsigned k = 0; k < g->nproc && k < GPU_MAX_PROCS; k++) {
+			if (g->procs[k].type != 'C')
+				continue;
+			size_t len = strlen(pids);
+			if (len < sizeof(pids) - 24)
+				snprintf(pids + len, sizeof(pids) - len, "%s%u (%.12s)", nc ? ", " : "", g->procs[k].pid,
+					 g->procs[k].name);
+			nc++;
+		}
+		if (nc)
+			diag_add(out, "compute_processes", (int)i, -1, HEALTH_WARN,
+				 "%u compute process%s running: %s; active tests would share the GPU", nc, nc == 1 ? "" : "es",
+				 pids);
+		else
+			diag_add(out, "compute_processes", (int)i, -1, HEALTH_PASS, "no compute process running");
+	}
+	struct diag_check checks[8];
+	unsigned n = diag_env_check(env, s, checks, 8);
+	for (unsigned k = 0; k < n; k++)
+		diag_add(out, checks[k].name, -1, -1, checks[k].verdict, "%s", checks[k].detail);
+}
+
+/* ---- levels 2-4 ---------------------------------------------------------- */
 static const struct cat_gpu *model_of(const struct catalog *cat, const struct gpu_view *g)
 {
 	const struct cat_gpu *m = NULL;
@@ -508,26 +508,16 @@ static const struct cat_gpu *model_of(const struct catalog *cat, const struct gp
 	return m;
 }
 
-static void job_set_model(struct job *j, const struct cat_gpu *m)
-{
-	if (m) {
-		j->cat_copy = *m;
-		j->cat = &j->cat_copy;
-	} else {
-		j->cat = NULL;
-	}
-}
-
-static struct job *job_new(enum job_kind kind, const struct gk_api *api, const struct diag_gpu_opts *o,
-			   const struct cat_gpu *m, int gpu, int cuda)
+static struct job *job_new(enum job_kind kind, const struct gk_api *api, const struct diag_hooks *h,
+			   const struct diag_run_opts *o, const struct cat_gpu *m, int gpu, int cuda)
 {
 	struct job *j = calloc(1, sizeof(*j));
 	if (j) {
 		j->kind = kind;
 		j->api = api;
-		j->o_copy = *o;
-		j->o = &j->o_copy;
-		job_set_model(j, m);
+		j->h = h;
+		j->o = o;
+		j->cat = m;
 		j->gpu = gpu;
 		j->cuda = cuda;
 		j->peer = j->peer_cuda = -1;
@@ -535,38 +525,87 @@ static struct job *job_new(enum job_kind kind, const struct gk_api *api, const s
 	return j;
 }
 
-static void job_free(struct job *j, bool done)
+static unsigned nvlinks_between(const struct snapshot *snap, unsigned a, unsigned b)
 {
-	if (j && done) {
-		pthread_mutex_destroy(&j->m);
-		pthread_cond_destroy(&j->cv);
-		free(j);
+	const struct gpu_link *l = &snap->link[a][b];
+	return l->kind == LINK_NVLINK ? l->nvlinks : 0;
+}
+
+/* 1. device-local tests on every usable GPU at once, a thread each */
+static void phase_local(const struct gk_api *api, const struct diag_hooks *h, const struct snapshot *snap,
+			const struct diag_run_opts *o, const struct cat_gpu *const *model, const int *cuda, bool *usable,
+			struct diag_results *out)
+{
+	struct job *local[GPU_MAX_GPUS] = { NULL };
+	pthread_t tid[GPU_MAX_GPUS];
+	bool threaded[GPU_MAX_GPUS] = { false };
+	for (unsigned i = 0; i < snap->n; i++) {
+		if (!usable[i] || !(local[i] = job_new(JOB_LOCAL, api, h, o, model[i], (int)i, cuda[i])))
+			continue;
+		threaded[i] = pthread_create(&tid[i], NULL, job_thread, local[i]) == 0;
+		if (!threaded[i])
+			job_run(local[i]); /* no thread to be had: run it here */
+	}
+	for (unsigned i = 0; i < snap->n; i++) {
+		if (!local[i])
+			continue;
+		if (threaded[i])
+			pthread_join(tid[i], NULL); /* every call is guarded: each comes back */
+		usable[i] = job_collect(local[i], out);
+		free(local[i]);
 	}
 }
 
-int diag_gpu_tests(struct cmd_ctx *ctx, const struct snapshot *snap, const struct catalog *cat,
-		   const struct diag_gpu_opts *o, struct diag_results *out)
+/* 4. NCCL all-reduce over all usable GPUs; on failure, pair by pair to name the culprit */
+static void phase_nccl(const struct gk_api *api, const struct diag_hooks *h, const struct snapshot *snap,
+		       const struct diag_run_opts *o, const struct cat_gpu *const *model, const int *cuda,
+		       const bool *usable, unsigned min_links, struct diag_results *out)
 {
-	const struct gk_api *api = kernels(o);
-	if (!api) {
-		cmd_error(ctx, "diag", "level %d needs the CUDA kernels module: %s", o->level, km_err);
-		return EXIT_UNAVAILABLE;
-	}
-	char err[256] = "";
-	if (diag_gpu_run(api, snap, cat, o, out, err, sizeof(err)) != 0) {
-		cmd_error(ctx, "diag", "CUDA finds no GPU: %s", err);
-		return EXIT_UNAVAILABLE;
-	}
-	if (nabandoned == 0) {
-		kmod_close(&km);
-		km_open = false;
-	}
-	return EXIT_OK;
+	unsigned nsel = 0;
+	for (unsigned i = 0; i < snap->n; i++)
+		nsel += usable[i];
+	struct job *nj = NULL;
+	if (o->level < 3 || nsel < 2 || nsel > GK_MAX_DEVS || !(nj = job_new(JOB_NCCL, api, h, o, NULL, -1, 0)))
+		return;
+	for (unsigned i = 0; i < snap->n; i++)
+		if (usable[i]) {
+			if (!nj->cat)
+				nj->cat = model[i];
+			nj->devs_nvml[nj->ndevs] = (int)i;
+			nj->devs[nj->ndevs++] = cuda[i];
+		}
+	nj->nvlinks = min_links == UINT32_MAX ? 0 : min_links;
+	int devs[GK_MAX_DEVS], devs_nvml[GK_MAX_DEVS], n = nj->ndevs;
+	memcpy(devs, nj->devs, sizeof(devs));
+	memcpy(devs_nvml, nj->devs_nvml, sizeof(devs_nvml));
+	unsigned before = out->n;
+	run_one(nj, out);
+	bool failed = out->n > before && out->r[out->n - 1].verdict == HEALTH_FAIL;
+	for (int a = 0; failed && n > 2 && a < n; a++)
+		for (int b = a + 1; b < n; b++) {
+			struct job *pj = job_new(JOB_NCCL, api, h, o, model[devs_nvml[a]], devs_nvml[a], 0);
+			if (!pj)
+				continue;
+			pj->peer = devs_nvml[b];
+			pj->nccl_pair = true;
+			pj->ndevs = 2;
+			pj->devs[0] = devs[a];
+			pj->devs[1] = devs[b];
+			pj->devs_nvml[0] = devs_nvml[a];
+			pj->devs_nvml[1] = devs_nvml[b];
+			pj->nvlinks = nvlinks_between(snap, (unsigned)devs_nvml[a], (unsigned)devs_nvml[b]);
+			run_one(pj, out);
+		}
 }
 
-int diag_gpu_run(const struct gk_api *api, const struct snapshot *snap, const struct catalog *cat,
-		 const struct diag_gpu_opts *o, struct diag_results *out, char *err, size_t errlen)
+int diag_run_gpu_tests(const struct gk_api *api, const struct diag_hooks *h, const struct snapshot *snap,
+		       const struct catalog *cat, const struct diag_run_opts *o, struct diag_results *out, char *err,
+		       size_t errlen)
 {
+	if (!api || !h || !h->now_ns) {
+		snprintf(err, errlen, "internal error: no kernels module or clock");
+		return -1;
+	}
 	int cuda[GPU_MAX_GPUS];
 	if (map_cuda(api, snap, cuda, err, errlen) != 0)
 		return -1;
@@ -582,101 +621,63 @@ int diag_gpu_run(const struct gk_api *api, const struct snapshot *snap, const st
 			diag_add(out, "catalog", (int)i, -1, HEALTH_NA, "GPU model not in the catalog: no thresholds");
 		usable[i] = cuda[i] >= 0;
 	}
-	/* 1. device-local tests on every GPU at once */
-	double local_budget = 3 * 120.0 * (o->level >= 4 ? 4 : 1);
-	if (o->level >= 3)
-		local_budget += 4 * ((o->level >= 4 ? 60 : 15) + 60); /* the GEMM stress; mem_bw has its own budget in phase 2 */
-	if (o->level >= 4)
-		local_budget += 30 * 70;
-	struct job *local[GPU_MAX_GPUS] = { NULL };
-	for (unsigned i = 0; i < snap->n; i++)
-		if (usable[i] && (local[i] = job_new(JOB_LOCAL, api, o, model[i], (int)i, cuda[i])))
-			job_start(local[i]);
-	uint64_t deadline = clock_mono_ns() + (uint64_t)((local_budget * o->timeout_scale + grace(o)) * 1e9);
-	for (unsigned i = 0; i < snap->n; i++) {
-		if (!local[i])
-			continue;
-		bool done = job_wait(local[i], deadline, out, local_budget * o->timeout_scale + grace(o));
-		usable[i] = done;
-		if (!done && nabandoned < 256)
-			abandoned_jobs[nabandoned++] = local[i];
-		job_free(local[i], done);
-	}
+	phase_local(api, h, snap, o, model, cuda, usable, out);
 	/* 2. PCIe copies and device-memory bandwidth, one GPU at a time: bandwidth
 	 * measured while other GPUs run their tests from the same process came out
 	 * 12% under the same kernel alone (3.53 vs 4.01 TB/s on an H200) */
 	for (unsigned i = 0; i < snap->n; i++) {
-		struct job *j = usable[i] ? job_new(JOB_COPY, api, o, model[i], (int)i, cuda[i]) : NULL;
-		if (j) {
-			usable[i] = run_one(j, 2 * 60.0, out);
-			job_free(j, usable[i]);
-		}
-		j = usable[i] && o->level >= 3 ? job_new(JOB_MEMBW, api, o, model[i], (int)i, cuda[i]) : NULL;
-		if (j) {
-			usable[i] = run_one(j, 60.0, out);
-			job_free(j, usable[i]);
-		}
+		if (usable[i])
+			usable[i] = run_one(job_new(JOB_COPY, api, h, o, model[i], (int)i, cuda[i]), out);
+		if (usable[i] && o->level >= 3)
+			usable[i] = run_one(job_new(JOB_MEMBW, api, h, o, model[i], (int)i, cuda[i]), out);
 	}
 	/* 3. P2P for every ordered pair */
-	unsigned min_links = UINT32_MAX, nsel = 0;
+	unsigned min_links = UINT32_MAX;
 	for (unsigned a = 0; a < snap->n; a++) {
 		for (unsigned b = 0; b < snap->n; b++) {
 			if (a == b || !usable[a] || !usable[b])
 				continue;
-			const struct gpu_link *l = &snap->link[a][b];
-			unsigned links = l->kind == LINK_NVLINK ? l->nvlinks : 0;
+			unsigned links = nvlinks_between(snap, a, b);
 			if (links < min_links)
 				min_links = links;
-			struct job *j = job_new(JOB_P2P, api, o, model[a], (int)a, cuda[a]);
+			struct job *j = job_new(JOB_P2P, api, h, o, model[a], (int)a, cuda[a]);
 			if (!j)
 				continue;
 			j->peer = (int)b;
 			j->peer_cuda = cuda[b];
 			j->nvlinks = links;
-			j->p2p_expected = l->p2p_supported;
-			bool done = run_one(j, 60, out);
-			job_free(j, done);
-			if (!done)
+			j->p2p_expected = snap->link[a][b].p2p_supported;
+			if (!run_one(j, out))
 				usable[a] = usable[b] = false;
 		}
 	}
-	/* 4. NCCL all-reduce over all usable GPUs; on failure, pair by pair to name the culprit */
-	struct job *nj = NULL;
-	for (unsigned i = 0; i < snap->n; i++)
-		nsel += usable[i];
-	if (o->level >= 3 && nsel >= 2 && nsel <= GK_MAX_DEVS && (nj = job_new(JOB_NCCL, api, o, NULL, -1, 0))) {
-		for (unsigned i = 0; i < snap->n; i++)
-			if (usable[i]) {
-				if (!nj->cat)
-					job_set_model(nj, model[i]);
-				nj->devs_nvml[nj->ndevs] = (int)i;
-				nj->devs[nj->ndevs++] = cuda[i];
-			}
-		nj->nvlinks = min_links == UINT32_MAX ? 0 : min_links;
-		unsigned before = out->n;
-		bool done = run_one(nj, 120, out);
-		bool failed = !done || (out->n > before && out->r[out->n - 1].verdict == HEALTH_FAIL);
-		int devs[GK_MAX_DEVS], devs_nvml[GK_MAX_DEVS], n = nj->ndevs;
-		memcpy(devs, nj->devs, sizeof(devs));
-		memcpy(devs_nvml, nj->devs_nvml, sizeof(devs_nvml));
-		job_free(nj, done);
-		for (int a = 0; failed && n > 2 && a < n; a++)
-			for (int b = a + 1; b < n; b++) {
-				struct job *pj = job_new(JOB_NCCL, api, o, model[devs_nvml[a]], devs_nvml[a], 0);
-				if (!pj)
-					continue;
-				pj->peer = devs_nvml[b];
-				pj->nccl_pair = true;
-				pj->ndevs = 2;
-				pj->devs[0] = devs[a];
-				pj->devs[1] = devs[b];
-				pj->devs_nvml[0] = devs_nvml[a];
-				pj->devs_nvml[1] = devs_nvml[b];
-				const struct gpu_link *l = &snap->link[devs_nvml[a]][devs_nvml[b]];
-				pj->nvlinks = l->kind == LINK_NVLINK ? l->nvlinks : 0;
-				bool pdone = run_one(pj, 60, out);
-				job_free(pj, pdone);
-			}
-	}
+	phase_nccl(api, h, snap, o, model, cuda, usable, min_links, out);
 	return 0;
+}
+
+/* A GPU much slower than the others at the same test is a WARN. */
+void diag_run_variation(const struct snapshot *s, const struct diag_run_opts *o, struct diag_results *out)
+{
+	static const char *const tests[] = { "mem_bw", "gemm_fp32", "gemm_tf32", "gemm_bf16", "gemm_fp8", "pcie_h2d",
+					     "pcie_d2h" };
+	for (size_t t = 0; t < sizeof(tests) / sizeof(tests[0]); t++) {
+		double v[GPU_MAX_GPUS];
+		bool valid[GPU_MAX_GPUS] = { false }, slow[GPU_MAX_GPUS];
+		double below[GPU_MAX_GPUS];
+		for (unsigned k = 0; k < out->n; k++) {
+			const struct diag_result *r = &out->r[k];
+			if (strcmp(r->test, tests[t]) == 0 && r->has_value && r->gpu >= 0 && r->gpu < GPU_MAX_GPUS &&
+			    r->verdict == HEALTH_PASS) {
+				v[r->gpu] = r->value;
+				valid[r->gpu] = true;
+			}
+		}
+		if (diag_variation(v, valid, s->n, o->variation_pct, slow, below) == 0)
+			continue;
+		for (unsigned i = 0; i < s->n; i++)
+			if (slow[i])
+				diag_add(out, "variation", (int)i, -1, HEALTH_WARN,
+					 "%s: %.4g is %.1f%% below the other GPUs' median (limit %.0f%%)", tests[t], v[i],
+					 below[i], o->variation_pct);
+	}
 }

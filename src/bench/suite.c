@@ -181,7 +181,7 @@ int bench_finish(struct bench_ctx *c, struct bench_result *r, int rc, const stru
 				  g ? (unsigned long long)g->verify.nans : 0ULL, g && g->err[0] ? ": " : "", g ? g->err : "");
 	} else {
 		bench_result_fail(r, BS_FAILED, "%s: %s", kmod_rc_name(rc), g && g->err[0] ? g->err : "no detail");
-		if (rc == GK_ETIMEOUT)
+		if (rc == GK_ETIMEOUT || rc == KGUARD_EHUNG)
 			for (unsigned i = 0; i < nslots; i++)
 				c->hung[slots[i]] = true;
 	}

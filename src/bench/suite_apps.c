@@ -124,7 +124,7 @@ static void sustained_one(struct bench_ctx *c, int slot)
 		}
 		done++;
 	}
-	if (load)
+	if (load && rc != KGUARD_EHUNG) /* a hung GPU's load stays open: closing it would wait on the GPU */
 		c->api->load_close(load);
 	/* per-step figures stand in for the samples: one median GEMM time per step */
 	g.nsamples = (int)done;

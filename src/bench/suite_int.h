@@ -3,6 +3,7 @@
 #define GPUCTL_BENCH_SUITE_INT_H
 
 #include "suite.h"
+#include "kernels_host/kguard.h"
 
 struct bench_ctx {
 	const struct gk_api *api;

@@ -9,6 +9,7 @@
 #include "bench/output.h"
 #include "bench/telemetry.h"
 #include "core/gpu_select.h"
+#include "kernels_host/kguard.h"
 #include "kernels_host/kmod.h"
 #include "sampler/sampler.h"
 #include "core/clock.h"
@@ -240,7 +241,8 @@ int bench_measure(struct cmd_ctx *ctx, const struct bench_measure_opts *mo, stru
 		hooks.tel_now = h_tel_now;
 	}
 	uint64_t t0 = mono_ns(NULL);
-	int prc = bench_run_plan(km.api, plan, &hooks, run, err, sizeof(err));
+	/* through the watchdog: a GPU that never answers is "GPU hung", its later tests skipped */
+	int prc = bench_run_plan(kguard_wrap(km.api, 0), plan, &hooks, run, err, sizeof(err));
 	run->duration_s = (double)(mono_ns(NULL) - t0) / 1e9;
 	bench_tel_rec_stop(hs.tel);
 	if (smp)
@@ -252,7 +254,8 @@ int bench_measure(struct cmd_ctx *ctx, const struct bench_measure_opts *mo, stru
 	}
 	bench_apply_limits(run, for_gpu, BENCH_MAX_GPUS, thr);
 close_km:
-	kmod_close(&km);
+	if (kguard_hung_calls() == 0) /* else a call left behind in a hung GPU still runs in it */
+		kmod_close(&km);
 close_be:
 	if (opened) {
 		gpu_backend_close(ctx->be);

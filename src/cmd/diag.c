@@ -7,130 +7,62 @@
  *   3  a few minutes: + verified GEMM stress (FP32, TF32, BF16, FP8), memory
  *      bandwidth, P2P bandwidth per pair, NCCL all-reduce, variation between GPUs
  *   4  long: extended memory test, sustained load
- * Levels 2-4 need real GPUs and the CUDA kernels module (diag_gpu.c); on a
+ * Levels 2-4 need real GPUs and the CUDA kernels module; the checks are diag's
+ * engine (src/bench/diag_run.c), this file reads options and prints. On a
  * simulated server they stop with one line and exit 69, never with numbers.
  * Exit codes as for health: 0 pass, 1 warnings, 2 failure, 69 could not check.
  */
 #include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag_cmd.h"
+#include "cmd.h"
 #include "health_cmd.h"
+#include "bench/diag_run.h"
+#include "core/clock.h"
 #include "core/gpu_select.h"
 #include "view/json_util.h"
 #include "core/table.h"
+#include "kernels_host/kmod.h"
 
-void diag_add(struct diag_results *rs, const char *test, int gpu, int peer, enum health_verdict v, const char *fmt, ...)
+/* Past its deadline, how long a call may take before its GPU counts as hung. */
+#define DIAG_HUNG_GRACE_S 20.0
+
+/* The kernels module, loaded once (level 1's CUDA context check, then levels 2-4). */
+struct diag_kernels {
+	struct kmod km;
+	bool tried;
+	int rc;
+	char err[512];
+	struct diag_module m;
+};
+
+static const struct diag_module *kernels(struct diag_kernels *k, const char *path, const char *env)
 {
-	if (rs->n >= DIAG_MAX_RESULTS) {
-		rs->truncated = true;
-		return;
+	if (!k->tried) {
+		k->tried = true;
+		k->rc = kmod_open_default(&k->km, path, env, k->err, sizeof(k->err));
+		if (k->rc == KMOD_OK)
+			k->m.api = kguard_wrap(k->km.api, DIAG_HUNG_GRACE_S);
+		k->m.err = k->err;
+		k->m.absent = k->rc == KMOD_ENOMODULE;
 	}
-	struct diag_result *r = &rs->r[rs->n++];
-	memset(r, 0, sizeof(*r));
-	snprintf(r->test, sizeof(r->test), "%s", test);
-	r->gpu = gpu;
-	r->peer = peer;
-	r->verdict = v;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->detail, sizeof(r->detail), fmt, ap);
-	va_end(ap);
+	return &k->m;
 }
 
-/* Level 1's software checks, from the snapshot and the environment. */
-static void software_checks(const struct cmd_ctx *ctx, const struct health_run *hr, const struct diag_gpu_opts *o,
-			    struct diag_results *out)
+/* A call left behind in a hung GPU still runs in the module: it stays loaded. */
+static void kernels_close(struct diag_kernels *k)
 {
-	const struct snapshot *s = &hr->now;
-	if (s->sys.simulated)
-		diag_add(out, "driver", -1, -1, HEALTH_PASS, "simulated backend answered for %u GPUs (SIMULATED)", s->n);
-	else
-		diag_add(out, "driver", -1, -1, HEALTH_PASS, "NVML answered for %u GPUs, driver %s", s->n,
-			 VAL_HAS(s->sys.driver_version) ? s->sys.driver_version.s : "version unknown");
-	if (s->sys.simulated)
-		diag_add(out, "cuda_context", -1, -1, HEALTH_NA, "not possible on a simulated server");
-	else
-		diag_cuda_context_check(s, o, out);
-	for (unsigned i = 0; i < s->n; i++) {
-		if (!gpu_select_has(o->mask, i))
-			continue;
-		const struct gpu_view *g = &s->gpu[i];
-		if (!VAL_HAS(g->st.persistence_mode))
-			diag_add(out, "persistence", (int)i, -1, HEALTH_NA, "persistence mode: %s",
-				 val_status_name(g->st.persistence_mode.st));
-		else
-			diag_add(out, "persistence", (int)i, -1, g->st.persistence_mode.v ? HEALTH_PASS : HEALTH_WARN,
-				 "persistence mode %s", g->st.persistence_mode.v ? "on" : "off (nvidia-smi -pm 1)");
-		char pids[120] = "";
-		unsigned nc = 0;
-		for (unsigned k = 0; k < g->nproc && k < GPU_MAX_PROCS; k++) {
-			if (g->procs[k].type != 'C')
-				continue;
-			size_t len = strlen(pids);
-			if (len < sizeof(pids) - 24)
-				snprintf(pids + len, sizeof(pids) - len, "%s%u (%.12s)", nc ? ", " : "", g->procs[k].pid,
-					 g->procs[k].name);
-			nc++;
-		}
-		if (nc)
-			diag_add(out, "compute_processes", (int)i, -1, HEALTH_WARN,
-				 "%u compute process%s running: %s; active tests would share the GPU", nc, nc == 1 ? "" : "es",
-				 pids);
-		else
-			diag_add(out, "compute_processes", (int)i, -1, HEALTH_PASS, "no compute process running");
-	}
-	struct diag_env env = {
-		.cuda_visible_devices = getenv("CUDA_VISIBLE_DEVICES"),
-		.cuda_device_order = getenv("CUDA_DEVICE_ORDER"),
-		.cuda_launch_blocking = getenv("CUDA_LAUNCH_BLOCKING"),
-		.nccl_p2p_disable = getenv("NCCL_P2P_DISABLE"),
-		.nccl_shm_disable = getenv("NCCL_SHM_DISABLE"),
-	};
-	struct diag_check checks[8];
-	unsigned n = diag_env_check(&env, s, checks, 8);
-	for (unsigned k = 0; k < n; k++)
-		diag_add(out, checks[k].name, -1, -1, checks[k].verdict, "%s", checks[k].detail);
-	(void)ctx;
+	if (k->m.api && kguard_hung_calls() == 0)
+		kmod_close(&k->km);
+	k->m.api = NULL;
 }
 
-/* A GPU much slower than the others at the same test is a WARN. */
-static void variation(const struct snapshot *s, const struct diag_gpu_opts *o, struct diag_results *out)
+static uint64_t now_ns(void *arg)
 {
-	static const char *const tests[] = { "mem_bw", "gemm_fp32", "gemm_tf32", "gemm_bf16", "gemm_fp8", "pcie_h2d",
-					     "pcie_d2h" };
-	for (size_t t = 0; t < sizeof(tests) / sizeof(tests[0]); t++) {
-		double v[GPU_MAX_GPUS];
-		bool valid[GPU_MAX_GPUS] = { false }, slow[GPU_MAX_GPUS];
-		double below[GPU_MAX_GPUS];
-		for (unsigned k = 0; k < out->n; k++) {
-			const struct diag_result *r = &out->r[k];
-			if (strcmp(r->test, tests[t]) == 0 && r->has_value && r->gpu >= 0 && r->gpu < GPU_MAX_GPUS &&
-			    r->verdict == HEALTH_PASS) {
-				v[r->gpu] = r->value;
-				valid[r->gpu] = true;
-			}
-		}
-		if (diag_variation(v, valid, s->n, o->variation_pct, slow, below) == 0)
-			continue;
-		for (unsigned i = 0; i < s->n; i++)
-			if (slow[i])
-				diag_add(out, "variation", (int)i, -1, HEALTH_WARN,
-					 "%s: %.4g is %.1f%% below the other GPUs' median (limit %.0f%%)", tests[t], v[i],
-					 below[i], o->variation_pct);
-	}
-}
-
-static enum health_verdict results_verdict(const struct diag_results *rs)
-{
-	enum health_verdict v = HEALTH_NA;
-	for (unsigned k = 0; k < rs->n; k++)
-		if (rs->r[k].verdict > v)
-			v = rs->r[k].verdict;
-	return v;
+	(void)arg;
+	return clock_mono_ns();
 }
 
 static void print_results(const struct diag_results *rs, FILE *out)
@@ -227,8 +159,8 @@ int cmd_diag(int argc, char **argv, struct cmd_ctx *ctx)
 		{ "variation", required_argument, NULL, 'V' }, { "kernels", required_argument, NULL, 'K' },
 		{ "flip-bits", required_argument, NULL, 'F' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
-	struct diag_gpu_opts o = { .level = 1, .timeout_scale = 1, .variation_pct = DIAG_DEFAULT_VARIATION_PCT };
-	const char *ids = NULL;
+	struct diag_run_opts o = { .level = 1, .timeout_scale = 1, .variation_pct = DIAG_DEFAULT_VARIATION_PCT };
+	const char *ids = NULL, *kernels_path = NULL;
 	bool json = false;
 	double num;
 	int c;
@@ -245,7 +177,7 @@ int cmd_diag(int argc, char **argv, struct cmd_ctx *ctx)
 			break;
 		case 'i': ids = optarg; break;
 		case 'J': json = true; break;
-		case 'K': o.kernels_path = optarg; break;
+		case 'K': kernels_path = optarg; break;
 		case 'T':
 			if (parse_num(ctx, "--timeout-scale", optarg, 0.05, 100, &o.timeout_scale) != 0)
 				return EXIT_USAGE;
@@ -278,35 +210,53 @@ int cmd_diag(int argc, char **argv, struct cmd_ctx *ctx)
 			  o.level, ctx->sys.server_name);
 		return EXIT_UNAVAILABLE;
 	}
-	o.kernels_env = getenv("GPUCTL_KERNELS");
+	const char *kernels_env = getenv("GPUCTL_KERNELS");
 	struct health_run *hr = calloc(1, sizeof(*hr));
 	struct diag_results *rs = calloc(1, sizeof(*rs));
+	struct diag_kernels *dk = calloc(1, sizeof(*dk));
 	struct catalog cat = { 0 };
-	rc = hr && rs ? EXIT_OK : EXIT_SOFTWARE;
+	rc = hr && rs && dk ? EXIT_OK : EXIT_SOFTWARE;
 	if (rc != EXIT_OK)
 		cmd_error(ctx, "diag", "out of memory");
 	if (rc == EXIT_OK)
 		rc = health_run_collect(ctx, "diag", hr, 1.0, NULL, ids);
 	if (rc == EXIT_OK) {
 		o.mask = hr->mask;
-		software_checks(ctx, hr, &o, rs);
+		struct diag_env env = {
+			.cuda_visible_devices = getenv("CUDA_VISIBLE_DEVICES"),
+			.cuda_device_order = getenv("CUDA_DEVICE_ORDER"),
+			.cuda_launch_blocking = getenv("CUDA_LAUNCH_BLOCKING"),
+			.nccl_p2p_disable = getenv("NCCL_P2P_DISABLE"),
+			.nccl_shm_disable = getenv("NCCL_SHM_DISABLE"),
+		};
+		static const struct diag_module simulated = { .err = "simulated server" };
+		const struct diag_module *km = hr->now.sys.simulated ? &simulated : kernels(dk, kernels_path, kernels_env);
+		diag_software_checks(&hr->now, &o, km, &env, rs);
 	}
 	if (rc == EXIT_OK && o.level >= 2) {
 		char err[512];
+		const struct diag_module *km = kernels(dk, kernels_path, kernels_env);
 		if (catalog_load_dir(&cat, ctx->data_dir, err, sizeof(err)) != 0) {
 			cmd_error(ctx, "diag", "%s", err);
 			rc = EXIT_NOINPUT;
+		} else if (!km->api) {
+			cmd_error(ctx, "diag", "level %d needs the CUDA kernels module: %s", o.level, km->err);
+			rc = EXIT_UNAVAILABLE;
 		} else {
 			if (!json)
 				fprintf(ctx->err, "gpuctl diag: level %d on %d GPU(s); every test has a timeout\n", o.level,
 					__builtin_popcountll(o.mask));
-			rc = diag_gpu_tests(ctx, &hr->now, &cat, &o, rs);
-			if (rc == EXIT_OK && o.level >= 3)
-				variation(&hr->now, &o, rs);
+			const struct diag_hooks hooks = { .now_ns = now_ns };
+			if (diag_run_gpu_tests(km->api, &hooks, &hr->now, &cat, &o, rs, err, sizeof(err)) != 0) {
+				cmd_error(ctx, "diag", "CUDA finds no GPU: %s", err);
+				rc = EXIT_UNAVAILABLE;
+			} else if (o.level >= 3) {
+				diag_run_variation(&hr->now, &o, rs);
+			}
 		}
 	}
 	if (rc == EXIT_OK) {
-		enum health_verdict hv = health_run_verdict(hr), tv = results_verdict(rs);
+		enum health_verdict hv = health_run_verdict(hr), tv = diag_results_verdict(rs);
 		enum health_verdict v = hv > tv ? hv : tv;
 		if (json) {
 			json_t *doc = json_object();
@@ -329,6 +279,9 @@ int cmd_diag(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (cat.gpus)
 		catalog_free(&cat);
+	if (dk)
+		kernels_close(dk);
+	free(dk);
 	free(rs);
 	free(hr);
 	return rc;

@@ -2,6 +2,7 @@
  * knames.c - stable names of the kernels module's enums, and nccl-tests'
  * bus-bandwidth factors. Pure functions (declared in kmod.h).
  */
+#include "kernels_host/kguard.h"
 #include "kernels_host/kmod.h"
 
 #include <string.h>
@@ -51,6 +52,7 @@ const char *kmod_rc_name(int rc)
 	case GK_EVERIFY: return "verification failed";
 	case GK_ENOMEM: return "out of memory";
 	case GK_ENODEV: return "no device";
+	case KGUARD_EHUNG: return "GPU hung";
 	default: return "unknown error";
 	}
 }

@@ -1,12 +1,10 @@
 /*
- * test_health_diag_gpu.c - diag's active tests (src/cmd/diag_gpu.c) on a fake
- * kernels-module table, without CUDA: results judged against the catalog's
- * thresholds, a corrupted memory test FAILs, a GEMM miscompare FAILs, a GPU
- * whose call never returns is declared hung while the others go on, and a
- * failed NCCL all-reduce is narrowed down to the failing pair.
- *
- * diag_gpu.c is included (its static functions are what is tested); the two
- * functions it takes from other command files are defined here.
+ * test_health_diag_gpu.c - diag's engine (src/bench/diag_run.c) on a fake
+ * kernels-module table behind the guard (kernels_host/kguard.h), without CUDA:
+ * results judged against the catalog's thresholds, a corrupted memory test
+ * FAILs, a GEMM miscompare FAILs, a GPU whose call never returns is declared
+ * hung while the others go on, and a failed NCCL all-reduce is narrowed down
+ * to the failing pair. It links the engine as the command does.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,30 +12,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
-#include "../../src/cmd/diag_gpu.c"
-
-void diag_add(struct diag_results *rs, const char *test, int gpu, int peer, enum health_verdict v, const char *fmt, ...)
-{
-	if (rs->n >= DIAG_MAX_RESULTS)
-		return;
-	struct diag_result *r = &rs->r[rs->n++];
-	memset(r, 0, sizeof(*r));
-	snprintf(r->test, sizeof(r->test), "%s", test);
-	r->gpu = gpu;
-	r->peer = peer;
-	r->verdict = v;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->detail, sizeof(r->detail), fmt, ap);
-	va_end(ap);
-}
-
-void cmd_error(const struct cmd_ctx *ctx, const char *cmd, const char *fmt, ...)
-{
-	(void)ctx; (void)cmd; (void)fmt;
-}
+#include "bench/diag_run.h"
+#include "core/clock.h"
+#include "core/gpu_select.h"
 
 /* ---- the fake module: figures of a healthy H200 unless told otherwise ---- */
 static struct {
@@ -179,7 +161,10 @@ static int teardown(void **state)
 {
 	(void)state;
 	atomic_store(&fk.released, 1);
-	nanosleep(&(struct timespec){ 0, 50000000 }, NULL); /* let a released fake call finish */
+	/* a released call left behind by the guard frees itself: wait for it (60 s bound) */
+	for (int i = 0; i < 12000 && kguard_hung_calls() > 0; i++)
+		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+	assert_int_equal(kguard_hung_calls(), 0);
 	catalog_free(&cat);
 	free(snap);
 	free(res);
@@ -203,14 +188,22 @@ static void make_snapshot(unsigned n)
 	}
 }
 
+static uint64_t now_ns(void *arg)
+{
+	(void)arg;
+	return clock_mono_ns();
+}
+
 static void run(int level, unsigned n, uint64_t flip_bits, double timeout_scale)
 {
 	make_snapshot(n);
 	memset(res, 0, sizeof(*res));
-	struct diag_gpu_opts o = { .level = level, .mask = gpu_select_all(n), .flip_bits = flip_bits,
-				   .timeout_scale = timeout_scale, .grace_s = 0.3, .variation_pct = 10 };
+	struct diag_run_opts o = { .level = level, .mask = gpu_select_all(n), .flip_bits = flip_bits,
+				   .timeout_scale = timeout_scale, .variation_pct = 10 };
+	const struct diag_hooks hooks = { .now_ns = now_ns };
+	const struct gk_api *guarded = kguard_wrap(&fake_api, 0.3);
 	char err[128];
-	assert_int_equal(diag_gpu_run(&fake_api, snap, &cat, &o, res, err, sizeof(err)), 0);
+	assert_int_equal(diag_run_gpu_tests(guarded, &hooks, snap, &cat, &o, res, err, sizeof(err)), 0);
 }
 
 static const struct diag_result *result(const char *test, int gpu, int peer)
@@ -314,6 +307,9 @@ static void test_hung_gpu_fails_and_others_go_on(void **state)
 	for (int i = 0; i < 12000 && !atomic_load(&fk.hung_returned); i++)
 		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
 	assert_true(atomic_load(&fk.hung_returned));
+	for (int i = 0; i < 12000 && kguard_hung_calls() > 0; i++)
+		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+	assert_int_equal(kguard_hung_calls(), 0);
 }
 
 static void test_nccl_failure_named_by_pair(void **state)
