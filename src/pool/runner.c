@@ -1,6 +1,7 @@
 /* runner.c - see runner.h. */
 #include "runner.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -553,7 +554,27 @@ int runner_cgroup_count(const char *dir)
 	return n;
 }
 
+/* Removes dir and the empty cgroups below it, deepest first (depth: how far down). */
+static bool remove_tree(const char *dir, int depth)
+{
+	if (rmdir(dir) == 0 || errno == ENOENT)
+		return true;
+	if ((errno != EBUSY && errno != ENOTEMPTY) || depth == 0)
+		return false;
+	DIR *d = opendir(dir);
+	if (!d)
+		return false;
+	struct dirent *e;
+	char sub[512];
+	while ((e = readdir(d)))
+		if (e->d_type == DT_DIR && e->d_name[0] != '.' &&
+		    (size_t)snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) < sizeof(sub))
+			remove_tree(sub, depth - 1);
+	closedir(d);
+	return rmdir(dir) == 0 || errno == ENOENT;
+}
+
 bool runner_cgroup_remove(const char *dir)
 {
-	return rmdir(dir) == 0 || errno == ENOENT;
+	return remove_tree(dir, 8); /* a container runtime's own cgroups in it (podman --cgroups=split) */
 }

@@ -83,7 +83,8 @@ int runner_cgroup_create(const char *base, const char *tag, uint64_t job, char *
 			 size_t errlen);
 /* Kills every process of the cgroup (cgroup.kill; else SIGKILL to each pid in cgroup.procs). */
 void runner_cgroup_kill(const char *dir);
-/* Removes the cgroup when it is empty; true when it is gone. */
+/* Removes the cgroup when it is empty, with the empty cgroups a container
+ * runtime made in it (podman --cgroups=split); true when it is gone. */
 bool runner_cgroup_remove(const char *dir);
 /* Number of processes in the cgroup (-1: unreadable). */
 int runner_cgroup_count(const char *dir);

@@ -1,0 +1,69 @@
+/*
+ * container.h - container jobs (`gpuctl submit --image`, docs/containers.md):
+ * the checks of what a request names (image, mounts, environment), the
+ * podman command line the pool runs as the job, and the image's CUDA need
+ * read from `podman image inspect`. Pure: no I/O (pool_container.c runs
+ * podman and writes the CDI spec).
+ */
+#ifndef GPUCTL_POOL_CONTAINER_H
+#define GPUCTL_POOL_CONTAINER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CONTAINER_IMAGE_LEN 256u   /* bytes of an image reference, NUL included */
+#define CONTAINER_MAX_MOUNTS 64u
+#define CONTAINER_MAX_ENV 256u
+#define CONTAINER_CDI_DIR "/var/run/cdi" /* podman 4.3 reads /etc/cdi and this (no --cdi-spec-dir) */
+#define CONTAINER_NAME_PREFIX "gpuctl-job-"
+
+/* Each: 0, or -1 with a one-line message naming what is wrong. */
+/* An image reference: [registry[:port]/]name[:tag][@digest] or an image id;
+ * starts with a letter or digit (never an option), at most 255 bytes of
+ * letters, digits and ._-/:@. */
+int container_check_image(const char *image, char *err, size_t errlen);
+/* "SRC:DST" or "SRC:DST:ro" (or ":rw"): both absolute, neither with ',' or ':'. */
+int container_check_mount(const char *spec, char *err, size_t errlen);
+/* "KEY=VALUE": KEY a shell name ([A-Za-z_][A-Za-z0-9_]*), not one the pool
+ * sets (CUDA_VISIBLE_DEVICES, GPUCTL_JOB_ID, GPUCTL_JOB_GPUS,
+ * NVIDIA_VISIBLE_DEVICES); no control characters. */
+int container_check_env(const char *kv, char *err, size_t errlen);
+/* "podman" (the only runtime the pool starts; "docker" is refused, said why). */
+int container_check_runtime(const char *runtime, char *err, size_t errlen);
+
+/* The CDI kind of one pool's spec: "gpuctl.pool/gpu-TAG" (its own kind, so
+ * that it never conflicts with nvidia-ctk's nvidia.com/gpu names nor with
+ * another pool's), and the spec's file in CONTAINER_CDI_DIR. */
+void container_cdi_kind(const char *tag, char *out, size_t outlen);
+void container_cdi_path(const char *tag, char *out, size_t outlen);
+/* "gpuctl-job-ID" */
+void container_name(uint64_t job, char *out, size_t outlen);
+
+struct container_run {
+	uint64_t job;
+	const char *image;
+	const char *cdi_kind;
+	const char *devices;         /* the job's GPUs: UUIDs (or one MIG UUID), comma-separated */
+	const char *gpus;            /* GPUCTL_JOB_GPUS: indexes */
+	bool in_cgroup;              /* the job has its own cgroup: --cgroups=split keeps the container in it */
+	char *const *mounts;         /* checked "SRC:DST[:ro]" */
+	size_t nmounts;
+	char *const *env;            /* checked "K=V" */
+	size_t nenv;
+	char *const *cmd;            /* the command in the container (may be empty: the image's) */
+	size_t ncmd;
+};
+
+/* The job's argv, NULL-terminated (heap strings in a heap array; free each
+ * and the array): podman --cgroup-manager=cgroupfs run --rm --name
+ * gpuctl-job-ID --init [--cgroups=split] --device KIND=UUID... --env ...
+ * --volume ... IMAGE CMD... NULL when out of memory. */
+char **container_run_argv(const struct container_run *r);
+
+/* The CUDA an image needs, from `podman image inspect`'s JSON (an array of
+ * one object whose Config.Env holds NVIDIA_REQUIRE_CUDA / CUDA_VERSION):
+ * 1 with *need, 0 when the image says nothing, -1 malformed (err says). */
+int container_image_need(const char *inspect_json, unsigned *need, char *err, size_t errlen);
+
+#endif
