@@ -3,6 +3,9 @@
 
 #include <string.h>
 
+#include "cmd.h"
+#include "../core/units.h"
+
 void help_print_subs(FILE *out, const char *cmd, const struct sub_help *subs, size_t n, const char *notes)
 {
 	for (size_t i = 0; i < n; i++)
@@ -39,4 +42,102 @@ bool help_asked(int argc, char **argv, int from)
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
 			return true;
 	return false;
+}
+
+/* What help calls an option's value when the table does not say. */
+static void value_word(const struct opt_spec *s, char *out, size_t outlen)
+{
+	static const char *const words[] = { [OPT_FLAG] = "", [OPT_INT] = "N", [OPT_DURATION] = "DURATION",
+					     [OPT_SIZE] = "SIZE", [OPT_STRING] = "VALUE", [OPT_ENUM] = "" };
+	size_t len = 0;
+	out[0] = '\0';
+	if (s->arg) {
+		snprintf(out, outlen, "%s", s->arg);
+		return;
+	}
+	if (s->kind != OPT_ENUM) {
+		snprintf(out, outlen, "%s", words[s->kind]);
+		return;
+	}
+	for (int i = 0; s->choices && s->choices[i] && len < outlen; i++)
+		len += (size_t)snprintf(out + len, outlen - len, "%s%s", i ? "|" : "", s->choices[i]);
+}
+
+/* "  -i, --id SPEC" or "      --json": the option as help's left column shows it. */
+static void option_term(const struct opt_spec *s, char *out, size_t outlen)
+{
+	char value[96];
+	value_word(s, value, sizeof(value));
+	int len = s->short_name ? snprintf(out, outlen, "  -%c%s", s->short_name, s->name ? ", " : "")
+				: snprintf(out, outlen, "      ");
+	if (len < 0 || (size_t)len >= outlen)
+		return;
+	if (s->name)
+		len += snprintf(out + len, outlen - (size_t)len, "--%s", s->name);
+	if (*value && (size_t)len < outlen)
+		snprintf(out + len, outlen - (size_t)len, " %s", value);
+}
+
+static void print_indented(FILE *out, const char *text, int indent)
+{
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		if (p != text)
+			fprintf(out, "\n%*s", indent, "");
+		fprintf(out, "%.*s", (int)len, p);
+		p += len + (nl ? 1 : 0);
+	}
+}
+
+void help_print_cmd(FILE *out, const struct cmd_help *h)
+{
+	static const struct opt_spec help_opt = { "help", 'h', OPT_FLAG, NULL, "this help", NULL, 0, 0, NULL };
+	char term[160];
+	int width = 0;
+	for (size_t i = 0; i <= h->nopts; i++) {
+		const struct opt_spec *s = i < h->nopts ? &h->opts[i] : &help_opt;
+		if (!s->help)
+			continue;
+		option_term(s, term, sizeof(term));
+		if ((int)strlen(term) > width)
+			width = (int)strlen(term);
+	}
+	width += 2;
+	fprintf(out, "usage: gpuctl %s %s\n\n%s\n", h->name, h->usage, h->what);
+	for (size_t i = 0; i <= h->nopts; i++) {
+		const struct opt_spec *s = i < h->nopts ? &h->opts[i] : &help_opt;
+		if (!s->help)
+			continue;
+		option_term(s, term, sizeof(term));
+		fprintf(out, "%-*s", width, term);
+		print_indented(out, s->help, width);
+		if (s->def)
+			fprintf(out, " (default %s)", s->def);
+		fputc('\n', out);
+	}
+	if (h->notes)
+		fprintf(out, "\n%s", h->notes);
+	fprintf(out, "\nexit codes: %s\n", h->exits);
+}
+
+int help_usage_error(const struct cmd_ctx *ctx, const char *cmd, const char *msg)
+{
+	cmd_error(ctx, cmd, "%s; see '%s %s --help'", msg, ctx->prog, cmd);
+	return EXIT_USAGE;
+}
+
+int help_opt_error(const struct cmd_ctx *ctx, const char *cmd, const struct opt_parser *p)
+{
+	if (p->err_see_help)
+		return help_usage_error(ctx, cmd, p->err);
+	cmd_error(ctx, cmd, "%s", p->err);
+	return EXIT_USAGE;
+}
+
+int help_unexpected(const struct cmd_ctx *ctx, const char *cmd, const char *arg)
+{
+	char msg[128], q[41];
+	snprintf(msg, sizeof(msg), "unexpected argument '%s'", units_quoted(arg, q));
+	return help_usage_error(ctx, cmd, msg);
 }

@@ -11,6 +11,45 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../core/opts.h"
+
+/* --help of a command from its option table (core/opts.h):
+ *   usage: gpuctl NAME USAGE
+ *   (what it does)
+ *   each option with its value, help text and default; -h, --help
+ *   (notes)
+ *   exit codes: EXITS                                                  */
+struct cmd_help {
+	const char *name;   /* "topo" */
+	const char *usage;  /* after "usage: gpuctl NAME ": "[--json] [-i SPEC]" (more lines: "\n       gpuctl NAME ...") */
+	const char *what;   /* what it does: lines, each ending in '\n' */
+	const struct opt_spec *opts;
+	size_t nopts;
+	const char *notes;  /* printed after the options; NULL: none */
+	const char *exits;  /* after "exit codes: ": "0 ok, 64 usage, ..." (docs/exit-codes.md) */
+};
+
+void help_print_cmd(FILE *out, const struct cmd_help *h);
+
+/* -i/--id, which every command that reads GPUs takes (checked by cmd_check_gpu_spec). */
+#define OPT_SPEC_GPU_ID                                                                                        \
+	{ "id", 'i', OPT_STRING, "SPEC",                                                                       \
+	  "only these GPUs: indexes, ranges, UUIDs or bus ids,\n"                                              \
+	  "comma-separated (\"0-3,6\", \"GPU-8f3e12ab\", \"18:00.0\")",                                        \
+	  NULL, 0, 0, NULL }
+/* --json, the stable machine-readable output (docs/json.md). */
+#define OPT_SPEC_JSON { "json", 0, OPT_FLAG, NULL, "machine-readable output (stable; see docs/json.md)", NULL, 0, 0, NULL }
+
+struct cmd_ctx;
+/* A usage error as the command's one line, "gpuctl CMD: MSG; see 'gpuctl CMD
+ * --help'" (an unknown option, an unexpected argument). Returns EXIT_USAGE. */
+int help_usage_error(const struct cmd_ctx *ctx, const char *cmd, const char *msg);
+/* The parser's error as the command's one line ("gpuctl CMD: option '-i' needs
+ * a value"; an unknown option as help_usage_error). Returns EXIT_USAGE. */
+int help_opt_error(const struct cmd_ctx *ctx, const char *cmd, const struct opt_parser *p);
+/* An operand a command does not take: "unexpected argument 'X'". Returns EXIT_USAGE. */
+int help_unexpected(const struct cmd_ctx *ctx, const char *cmd, const char *arg);
+
 struct sub_help {
 	const char *name;    /* "gres-conf" */
 	const char *usage;   /* its arguments: "[--node NAME] ..." */

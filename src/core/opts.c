@@ -1,0 +1,213 @@
+/* opts.c - the option parser over a command's option table (opts.h). */
+#include "opts.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "units.h"
+
+void opt_init(struct opt_parser *p, int argc, char **argv, const struct opt_spec *specs, size_t n)
+{
+	memset(p, 0, sizeof(*p));
+	p->argc = argc;
+	p->argv = argv;
+	p->specs = specs;
+	p->nspecs = n;
+	p->index = 1;
+}
+
+const char *opt_spelling(const struct opt_spec *s, char *out, size_t outlen)
+{
+	if (s->name)
+		snprintf(out, outlen, "--%s", s->name);
+	else
+		snprintf(out, outlen, "-%c", s->short_name);
+	return out;
+}
+
+static void bounds(const struct opt_spec *s, long long *min, long long *max)
+{
+	*min = s->min;
+	*max = s->max;
+	if (!*min && !*max)
+		*max = LLONG_MAX;
+}
+
+static int parse_int(const struct opt_spec *s, const char *name, const char *text, long long *out, char *err,
+		     size_t errlen)
+{
+	char q[41];
+	long long min, max;
+	bounds(s, &min, &max);
+	const char *t = text[0] == '-' ? text + 1 : text;
+	char *end = NULL;
+	errno = 0;
+	long long v = strtoll(text, &end, 10);
+	/* decimal digits only: strtoll also takes spaces, '+' and "0x" */
+	if (*t < '0' || *t > '9' || strspn(t, "0123456789") != strlen(t) || *end || errno || v < min || v > max) {
+		snprintf(err, errlen, "option '%s': '%s' is not a whole number from %lld to %lld", name,
+			 units_quoted(text, q), min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* As opt_value_parse, the option named in messages as the user spelled it. */
+static int value_parse(const struct opt_spec *s, const char *name, const char *text, struct opt_value *v, char *err,
+		       size_t errlen)
+{
+	char msg[200], q[41];
+	long long min, max;
+	uint64_t u = 0;
+	bounds(s, &min, &max);
+	v->text = text;
+	v->num = 0;
+	switch (s->kind) {
+	case OPT_FLAG:
+		v->text = NULL;
+		return 0;
+	case OPT_INT:
+		return parse_int(s, name, text, &v->num, err, errlen);
+	case OPT_DURATION:
+	case OPT_SIZE:
+		if ((s->kind == OPT_DURATION ? units_parse_duration : units_parse_size)(
+			    text, (uint64_t)(min < 0 ? 0 : min), (uint64_t)max, &u, msg, sizeof(msg))) {
+			snprintf(err, errlen, "option '%s': %s", name, msg);
+			return -1;
+		}
+		v->num = (long long)u;
+		return 0;
+	case OPT_STRING:
+		if (!*text) {
+			snprintf(err, errlen, "option '%s' needs a value", name);
+			return -1;
+		}
+		return 0;
+	case OPT_ENUM: {
+		size_t len = 0;
+		for (int i = 0; s->choices && s->choices[i]; i++) {
+			if (strcmp(s->choices[i], text) == 0) {
+				v->num = i;
+				return 0;
+			}
+		}
+		len = (size_t)snprintf(err, errlen, "option '%s': '%s' is not one of ",
+				       name, units_quoted(text, q));
+		for (int i = 0; s->choices && s->choices[i] && len < errlen; i++)
+			len += (size_t)snprintf(err + len, errlen - len, "%s%s", i ? ", " : "", s->choices[i]);
+		return -1;
+	}
+	}
+	snprintf(err, errlen, "option '%s' has no kind", name);
+	return -1;
+}
+
+int opt_value_parse(const struct opt_spec *s, const char *text, struct opt_value *v, char *err, size_t errlen)
+{
+	char name[64];
+	return value_parse(s, opt_spelling(s, name, sizeof(name)), text, v, err, errlen);
+}
+
+static int find_long(const struct opt_parser *p, const char *name, size_t len)
+{
+	for (size_t i = 0; i < p->nspecs; i++)
+		if (p->specs[i].name && strlen(p->specs[i].name) == len && strncmp(p->specs[i].name, name, len) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int find_short(const struct opt_parser *p, char c)
+{
+	for (size_t i = 0; i < p->nspecs; i++)
+		if (p->specs[i].short_name == c)
+			return (int)i;
+	return -1;
+}
+
+/* Option i, spelled as given (its short letter or long name), with its value
+ * text (NULL: the next argument is the value). */
+static int take(struct opt_parser *p, int i, bool as_short, const char *text, struct opt_value *v)
+{
+	char name[64];
+	const struct opt_spec *s = &p->specs[i];
+	if (as_short)
+		snprintf(name, sizeof(name), "-%c", s->short_name);
+	else
+		snprintf(name, sizeof(name), "--%s", s->name);
+	if (s->kind != OPT_FLAG && !text) {
+		if (p->index >= p->argc) {
+			snprintf(p->err, sizeof(p->err), "option '%s' needs a value", name);
+			return OPT_ERROR;
+		}
+		text = p->argv[p->index++];
+	}
+	return value_parse(s, name, text ? text : "", v, p->err, sizeof(p->err)) ? OPT_ERROR : i;
+}
+
+static int next_short(struct opt_parser *p, struct opt_value *v)
+{
+	char c = *p->bundle++, q[41];
+	char letter[2] = { c, '\0' };
+	if (c == 'h')
+		return p->bundle = NULL, OPT_HELP;
+	int i = find_short(p, c);
+	if (i < 0) {
+		snprintf(p->err, sizeof(p->err), "unknown option '-%s'", units_quoted(letter, q));
+		p->err_see_help = true;
+		p->bundle = NULL;
+		return OPT_ERROR;
+	}
+	if (p->specs[i].kind == OPT_FLAG) {
+		if (!*p->bundle)
+			p->bundle = NULL;
+		return take(p, i, true, NULL, v);
+	}
+	const char *attached = *p->bundle ? p->bundle : NULL; /* -i0 */
+	p->bundle = NULL;
+	return take(p, i, true, attached, v);
+}
+
+int opt_next(struct opt_parser *p, struct opt_value *v)
+{
+	*v = (struct opt_value){ NULL, 0 };
+	if (p->bundle)
+		return next_short(p, v);
+	if (p->index >= p->argc)
+		return OPT_DONE;
+	const char *a = p->argv[p->index++];
+	if (p->options_ended || a[0] != '-' || a[1] == '\0') {
+		if (p->stop_at_operand)
+			p->options_ended = true;
+		v->text = a;
+		return OPT_OPERAND;
+	}
+	if (a[1] != '-') {
+		p->bundle = a + 1;
+		return next_short(p, v);
+	}
+	if (a[2] == '\0') { /* "--" */
+		p->options_ended = true;
+		return opt_next(p, v);
+	}
+	const char *name = a + 2, *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	if (len == 4 && strncmp(name, "help", 4) == 0 && !eq)
+		return OPT_HELP;
+	int i = find_long(p, name, len);
+	if (i < 0) {
+		char spelled[41];
+		snprintf(p->err, sizeof(p->err), "unknown option '--%.*s'", (int)(len < 38 ? len : 38),
+			 units_quoted(name, spelled));
+		p->err_see_help = true;
+		return OPT_ERROR;
+	}
+	if (eq && p->specs[i].kind == OPT_FLAG) {
+		snprintf(p->err, sizeof(p->err), "option '--%s' takes no value", p->specs[i].name);
+		return OPT_ERROR;
+	}
+	return take(p, i, false, eq ? eq + 1 : NULL, v);
+}

@@ -1,0 +1,42 @@
+/*
+ * units.h - the one grammar for durations and byte sizes that every option
+ * and setting reads (docs/units.md). Pure: no I/O, no allocation.
+ *
+ * A duration is a number with a unit (ns, us, ms, s, m, h, d), or several
+ * from the largest unit down, each once ("1h30m", "1d12h"); a number alone
+ * is seconds ("30", "0.5"). A size in bytes is a number with an optional
+ * K, M, G, T or P, each a power of 1024 whatever follows it ("4K", "4KB" and
+ * "4KiB" are 4096 bytes), and an optional "B". Numbers are decimal: digits,
+ * at most one point and at most 9 digits after it; no sign, exponent, hex,
+ * space, "inf" or "nan". A fraction below the smallest step (1 ns, 1 byte)
+ * is dropped.
+ */
+#ifndef GPUCTL_UNITS_H
+#define GPUCTL_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define UNITS_NS_PER_S 1000000000ull
+#define UNITS_NS_PER_DAY (86400ull * UNITS_NS_PER_S)
+
+/* Reads a duration into *ns, within [min_ns, max_ns]. Returns 0, or -1 with
+ * a one-line message ("bad duration 'x' (...)", "duration 'x' out of range
+ * (10ms to 1h)") that quotes at most 40 bytes of s, control characters as '?'. */
+int units_parse_duration(const char *s, uint64_t min_ns, uint64_t max_ns, uint64_t *ns, char *err, size_t errlen);
+/* Reads a size in bytes into *bytes, within [min, max]; messages as above
+ * ("bad size 'x' (...)", "size 'x' out of range (1 to 64G)"). */
+int units_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *bytes, char *err, size_t errlen);
+
+/* The duration in the largest unit that holds it exactly ("2h", "1500ms",
+ * "0s"): what units_parse_duration reads back to the same value. */
+void units_fmt_duration(uint64_t ns, char *out, size_t outlen);
+/* The size in the largest power of 1024 that holds it exactly ("64G", "1536",
+ * "0"): read back by units_parse_size to the same value. */
+void units_fmt_size(uint64_t bytes, char *out, size_t outlen);
+
+/* s as a message quotes it: at most 40 bytes, control characters as '?',
+ * so that an error stays one line. out must hold 41 bytes. */
+const char *units_quoted(const char *s, char out[41]);
+
+#endif
