@@ -35,6 +35,7 @@ struct agent_config {
 	char pool_dir[256];            /* "" = the default for the agent's user */
 	char pool_socket[256];
 	char pool_cgroup[256];         /* "" = the agent's own cgroup; "off" */
+	char pool_dev_dir[256];        /* the GPUs' device nodes for container jobs' CDI spec ("" = /dev) */
 	unsigned pool_user_gpu_limit;  /* 0 = none */
 	uint64_t pool_kill_grace_ns;   /* 0 = 10 s */
 	/* 0: the pool's default; UINT64_MAX: off (no limit, kept forever, no reserve) */

@@ -2,7 +2,7 @@
  * pool_agent.c - the pool's hooks into the agent (src/agent/): its settings
  * (`pool = on`, `pool_dir`, `pool_socket`, `pool_user_gpu_limit`,
  * `pool_cgroup`, `pool_kill_grace`, `pool_isolation`, `pool_log_limit`,
- * `pool_log_retention`, `pool_min_free`; docs/pool.md) and its start/stop with
+ * `pool_log_retention`, `pool_min_free`, `pool_dev_dir`; docs/pool.md) and its start/stop with
  * the agent's backend, sampler and health rules. The agent's files each hold
  * one call into here.
  */
@@ -22,6 +22,7 @@ int pool_agent_config_set(struct agent_config *c, const char *key, const char *v
 		{ "pool_dir", c->pool_dir, sizeof(c->pool_dir) },
 		{ "pool_socket", c->pool_socket, sizeof(c->pool_socket) },
 		{ "pool_cgroup", c->pool_cgroup, sizeof(c->pool_cgroup) },
+		{ "pool_dev_dir", c->pool_dev_dir, sizeof(c->pool_dev_dir) },
 	};
 	if (strcmp(key, "pool") == 0) {
 		if (strcmp(value, "on") == 0 || strcmp(value, "true") == 0 || strcmp(value, "1") == 0)
@@ -103,6 +104,7 @@ int pool_agent_start(struct agent *a, char *err, size_t errlen)
 	snprintf(pc.state_dir, sizeof(pc.state_dir), "%s", a->cfg.pool_dir);
 	snprintf(pc.socket_path, sizeof(pc.socket_path), "%s", a->cfg.pool_socket);
 	snprintf(pc.cgroup_parent, sizeof(pc.cgroup_parent), "%s", a->cfg.pool_cgroup);
+	snprintf(pc.dev_dir, sizeof(pc.dev_dir), "%s", a->cfg.pool_dev_dir);
 	pc.max_gpus_per_user = a->cfg.pool_user_gpu_limit;
 	pc.isolation = (enum pool_isolation)a->cfg.pool_isolation;
 	if (a->cfg.pool_kill_grace_ns)

@@ -22,6 +22,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: gpuctl submit [--gpus N | --gpu-ids LIST | --mig PROFILE] [--mem-per-gpu BYTES] [--nvlink]\n"
 		"                     [--priority P] [--time LIMIT] [--name NAME] [--after JOB] [--shell]\n"
+		"                     [--image IMAGE [--runtime podman] [--mount SRC:DST[:ro]]... [--env K=V]...]\n"
 		"                     [--socket PATH] [--json | --id-only] -- COMMAND [ARGS...]\n\n"
 		"Queues COMMAND on the GPU pool (the agent started with --pool) and prints its job id.\n"
 		"It runs as you, in this directory, with this environment and CUDA_VISIBLE_DEVICES set\n"
@@ -38,6 +39,12 @@ static void usage(FILE *out)
 		"  --name NAME         a name to show in the queue\n"
 		"  --after JOB         start only once JOB has ended (whatever its outcome)\n"
 		"  --shell             run COMMAND (one string) with /bin/sh -c\n"
+		"  --image IMAGE       run COMMAND in a container of IMAGE (podman, as you) with exactly\n"
+		"                      its GPUs (CDI); refused when the image needs a newer CUDA than the\n"
+		"                      driver's (docs/containers.md)\n"
+		"  --runtime NAME      the container runtime: podman (the default and only one)\n"
+		"  --mount SRC:DST[:ro] bind-mount SRC at DST in the container (repeatable)\n"
+		"  --env KEY=VALUE     set in the container (repeatable; it gets none of yours)\n"
 		"  --socket PATH       the agent's control socket (default: $GPUCTL_POOL_SOCKET,\n"
 		"                      /run/gpuctl/pool.sock, or $XDG_RUNTIME_DIR/gpuctl-pool.sock)\n"
 		"  --json              print the answer as JSON; --id-only: print the id only\n"
@@ -65,6 +72,44 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 	return 0;
 }
 
+/* --image, --runtime, --mount, --env: checked as the agent checks them
+ * (container.h); --mount and --env add to s->mounts and s->cenv (arrays of
+ * CONTAINER_MAX_MOUNTS and CONTAINER_MAX_ENV of argv's strings). 0, or -1 with msg. */
+static int container_flag(struct proto_submit *s, const char *flag, const char *v, char *msg, size_t len)
+{
+	if (!is_utf8(v)) {
+		snprintf(msg, len, "the value of '%s' is not valid UTF-8", flag);
+		return -1;
+	}
+	if (strcmp(flag, "--image") == 0) {
+		if (container_check_image(v, msg, len))
+			return -1;
+		snprintf(s->image, sizeof(s->image), "%s", v);
+		return 0;
+	}
+	if (strcmp(flag, "--runtime") == 0) {
+		if (strlen(v) >= sizeof(s->runtime)) {
+			snprintf(msg, len, "unknown runtime (podman)");
+			return -1;
+		}
+		if (container_check_runtime(v, msg, len))
+			return -1;
+		snprintf(s->runtime, sizeof(s->runtime), "%s", v);
+		return 0;
+	}
+	bool mount = strcmp(flag, "--mount") == 0;
+	char ***list = mount ? &s->mounts : &s->cenv;
+	size_t *n = mount ? &s->nmounts : &s->ncenv;
+	if (*n >= (mount ? CONTAINER_MAX_MOUNTS : CONTAINER_MAX_ENV)) {
+		snprintf(msg, len, "more than %u '%s' options", mount ? CONTAINER_MAX_MOUNTS : CONTAINER_MAX_ENV, flag);
+		return -1;
+	}
+	if (mount ? container_check_mount(v, msg, len) : container_check_env(v, msg, len))
+		return -1;
+	(*list)[(*n)++] = (char *)v; /* argv's: lives as long as the command */
+	return 0;
+}
+
 int cmd_submit(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct pool_opts o = { 0 };
@@ -72,6 +117,9 @@ int cmd_submit(int argc, char **argv, struct cmd_ctx *ctx)
 	memset(&r, 0, sizeof(r));
 	r.op = OP_SUBMIT;
 	struct proto_submit *s = &r.sub;
+	char *mounts[CONTAINER_MAX_MOUNTS], *cenv[CONTAINER_MAX_ENV];
+	s->mounts = mounts;
+	s->cenv = cenv;
 	bool id_only = false, have_gpus = false;
 	char msg[256];
 	int i = 1;
@@ -105,7 +153,8 @@ int cmd_submit(int argc, char **argv, struct cmd_ctx *ctx)
 			continue;
 		}
 		static const char *const value_flags[] = { "--gpus", "--gpu-ids", "--mig", "--mem-per-gpu", "--priority",
-							   "--time", "--name", "--after" };
+							   "--time", "--name", "--after", "--image", "--runtime",
+							   "--mount", "--env" };
 		const char *v = NULL, *flag = NULL;
 		bool bad = false;
 		for (size_t k = 0; k < sizeof(value_flags) / sizeof(value_flags[0]) && !v && !bad; k++) {
@@ -153,6 +202,9 @@ int cmd_submit(int argc, char **argv, struct cmd_ctx *ctx)
 			if (rc)
 				snprintf(msg, sizeof(msg), "%s", strlen(v) > PROTO_NAME_LEN ? "name longer than 64 bytes"
 											     : "name is not valid UTF-8");
+		} else if (strcmp(flag, "--image") == 0 || strcmp(flag, "--runtime") == 0 || strcmp(flag, "--mount") == 0 ||
+			   strcmp(flag, "--env") == 0) {
+			rc = container_flag(s, flag, v, msg, sizeof(msg));
 		} else if (strcmp(flag, "--after") == 0) {
 			rc = parse_uint(v, INT64_MAX, &u) || u == 0;
 			s->after = u;
@@ -170,6 +222,10 @@ int cmd_submit(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (s->mig[0] && (have_gpus || s->gpu_ids || s->nvlink)) {
 		cmd_error(ctx, "submit", "'--mig' goes without '--gpus', '--gpu-ids' and '--nvlink'");
+		return EXIT_USAGE;
+	}
+	if (!s->image[0] && (s->runtime[0] || s->nmounts || s->ncenv)) {
+		cmd_error(ctx, "submit", "'--runtime', '--mount' and '--env' go with '--image'");
 		return EXIT_USAGE;
 	}
 	if (s->shell && argc - i != 1) {

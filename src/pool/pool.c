@@ -179,6 +179,8 @@ void pool_settle(struct pool *p, struct pool_job *j, enum job_state state, const
 	if (j->start_ns)
 		pool_logs_trim(p, j); /* what it wrote since the last check */
 	bool saved = store_update(p->st, j) == 0;
+	if (j->shim_pid > 0 && state != JOB_DONE && pool_job_is_container(j))
+		reap_later(p, pool_container_remove(p, j)); /* --rm did not run: cancelled, killed, lost */
 	pool_cleanup_cgroup(p, j->cgroup);
 	pool_devices_cleanup(p, j);
 	pool_remove_active(p, j);
@@ -581,7 +583,9 @@ static void start_job(struct pool *p, struct pool_job *j, const struct sched_dec
 	char **argv = NULL, **env = NULL, cwd[PROTO_MAX_PATH];
 	gid_t groups[256];
 	int ngroups = 0;
-	if (job_exec_spec(j, &argv, &env, cwd, sizeof(cwd), msg, sizeof(msg))) {
+	if (job_exec_spec(j, &argv, &env, cwd, sizeof(cwd), msg, sizeof(msg)) ||
+	    (pool_job_is_container(j) && /* then argv becomes podman's */
+	     pool_container_wrap(p, j, &argv, env, env_get(env, "GPUCTL_JOB_GPUS"), msg, sizeof(msg)))) {
 		char r[300];
 		snprintf(r, sizeof(r), "could not start: %.250s", msg);
 		free_strv(argv);

@@ -41,6 +41,7 @@ struct pool_config {
 	unsigned max_gpus_per_user;   /* 0: no limit */
 	uint64_t kill_grace_ns;       /* cancel: SIGTERM, then SIGKILL after this (default 10 s) */
 	char cgroup_parent[256];      /* "" = the agent's own cgroup; "off" = no cgroups */
+	char dev_dir[256];            /* the GPUs' device nodes, as container jobs' CDI spec names them ("" = /dev) */
 	uint64_t (*now_ns)(void);     /* wall clock (NULL: CLOCK_REALTIME) */
 	enum pool_isolation isolation; /* device limiting (docs/pool.md); default strict */
 	uint64_t log_limit;           /* bytes kept of each job's stdout and stderr (head and tail); 0: none */

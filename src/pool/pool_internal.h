@@ -135,6 +135,18 @@ void pool_logs_tick(struct pool *p);
  * less free than pool_min_free: no job starts then. */
 bool pool_disk_low(const struct pool *p, char *why, size_t len);
 
+/* pool_container.c: container jobs (docs/containers.md). p->mu held. */
+bool pool_job_is_container(const struct pool_job *j);
+/* Before the start: writes the pool's CDI spec, checks that the image is
+ * there and that the driver's CUDA is what it needs; then *argv (the command
+ * in the container, heap strings) becomes the podman command line. env: the
+ * job's (podman runs as the user with it). 0, or -1 with why it cannot start. */
+int pool_container_wrap(struct pool *p, const struct pool_job *j, char ***argv, char **env, const char *gpus,
+			char *msg, size_t len);
+/* After it ended other than done: `podman rm -f` of its container, as its
+ * user, in the background; the pid to reap (-1: none). */
+pid_t pool_container_remove(struct pool *p, const struct pool_job *j);
+
 /* pool_server.c */
 int pool_server_start(struct pool *p, char *err, size_t errlen);
 void pool_server_stop(struct pool *p);

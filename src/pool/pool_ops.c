@@ -110,6 +110,13 @@ static json_t *do_submit(struct pool *p, const struct pool_caller *c, const stru
 	j->exit_code = -1;
 	json_t *argv = s->shell ? json_pack("[s, s, s]", "/bin/sh", "-c", s->argv[0]) : strings_array(s->argv, s->argc);
 	json_t *spec = json_pack("{s:o, s:o, s:s}", "argv", argv, "env", strings_array(s->env, s->envc), "cwd", s->cwd);
+	if (spec && s->image[0] && /* a container job: pool_container.c reads these */
+	    json_object_update_new(spec, json_pack("{s:s, s:s, s:o, s:o}", "image", s->image, "runtime", s->runtime,
+						   "mounts", strings_array(s->mounts, s->nmounts), "container_env",
+						   strings_array(s->cenv, s->ncenv)))) {
+		json_decref(spec);
+		spec = NULL;
+	}
 	j->spec_json = spec ? json_dumps(spec, JSON_COMPACT) : NULL;
 	json_decref(spec);
 	if (!j->spec_json) {

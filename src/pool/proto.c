@@ -31,16 +31,21 @@ json_t *proto_errorf(const char *fmt, ...)
 	return proto_error(msg);
 }
 
+static void free_list(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 void proto_request_free(struct proto_request *r)
 {
-	for (size_t i = 0; i < r->sub.argc; i++)
-		free(r->sub.argv[i]);
-	free(r->sub.argv);
-	for (size_t i = 0; i < r->sub.envc; i++)
-		free(r->sub.env[i]);
-	free(r->sub.env);
-	r->sub.argv = r->sub.env = NULL;
-	r->sub.argc = r->sub.envc = 0;
+	free_list(r->sub.argv, r->sub.argc);
+	free_list(r->sub.env, r->sub.envc);
+	free_list(r->sub.mounts, r->sub.nmounts);
+	free_list(r->sub.cenv, r->sub.ncenv);
+	r->sub.argv = r->sub.env = r->sub.mounts = r->sub.cenv = NULL;
+	r->sub.argc = r->sub.envc = r->sub.nmounts = r->sub.ncenv = 0;
 }
 
 /* ---- field readers: each returns 0 or -1 with the message set ------------- */
@@ -127,6 +132,31 @@ static int get_strings(json_t *o, const char *key, size_t maxn, bool is_env, cha
 	return 0;
 }
 
+/* image, runtime, mounts, container_env: each checked as container.h says */
+static int parse_container(json_t *o, struct proto_submit *s, char *err, size_t errlen)
+{
+	if (get_str(o, "image", s->image, sizeof(s->image), err, errlen) ||
+	    get_str(o, "runtime", s->runtime, sizeof(s->runtime), err, errlen) ||
+	    get_strings(o, "mounts", CONTAINER_MAX_MOUNTS, false, &s->mounts, &s->nmounts, err, errlen) ||
+	    get_strings(o, "container_env", CONTAINER_MAX_ENV, true, &s->cenv, &s->ncenv, err, errlen))
+		return -1;
+	if (!s->image[0] && (s->runtime[0] || s->nmounts || s->ncenv))
+		FAIL("'runtime', 'mounts' and 'container_env' go with 'image'");
+	if (!s->image[0])
+		return 0;
+	if (!s->runtime[0])
+		snprintf(s->runtime, sizeof(s->runtime), "podman");
+	if (container_check_image(s->image, err, errlen) || container_check_runtime(s->runtime, err, errlen))
+		return -1;
+	for (size_t i = 0; i < s->nmounts; i++)
+		if (container_check_mount(s->mounts[i], err, errlen))
+			return -1;
+	for (size_t i = 0; i < s->ncenv; i++)
+		if (container_check_env(s->cenv[i], err, errlen))
+			return -1;
+	return 0;
+}
+
 static int parse_submit(json_t *o, struct proto_submit *s, char *err, size_t errlen)
 {
 	uint64_t u = 0;
@@ -167,6 +197,8 @@ static int parse_submit(json_t *o, struct proto_submit *s, char *err, size_t err
 	}
 	if (get_strings(o, "argv", PROTO_MAX_ARGS, false, &s->argv, &s->argc, err, errlen) ||
 	    get_strings(o, "env", PROTO_MAX_ENV, true, &s->env, &s->envc, err, errlen))
+		return -1;
+	if (parse_container(o, s, err, errlen))
 		return -1;
 	if (s->argc == 0 || !s->argv[0][0])
 		FAIL("'argv' must hold a command");
@@ -324,6 +356,15 @@ json_t *proto_request_json(const struct proto_request *r)
 	json_object_set_new(o, "cwd", json_string(s->cwd));
 	json_object_set_new(o, "argv", strings_json(s->argv, s->argc));
 	json_object_set_new(o, "env", strings_json(s->env, s->envc));
+	if (s->image[0]) {
+		json_object_set_new(o, "image", json_string(s->image));
+		if (s->runtime[0])
+			json_object_set_new(o, "runtime", json_string(s->runtime));
+		if (s->nmounts)
+			json_object_set_new(o, "mounts", strings_json(s->mounts, s->nmounts));
+		if (s->ncenv)
+			json_object_set_new(o, "container_env", strings_json(s->cenv, s->ncenv));
+	}
 	return o;
 }
 

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/mig_profile.h"
+#include "pool/container.h"
 
 #define PROTO_VERSION 1
 #define PROTO_MAX_REQUEST (4u << 20)    /* bytes of one request (environment included) */
@@ -49,6 +50,13 @@ struct proto_submit {
 	char **argv;
 	size_t envc;
 	char **env;                  /* "KEY=VALUE" */
+	/* a container job (container.h): argv is the command in the container */
+	char image[CONTAINER_IMAGE_LEN]; /* "" for a bare job */
+	char runtime[16];            /* "podman" (default) */
+	size_t nmounts;
+	char **mounts;               /* "SRC:DST[:ro]" */
+	size_t ncenv;
+	char **cenv;                 /* "KEY=VALUE" set in the container */
 };
 
 struct proto_request {
