@@ -76,9 +76,10 @@ static int parse_claim(json_t *o, struct claim *c, size_t idx, char *err, size_t
 	    str_field(o, "how", c->how, sizeof(c->how), false, id, err, errlen) ||
 	    str_field(o, "checked_by", c->checked_by, sizeof(c->checked_by), false, id, err, errlen))
 		return -1;
-	static const char *const kinds[] = { "ratio", "time_saved", "aux", "value", "none" };
+	static const char *const kinds[] = { "ratio", "time_saved", "aux", "value", "none", "train_precision",
+					     "train_scaling" };
 	int k = -1;
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < (int)(sizeof(kinds) / sizeof(kinds[0])); i++)
 		if (strcmp(kind, kinds[i]) == 0)
 			k = i;
 	if (k < 0) {
@@ -94,9 +95,11 @@ static int parse_claim(json_t *o, struct claim *c, size_t idx, char *err, size_t
 	c->guide = g && json_is_number(g) ? json_number_value(g) : NAN;
 	json_t *sc = json_object_get(o, "scale");
 	c->scale = sc && json_is_number(sc) ? json_number_value(sc) : 1.0;
-	bool needs_num = c->kind != CLAIM_NONE, needs_den = c->kind == CLAIM_RATIO || c->kind == CLAIM_TIME_SAVED;
+	bool needs_num = c->kind != CLAIM_NONE;
+	bool needs_den = c->kind == CLAIM_RATIO || c->kind == CLAIM_TIME_SAVED || c->kind == CLAIM_TRAIN_PRECISION;
 	if (sel_field(o, "num", &c->num, needs_num, id, err, errlen) ||
-	    sel_field(o, "den", &c->den, needs_den, id, err, errlen))
+	    sel_field(o, "den", &c->den, needs_den, id, err, errlen) ||
+	    sel_field(o, "alt", &c->alt, false, id, err, errlen) || sel_field(o, "proxy", &c->proxy, false, id, err, errlen))
 		return -1;
 	if (c->kind == CLAIM_AUX && !c->aux[0]) {
 		snprintf(err, errlen, "claim '%s': kind aux needs 'aux'", id);
@@ -172,6 +175,81 @@ static void label(char *out, size_t len, const struct claim_sel *s)
 	snprintf(out, len, "%s %s%s%s", s->suite, s->test, s->variant[0] ? " " : "", s->variant);
 }
 
+/* The measured row of sel with r's model and batch (micro-batch, sequence, accumulation) on r's GPU. */
+static const struct bench_result *same_batch(const struct bench_run *run, const struct bench_result *r,
+					     const struct claim_sel *sel)
+{
+	for (size_t i = 0; sel->suite[0] && i < run->n; i++) {
+		const struct bench_result *x = &run->r[i];
+		if ((x->status == BS_OK || x->status == BS_LOW) && !strcmp(x->suite, sel->suite) && !strcmp(x->test, sel->test) &&
+		    !strcmp(x->variant, sel->variant) && x->m == r->m && x->n == r->n && x->k == r->k && x->gpu == r->gpu)
+			return x;
+	}
+	return NULL;
+}
+
+/* C3: BF16 over FP32 (the guide's comparison), and over TF32 beside it. */
+static void eval_precision(const struct claim *c, const struct bench_run *run, struct claim_eval *e)
+{
+	const struct bench_result *n = claims_pick(run, &c->num);
+	const struct bench_result *d = n ? same_batch(run, n, &c->den) : NULL, *a = n ? same_batch(run, n, &c->alt) : NULL;
+	if (!n || !d) {
+		char l[128];
+		label(l, sizeof(l), !n ? &c->num : &c->den);
+		snprintf(e->ours_text, sizeof(e->ours_text), "not measured");
+		snprintf(e->note, sizeof(e->note), "no result for '%s'%s in this run", l, n ? " of the same model and batch" : "");
+		return;
+	}
+	e->ours = n->value.median / d->value.median;
+	int at = snprintf(e->ours_text, sizeof(e->ours_text), "%.2fx over %s", e->ours, d->variant);
+	int nt = snprintf(e->note, sizeof(e->note), "%s %s %s %.4g / %s %.4g %s", n->suite, n->test, n->variant,
+			  n->value.median, d->variant, d->value.median, n->unit);
+	if (a) {
+		snprintf(e->ours_text + at, sizeof(e->ours_text) - (size_t)at, ", %.2fx over %s",
+			 n->value.median / a->value.median, a->variant);
+		snprintf(e->note + nt, sizeof(e->note) - (size_t)nt, "; %s %.4g", a->variant, a->value.median);
+	}
+	if (isfinite(c->guide) && c->guide != 0)
+		e->ratio = e->ours / c->guide;
+}
+
+/* C5: the data-parallel row over the most GPUs, or why there is none. */
+static void eval_scaling(const struct claim *c, const struct bench_run *run, struct claim_eval *e)
+{
+	const struct bench_result *best = NULL;
+	size_t vlen = strlen(c->num.variant);
+	for (size_t i = 0; i < run->n; i++) {
+		const struct bench_result *r = &run->r[i];
+		if ((r->status != BS_OK && r->status != BS_LOW) || strcmp(r->suite, c->num.suite) ||
+		    strcmp(r->test, c->num.test) || strncmp(r->variant, c->num.variant, vlen) ||
+		    strncmp(r->variant + vlen, "-dp", 3) || r->ngpus < 2 || !isfinite(bench_result_aux(r, "scaling_pct")))
+			continue;
+		if (!best || r->ngpus > best->ngpus)
+			best = r;
+	}
+	if (best) {
+		double eff = bench_result_aux(best, "scaling_pct") / 100.0;
+		e->ours = eff * best->ngpus;
+		e->ratio = eff; /* the guide's claim is linear: N x on N GPUs */
+		snprintf(e->ours_text, sizeof(e->ours_text), "%.2fx on %d GPUs", e->ours, best->ngpus);
+		snprintf(e->note, sizeof(e->note), "%s %s %s: %.4g %s over %d GPUs, %.0f%% of %d x the one-GPU step",
+			 best->suite, best->test, best->variant, best->value.median, best->unit, best->ngpus, 100 * eff,
+			 best->ngpus);
+		return;
+	}
+	snprintf(e->ours_text, sizeof(e->ours_text), "not measured");
+	int at;
+	/* short: the report's cell holds 95 characters */
+	if (run->ngpus < 2)
+		at = snprintf(e->note, sizeof(e->note), "%u GPU cannot answer this: it needs training on 2+ GPUs", run->ngpus);
+	else
+		at = snprintf(e->note, sizeof(e->note), "no data-parallel train row (bench -s train on 2+ GPUs)");
+	const struct bench_result *p = c->proxy.suite[0] ? claims_pick(run, &c->proxy) : NULL;
+	if (p && at > 0 && (size_t)at < sizeof(e->note))
+		snprintf(e->note + at, sizeof(e->note) - (size_t)at, ". Proxy only: %s busbw %.4g %s", p->test,
+			 p->value.median, p->unit);
+}
+
 static void eval_one(const struct claim *c, const struct bench_run *run, const char *why_none, struct claim_eval *e)
 {
 	char a[128], b[128];
@@ -186,6 +264,10 @@ static void eval_one(const struct claim *c, const struct bench_run *run, const c
 	if (!run) {
 		snprintf(e->ours_text, sizeof(e->ours_text), "not measured");
 		snprintf(e->note, sizeof(e->note), "%s", why_none ? why_none : "no benchmark results");
+		return;
+	}
+	if (c->kind == CLAIM_TRAIN_PRECISION || c->kind == CLAIM_TRAIN_SCALING) {
+		(c->kind == CLAIM_TRAIN_PRECISION ? eval_precision : eval_scaling)(c, run, e);
 		return;
 	}
 	const struct bench_result *n = claims_pick(run, &c->num);
@@ -222,7 +304,7 @@ static void eval_one(const struct claim *c, const struct bench_run *run, const c
 		e->ours = strcmp(c->field, "gflops_per_watt") == 0 ? n->gflops_per_watt : n->value.median;
 		snprintf(e->note, sizeof(e->note), "%s%s", a, n->size_bytes ? " (largest size)" : "");
 		break;
-	case CLAIM_NONE:
+	default:
 		break;
 	}
 	if (!isfinite(e->ours)) {

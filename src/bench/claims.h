@@ -12,7 +12,13 @@
 
 #define CLAIMS_MAX 32
 
-enum claim_kind { CLAIM_RATIO = 0, CLAIM_TIME_SAVED, CLAIM_AUX, CLAIM_VALUE, CLAIM_NONE };
+/* train_precision: num / den of one model and batch (num's micro-batch, sequence,
+ * accumulation and GPU), and num / alt beside it (C3: BF16 over FP32 and TF32).
+ * train_scaling: the data-parallel rows of num ("<variant>-dpN", N >= 2): ours is
+ * the speed-up over one GPU, N x aux scaling_pct, ratio the share of linear; none
+ * (one GPU) says so, with proxy's figure labelled as a proxy (C5). */
+enum claim_kind { CLAIM_RATIO = 0, CLAIM_TIME_SAVED, CLAIM_AUX, CLAIM_VALUE, CLAIM_NONE, CLAIM_TRAIN_PRECISION,
+		  CLAIM_TRAIN_SCALING };
 
 struct claim_sel { char suite[16], test[40], variant[16]; };
 
@@ -25,6 +31,8 @@ struct claim {
 	char unit[32];
 	enum claim_kind kind;
 	struct claim_sel num, den;
+	struct claim_sel alt;    /* CLAIM_TRAIN_PRECISION: a second denominator ("" suite: none) */
+	struct claim_sel proxy;  /* CLAIM_TRAIN_SCALING: shown, labelled, when nothing answers */
 	char field[24];          /* CLAIM_VALUE: "gflops_per_watt" or "" (the median) */
 	char aux[24];            /* CLAIM_AUX: the aux figure's name */
 	double scale;            /* CLAIM_AUX: multiplier (1 when absent) */

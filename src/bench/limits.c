@@ -8,6 +8,8 @@
 
 #include "core/pcie.h"
 
+#include "train_plan.h"
+
 static int set_limit(double v, double *limit, char *what, size_t whatlen, const char *fmt_model,
 		     const char *figure, const char *unit)
 {
@@ -219,10 +221,10 @@ size_t bench_apply_limits(struct bench_run *run, const struct cat_gpu *const *ca
 		if (t)
 			r->min_ratio = bench_threshold_for(t, r->suite);
 		r->status = BS_OK;
-		if (!isnan(r->min_ratio) && !isnan(r->ratio) && r->ratio < r->min_ratio) {
+		if (!isnan(r->min_ratio) && !isnan(r->ratio) && r->ratio < r->min_ratio)
 			r->status = BS_LOW;
-			low++;
-		}
+		train_plan_apply(r); /* a training step beside the planner's prediction, its memory rule */
+		low += r->status == BS_LOW;
 	}
 	return low;
 }

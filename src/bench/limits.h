@@ -38,7 +38,8 @@ double bench_threshold_for(const struct bench_thresholds *t, const char *suite);
  * Sets limit, ratio, min_ratio and status (OK / LOW) of every measured result.
  * cat_for_gpu[i] is the catalog entry of GPU i (NULL when unknown); results on
  * all GPUs (gpu -1) use GPU 0's. t NULL: each result keeps the min_ratio it
- * has (a saved run re-read). Returns the number of LOW results.
+ * has (a saved run re-read). A train row also gets the planner's prediction
+ * and its memory rule (train_plan_apply). Returns the number of LOW results.
  */
 size_t bench_apply_limits(struct bench_run *run, const struct cat_gpu *const *cat_for_gpu, unsigned ncat,
 			  const struct bench_thresholds *t);

@@ -21,7 +21,7 @@
 #define BENCH_SCHEMA "gpuctl-bench-results"
 #define BENCH_SCHEMA_VERSION 1
 #define BENCH_MAX_SAMPLES 128
-#define BENCH_MAX_AUX 8
+#define BENCH_MAX_AUX 12 /* a train row: 8 figures and the planner's 4 */
 #define BENCH_MAX_GPUS 64
 
 /* How a result's value is derived from its per-sample times. */
@@ -38,7 +38,8 @@ enum bench_metric {
 
 enum bench_status {
 	BS_OK = 0,        /* measured and verified; at or over its threshold (if any) */
-	BS_LOW,           /* measured, but under min_ratio x datasheet */
+	BS_LOW,           /* measured, but under min_ratio x datasheet, or (train) the
+	                   * planner's memory off by more than 5% (train_plan.h) */
 	BS_FAILED,        /* error or verification failed: no figure */
 	BS_SKIPPED,       /* not supported here (library missing, one GPU for p2p, ...) */
 	BS_STATUS_COUNT

@@ -7,6 +7,7 @@
 #include "view/json_util.h"
 #include "core/table.h"
 #include "device/gpu.h"
+#include "train_plan.h"
 
 void bench_fmt_size(uint64_t bytes, char *out, size_t outlen)
 {
@@ -139,7 +140,9 @@ static void print_results_table(const struct bench_run *run, FILE *out)
 			table_cell(t, "n/a");
 			table_cell(t, "n/a");
 		}
-		if (r->status == BS_LOW)
+		if (r->status == BS_LOW && r->message[0])
+			table_cellf(t, "LOW: %s", r->message);
+		else if (r->status == BS_LOW)
 			table_cellf(t, "LOW (< %.2f)", r->min_ratio);
 		else
 			table_cell(t, r->verified ? "ok" : "ok (unverified)");
@@ -211,6 +214,7 @@ void bench_print_text(const struct bench_run *run, FILE *out)
 		run->started_utc[0] ? run->started_utc : "time unknown");
 	fprintf(out, "medians of device-event-timed samples; ratio = median / datasheet; GB = 1e9 bytes\n\n");
 	print_results_table(run, out);
+	bench_print_train(run, out);
 	print_telemetry_table(run, out);
 	size_t c[BS_STATUS_COUNT];
 	bench_count_status(run, c);

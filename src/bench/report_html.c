@@ -5,6 +5,7 @@
  * precision vs datasheet). No script and nothing fetched: it opens offline.
  */
 #include "report.h"
+#include "train_plan.h"
 
 #include <math.h>
 #include <string.h>
@@ -327,6 +328,27 @@ static void html_results_table(const struct bench_run *b, FILE *o)
 	fputs("</table></details>\n", o);
 }
 
+/* The training steps (bench -s train) beside the planner's prediction. */
+static void html_train_table(const struct bench_run *b, FILE *o)
+{
+	_Static_assert(TRAIN_PLAN_CELL == REPORT_CELL, "train rows are report cells");
+	const struct bench_result *rows[64];
+	unsigned n = train_plan_rows(b, rows, 64);
+	if (!n)
+		return;
+	char cells[TRAIN_PLAN_COLS][TRAIN_PLAN_CELL], legend[256];
+	fputs("<h3>Training steps (GPT-2, micro-batch x sequence; MFU against the datasheet)</h3>\n<table>\n", o);
+	table_html(o, TRAIN_PLAN_COLS, train_plan_headers, NULL, true);
+	for (unsigned i = 0; i < n; i++) {
+		train_plan_row(rows[i], cells);
+		table_html(o, TRAIN_PLAN_COLS, NULL, (const char (*)[REPORT_CELL])cells, false);
+	}
+	train_plan_legend(legend, sizeof(legend));
+	fputs("</table>\n<p class=\"note\">", o);
+	esc(o, legend);
+	fputs("</p>\n", o);
+}
+
 void report_print_html(const struct report *rep, FILE *o)
 {
 	char cells[16][REPORT_CELL];
@@ -461,6 +483,7 @@ void report_print_html(const struct report *rep, FILE *o)
 			table_html(o, REPORT_HL_COLS, NULL, (const char (*)[REPORT_CELL])cells, false);
 		}
 		fputs("</table>\n", o);
+		html_train_table(b, o);
 		chart_bandwidth(b, o);
 		chart_latency(b, o);
 		chart_roofline(rep, o);

@@ -1,5 +1,6 @@
 /* report_text.c - the report in the terminal (see report.h). */
 #include "report.h"
+#include "train_plan.h"
 
 #include <math.h>
 #include <string.h>
@@ -26,6 +27,12 @@ static void print_rows(FILE *out, unsigned ncols, const char *const *hdr, unsign
 }
 
 static void inv_row(const void *ctx, unsigned i, char c[][REPORT_CELL]) { report_inventory_row(ctx, i, c); }
+
+static void train_row(const void *ctx, unsigned i, char c[][REPORT_CELL])
+{
+	_Static_assert(TRAIN_PLAN_CELL == REPORT_CELL, "train rows are report cells");
+	train_plan_row(((const struct bench_result *const *)ctx)[i], c);
+}
 
 struct hl_ctx { const struct report_highlight *h; };
 static void hl_row(const void *ctx, unsigned i, char c[][REPORT_CELL])
@@ -145,6 +152,15 @@ void report_print_text(const struct report *rep, FILE *out)
 		unsigned nh = report_highlights(b, hl, REPORT_MAX_HIGHLIGHTS);
 		struct hl_ctx hc = { hl };
 		print_rows(out, REPORT_HL_COLS, report_highlight_headers, nh, hl_row, &hc);
+		const struct bench_result *train[64];
+		unsigned nt = train_plan_rows(b, train, 64);
+		if (nt) {
+			char legend[256];
+			train_plan_legend(legend, sizeof(legend));
+			fprintf(out, "training steps (GPT-2, micro-batch x sequence; MFU against the datasheet):\n");
+			print_rows(out, TRAIN_PLAN_COLS, train_plan_headers, nt, train_row, train);
+			fprintf(out, "%s\n", legend);
+		}
 		static struct report_series lat[8];
 		unsigned nl = report_latency_series(b, lat, 8);
 		for (unsigned i = 0; i < nl; i++) {

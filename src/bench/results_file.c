@@ -334,8 +334,11 @@ static int parse_result(struct rd *rd, json_t *o, struct bench_result *r)
 	}
 	json_t *aux = json_object_get(o, "aux");
 	if (aux) {
-		if (!json_is_array(aux) || json_array_size(aux) > BENCH_MAX_AUX)
-			return fail(rd, "aux", "is not an array of at most 8 objects");
+		if (!json_is_array(aux) || json_array_size(aux) > BENCH_MAX_AUX) {
+			char what[48];
+			snprintf(what, sizeof(what), "is not an array of at most %d objects", BENCH_MAX_AUX);
+			return fail(rd, "aux", what);
+		}
 		for (size_t i = 0; i < json_array_size(aux); i++) {
 			json_t *a = json_array_get(aux, i);
 			struct bench_aux *x = &r->aux[i];

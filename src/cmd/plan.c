@@ -12,7 +12,7 @@
 #include <strings.h>
 
 #include "bench/results_file.h"
-#include "kernels_host/train_ref.h"
+#include "bench/train_plan.h"
 #include "core/data_path.h"
 #include "plan/price_files.h"
 #include "plan_cmd.h"
@@ -444,36 +444,11 @@ int cmd_plan(int argc, char **argv, struct cmd_ctx *ctx)
 	return EXIT_USAGE;
 }
 
-/* The MFU of a measured BF16 training step (`bench -s train`) in the planner's own
- * FLOP counting (plan_train_flops of the same GPT-2 at the same micro-batch and
- * sequence), against the measured GEMM peak; NAN when it cannot be told. */
-static double step_mfu(const struct bench_result *step, double gemm_tflops)
+int plan_bench_rates(struct pctx *p, const char *path, const struct plan_model *m, const struct plan_train *t,
+		     struct train_plan_rates *o)
 {
-	struct gk_train_cfg c;
-	double tps = bench_result_aux(step, "tokens_per_s");
-	if (ktrain_preset(step->test, &c) != 0 || !(tps > 0) || !(gemm_tflops > 0))
-		return NAN;
-	struct plan_model m = { .has_arch = true, .layers = (unsigned)c.layers, .hidden = (unsigned)c.channels,
-				.heads = (unsigned)c.heads, .kv_heads = (unsigned)c.heads, .vocab = (unsigned)c.vocab,
-				.ffn = 4 * (unsigned)c.channels, .max_pos = (unsigned)c.max_seq, .tied_embeddings = true,
-				.bias = true, .layernorm = true };
-	struct plan_train t;
-	plan_train_defaults(&t);
-	t.micro_batch = step->m ? step->m : 16;
-	t.seq = step->n ? step->n : 1024;
-	return tps * plan_train_flops(&m, &t, 1.0) / (gemm_tflops * 1e12);
-}
-
-/* Measured GEMM BF16 TFLOP/s from a `gpuctl bench --save` file; NAN when absent.
- * mfu (may be NULL): the BF16 training step's MFU (step_mfu) when the file has one
- * from one GPU, else NAN. */
-int plan_bench_gemm(struct pctx *p, const char *path, double *out, double *mfu)
-{
-	if (mfu)
-		*mfu = NAN;
 	struct bench_run run;
 	char err[512];
-	*out = NAN;
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		perr(p, "cannot open '%s': %s", path, strerror(errno));
@@ -484,17 +459,11 @@ int plan_bench_gemm(struct pctx *p, const char *path, double *out, double *mfu)
 		perr(p, "%s", err);
 		return EXIT_DATAERR;
 	}
-	const struct bench_result *r = bench_run_find(&run, "compute", "cublas", "bf16", -2, UINT64_MAX);
-	if (!r || r->status == BS_FAILED || r->status == BS_SKIPPED)
-		r = bench_run_find(&run, "sustained", "gemm", "bf16", -2, UINT64_MAX);
-	if (r && r->status != BS_FAILED && r->status != BS_SKIPPED)
-		*out = r->value.median;
-	const struct bench_result *step = bench_run_find(&run, "train", NULL, "bf16", -2, UINT64_MAX);
-	if (mfu && step && (step->status == BS_OK || step->status == BS_LOW))
-		*mfu = step_mfu(step, *out);
+	train_plan_rates(&run, t->fw, t->prec, m, o);
 	bench_run_free(&run);
-	if (isnan(*out)) {
-		perr(p, "'%s' has no GEMM BF16 result (run gpuctl bench with the compute suite)", path);
+	if (isnan(o->gemm_tflops) && isnan(o->step_tflops)) {
+		perr(p, "'%s' has no GEMM %s result and no training step for this plan (%s; run gpuctl bench with the "
+		     "compute or train suite)", path, plan_prec_name(t->prec), o->why_no_step);
 		return EXIT_DATAERR;
 	}
 	return 0;

@@ -44,8 +44,11 @@ const struct cat_gpu *plan_gpu(struct pctx *p, const char *key);
 double plan_gpu_mem(const struct cat_gpu *g);       /* bytes the driver reports (or marketed) */
 double plan_gpu_peak(const struct cat_gpu *g, enum plan_prec prec); /* dense TFLOP/s */
 
-/* Measured GEMM BF16 TFLOP/s from a `gpuctl bench --save` file (--bench-results). */
-int plan_bench_gemm(struct pctx *p, const char *path, double *out, double *mfu);
+/* What a `gpuctl bench --save` file (--bench-results) gives plan train's time estimate
+ * (train_plan_rates); an error (printed, exit code returned) when it gives nothing. */
+struct train_plan_rates;
+int plan_bench_rates(struct pctx *p, const char *path, const struct plan_model *m, const struct plan_train *t,
+		     struct train_plan_rates *o);
 
 /* Model options shared by train and serve. */
 struct model_opts {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/train_plan.h"
 #include "core/table.h"
 #include "plan_cmd.h"
 
@@ -253,15 +254,11 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 		perr(p, "%s", err);
 		return EXIT_USAGE;
 	}
-	double gemm = NAN, step_mfu = NAN;
-	if (o.bench && (rc = plan_bench_gemm(p, o.bench, &gemm, &step_mfu)))
+	struct train_plan_rates rates = { .gemm_tflops = NAN, .step_tflops = NAN };
+	if (o.bench && (rc = plan_bench_rates(p, o.bench, &m, &o.t, &rates)))
 		return rc;
-	/* --mfu, else the measured training step's share of the measured GEMM, else 0.40 */
-	if (o.t.prec != PREC_BF16) /* the measured step is BF16 mixed precision */
-		step_mfu = NAN;
-	const char *mfu_from = !isnan(o.mfu) ? "option" : isfinite(step_mfu) ? "bench results (train bf16)" : "default";
-	if (isnan(o.mfu))
-		o.mfu = isfinite(step_mfu) ? step_mfu : 0.40;
+	double gemm = rates.gemm_tflops;
+	char mfu_from[96] = "option";
 	unsigned gpus = o.t.dp * o.t.tp * o.t.pp;
 	json_t *root = json_object(), *fits = json_array();
 	json_object_set_new(root, "command", json_string("plan train"));
@@ -333,9 +330,17 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 		json_object_set_new(root, "gpu", json_string(g->key));
 		json_object_set_new(root, "max_micro_batch", m.has_arch ? json_integer(maxb) : json_null());
 		peak = isnan(gemm) ? plan_gpu_peak(g, o.t.prec) : gemm;
+		/* --mfu, else the measured training step's share of the peak, else the default */
+		if (isnan(o.mfu) && isfinite(rates.step_tflops) && peak > 0) {
+			o.mfu = rates.step_tflops / peak;
+			snprintf(mfu_from, sizeof(mfu_from), "bench results (%s)", rates.step_row);
+		} else if (isnan(o.mfu)) {
+			o.mfu = PLAN_DEFAULT_MFU;
+			snprintf(mfu_from, sizeof(mfu_from), "default");
+		}
 		if (o.tokens > 0) {
 			flops = plan_train_flops(&m, &o.t, o.tokens);
-			secs = flops / (gpus * peak * 1e12 * o.mfu);
+			secs = plan_train_seconds(&m, &o.t, o.tokens, gpus, peak, o.mfu);
 			json_t *tj = json_object();
 			json_num(tj, "tokens", o.tokens);
 			json_num(tj, "flops", flops);
@@ -343,6 +348,8 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 			json_object_set_new(tj, "peak_from", json_string(isnan(gemm) ? "datasheet" : "bench results"));
 			json_num(tj, "mfu", o.mfu);
 			json_object_set_new(tj, "mfu_from", json_string(mfu_from));
+			if (o.bench && isnan(rates.step_tflops))
+				json_object_set_new(tj, "bench_mfu_not_used", json_string(rates.why_no_step));
 			json_num(tj, "seconds", secs);
 			json_num(tj, "gpu_hours", secs / 3600 * gpus);
 			json_object_set_new(root, "time", tj);
@@ -381,9 +388,11 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 			if (m.has_arch)
 				fprintf(f, "\nlargest micro-batch on %s: %u\n", g->key, maxb);
 			if (o.tokens > 0) {
-				fprintf(f, "\ntime for %.4g tokens: %.4g FLOPs / (%u GPUs x %.1f TFLOP/s (%s) x MFU %.2f (%s)) = %.1f h "
-					   "(%.0f GPU-hours)\n", o.tokens, flops, gpus, peak,
-					isnan(gemm) ? "datasheet" : "measured GEMM BF16", o.mfu, mfu_from, secs / 3600, secs / 3600 * gpus);
+				fprintf(f, "\ntime for %.4g tokens: %.4g FLOPs / (%u GPUs x %.1f TFLOP/s (%s %s) x MFU %.2f (%s)) = %.1f h "
+					   "(%.0f GPU-hours)\n", o.tokens, flops, gpus, peak, isnan(gemm) ? "datasheet" : "measured GEMM",
+					plan_prec_name(o.t.prec), o.mfu, mfu_from, secs / 3600, secs / 3600 * gpus);
+				if (o.bench && isnan(rates.step_tflops))
+					fprintf(f, "the bench results' training step is not used: %s\n", rates.why_no_step);
 				plan_cost_table(p, g->key, o.instance, gpus, secs / 3600, o.spot_overhead, NULL);
 			}
 		}

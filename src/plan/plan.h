@@ -155,6 +155,12 @@ double plan_hf_decode_bytes(const struct plan_model *m, double seqs, double cont
 
 /* Training FLOPs for `tokens` (6 x active params + attention, x 4/3 with full recompute). */
 double plan_train_flops(const struct plan_model *m, const struct plan_train *t, double tokens);
+/* Seconds to train `tokens` on `gpus` GPUs of peak_tflops each at mfu (a fraction of
+ * that peak): plan_train_flops / (gpus x peak x mfu). */
+double plan_train_seconds(const struct plan_model *m, const struct plan_train *t, double tokens, double gpus,
+			  double peak_tflops, double mfu);
+/* The MFU the time estimate assumes when nothing measured is given. */
+#define PLAN_DEFAULT_MFU 0.40
 
 /* ---- serving ------------------------------------------------------------ */
 struct plan_serve {

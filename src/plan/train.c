@@ -373,3 +373,9 @@ double plan_train_flops(const struct plan_model *m, const struct plan_train *t, 
 		per_token *= 4.0 / 3.0; /* the forward pass runs twice */
 	return per_token * tokens;
 }
+
+double plan_train_seconds(const struct plan_model *m, const struct plan_train *t, double tokens, double gpus,
+			  double peak_tflops, double mfu)
+{
+	return plan_train_flops(m, t, tokens) / (gpus * peak_tflops * 1e12 * mfu);
+}

@@ -107,16 +107,32 @@ check "bench results: the file's GEMM BF16 is the peak" \
 	jqe --argjson g "$gemm" '.time.peak_from == "bench results" and (.time.peak_tflops_per_gpu - $g | fabs < 1e-6)' "$tmp/t5"
 check "bench results: no train row, the default MFU" jqe '.time.mfu == 0.4 and .time.mfu_from == "default"' "$tmp/t5"
 # a run with the train suite (one H200, 2026-12-01): gpt2-small at the measured step's
-# 298,272 tokens/s (its MFU in the planner's FLOP counting, over the measured GEMM)
-"$GPUCTL" plan train --model gpt2-small --micro-batch 16 --seq 1024 --gpu 'H200 SXM' --tokens 1B \
+# 298,272 tokens/s (its MFU in the planner's FLOP counting, over the measured GEMM), for
+# the framework the row measured (gpuctl's own step), in the plan's precision
+"$GPUCTL" plan train --model gpt2-small --framework gpuctl --micro-batch 16 --seq 1024 --gpu 'H200 SXM' --tokens 1B \
 	--bench-results "$here/../data/results-h200-train.json" --json >"$tmp/t6"
 check "bench results: the measured step's MFU" \
-	jqe '.time.mfu_from == "bench results (train bf16)" and (.time.seconds - 1e9 / 298271.8 | fabs < 1)' "$tmp/t6"
+	jqe '.time.mfu_from == "bench results (train 124M bf16)" and (.time.seconds - 1e9 / 298271.8 | fabs < 1)' "$tmp/t6"
+"$GPUCTL" plan train --model gpt2-small --framework gpuctl --precision fp32 --micro-batch 16 --seq 1024 \
+	--gpu 'H200 SXM' --tokens 1B --bench-results "$here/../data/results-h200-train.json" --json >"$tmp/t6b"
+check "bench results: fp32 from the fp32 row over the fp32 GEMM" \
+	jqe '.time.mfu_from == "bench results (train 124M fp32)" and (.time.peak_tflops_per_gpu - 49.75 | fabs < 0.01) and (.time.seconds - 1e9 / 50685.0 | fabs < 1)' "$tmp/t6b"
+"$GPUCTL" plan train --model gpt2-small --micro-batch 16 --seq 1024 --gpu 'H200 SXM' --tokens 1B \
+	--bench-results "$here/../data/results-h200-train.json" --json >"$tmp/t6c"
+check "bench results: another framework keeps the default MFU and says why" \
+	jqe '.time.mfu_from == "default" and (.time.bench_mfu_not_used | test("not transformers"))' "$tmp/t6c"
 "$GPUCTL" plan train --model gpt2-small --gpu 'H200 SXM' --tokens 1B --mfu 0.5 \
 	--bench-results "$here/../data/results-h200-train.json" --json >"$tmp/t7"
 check "bench results: --mfu wins" jqe '.time.mfu == 0.5 and .time.mfu_from == "option"' "$tmp/t7"
 echo '{"schema":"nope"}' >"$tmp/badbench.json"
 expect_error 65 "badbench.json" plan train --model gpt2-small --gpu 'H200 SXM' --tokens 1B --bench-results "$tmp/badbench.json"
+jq '.results |= map(select(.suite == "train"))' "$here/../data/results-h200-train.json" >"$tmp/trainonly.json"
+expect_error 65 "no GEMM bf16 result and no training step for this plan" plan train --model gpt2-small --gpu 'H200 SXM' \
+	--tokens 1B --bench-results "$tmp/trainonly.json"
+"$GPUCTL" plan train --model gpt2-small --framework gpuctl --gpu 'H200 SXM' --tokens 1B \
+	--bench-results "$tmp/trainonly.json" --json >"$tmp/t8"
+check "bench results: train rows alone, over the datasheet peak" \
+	jqe '.time.peak_from == "datasheet" and (.time.mfu_from | test("train 124M bf16"))' "$tmp/t8"
 
 # MIG
 "$GPUCTL" plan mig --gpu 'H200 SXM' --request 3x1g.18gb,1x3g.71gb >"$tmp/m1"
