@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "../core/units.h"
+#include "core/units.h"
 
 void help_print_subs(FILE *out, const char *cmd, const struct sub_help *subs, size_t n, const char *notes)
 {

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../core/opts.h"
+#include "core/opts.h"
 
 /* --help of a command from its option table (core/opts.h):
  *   usage: gpuctl NAME USAGE
