@@ -6,6 +6,9 @@ pkgs=(build-essential cmake pkg-config libjansson-dev libmicrohttpd-dev libsqlit
 [ "${GPUCTL_TEST_DEPS:-0}" = 1 ] && pkgs+=(prometheus chromium)
 # the Slurm test cluster (tests/cli/slurm_cluster.sh) and the SPANK plugin's header
 [ "${GPUCTL_TEST_DEPS:-0}" = 1 ] && pkgs+=(slurmctld slurmd slurm-client munge libslurm-dev)
+# container jobs (tests/cli/pool_container.sh): podman with runc (its images
+# imported from a tar of busybox-static; catatonit is podman --init's PID 1)
+[ "${GPUCTL_TEST_DEPS:-0}" = 1 ] && pkgs+=(podman runc catatonit uidmap busybox-static)
 # the Debian package's test (scripts/test_deb.sh): lintian, a clean root, man, completion
 [ "${GPUCTL_TEST_DEPS:-0}" = 1 ] && pkgs+=(lintian debootstrap man-db dpkg-dev bash-completion)
 missing=()

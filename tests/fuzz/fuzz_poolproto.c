@@ -26,6 +26,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (size_t i = 0; i < s->envc; i++)
 				if (!strchr(s->env[i], '=') || s->env[i][0] == '=')
 					__builtin_trap();
+			/* a container job's fields pass container.h's checks; a bare job has none */
+			char cerr[256];
+			if (!s->image[0] && (s->runtime[0] || s->nmounts || s->ncenv))
+				__builtin_trap();
+			if (s->image[0] && (container_check_image(s->image, cerr, sizeof(cerr)) ||
+					    strcmp(s->runtime, "podman") != 0))
+				__builtin_trap();
+			for (size_t i = 0; i < s->nmounts; i++)
+				if (container_check_mount(s->mounts[i], cerr, sizeof(cerr)))
+					__builtin_trap();
+			for (size_t i = 0; i < s->ncenv; i++)
+				if (container_check_env(s->cenv[i], cerr, sizeof(cerr)))
+					__builtin_trap();
 		}
 		if (r.max_bytes > PROTO_MAX_LOG_CHUNK || (r.op == OP_LOGS && r.stream != 1 && r.stream != 2))
 			__builtin_trap();
@@ -37,6 +50,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (proto_parse_request(text, strlen(text), &r2, err, sizeof(err)) != 0)
 				__builtin_trap();
 			if (r2.op != r.op || r2.job != r.job || r2.sub.argc != r.sub.argc || r2.sub.gpus != r.sub.gpus)
+				__builtin_trap();
+			if (strcmp(r2.sub.image, r.sub.image) != 0 || r2.sub.nmounts != r.sub.nmounts ||
+			    r2.sub.ncenv != r.sub.ncenv)
 				__builtin_trap();
 			proto_request_free(&r2);
 		}

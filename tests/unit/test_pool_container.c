@@ -1,0 +1,155 @@
+/* test_pool_container.c - container jobs' pure parts (src/pool/container.c):
+ * what an image, a mount and an environment entry may be, the podman command
+ * line, and the CUDA an image needs as podman image inspect shows it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pool/container.h"
+
+static void test_image(void **state)
+{
+	(void)state;
+	char err[256], long_name[300];
+	const char *ok[] = { "busybox", "localhost/gpuctl-test/cuda12", "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04",
+			     "registry:5000/a/b@sha256:0123abcd", "59c2d581baed" };
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		assert_int_equal(container_check_image(ok[i], err, sizeof(err)), 0);
+	memset(long_name, 'a', 256);
+	long_name[256] = '\0';
+	const char *bad[] = { "", "-v", "--privileged", ".x", "a b", "a\nb", "a;b", "a$(x)", long_name };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(container_check_image(bad[i], err, sizeof(err)), -1);
+		assert_null(strchr(err, '\n'));
+	}
+}
+
+static void test_mount(void **state)
+{
+	(void)state;
+	char err[256];
+	const char *ok[] = { "/data:/data", "/data:/in:ro", "/a b:/c:rw", "/home/ann/x:/x" };
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		assert_int_equal(container_check_mount(ok[i], err, sizeof(err)), 0);
+	const char *bad[] = { "", "/a", "a:/b", "/a:b", "/a:/b:rx", "/a:/b:ro:x", "/a:/", "/a,b:/c", "/a:/b,c",
+			      ":/b", "/a:", "/a\n:/b" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(container_check_mount(bad[i], err, sizeof(err)), -1);
+		assert_null(strchr(err, '\n'));
+	}
+}
+
+static void test_env(void **state)
+{
+	(void)state;
+	char err[256];
+	const char *ok[] = { "A=1", "_X=", "GREETING=hi there", "NCCL_DEBUG=INFO", "A=b=c" };
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		assert_int_equal(container_check_env(ok[i], err, sizeof(err)), 0);
+	const char *bad[] = { "", "A", "=1", "1A=2", "A B=1", "A-B=1", "A=x\ny", "CUDA_VISIBLE_DEVICES=0",
+			      "GPUCTL_JOB_ID=3", "NVIDIA_VISIBLE_DEVICES=all" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(container_check_env(bad[i], err, sizeof(err)), -1);
+		assert_null(strchr(err, '\n'));
+	}
+	assert_int_equal(container_check_env("CUDA_VISIBLE_DEVICES=0", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "set by the pool"));
+}
+
+static void test_runtime(void **state)
+{
+	(void)state;
+	char err[256];
+	assert_int_equal(container_check_runtime("podman", err, sizeof(err)), 0);
+	assert_int_equal(container_check_runtime("docker", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "podman only"));
+	assert_int_equal(container_check_runtime("", err, sizeof(err)), -1);
+	assert_int_equal(container_check_runtime("crun", err, sizeof(err)), -1);
+}
+
+static void test_run_argv(void **state)
+{
+	(void)state;
+	char *mounts[] = { "/data:/data:ro" }, *env[] = { "A=1" }, *cmd[] = { "sh", "-c", "nvidia-smi -L" };
+	struct container_run r = { .job = 42, .image = "localhost/x:1", .cdi_kind = "gpuctl.pool/gpu-0a1b2c3d",
+				   .devices = "GPU-aaa,GPU-bbb", .gpus = "0,3", .in_cgroup = true,
+				   .mounts = mounts, .nmounts = 1, .env = env, .nenv = 1, .cmd = cmd, .ncmd = 3 };
+	char **argv = container_run_argv(&r);
+	assert_non_null(argv);
+	const char *want[] = { "podman", "--cgroup-manager=cgroupfs", "run", "--rm", "--name=gpuctl-job-42", "--init",
+			       "--cgroups=split", "--device=gpuctl.pool/gpu-0a1b2c3d=GPU-aaa",
+			       "--device=gpuctl.pool/gpu-0a1b2c3d=GPU-bbb", "--env=CUDA_VISIBLE_DEVICES=GPU-aaa,GPU-bbb",
+			       "--env=GPUCTL_JOB_ID=42", "--env=GPUCTL_JOB_GPUS=0,3", "--env=A=1", "--volume=/data:/data:ro",
+			       "localhost/x:1", "sh", "-c", "nvidia-smi -L" };
+	size_t n = 0;
+	while (argv[n])
+		n++;
+	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < n; i++) {
+		assert_string_equal(argv[i], want[i]);
+		free(argv[i]);
+	}
+	free(argv);
+	/* no cgroup of its own: podman's default placement; no command: the image's */
+	r.in_cgroup = false;
+	r.ncmd = 0;
+	argv = container_run_argv(&r);
+	assert_non_null(argv);
+	bool split = false;
+	for (n = 0; argv[n]; n++) {
+		split |= strcmp(argv[n], "--cgroups=split") == 0;
+		free(argv[n]);
+	}
+	assert_false(split);
+	free(argv);
+	char kind[64], path[300], name[48];
+	container_cdi_kind("0a1b2c3d", kind, sizeof(kind));
+	container_cdi_path("0a1b2c3d", path, sizeof(path));
+	container_name(7, name, sizeof(name));
+	assert_string_equal(kind, "gpuctl.pool/gpu-0a1b2c3d");
+	assert_string_equal(path, "/var/run/cdi/gpuctl-pool-0a1b2c3d.json");
+	assert_string_equal(name, "gpuctl-job-7");
+}
+
+static void test_image_need(void **state)
+{
+	(void)state;
+	char err[256];
+	unsigned need = 0;
+	const char *cuda_image = "[{\"Id\":\"x\",\"Config\":{\"Env\":[\"PATH=/usr/bin\","
+				 "\"NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470,driver<471\","
+				 "\"CUDA_VERSION=12.4.1\"]}}]";
+	assert_int_equal(container_image_need(cuda_image, &need, err, sizeof(err)), 1);
+	assert_int_equal(need, 12040);
+	/* CUDA_VERSION alone */
+	assert_int_equal(container_image_need("[{\"Config\":{\"Env\":[\"CUDA_VERSION=11.8.0\"]}}]", &need, err,
+					      sizeof(err)), 1);
+	assert_int_equal(need, 11080);
+	/* the requirement wins over CUDA_VERSION */
+	assert_int_equal(container_image_need("[{\"Config\":{\"Env\":[\"CUDA_VERSION=11.8.0\","
+					      "\"NVIDIA_REQUIRE_CUDA=cuda>=12.1\"]}}]", &need, err, sizeof(err)), 1);
+	assert_int_equal(need, 12010);
+	/* an image that says nothing: any driver */
+	assert_int_equal(container_image_need("[{\"Config\":{\"Env\":[\"PATH=/bin\"]}}]", &need, err, sizeof(err)), 0);
+	assert_int_equal(container_image_need("[{\"Config\":{}}]", &need, err, sizeof(err)), 0);
+	/* malformed */
+	const char *bad[] = { "", "not json", "[]", "[1]", "{\"Config\":[]}x",
+			      "[{\"Config\":{\"Env\":[\"NVIDIA_REQUIRE_CUDA=cuda>=twelve\"]}}]" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(container_image_need(bad[i], &need, err, sizeof(err)), -1);
+		assert_null(strchr(err, '\n'));
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_image),     cmocka_unit_test(test_mount),    cmocka_unit_test(test_env),
+		cmocka_unit_test(test_runtime),   cmocka_unit_test(test_run_argv), cmocka_unit_test(test_image_need),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
