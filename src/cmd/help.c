@@ -116,6 +116,10 @@ void help_print_cmd(FILE *out, const struct cmd_help *h)
 			fprintf(out, " (default %s)", s->def);
 		fputc('\n', out);
 	}
+	if (h->more) {
+		fputc('\n', out);
+		h->more(out);
+	}
 	if (h->notes)
 		fprintf(out, "\n%s", h->notes);
 	fprintf(out, "\nexit codes: %s\n", h->exits);
@@ -140,4 +144,20 @@ int help_unexpected(const struct cmd_ctx *ctx, const char *cmd, const char *arg)
 	char msg[128], q[41];
 	snprintf(msg, sizeof(msg), "unexpected argument '%s'", units_quoted(arg, q));
 	return help_usage_error(ctx, cmd, msg);
+}
+
+int help_opt_next(const struct cmd_ctx *ctx, const struct cmd_help *h, struct opt_parser *p, struct opt_value *v,
+		  int *rc)
+{
+	int k = opt_next(p, v);
+	*rc = EXIT_OK;
+	if (k == OPT_HELP) {
+		help_print_cmd(ctx->out, h);
+	} else if (k == OPT_ERROR) {
+		*rc = help_opt_error(ctx, h->name, p);
+	} else if (k == OPT_OPERAND && !h->operands) {
+		*rc = help_unexpected(ctx, h->name, v->text);
+		k = OPT_ERROR;
+	}
+	return k;
 }

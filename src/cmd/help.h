@@ -27,6 +27,8 @@ struct cmd_help {
 	size_t nopts;
 	const char *notes;  /* printed after the options; NULL: none */
 	const char *exits;  /* after "exit codes: ": "0 ok, 64 usage, ..." (docs/exit-codes.md) */
+	bool operands;      /* takes arguments besides options; false: one is "unexpected argument" */
+	void (*more)(FILE *out); /* printed after the options, before the notes (a list built at run time); may be NULL */
 };
 
 void help_print_cmd(FILE *out, const struct cmd_help *h);
@@ -37,6 +39,10 @@ void help_print_cmd(FILE *out, const struct cmd_help *h);
 	  "only these GPUs: indexes, ranges, UUIDs or bus ids,\n"                                              \
 	  "comma-separated (\"0-3,6\", \"GPU-8f3e12ab\", \"18:00.0\")",                                        \
 	  NULL, 0, 0, NULL }
+/* The exit codes of a command that only reads GPUs (info, topo). */
+#define HELP_EXITS_READ_GPUS                                                                                   \
+	"0 ok, 64 usage, 65 bad simulation file, 66 no simulation file,\n"                                    \
+	"            69 no driver or no GPU, 74 output error (docs/exit-codes.md)"
 /* --json, the stable machine-readable output (docs/json.md). */
 #define OPT_SPEC_JSON { "json", 0, OPT_FLAG, NULL, "machine-readable output (stable; see docs/json.md)", NULL, 0, 0, NULL }
 
@@ -47,6 +53,13 @@ int help_usage_error(const struct cmd_ctx *ctx, const char *cmd, const char *msg
 /* The parser's error as the command's one line ("gpuctl CMD: option '-i' needs
  * a value"; an unknown option as help_usage_error). Returns EXIT_USAGE. */
 int help_opt_error(const struct cmd_ctx *ctx, const char *cmd, const struct opt_parser *p);
+/* opt_next over the command's table (opt_init(p, argc, argv, h->opts, h->nopts)
+ * first), with what every command does the same way: -h/--help prints the help
+ * and returns OPT_HELP with *rc 0; a parser error, or an operand the command
+ * does not take (h->operands), prints its one line and returns OPT_ERROR with
+ * *rc 64. Otherwise what opt_next returns. */
+int help_opt_next(const struct cmd_ctx *ctx, const struct cmd_help *h, struct opt_parser *p, struct opt_value *v,
+		  int *rc);
 /* An operand a command does not take: "unexpected argument 'X'". Returns EXIT_USAGE. */
 int help_unexpected(const struct cmd_ctx *ctx, const char *cmd, const char *arg);
 

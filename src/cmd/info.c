@@ -8,26 +8,30 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "help.h"
 #include "core/gpu_select.h"
 #include "view/json_util.h"
 #include "core/table.h"
 #include "sampler/sampler.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: gpuctl info [-q | --json] [-i SPEC]\n\n"
-		"List the GPUs and what is known of each.\n\n"
-		"  -q, --detail     everything known of each GPU, grouped like nvidia-smi -q\n"
-		"      --json       machine-readable output (stable; see docs/json.md)\n"
-		"  -i, --id SPEC    only these GPUs: indexes, ranges, UUIDs or bus ids,\n"
-		"                   comma-separated (\"0-3,6\", \"GPU-8f3e12ab\", \"18:00.0\")\n"
-		"  -h, --help       this help\n\n"
-		"A value the GPU or driver does not provide reads \"not supported\" (n/s in the\n"
-		"table); one that failed to read, \"error\" (ERR).\n"
-		"exit codes: 0 ok, 64 usage, 65 bad simulation file, 66 no simulation file,\n"
-		"            69 no driver or no GPU, 74 output error (docs/exit-codes.md)\n");
-}
+enum { OPT_INFO_DETAIL, OPT_INFO_JSON, OPT_INFO_ID };
+static const struct opt_spec info_opts[] = {
+	[OPT_INFO_DETAIL] = { "detail", 'q', OPT_FLAG, NULL, "everything known of each GPU, grouped like nvidia-smi -q",
+			      NULL, 0, 0, NULL },
+	[OPT_INFO_JSON] = OPT_SPEC_JSON,
+	[OPT_INFO_ID] = OPT_SPEC_GPU_ID,
+};
+
+static const struct cmd_help info_help = {
+	.name = "info",
+	.usage = "[-q | --json] [-i SPEC]",
+	.what = "List the GPUs and what is known of each.\n",
+	.opts = info_opts,
+	.nopts = sizeof(info_opts) / sizeof(info_opts[0]),
+	.notes = "A value the GPU or driver does not provide reads \"not supported\" (n/s in the\n"
+		 "table); one that failed to read, \"error\" (ERR).\n",
+	.exits = HELP_EXITS_READ_GPUS,
+};
 
 struct info_opts {
 	bool detail, json;
@@ -37,32 +41,19 @@ struct info_opts {
 /* Returns -1 to go on, or the exit code to return now. */
 static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct info_opts *o)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(ctx->out);
-			return EXIT_OK;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--detail")) {
+	struct opt_parser p;
+	struct opt_value v;
+	int k, rc;
+	opt_init(&p, argc, argv, info_help.opts, info_help.nopts);
+	while ((k = help_opt_next(ctx, &info_help, &p, &v, &rc)) != OPT_DONE) {
+		if (k == OPT_HELP || k == OPT_ERROR)
+			return rc;
+		if (k == OPT_INFO_DETAIL)
 			o->detail = true;
-		} else if (!strcmp(a, "--json")) {
+		else if (k == OPT_INFO_JSON)
 			o->json = true;
-		} else if (!strcmp(a, "-i") || !strcmp(a, "--id")) {
-			if (i + 1 >= argc) {
-				cmd_error(ctx, "info", "option '%s' needs a value", a);
-				return EXIT_USAGE;
-			}
-			o->id = argv[++i];
-		} else if (!strncmp(a, "--id=", 5)) {
-			o->id = a + 5;
-		} else if (!strncmp(a, "-i", 2)) {
-			o->id = a + 2;
-		} else if (a[0] == '-') {
-			cmd_error(ctx, "info", "unknown option '%s'; see 'gpuctl info --help'", a);
-			return EXIT_USAGE;
-		} else {
-			cmd_error(ctx, "info", "unexpected argument '%s'; see 'gpuctl info --help'", a);
-			return EXIT_USAGE;
-		}
+		else
+			o->id = v.text;
 	}
 	if (o->detail && o->json) {
 		cmd_error(ctx, "info", "-q and --json cannot be used together");

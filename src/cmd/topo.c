@@ -8,23 +8,28 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "help.h"
 #include "core/gpu_select.h"
 #include "view/json_util.h"
 #include "core/table.h"
 #include "sampler/sampler.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: gpuctl topo [--json] [-i SPEC]\n\n"
-		"GPU-to-GPU topology matrix with CPU and NUMA affinity (as nvidia-smi topo -m).\n\n"
-		"      --json       machine-readable output (stable; see docs/json.md)\n"
-		"  -i, --id SPEC    only these GPUs: indexes, ranges, UUIDs or bus ids,\n"
-		"                   comma-separated (\"0-3,6\", \"GPU-8f3e12ab\", \"18:00.0\")\n"
-		"  -h, --help       this help\n\n"
-		"exit codes: 0 ok, 64 usage, 65 bad simulation file, 66 no simulation file,\n"
-		"            69 no driver or no GPU, 74 output error (docs/exit-codes.md)\n");
-}
+enum { OPT_TOPO_JSON, OPT_TOPO_ID, OPT_TOPO_MATRIX };
+static const struct opt_spec topo_opts[] = {
+	[OPT_TOPO_JSON] = OPT_SPEC_JSON,
+	[OPT_TOPO_ID] = OPT_SPEC_GPU_ID,
+	/* nvidia-smi's spelling; the matrix is what topo shows anyway */
+	[OPT_TOPO_MATRIX] = { "matrix", 'm', OPT_FLAG, NULL, NULL, NULL, 0, 0, NULL },
+};
+
+static const struct cmd_help topo_help = {
+	.name = "topo",
+	.usage = "[--json] [-i SPEC]",
+	.what = "GPU-to-GPU topology matrix with CPU and NUMA affinity (as nvidia-smi topo -m).\n",
+	.opts = topo_opts,
+	.nopts = sizeof(topo_opts) / sizeof(topo_opts[0]),
+	.exits = HELP_EXITS_READ_GPUS,
+};
 
 static const char legend[] =
 	"Legend:\n\n"
@@ -39,32 +44,18 @@ static const char legend[] =
 
 static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, bool *json, const char **id)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(ctx->out);
-			return EXIT_OK;
-		} else if (!strcmp(a, "--json")) {
+	struct opt_parser p;
+	struct opt_value v;
+	int k, rc;
+	opt_init(&p, argc, argv, topo_help.opts, topo_help.nopts);
+	while ((k = help_opt_next(ctx, &topo_help, &p, &v, &rc)) != OPT_DONE) {
+		if (k == OPT_HELP || k == OPT_ERROR)
+			return rc;
+		if (k == OPT_TOPO_JSON)
 			*json = true;
-		} else if (!strcmp(a, "-i") || !strcmp(a, "--id")) {
-			if (i + 1 >= argc) {
-				cmd_error(ctx, "topo", "option '%s' needs a value", a);
-				return EXIT_USAGE;
-			}
-			*id = argv[++i];
-		} else if (!strncmp(a, "--id=", 5)) {
-			*id = a + 5;
-		} else if (!strncmp(a, "-i", 2)) {
-			*id = a + 2;
-		} else if (!strcmp(a, "-m") || !strcmp(a, "--matrix")) {
-			/* nvidia-smi's spelling; the matrix is what topo shows anyway */
-		} else if (a[0] == '-') {
-			cmd_error(ctx, "topo", "unknown option '%s'; see 'gpuctl topo --help'", a);
-			return EXIT_USAGE;
-		} else {
-			cmd_error(ctx, "topo", "unexpected argument '%s'; see 'gpuctl topo --help'", a);
-			return EXIT_USAGE;
-		}
+		else if (k == OPT_TOPO_ID)
+			*id = v.text;
+		/* OPT_TOPO_MATRIX: nothing to do */
 	}
 	if (cmd_check_gpu_spec(ctx, "topo", *id) != EXIT_OK)
 		return EXIT_USAGE;
