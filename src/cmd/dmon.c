@@ -3,43 +3,60 @@
  * dmon, as text, CSV or JSON lines (docs/dmon.md). Values come from the
  * sampler; columns and their formatting from core/moncol.
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cmd.h"
+#include "help.h"
+#include "core/units.h"
 #include "top_watch.h"
 #include "core/gpu_select.h"
 #include "view/moncol.h"
 
-static void usage(FILE *out)
+static void print_columns(FILE *out)
 {
-	fprintf(out,
-		"usage: gpuctl dmon [-s GROUPS] [--columns LIST] [-d SECONDS] [-c COUNT] [-i ID[,ID...]]\n"
-		"                   [--csv | --json] [-o D|T|DT]\n\n"
-		"One line per GPU per interval (like nvidia-smi dmon).\n\n"
-		"  -s, --select GROUPS  column groups (default %s):\n"
-		"                       p power/temperature, u utilization, c clocks, v throttled time,\n"
-		"                       m memory, e ECC/PCIe errors, t PCIe throughput,\n"
-		"                       n NVLink throughput, s P-state and throttle reason\n"
-		"      --columns LIST   columns by name (added after the groups' columns)\n"
-		"  -d, --delay SECONDS  interval (default 1; 0.1 to 3600)\n"
-		"  -c, --count COUNT    stop after COUNT intervals (default: until interrupted)\n"
-		"  -i, --id ID          GPUs by index, range, UUID or bus id (default all)\n"
-		"      --csv            CSV with a header line\n"
-		"      --json           one JSON object per GPU per interval\n"
-		"  -o D|T|DT            text: add date and/or time columns\n\n"
-		"columns:\n", MONCOL_DEFAULT_GROUPS);
+	fputs("columns:\n", out);
 	for (unsigned i = 0; i < moncol_count; i++) {
 		const struct moncol *c = &moncols[i];
 		fprintf(out, "  %-6s %-17s %c  %s%s%s\n", c->name, c->key, c->group ? c->group : ' ', c->help,
 			*c->unit ? ", " : "", c->unit);
 	}
-	fprintf(out, "\nn/a: not supported, ERR: could not be read (or the GPU is down), -: no rate yet\n"
-		     "exit codes: 0 ok (--count lines, or SIGINT/SIGTERM), 64 usage, 65 bad simulation file,\n"
-		     "            66 no simulation file, 69 no GPU/driver, 74 output could not be written\n");
 }
+
+enum { OPT_DMON_SELECT, OPT_DMON_COLUMNS, OPT_DMON_DELAY, OPT_DMON_COUNT, OPT_DMON_ID, OPT_DMON_CSV, OPT_DMON_JSON,
+       OPT_DMON_STAMP };
+static const struct opt_spec dmon_opts[] = {
+	[OPT_DMON_SELECT] = { "select", 's', OPT_STRING, "GROUPS",
+			      "column groups:\n"
+			      "p power/temperature, u utilization, c clocks, v throttled time,\n"
+			      "m memory, e ECC/PCIe errors, t PCIe throughput,\n"
+			      "n NVLink throughput, s P-state and throttle reason",
+			      MONCOL_DEFAULT_GROUPS, 0, 0, NULL },
+	[OPT_DMON_COLUMNS] = { "columns", 0, OPT_STRING, "LIST", "columns by name (added after the groups' columns)",
+			       NULL, 0, 0, NULL },
+	[OPT_DMON_DELAY] = { "delay", 'd', OPT_DURATION, NULL, "interval, 100ms to 1h (docs/units.md)", "1s",
+			     100000000, 3600 * (long long)UNITS_NS_PER_S, NULL },
+	[OPT_DMON_COUNT] = { "count", 'c', OPT_INT, "COUNT", "stop after COUNT intervals", "until interrupted", 1,
+			     100000000, NULL },
+	[OPT_DMON_ID] = { "id", 'i', OPT_STRING, "ID", "GPUs by index, range, UUID or bus id", "all", 0, 0, NULL },
+	[OPT_DMON_CSV] = { "csv", 0, OPT_FLAG, NULL, "CSV with a header line", NULL, 0, 0, NULL },
+	[OPT_DMON_JSON] = { "json", 0, OPT_FLAG, NULL, "one JSON object per GPU per interval", NULL, 0, 0, NULL },
+	[OPT_DMON_STAMP] = { NULL, 'o', OPT_STRING, "D|T|DT", "text: add date and/or time columns", NULL, 0, 0, NULL },
+};
+
+static const struct cmd_help dmon_help = {
+	.name = "dmon",
+	.usage = "[-s GROUPS] [--columns LIST] [-d DURATION] [-c COUNT] [-i ID[,ID...]]\n"
+		 "                   [--csv | --json] [-o D|T|DT]",
+	.what = "One line per GPU per interval (like nvidia-smi dmon).\n",
+	.opts = dmon_opts,
+	.nopts = sizeof(dmon_opts) / sizeof(dmon_opts[0]),
+	.more = print_columns,
+	.notes = "n/a: not supported, ERR: could not be read (or the GPU is down), -: no rate yet\n",
+	.exits = "0 ok (--count lines, or SIGINT/SIGTERM), 64 usage, 65 bad simulation file,\n"
+		 "            66 no simulation file, 69 no GPU/driver, 74 output could not be written",
+};
 
 /* Time of a sample for the row: the sample's own clock, else now. */
 static void row_times(uint64_t ts_ns, char *date, char *tod, char *iso)
@@ -63,69 +80,41 @@ struct dmon_opts {
 	bool date, time;
 };
 
+/* Returns -1 after --help, else the exit code (EXIT_OK: go on). */
 static int parse_opts(int argc, char **argv, struct cmd_ctx *ctx, struct dmon_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "select", required_argument, NULL, 's' }, { "columns", required_argument, NULL, 'C' },
-		{ "delay", required_argument, NULL, 'd' }, { "count", required_argument, NULL, 'c' },
-		{ "id", required_argument, NULL, 'i' }, { "csv", no_argument, NULL, 'V' },
-		{ "json", no_argument, NULL, 'J' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
-	};
 	memset(o, 0, sizeof(*o));
-	o->interval_ns = 1000000000ull;
+	o->interval_ns = UNITS_NS_PER_S;
 	o->fmt = MONFMT_TEXT;
-	char err[256];
-	int c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":s:d:c:i:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 's': o->groups = optarg; break;
-		case 'C': o->columns = optarg; break;
-		case 'i': o->ids = optarg; break;
-		case 'd':
-			if (moncol_parse_interval(optarg, &o->interval_ns, err, sizeof(err))) {
-				cmd_error(ctx, "dmon", "%s", err);
+	struct opt_parser p;
+	struct opt_value v;
+	int k, rc;
+	opt_init(&p, argc, argv, dmon_help.opts, dmon_help.nopts);
+	while ((k = help_opt_next(ctx, &dmon_help, &p, &v, &rc)) != OPT_DONE) {
+		switch (k) {
+		case OPT_HELP: return -1;
+		case OPT_ERROR: return rc;
+		case OPT_DMON_SELECT: o->groups = v.text; break;
+		case OPT_DMON_COLUMNS: o->columns = v.text; break;
+		case OPT_DMON_ID: o->ids = v.text; break;
+		case OPT_DMON_DELAY: o->interval_ns = (uint64_t)v.num; break;
+		case OPT_DMON_COUNT: o->count = (long)v.num; break;
+		case OPT_DMON_STAMP:
+			if (strspn(v.text, "DT") != strlen(v.text)) {
+				cmd_error(ctx, "dmon", "bad -o '%s' (D, T or DT)", v.text);
 				return EXIT_USAGE;
 			}
+			o->date = strchr(v.text, 'D') != NULL;
+			o->time = strchr(v.text, 'T') != NULL;
 			break;
-		case 'c': {
-			char *end;
-			o->count = strtol(optarg, &end, 10);
-			if (*end || o->count < 1 || o->count > 100000000) {
-				cmd_error(ctx, "dmon", "bad count '%s' (a whole number from 1)", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		}
-		case 'o':
-			if (strspn(optarg, "DT") != strlen(optarg) || !*optarg) {
-				cmd_error(ctx, "dmon", "bad -o '%s' (D, T or DT)", optarg);
-				return EXIT_USAGE;
-			}
-			o->date = strchr(optarg, 'D') != NULL;
-			o->time = strchr(optarg, 'T') != NULL;
-			break;
-		case 'V':
-		case 'J':
+		default: /* --csv, --json */
 			if (o->fmt != MONFMT_TEXT) {
 				cmd_error(ctx, "dmon", "--csv and --json exclude each other");
 				return EXIT_USAGE;
 			}
-			o->fmt = c == 'V' ? MONFMT_CSV : MONFMT_JSON;
+			o->fmt = k == OPT_DMON_CSV ? MONFMT_CSV : MONFMT_JSON;
 			break;
-		case 'h': usage(ctx->out); return -1;
-		case ':':
-			cmd_error(ctx, "dmon", "option '%s' needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			cmd_error(ctx, "dmon", "unknown option '%s'; see 'gpuctl dmon --help'", argv[optind - 1]);
-			return EXIT_USAGE;
 		}
-	}
-	if (optind < argc) {
-		cmd_error(ctx, "dmon", "unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
 	}
 	if (cmd_check_gpu_spec(ctx, "dmon", o->ids) != EXIT_OK)
 		return EXIT_USAGE;

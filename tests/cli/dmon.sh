@@ -101,7 +101,7 @@ assert o["up"] is False and "power_w" not in o and o["unavailable"]["power_w"] =
 fi
 
 # --- another server: a GPU without NVLink says n/a, not 0
-if run nonv --sim rtx4090x2 dmon -c 1 -d 0.2 -s n; then
+if run nonv --sim rtx4090x2 dmon -c 1 -d 200ms -s n; then
 	check "no NVLink: n/a" [ "$(grep -v '^[#*]' "$tmp/nonv.out" | awk '$2 != "n/a" || $3 != "n/a"' | wc -l)" -eq 0 ]
 fi
 
@@ -117,8 +117,9 @@ usage_error() {
 }
 usage_error "unknown group 'x'" --sim h200x8 dmon -s x -c 1
 usage_error "unknown column 'watts'" --sim h200x8 dmon --columns watts -c 1
-usage_error "bad count '0'" --sim h200x8 dmon -c 0
-usage_error "bad interval '0'" --sim h200x8 dmon -d 0
+usage_error "option '-c': '0' is not a whole number from 1 to 100000000" --sim h200x8 dmon -c 0
+usage_error "option '-d': duration '0' out of range (100ms to 1h)" --sim h200x8 dmon -d 0
+usage_error "option '--delay': bad duration '1x' " --sim h200x8 dmon --delay=1x
 usage_error "--csv and --json exclude each other" --sim h200x8 dmon --csv --json
 usage_error "GPU index 9 out of range" --sim h200x8 dmon -i 9 -c 1
 usage_error "unknown option '--bogus'" --sim h200x8 dmon --bogus

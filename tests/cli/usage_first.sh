@@ -55,7 +55,7 @@ bad_values() { # bad_values GLOBAL...: every case run with these global options 
 	expect 64 "gpuctl agent: option '--listen' needs a value" "$@" agent --listen
 	expect 64 "gpuctl health: bad window '-1' (seconds, 0 to 600)" "$@" health --window -1
 	expect 64 "gpuctl health: bad CUDA version 'x' (MAJOR.MINOR, e.g. 13.0)" "$@" health --need-cuda x
-	expect 64 "gpuctl dmon: bad count '0' (a whole number from 1)" "$@" dmon -c 0
+	expect 64 "gpuctl dmon: option '-c': '0' is not a whole number from 1 to 100000000" "$@" dmon -c 0
 	expect 64 "gpuctl dmon: --csv and --json exclude each other" "$@" dmon --csv --json
 	expect 64 "gpuctl top: bad --exit-after 'x' (seconds)" "$@" top --exit-after x
 	expect 64 "gpuctl top: unexpected argument 'extra'" "$@" top extra
