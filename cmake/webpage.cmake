@@ -29,4 +29,4 @@ add_custom_command(OUTPUT "${_web_out}"
     -P "${CMAKE_SOURCE_DIR}/cmake/webpage.cmake"
   DEPENDS ${_web_deps} "${CMAKE_SOURCE_DIR}/cmake/webpage.cmake"
   COMMENT "Compiling web/ into webpage_data.c")
-target_sources(gpuctl_core PRIVATE "${_web_out}")
+target_sources(gpuctl_layer_agent PRIVATE "${_web_out}")

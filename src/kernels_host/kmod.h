@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../../kernels/gpuctl_kernels.h"
+#include "gpuctl_kernels.h" /* kernels/, on the path of this layer and those above */
 
 enum kmod_rc {
 	KMOD_OK = 0,
