@@ -78,10 +78,11 @@ static void dump_into(struct abuf *b, json_t *o)
 	json_decref(o);
 }
 
-/* Present: number (divided by div when div > 1); unsupported: left out; error or unread: null. */
+/* Present: number (divided by div when div > 1); unsupported: left out; error or unread: null.
+ * No key (a field the API does not show): nothing. */
 static void put_u64v(json_t *o, const char *key, u64v v, double div)
 {
-	if (v.st == VAL_UNSUPPORTED)
+	if (!key || v.st == VAL_UNSUPPORTED)
 		return;
 	if (v.st != VAL_OK)
 		json_object_set_new(o, key, json_null());
@@ -150,30 +151,10 @@ static json_t *gpu_object(const struct snapshot *snap, unsigned i)
 	json_object_set_new(g, "samples", json_integer((json_int_t)v->samples));
 	json_object_set_new(g, "errors", json_integer((json_int_t)v->errors));
 	if (v->up) {
-		put_u64v(g, "utilization_gpu_percent", s->util_gpu_pct, 1);
-		put_u64v(g, "utilization_memory_percent", s->util_mem_pct, 1);
-		put_u64v(g, "memory_used_bytes", s->mem_used_bytes, 1);
-		put_u64v(g, "memory_free_bytes", s->mem_free_bytes, 1);
-		put_u64v(g, "memory_total_bytes", s->mem_total_bytes, 1);
-		put_u64v(g, "temperature_celsius", s->temp_c, 1);
-		put_u64v(g, "memory_temperature_celsius", s->temp_mem_c, 1);
-		put_u64v(g, "fan_percent", s->fan_pct, 1);
-		put_u64v(g, "power_watts", s->power_mw, 1000);
-		put_u64v(g, "power_limit_watts", s->power_limit_mw, 1000);
-		put_u64v(g, "energy_joules", s->energy_mj, 1000);
-		put_u64v(g, "sm_clock_mhz", s->sm_clock_mhz, 1);
-		put_u64v(g, "memory_clock_mhz", s->mem_clock_mhz, 1);
-		put_u64v(g, "pstate", s->pstate, 1);
-		put_u64v(g, "clock_event_reasons", s->clock_event_reasons, 1);
-		put_u64v(g, "ecc_volatile_uncorrected", s->ecc_vol_uncorrected, 1);
-		put_u64v(g, "ecc_volatile_corrected", s->ecc_vol_corrected, 1);
-		put_u64v(g, "ecc_aggregate_uncorrected", s->ecc_agg_uncorrected, 1);
-		put_u64v(g, "ecc_aggregate_corrected", s->ecc_agg_corrected, 1);
-		put_u64v(g, "remapped_rows_uncorrected", s->remap_uncorrected, 1);
-		put_u64v(g, "remap_pending", s->remap_pending, 1);
-		put_u64v(g, "pcie_link_generation", s->pcie_gen, 1);
-		put_u64v(g, "pcie_link_width", s->pcie_width, 1);
-		put_u64v(g, "pcie_replays", s->pcie_replays, 1);
+		/* the field table's rows that have an API key, in its order */
+#define API_FIELD(member, group, unit, api_key, ...) put_u64v(g, api_key, s->member, GPU_UNIT_##unit##_API);
+		GPU_SAMPLE_FIELDS(API_FIELD)
+#undef API_FIELD
 		if (s->nvlink_n) {
 			unsigned up = 0;
 			for (unsigned l = 0; l < s->nvlink_n && l < GPU_MAX_NVLINKS; l++)

@@ -14,17 +14,18 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The families from the field table (device/gpu_fields.h): one id per FAMILY row. */
+#define FIELD_ID_FAMILY(member) M_F_##member,
+#define FIELD_ID_SERIES(member)
+#define FIELD_ID_NONE(member)
+#define FIELD_FAMILY_ID(member, group, unit, api_key, role, ...) FIELD_ID_##role(member)
+
 enum metric_id {
 	M_AGENT_INFO, M_AGENT_GPUS, M_AGENT_KLOG, M_AGENT_RENDER, M_AGENT_SIM_FAULT_FILE,
 	M_UP, M_SAMPLE_AGE, M_SAMPLE_DURATION, M_SAMPLES, M_SAMPLE_ERRORS, M_INFO,
-	M_UTIL, M_MEM_UTIL, M_MEM_USED, M_MEM_FREE, M_MEM_TOTAL,
-	M_TEMP, M_MEM_TEMP, M_TEMP_SLOWDOWN, M_TEMP_SHUTDOWN, M_FAN,
-	M_POWER, M_POWER_LIMIT, M_POWER_DEFAULT_LIMIT, M_ENERGY,
-	M_SM_CLOCK, M_MEM_CLOCK, M_SM_CLOCK_MAX, M_MEM_CLOCK_MAX, M_PSTATE,
-	M_CLK_EVT_ACTIVE, M_CLK_EVT_SECONDS,
-	M_ECC_MODE, M_ECC_ERRORS, M_ECC_VOLATILE, M_ECC_AGGREGATE,
-	M_RETIRED_PAGES, M_RETIRED_PENDING, M_REMAPPED_ROWS, M_REMAP_PENDING, M_REMAP_FAILURE,
-	M_PCIE_GEN, M_PCIE_WIDTH, M_PCIE_GEN_MAX, M_PCIE_WIDTH_MAX, M_PCIE_TX, M_PCIE_RX, M_PCIE_REPLAYS,
+	GPU_SAMPLE_FIELDS(FIELD_FAMILY_ID)
+	M_CLK_EVT_ACTIVE,
+	M_POWER_DEFAULT_LIMIT, M_SM_CLOCK_MAX, M_MEM_CLOCK_MAX, M_ECC_MODE, M_PCIE_GEN_MAX, M_PCIE_WIDTH_MAX,
 	M_NVLINK_UP, M_NVLINK_ERRORS, M_NVLINK_TX, M_NVLINK_RX,
 	M_XID, M_XID_LAST,
 	M_PROC_MEM,
@@ -34,10 +35,24 @@ enum metric_id {
 	M_COUNT
 };
 
+/* The metric group of a field's sampler group. */
+#define MG_OF_BASIC MG_BASIC
+#define MG_OF_ENERGY MG_BASIC
+#define MG_OF_VIOL MG_THROTTLE
+#define MG_OF_ECC MG_ECC
+#define MG_OF_PCIE MG_PCIE
+
 #define G(name, grp, lab, help) { name, METRIC_GAUGE, grp, lab, help }
 #define C(name, grp, lab, help) { name, METRIC_COUNTER, grp, lab, help }
+#define FIELD_DESC_FAMILY(member, group, metric, type, labels, help) \
+	[M_F_##member] = { metric, METRIC_##type, MG_OF_##group, labels, help },
+#define FIELD_DESC_SERIES(member, group, metric, type, labels, help)
+#define FIELD_DESC_NONE(member, group, metric, type, labels, help)
+#define FIELD_FAMILY_DESC(member, group, unit, api_key, role, metric, type, labels, help, series) \
+	FIELD_DESC_##role(member, group, metric, type, labels, help)
 
 const struct metric_desc metric_table[M_COUNT] = {
+	GPU_SAMPLE_FIELDS(FIELD_FAMILY_DESC)
 	[M_AGENT_INFO] = G("gpuctl_agent_info", 0, "version, backend, simulated, server",
 			   "The agent and the backend it reads (value 1); simulated=\"true\" on a simulated server."),
 	[M_AGENT_GPUS] = G("gpuctl_agent_gpus", 0, "", "Number of GPUs the agent watches."),
@@ -55,48 +70,14 @@ const struct metric_desc metric_table[M_COUNT] = {
 	[M_SAMPLE_ERRORS] = C("gpuctl_gpu_sample_errors_total", 0, "", "Failed samples of the GPU since the agent started."),
 	[M_INFO] = G("gpuctl_gpu_info", 0, "driver_version, vbios_version, serial, architecture, compute_capability",
 		     "Static facts about the GPU (value 1)."),
-	[M_UTIL] = G("gpuctl_gpu_utilization_ratio", MG_BASIC, "", "Fraction of the last sample period a kernel was running (0-1)."),
-	[M_MEM_UTIL] = G("gpuctl_gpu_memory_utilization_ratio", MG_BASIC, "", "Fraction of the last sample period device memory was read or written (0-1)."),
-	[M_MEM_USED] = G("gpuctl_gpu_memory_used_bytes", MG_BASIC, "", "Device memory in use."),
-	[M_MEM_FREE] = G("gpuctl_gpu_memory_free_bytes", MG_BASIC, "", "Device memory free."),
-	[M_MEM_TOTAL] = G("gpuctl_gpu_memory_total_bytes", MG_BASIC, "", "Device memory in total, as the driver reports it."),
-	[M_TEMP] = G("gpuctl_gpu_temperature_celsius", MG_BASIC, "", "GPU core temperature."),
-	[M_MEM_TEMP] = G("gpuctl_gpu_memory_temperature_celsius", MG_BASIC, "", "Device memory (HBM) temperature."),
-	[M_TEMP_SLOWDOWN] = G("gpuctl_gpu_slowdown_temperature_celsius", MG_BASIC, "", "Temperature at which the GPU slows its clocks."),
-	[M_TEMP_SHUTDOWN] = G("gpuctl_gpu_shutdown_temperature_celsius", MG_BASIC, "", "Temperature at which the GPU shuts down."),
-	[M_FAN] = G("gpuctl_gpu_fan_speed_ratio", MG_BASIC, "", "Fan speed as a fraction of its maximum (0-1)."),
-	[M_POWER] = G("gpuctl_gpu_power_watts", MG_BASIC, "", "Power draw."),
-	[M_POWER_LIMIT] = G("gpuctl_gpu_power_limit_watts", MG_BASIC, "", "Power limit in force."),
 	[M_POWER_DEFAULT_LIMIT] = G("gpuctl_gpu_power_default_limit_watts", MG_BASIC, "", "Default power limit of the board."),
-	[M_ENERGY] = C("gpuctl_gpu_energy_joules_total", MG_BASIC, "", "Energy consumed since the driver was loaded."),
-	[M_SM_CLOCK] = G("gpuctl_gpu_sm_clock_hertz", MG_BASIC, "", "SM clock."),
-	[M_MEM_CLOCK] = G("gpuctl_gpu_memory_clock_hertz", MG_BASIC, "", "Memory clock."),
 	[M_SM_CLOCK_MAX] = G("gpuctl_gpu_sm_clock_max_hertz", MG_BASIC, "", "Highest SM clock the GPU supports."),
 	[M_MEM_CLOCK_MAX] = G("gpuctl_gpu_memory_clock_max_hertz", MG_BASIC, "", "Highest memory clock the GPU supports."),
-	[M_PSTATE] = G("gpuctl_gpu_performance_state", MG_BASIC, "", "Performance state (0 = P0, fastest, to 15)."),
 	[M_CLK_EVT_ACTIVE] = G("gpuctl_gpu_clock_event_active", MG_BASIC, "reason",
 			       "1 if this clock-event (throttle) reason is active now, 0 if not."),
-	[M_CLK_EVT_SECONDS] = C("gpuctl_gpu_clock_event_seconds_total", MG_THROTTLE, "reason",
-				"Time the clocks were held down for this reason, since the driver was loaded."),
 	[M_ECC_MODE] = G("gpuctl_gpu_ecc_enabled", MG_ECC, "", "1 if ECC is enabled, 0 if disabled."),
-	[M_ECC_ERRORS] = C("gpuctl_gpu_ecc_errors_total", MG_ECC, "type, location",
-			   "ECC errors over the GPU's life, by memory location (sram, dram)."),
-	[M_ECC_VOLATILE] = C("gpuctl_gpu_ecc_volatile_errors_total", MG_ECC, "type",
-			     "ECC errors in all locations since the driver was loaded."),
-	[M_ECC_AGGREGATE] = C("gpuctl_gpu_ecc_aggregate_errors_total", MG_ECC, "type",
-			      "ECC errors in all locations over the GPU's life."),
-	[M_RETIRED_PAGES] = G("gpuctl_gpu_retired_pages", MG_ECC, "cause", "Memory pages retired, by cause (sbe, dbe)."),
-	[M_RETIRED_PENDING] = G("gpuctl_gpu_retired_pages_pending", MG_ECC, "", "1 if a page retirement waits for the next driver reload."),
-	[M_REMAPPED_ROWS] = G("gpuctl_gpu_remapped_rows", MG_ECC, "type", "Memory rows remapped, by the error type that caused it."),
-	[M_REMAP_PENDING] = G("gpuctl_gpu_row_remap_pending", MG_ECC, "", "1 if a row remap waits for a GPU reset."),
-	[M_REMAP_FAILURE] = G("gpuctl_gpu_row_remap_failure", MG_ECC, "", "1 if a row remap failed (the GPU needs service)."),
-	[M_PCIE_GEN] = G("gpuctl_gpu_pcie_link_generation", MG_PCIE, "", "Current PCIe link generation."),
-	[M_PCIE_WIDTH] = G("gpuctl_gpu_pcie_link_width", MG_PCIE, "", "Current PCIe link width (lanes)."),
 	[M_PCIE_GEN_MAX] = G("gpuctl_gpu_pcie_link_generation_max", MG_PCIE, "", "Highest PCIe generation the GPU supports."),
 	[M_PCIE_WIDTH_MAX] = G("gpuctl_gpu_pcie_link_width_max", MG_PCIE, "", "Widest PCIe link the GPU supports (lanes)."),
-	[M_PCIE_TX] = G("gpuctl_gpu_pcie_transmit_bytes_per_second", MG_PCIE, "", "PCIe transmit throughput over the driver's last sampling window."),
-	[M_PCIE_RX] = G("gpuctl_gpu_pcie_receive_bytes_per_second", MG_PCIE, "", "PCIe receive throughput over the driver's last sampling window."),
-	[M_PCIE_REPLAYS] = C("gpuctl_gpu_pcie_replays_total", MG_PCIE, "", "PCIe replay events (link retransmissions)."),
 	[M_NVLINK_UP] = G("gpuctl_gpu_nvlink_up", MG_NVLINK, "link", "1 if the NVLink is active, 0 if it is down."),
 	[M_NVLINK_ERRORS] = C("gpuctl_gpu_nvlink_errors_total", MG_NVLINK, "link, type",
 			      "NVLink errors, by type (crc_flit, crc_data, replay, recovery)."),
@@ -327,69 +308,40 @@ static void val(struct render *r, uint64_t v, unsigned decimals)
 	abuf_putc(r->b, '\n');
 }
 
-/* ---- table-driven families: one u64v field each, with up to two fixed labels ---- */
+/* ---- table-driven families: one u64v field a series --------------------- */
+
+enum field_role { ROLE_FAMILY, ROLE_SERIES, ROLE_NONE };
 
 struct field_metric {
-	enum metric_id id;
-	bool from_static;  /* field of gpu_static rather than gpu_sample */
+	enum metric_id id;    /* the family (ROLE_FAMILY and the static ones) */
+	enum field_role role; /* ROLE_SERIES: one more series of the family above */
+	bool from_static;     /* field of gpu_static rather than gpu_sample */
 	size_t off;
-	uint64_t mul;      /* value = field * mul / 10^dec */
+	uint64_t mul;         /* value = field * mul / 10^dec */
 	unsigned dec;
-	const char *k1, *v1, *k2, *v2;
+	const char *series;   /* its own labels, key="value"[,...], or "" */
 };
 
-#define S(id, field, mul, dec) { id, false, offsetof(struct gpu_sample, field), mul, dec, NULL, NULL, NULL, NULL }
-#define ST(id, field, mul, dec) { id, true, offsetof(struct gpu_static, field), mul, dec, NULL, NULL, NULL, NULL }
-#define SL(id, field, mul, dec, k1, v1, k2, v2) { id, false, offsetof(struct gpu_sample, field), mul, dec, k1, v1, k2, v2 }
+#define FIELD_ROW_ID_FAMILY(member) M_F_##member
+#define FIELD_ROW_ID_SERIES(member) M_COUNT
+#define FIELD_ROW_ID_NONE(member) M_COUNT
+#define FIELD_ROW(member, group, unit, api_key, role, metric, type, labels, help, series) \
+	{ FIELD_ROW_ID_##role(member), ROLE_##role, false, offsetof(struct gpu_sample, member), GPU_UNIT_##unit##_MUL, \
+	  GPU_UNIT_##unit##_DEC, series },
 
-/* Rows of one family stand together; families appear in output in this order. */
-static const struct field_metric field_metrics[] = {
-	S(M_UTIL, util_gpu_pct, 1, 2),
-	S(M_MEM_UTIL, util_mem_pct, 1, 2),
-	S(M_MEM_USED, mem_used_bytes, 1, 0),
-	S(M_MEM_FREE, mem_free_bytes, 1, 0),
-	S(M_MEM_TOTAL, mem_total_bytes, 1, 0),
-	S(M_TEMP, temp_c, 1, 0),
-	S(M_MEM_TEMP, temp_mem_c, 1, 0),
-	S(M_TEMP_SLOWDOWN, temp_slowdown_c, 1, 0),
-	S(M_TEMP_SHUTDOWN, temp_shutdown_c, 1, 0),
-	S(M_FAN, fan_pct, 1, 2),
-	S(M_POWER, power_mw, 1, 3),
-	S(M_POWER_LIMIT, power_limit_mw, 1, 3),
+/* The field table's rows, in its order (the order of their families in the output). */
+static const struct field_metric sample_metrics[] = { GPU_SAMPLE_FIELDS(FIELD_ROW) };
+
+#define ST(id, field, mul, dec) { id, ROLE_FAMILY, true, offsetof(struct gpu_static, field), mul, dec, "" }
+
+/* Facts of gpu_static exported beside the samples: a family each. */
+static const struct field_metric static_metrics[] = {
 	ST(M_POWER_DEFAULT_LIMIT, power_default_limit_mw, 1, 3),
-	S(M_ENERGY, energy_mj, 1, 3),
-	S(M_SM_CLOCK, sm_clock_mhz, 1000000, 0),
-	S(M_MEM_CLOCK, mem_clock_mhz, 1000000, 0),
 	ST(M_SM_CLOCK_MAX, max_sm_clock_mhz, 1000000, 0),
 	ST(M_MEM_CLOCK_MAX, max_mem_clock_mhz, 1000000, 0),
-	S(M_PSTATE, pstate, 1, 0),
-	SL(M_CLK_EVT_SECONDS, viol_power_ns, 1, 9, "reason", "power", NULL, NULL),
-	SL(M_CLK_EVT_SECONDS, viol_thermal_ns, 1, 9, "reason", "thermal", NULL, NULL),
-	SL(M_CLK_EVT_SECONDS, viol_sync_boost_ns, 1, 9, "reason", "sync_boost", NULL, NULL),
-	SL(M_CLK_EVT_SECONDS, viol_board_limit_ns, 1, 9, "reason", "board_limit", NULL, NULL),
-	SL(M_CLK_EVT_SECONDS, viol_low_util_ns, 1, 9, "reason", "low_utilization", NULL, NULL),
-	SL(M_CLK_EVT_SECONDS, viol_reliability_ns, 1, 9, "reason", "reliability", NULL, NULL),
 	ST(M_ECC_MODE, ecc_mode, 1, 0),
-	SL(M_ECC_ERRORS, ecc_sram_uncorrected, 1, 0, "type", "uncorrected", "location", "sram"),
-	SL(M_ECC_ERRORS, ecc_dram_uncorrected, 1, 0, "type", "uncorrected", "location", "dram"),
-	SL(M_ECC_VOLATILE, ecc_vol_corrected, 1, 0, "type", "corrected", NULL, NULL),
-	SL(M_ECC_VOLATILE, ecc_vol_uncorrected, 1, 0, "type", "uncorrected", NULL, NULL),
-	SL(M_ECC_AGGREGATE, ecc_agg_corrected, 1, 0, "type", "corrected", NULL, NULL),
-	SL(M_ECC_AGGREGATE, ecc_agg_uncorrected, 1, 0, "type", "uncorrected", NULL, NULL),
-	SL(M_RETIRED_PAGES, retired_pages_sbe, 1, 0, "cause", "sbe", NULL, NULL),
-	SL(M_RETIRED_PAGES, retired_pages_dbe, 1, 0, "cause", "dbe", NULL, NULL),
-	S(M_RETIRED_PENDING, retired_pages_pending, 1, 0),
-	SL(M_REMAPPED_ROWS, remap_corrected, 1, 0, "type", "corrected", NULL, NULL),
-	SL(M_REMAPPED_ROWS, remap_uncorrected, 1, 0, "type", "uncorrected", NULL, NULL),
-	S(M_REMAP_PENDING, remap_pending, 1, 0),
-	S(M_REMAP_FAILURE, remap_failure, 1, 0),
-	S(M_PCIE_GEN, pcie_gen, 1, 0),
-	S(M_PCIE_WIDTH, pcie_width, 1, 0),
 	ST(M_PCIE_GEN_MAX, pcie_gen_max, 1, 0),
 	ST(M_PCIE_WIDTH_MAX, pcie_width_max, 1, 0),
-	S(M_PCIE_TX, pcie_tx_kbps, 1024, 0),
-	S(M_PCIE_RX, pcie_rx_kbps, 1024, 0),
-	S(M_PCIE_REPLAYS, pcie_replays, 1, 0),
 };
 
 static const u64v *field_of(const struct gpu_view *v, const struct field_metric *f)
@@ -398,40 +350,38 @@ static const u64v *field_of(const struct gpu_view *v, const struct field_metric 
 	return (const u64v *)(const void *)(base + f->off);
 }
 
-static void render_fields(struct render *r, size_t from, size_t to)
+/* One family: rows[0] and the ROLE_SERIES rows after it, GPU by GPU. */
+static void render_family(struct render *r, const struct field_metric *rows, size_t n)
 {
 	const struct snapshot *sn = r->snap;
 	for (unsigned i = 0; i < sn->n; i++) {
 		const struct gpu_view *v = &sn->gpu[i];
 		if (!v->up)
 			continue;
-		for (size_t k = from; k < to; k++) {
-			const struct field_metric *f = &field_metrics[k];
-			const u64v *x = field_of(v, f);
+		for (size_t k = 0; k < n; k++) {
+			const u64v *x = field_of(v, &rows[k]);
 			if (!VAL_HAS(*x))
 				continue;
-			open_sample(r, f->id, i);
-			if (f->k1)
-				more(r, f->k1, f->v1);
-			if (f->k2)
-				more(r, f->k2, f->v2);
-			val(r, x->v * f->mul, f->dec);
+			open_sample(r, rows[0].id, i);
+			if (rows[k].series[0]) {
+				abuf_putc(r->b, ',');
+				abuf_puts(r->b, rows[k].series);
+			}
+			val(r, x->v * rows[k].mul, rows[k].dec);
 		}
 	}
 }
 
-/* Renders the table rows of families [first, last] (in table order). */
-static void render_field_range(struct render *r, enum metric_id first, enum metric_id last)
+/* Every family of rows[0..n), in their order. */
+static void render_families(struct render *r, const struct field_metric *rows, size_t n)
 {
-	size_t n = sizeof(field_metrics) / sizeof(field_metrics[0]);
 	size_t k = 0;
 	while (k < n) {
 		size_t end = k + 1;
-		while (end < n && field_metrics[end].id == field_metrics[k].id)
+		while (end < n && rows[end].role == ROLE_SERIES)
 			end++;
-		enum metric_id id = field_metrics[k].id;
-		if (id >= first && id <= last && wanted(r, id))
-			render_fields(r, k, end);
+		if (rows[k].role == ROLE_FAMILY && wanted(r, rows[k].id))
+			render_family(r, rows + k, end - k);
 		k = end;
 	}
 }
@@ -715,9 +665,9 @@ int metrics_render(struct abuf *out, const struct snapshot *snap, const struct m
 		abuf_printf(out, "# SIMULATED server '%s': not real hardware\n", snap->sys.server_name);
 	render_agent(&r);
 	render_bookkeeping(&r);
-	render_field_range(&r, M_UTIL, M_PSTATE);
+	render_families(&r, sample_metrics, sizeof(sample_metrics) / sizeof(sample_metrics[0]));
 	render_clock_events(&r);
-	render_field_range(&r, M_CLK_EVT_SECONDS, M_PCIE_REPLAYS);
+	render_families(&r, static_metrics, sizeof(static_metrics) / sizeof(static_metrics[0]));
 	render_nvlink(&r);
 	render_xid(&r);
 	render_processes(&r);

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/mig_profile.h"
+#include "device/gpu_fields.h"
 
 enum val_status { VAL_UNKNOWN = 0, VAL_OK, VAL_UNSUPPORTED, VAL_ERROR };
 
@@ -138,26 +139,10 @@ struct gpu_sample {
 	uint64_t timestamp_ns;   /* when it was taken (CLOCK_REALTIME) */
 	uint64_t duration_ns;    /* how long the backend calls took */
 	bool lost;               /* the GPU did not answer at all (fallen off the bus) */
-	u64v util_gpu_pct, util_mem_pct;
-	u64v mem_used_bytes, mem_free_bytes, mem_total_bytes;
-	u64v temp_c, temp_mem_c, temp_slowdown_c, temp_shutdown_c;
-	u64v fan_pct;
-	u64v power_mw, power_limit_mw;
-	u64v energy_mj;          /* cumulative since driver load */
-	u64v sm_clock_mhz, mem_clock_mhz;
-	u64v pstate;             /* 0..15 */
-	u64v clock_event_reasons; /* CLK_EVT_* bits */
-	/* cumulative time spent throttled, ns (nvmlDeviceGetViolationStatus) */
-	u64v viol_power_ns, viol_thermal_ns, viol_sync_boost_ns, viol_board_limit_ns,
-	     viol_low_util_ns, viol_reliability_ns;
-	/* ECC: volatile = since driver load, aggregate = lifetime */
-	u64v ecc_vol_corrected, ecc_vol_uncorrected, ecc_agg_corrected, ecc_agg_uncorrected;
-	u64v ecc_sram_uncorrected, ecc_dram_uncorrected; /* aggregate, by location */
-	u64v retired_pages_sbe, retired_pages_dbe, retired_pages_pending;
-	u64v remap_corrected, remap_uncorrected, remap_pending, remap_failure;
-	u64v pcie_gen, pcie_width;
-	u64v pcie_tx_kbps, pcie_rx_kbps;
-	u64v pcie_replays;
+	/* util_gpu_pct ... pcie_replays: one u64v per row of the field table */
+#define GPU_SAMPLE_MEMBER(member, ...) u64v member;
+	GPU_SAMPLE_FIELDS(GPU_SAMPLE_MEMBER)
+#undef GPU_SAMPLE_MEMBER
 	unsigned nvlink_n;       /* number of entries in nvlink[] */
 	struct gpu_nvlink nvlink[GPU_MAX_NVLINKS];
 	/* when nvlink[]'s error counters (CRC, replay, recovery) were read, where

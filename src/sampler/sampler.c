@@ -172,30 +172,12 @@ static void set_in_call(struct slot *sl, uint64_t now)
  * on a tick that skips them, rather than publishing them as unread. */
 static void carry_slow_groups(struct gpu_sample *dst, const struct gpu_sample *prev)
 {
-	dst->ecc_vol_corrected = prev->ecc_vol_corrected;
-	dst->ecc_vol_uncorrected = prev->ecc_vol_uncorrected;
-	dst->ecc_agg_corrected = prev->ecc_agg_corrected;
-	dst->ecc_agg_uncorrected = prev->ecc_agg_uncorrected;
-	dst->ecc_sram_uncorrected = prev->ecc_sram_uncorrected;
-	dst->ecc_dram_uncorrected = prev->ecc_dram_uncorrected;
-	dst->retired_pages_sbe = prev->retired_pages_sbe;
-	dst->retired_pages_dbe = prev->retired_pages_dbe;
-	dst->retired_pages_pending = prev->retired_pages_pending;
-	dst->remap_corrected = prev->remap_corrected;
-	dst->remap_uncorrected = prev->remap_uncorrected;
-	dst->remap_pending = prev->remap_pending;
-	dst->remap_failure = prev->remap_failure;
-	dst->pcie_gen = prev->pcie_gen;
-	dst->pcie_width = prev->pcie_width;
-	dst->pcie_tx_kbps = prev->pcie_tx_kbps;
-	dst->pcie_rx_kbps = prev->pcie_rx_kbps;
-	dst->pcie_replays = prev->pcie_replays;
-	dst->viol_power_ns = prev->viol_power_ns;
-	dst->viol_thermal_ns = prev->viol_thermal_ns;
-	dst->viol_sync_boost_ns = prev->viol_sync_boost_ns;
-	dst->viol_board_limit_ns = prev->viol_board_limit_ns;
-	dst->viol_low_util_ns = prev->viol_low_util_ns;
-	dst->viol_reliability_ns = prev->viol_reliability_ns;
+	/* every field of the table whose group is a slow one */
+#define CARRY_SLOW(member, group, ...) \
+	if (GPU_GRP_##group & SAMPLER_SLOW_GROUPS) \
+		dst->member = prev->member;
+	GPU_SAMPLE_FIELDS(CARRY_SLOW)
+#undef CARRY_SLOW
 	dst->nvlink_n = prev->nvlink_n;
 	memcpy(dst->nvlink, prev->nvlink, sizeof(dst->nvlink));
 }

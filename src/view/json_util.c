@@ -217,36 +217,35 @@ static json_t *json_nvlink(unsigned i, const struct gpu_nvlink *k)
 	return o;
 }
 
+/* A bit mask as the names of its bits, and the mask. */
+static void put_clock_event_reasons(json_t *o, const char *key, u64v v)
+{
+	if (!VAL_HAS(v)) {
+		put_unavailable(o, key, v.st);
+		return;
+	}
+	json_t *a = json_array();
+	for (unsigned i = 0; i < clk_evt_count; i++)
+		if (v.v & clk_evt_names[i].bit)
+			json_array_append_new(a, json_string(clk_evt_names[i].key));
+	json_object_set_new(o, key, a);
+	json_object_set_new(o, "clock_event_reasons_mask", json_u64(v.v));
+}
+
 json_t *json_gpu_sample(const struct gpu_sample *s)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "timestamp_ns", json_u64(s->timestamp_ns));
 	json_object_set_new(o, "duration_ns", json_u64(s->duration_ns));
 	json_object_set_new(o, "lost", json_boolean(s->lost));
-#define U(f) json_put_u64v(o, #f, s->f)
-	U(util_gpu_pct); U(util_mem_pct);
-	U(mem_used_bytes); U(mem_free_bytes); U(mem_total_bytes);
-	U(temp_c); U(temp_mem_c); U(temp_slowdown_c); U(temp_shutdown_c);
-	U(fan_pct); U(power_mw); U(power_limit_mw); U(energy_mj);
-	U(sm_clock_mhz); U(mem_clock_mhz); U(pstate);
-	if (VAL_HAS(s->clock_event_reasons)) {
-		json_t *a = json_array();
-		for (unsigned i = 0; i < clk_evt_count; i++)
-			if (s->clock_event_reasons.v & clk_evt_names[i].bit)
-				json_array_append_new(a, json_string(clk_evt_names[i].key));
-		json_object_set_new(o, "clock_event_reasons", a);
-		json_object_set_new(o, "clock_event_reasons_mask", json_u64(s->clock_event_reasons.v));
-	} else {
-		put_unavailable(o, "clock_event_reasons", s->clock_event_reasons.st);
-	}
-	U(viol_power_ns); U(viol_thermal_ns); U(viol_sync_boost_ns); U(viol_board_limit_ns);
-	U(viol_low_util_ns); U(viol_reliability_ns);
-	U(ecc_vol_corrected); U(ecc_vol_uncorrected); U(ecc_agg_corrected); U(ecc_agg_uncorrected);
-	U(ecc_sram_uncorrected); U(ecc_dram_uncorrected);
-	U(retired_pages_sbe); U(retired_pages_dbe); U(retired_pages_pending);
-	U(remap_corrected); U(remap_uncorrected); U(remap_pending); U(remap_failure);
-	U(pcie_gen); U(pcie_width); U(pcie_tx_kbps); U(pcie_rx_kbps); U(pcie_replays);
-#undef U
+	/* every row of the field table under its member's name */
+#define SAMPLE_JSON(member, ...) \
+	if (offsetof(struct gpu_sample, member) == offsetof(struct gpu_sample, clock_event_reasons)) \
+		put_clock_event_reasons(o, #member, s->member); \
+	else \
+		json_put_u64v(o, #member, s->member);
+	GPU_SAMPLE_FIELDS(SAMPLE_JSON)
+#undef SAMPLE_JSON
 	json_t *links = json_array();
 	for (unsigned i = 0; i < s->nvlink_n && i < GPU_MAX_NVLINKS; i++)
 		json_array_append_new(links, json_nvlink(i, &s->nvlink[i]));

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,6 +151,53 @@ static void test_write(void **state)
 	free(buf);
 }
 
+/* Every row of the field table is a key of --json's sample, in the table's
+ * order, and docs/json.md names it. */
+static void test_sample_fields(void **state)
+{
+	(void)state;
+	static const char *const members[] = {
+#define MEMBER(member, ...) #member,
+		GPU_SAMPLE_FIELDS(MEMBER)
+#undef MEMBER
+	};
+	struct gpu_sample *s = calloc(1, sizeof(*s));
+	uint64_t k = 0;
+#define PRESENT(member, ...) VAL_SET(s->member, ++k);
+	GPU_SAMPLE_FIELDS(PRESENT)
+#undef PRESENT
+	json_t *o = json_gpu_sample(s);
+	const char *key;
+	json_t *val;
+	size_t at = 0;
+	json_object_foreach(o, key, val) {
+		if (at < sizeof(members) / sizeof(members[0]) && strcmp(key, members[at]) == 0)
+			at++;
+	}
+	if (at != sizeof(members) / sizeof(members[0]))
+		fail_msg("sample has no key %s (or not in the table's order)", members[at]);
+	assert_null(json_object_get(o, "unavailable"));
+	json_decref(o);
+	free(s);
+
+	const char *dir = getenv("GPUCTL_TEST_DIR");
+	assert_non_null(dir);
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/../docs/json.md", dir);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	static char doc[1 << 17];
+	size_t len = fread(doc, 1, sizeof(doc) - 1, f);
+	fclose(f);
+	doc[len] = '\0';
+	for (size_t i = 0; i < sizeof(members) / sizeof(members[0]); i++) {
+		char cell[96];
+		snprintf(cell, sizeof(cell), "`%s`", members[i]);
+		if (!strstr(doc, cell))
+			fail_msg("docs/json.md does not name the sample's %s", members[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -157,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_clock_events),
 		cmocka_unit_test(test_objects),
 		cmocka_unit_test(test_write),
+		cmocka_unit_test(test_sample_fields),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

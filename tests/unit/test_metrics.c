@@ -51,6 +51,11 @@ static void fill_gpu(struct gpu_view *v, unsigned i)
 	OK(st->pcie_gen_max, 5);
 	OK(st->pcie_width_max, 16);
 	struct gpu_sample *s = &v->s;
+	/* every field of the field table present; the values below are checked exactly */
+	uint64_t k = 0;
+#define PRESENT(member, ...) OK(s->member, ++k);
+	GPU_SAMPLE_FIELDS(PRESENT)
+#undef PRESENT
 	s->timestamp_ns = v->last_ok_ns;
 	s->duration_ns = 31000000;
 	OK(s->util_gpu_pct, 87);
@@ -121,7 +126,7 @@ static void fill_gpu(struct gpu_view *v, unsigned i)
 
 static struct snapshot *full_snapshot(unsigned n)
 {
-	struct snapshot *sn = calloc(1, sizeof(*sn));
+	struct snapshot *sn = snapshot_new(GPU_MAX_GPUS);
 	sn->taken_ns = 1000000000000ull;
 	sn->sys.simulated = true;
 	snprintf(sn->sys.backend, sizeof(sn->sys.backend), "sim");
@@ -428,6 +433,47 @@ static void test_groups(void **state)
 	assert_false(metrics_label_name_ok("a-b"));
 }
 
+/* The field table's families: a SERIES row continues the family just above
+ * (its name and type), a FAMILY row has its help and a name the table has once. */
+static void test_field_table_families(void **state)
+{
+	(void)state;
+	static const struct { const char *member, *role, *metric, *type, *labels, *help, *series; } rows[] = {
+#define ROW(member, group, unit, api_key, role, metric, type, labels, help, series) \
+	{ #member, #role, metric, #type, labels, help, series },
+		GPU_SAMPLE_FIELDS(ROW)
+#undef ROW
+	};
+	const size_t n = sizeof(rows) / sizeof(rows[0]);
+	size_t family = n;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(rows[i].role, "NONE") == 0) {
+			family = n;
+			continue;
+		}
+		if (strcmp(rows[i].role, "SERIES") == 0) {
+			if (family == n)
+				fail_msg("%s: a SERIES row with no family above", rows[i].member);
+			if (strcmp(rows[i].metric, rows[family].metric) != 0 || strcmp(rows[i].type, rows[family].type) != 0)
+				fail_msg("%s: names %s %s, the family above is %s %s", rows[i].member, rows[i].type, rows[i].metric,
+					 rows[family].type, rows[family].metric);
+			assert_null(rows[i].help);
+			assert_true(rows[i].series[0] && rows[family].series[0]); /* series tell themselves apart */
+			continue;
+		}
+		assert_string_equal(rows[i].role, "FAMILY");
+		assert_non_null(rows[i].help);
+		assert_non_null(rows[i].labels);
+		size_t len = strlen(rows[i].metric);
+		bool total = len > 6 && strcmp(rows[i].metric + len - 6, "_total") == 0;
+		assert_int_equal(total, strcmp(rows[i].type, "COUNTER") == 0);
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(rows[j].role, "FAMILY") == 0 && strcmp(rows[j].metric, rows[i].metric) == 0)
+				fail_msg("%s: family %s starts twice in the table", rows[i].member, rows[i].metric);
+		family = i;
+	}
+}
+
 /* docs/metrics.md lists every metric in the table, and names nothing else. */
 static void test_docs_list_every_metric(void **state)
 {
@@ -478,6 +524,7 @@ int main(void)
 		cmocka_unit_test(test_escaping_and_extra_labels),
 		cmocka_unit_test(test_structure_both_formats),
 		cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_field_table_families),
 		cmocka_unit_test(test_docs_list_every_metric),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -91,7 +91,7 @@ static void test_every_gpu_sampled(void **state)
 	assert_true(sampler_wait_first(s, 10000 * MS));
 	/* its own schedule keeps going: each GPU gets a second sample (polled,
 	 * bounded: a loaded machine may take longer than a few intervals) */
-	struct snapshot *sn = malloc(sizeof(*sn));
+	struct snapshot *sn = snapshot_new(GPU_MAX_GPUS);
 	uint64_t end = mono() + 20000 * MS;
 	for (;;) {
 		sampler_read(s, sn);
@@ -138,7 +138,7 @@ static void test_system_facts_given(void **state)
 	memset(sys, 0, sizeof(*sys)); /* the caller's copy may go */
 	free(sys);
 	assert_true(sampler_wait_first(s, 10000 * MS));
-	struct snapshot *sn = malloc(sizeof(*sn));
+	struct snapshot *sn = snapshot_new(GPU_MAX_GPUS);
 	sampler_read(s, sn);
 	assert_string_equal(sn->sys.driver_version.s, "given-by-the-caller");
 	assert_true(sn->sys.simulated);
@@ -157,7 +157,7 @@ static void test_links_of_the_gpus_there_are(void **state)
 	struct gpu_backend *be = open_sim("h200x8,latency_us=100");
 	struct sampler *s = start(be, 50 * MS, 0);
 	assert_true(sampler_wait_first(s, 10000 * MS));
-	struct snapshot *sn = malloc(sizeof(*sn));
+	struct snapshot *sn = snapshot_new(GPU_MAX_GPUS);
 	struct gpu_link sentinel = { .kind = LINK_SYS, .pcie = LINK_SYS };
 	uint64_t end = mono() + 10000 * MS;
 	for (;;) {
@@ -190,8 +190,8 @@ static void test_views_up_to_the_processes_there_are(void **state)
 	struct sampler *s = start(be, 50 * MS, 0);
 	assert_true(sampler_wait_first(s, 10000 * MS));
 	sleep_ms(100);
-	struct snapshot *sn = malloc(sizeof(*sn));
-	memset(sn, 0xa5, sizeof(*sn));
+	struct snapshot *sn = snapshot_new(GPU_MAX_GPUS);
+	memset(sn->gpu, 0xa5, sn->cap * sizeof(sn->gpu[0])); /* what sampler_read does not write stays poisoned */
 	sampler_read(s, sn);
 	unsigned with_procs = 0;
 	for (unsigned i = 0; i < sn->n; i++) {
@@ -291,7 +291,7 @@ static void test_hung_call_goes_stale_alone(void **state)
 	struct sim_fault f = { .kind = SIM_FAULT_HANG, .gpu = 2, .duration_s = 4 };
 	assert_true(sim_inject(be, &f, &err) > 0);
 	wait_for(s, 2, is_down, 20000, "going stale");
-	struct snapshot *sn = malloc(sizeof(*sn));
+	struct snapshot *sn = snapshot_new(GPU_MAX_GPUS);
 	uint64_t t0 = mono();
 	sampler_read(s, sn);
 	uint64_t took = mono() - t0;
@@ -420,9 +420,23 @@ static void test_slow_group_values_carried(void **state)
 	if (!have_read || !have_carried)
 		fail_msg("in 20 s: a tick that read the slow groups %s, one that carried them %s", have_read ? "seen" : "not seen",
 			 have_carried ? "seen" : "not seen");
-	/* what was read is there (so that equal cannot mean both missing) */
-	assert_true(VAL_HAS(read->pcie_gen) && VAL_HAS(read->ecc_vol_uncorrected) && VAL_HAS(read->remap_failure) &&
-		    VAL_HAS(read->viol_reliability_ns) && VAL_HAS(read->pcie_replays));
+	/* every field of the field table's slow groups: read (so that equal cannot
+	 * mean both missing; "not supported" is an answer), and the same carried */
+	unsigned slow_fields = 0;
+#define CHECK_CARRIED(member, group, ...) \
+	if (GPU_GRP_##group & SAMPLER_SLOW_GROUPS) { \
+		slow_fields++; \
+		if (read->member.st == VAL_UNKNOWN || read->member.st == VAL_ERROR) \
+			fail_msg("%s: not read on a tick that read the slow groups", #member); \
+		if (carried->member.st != read->member.st || carried->member.v != read->member.v) \
+			fail_msg("%s: carried as %s %llu, read as %s %llu", #member, val_status_name(carried->member.st), \
+				 (unsigned long long)carried->member.v, val_status_name(read->member.st), \
+				 (unsigned long long)read->member.v); \
+	}
+	GPU_SAMPLE_FIELDS(CHECK_CARRIED)
+#undef CHECK_CARRIED
+	assert_true(slow_fields >= 24); /* ECC, PCIe and the violation counters */
+	assert_true(VAL_HAS(read->pcie_gen) && VAL_HAS(read->ecc_vol_uncorrected) && VAL_HAS(read->viol_reliability_ns));
 	assert_int_equal(read->nvlink_n, 18);
 	assert_true(VAL_HAS(read->nvlink[17].active) && VAL_HAS(read->nvlink[17].crc_flit_errors));
 	blank_timing(read);
