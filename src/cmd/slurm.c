@@ -5,6 +5,7 @@
  *   job-start     prolog: record a Slurm job's GPUs with the agent
  *   job-end       epilog: end it (accounting kept), optional AdminComment
  *   stats         one line of a Slurm job's GPU statistics
+ *   sweep         fleet acceptance over Slurm (slurm_sweep.c)
  */
 #include "cmd.h"
 
@@ -23,6 +24,7 @@
 #include "health_cmd.h"
 #include "help.h"
 #include "pool_cmd.h"
+#include "slurm_sweep.h"
 
 /* what `gpuctl slurm [VERB] --help` says (help.h); the verbs' functions are in cmd_slurm's table */
 static const struct sub_help verb_help[] = {
@@ -44,6 +46,7 @@ static const struct sub_help verb_help[] = {
 	  "the job's GPU statistics so far (or final) in one line; --admin-comment\n"
 	  "also writes them to the running job's AdminComment (scontrol update)\n",
 	  "0 done, 64 usage, 65 the agent refused, 69 scontrol failed, 74 the exchange failed, 75 no agent" },
+	{ "sweep", SLURM_SWEEP_USAGE, SLURM_SWEEP_WHAT, SLURM_SWEEP_EXITS }, /* slurm_sweep.c */
 };
 static const char verb_notes[] = "Environment defaults: SLURMD_NODENAME (--node), SLURM_JOB_ID (--job),\n"
 				 "SLURM_JOB_GPUS (--gpus), SLURM_JOB_UID (--uid), SLURM_JOB_USER (--user).\n";
@@ -502,7 +505,7 @@ int cmd_slurm(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	/* in verb_help's order */
 	static int (*const verbs[NVERBS])(int, char **, struct cmd_ctx *) = {
-		do_gres_conf, do_health_check, do_job_start, do_job_end, do_stats,
+		do_gres_conf, do_health_check, do_job_start, do_job_end, do_stats, slurm_sweep,
 	};
 	for (size_t v = 0; v < NVERBS; v++) {
 		if (strcmp(argv[1], verb_help[v].name) != 0)

@@ -111,7 +111,8 @@ static double jnum(const json_t *o, const char *key)
 	return isfinite(d) && d >= 0 ? d : NAN;
 }
 
-/* The FAIL and WARN rules of a findings array, and how many are XIDs. */
+/* The rules of a findings array that call for action (FAIL, or WARN with an
+ * action: a PCIe link trained down drains), the other WARNs, and how many are XIDs. */
 static void findings(const json_t *arr, char *fail, char *warn, size_t len, unsigned *xids)
 {
 	size_t i;
@@ -121,7 +122,8 @@ static void findings(const json_t *arr, char *fail, char *warn, size_t len, unsi
 		const char *rule = jstr(fd, "rule"), *v = jstr(fd, "verdict");
 		if (xids && strcmp(jstr(fd, "subsystem"), "xid") == 0)
 			(*xids)++;
-		if (strcmp(v, "FAIL") == 0)
+		const char *action = jstr(fd, "action");
+		if (strcmp(v, "FAIL") == 0 || (strcmp(v, "WARN") == 0 && action[0] && strcmp(action, "none") != 0))
 			list_add(fail, len, rule[0] ? rule : "?");
 		else if (strcmp(v, "WARN") == 0 && warn)
 			list_add(warn, len, rule[0] ? rule : "?");
@@ -268,6 +270,8 @@ int fleet_add_result(struct fleet *f, const char *node, const char *text, size_t
 		return -1;
 	}
 	if (doc && read_result(n, doc, why, sizeof(why)) == 0) {
+		if (!f->level[0])
+			copy_str(f->level, sizeof(f->level), jstr(doc, "level"));
 		json_decref(doc);
 		if (n->simulated)
 			f->simulated = true;

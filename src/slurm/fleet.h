@@ -6,8 +6,8 @@
  * its health report, its links, figures). The fleet reads them, takes per
  * figure and GPU model the median and the median absolute deviation (MAD),
  * and names the outliers: a GPU (or a node, for node-wide figures) below the
- * median by more than the threshold, a health rule that FAILs (with the
- * rule's action), a diag level that FAILs, and nodes that were not swept
+ * median by more than the threshold, a health rule that FAILs, or WARNs
+ * with an action (with the rule's action), a diag level that FAILs, and nodes that were not swept
  * (their job failed, or never started). It writes fleet.json, reads it back
  * (--compare) and compares two sweeps.
  */
@@ -54,8 +54,9 @@ struct fleet_gpu {
 	char uuid[96];
 	char verdict[8];               /* effective health verdict: PASS WARN FAIL N/A */
 	char action[16];               /* its action */
-	char fail_rules[FLEET_RULES_LEN]; /* "xid-79,ecc-volatile-uncorrectable" (FAIL findings) */
-	char warn_rules[FLEET_RULES_LEN]; /* WARN findings */
+	char fail_rules[FLEET_RULES_LEN]; /* "xid-79,pcie-width-below-max": FAIL findings and WARNs
+					   * whose rule has an action (the outliers) */
+	char warn_rules[FLEET_RULES_LEN]; /* the other WARN findings */
 	unsigned xids;                 /* XID findings (any verdict) */
 	long pcie_gen, pcie_gen_max, pcie_width, pcie_width_max; /* -1: unknown */
 	long nvlink_active, nvlink_count;
@@ -113,7 +114,8 @@ struct fleet {
 void fleet_init(struct fleet *f, const char *level, double threshold_pct);
 void fleet_free(struct fleet *f);
 
-/* Adds a node from its result document (text); on a document it cannot read
+/* Adds a node from its result document (text; the fleet takes its "level"
+ * when it has none yet); on a document it cannot read
  * the node is added as FLEET_FAILED with the reason in its note, and -1. */
 int fleet_add_result(struct fleet *f, const char *node, const char *text, size_t len, char *err, size_t errlen);
 /* Adds a node that has no result. -1 only when memory runs out. */
@@ -150,5 +152,12 @@ void fleet_write_html(const struct fleet *f, FILE *o);
 /* Figures out of a `gpuctl bench --json` results document (gpuctl-bench-results)
  * into the node's GPUs (matched by index) and node figures; 0, or -1 with a message. */
 int fleet_figures_from_bench(struct fleet_node *n, const json_t *bench, char *err, size_t errlen);
+
+struct snapshot;
+struct catalog;
+/* SIMULATED figures of a simulated server's snapshot on node (fleet_sim.c says how):
+ * {"source": "simulated", "gpus": [{"index", KEY: value}], KEY: value}, the
+ * "figures" object of a node result. NULL: out of memory. */
+json_t *fleet_sim_figures(const struct snapshot *snap, const struct catalog *cat, const char *node);
 
 #endif

@@ -1,0 +1,648 @@
+/*
+ * slurm_sweep.c - `gpuctl slurm sweep` (docs/slurm.md, "Fleet sweep"): one
+ * exclusive job per node through sbatch, each running `gpuctl slurm sweep
+ * --run-node` there; waits with progress; reads every node's result into the
+ * fleet (src/slurm/fleet.h) and writes fleet.json, fleet.txt, fleet.html;
+ * --drain drains the outliers' nodes; --compare OLD NEW.
+ */
+#include "slurm_sweep.h"
+#include "slurm_sweep_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/opts.h"
+#include "help.h"
+#include "slurm/fleet.h"
+#include "slurm/gres.h"
+#include "slurm/node.h"
+
+#define POLL_NS 500000000LL
+
+enum {
+	SW_PARTITION, SW_NODES, SW_LEVEL, SW_OUT, SW_DRAIN, SW_THRESHOLD, SW_START_TIMEOUT, SW_TIMEOUT, SW_WINDOW,
+	SW_GPUCTL, SW_JSON, SW_COMPARE, SW_RUN_NODE, SW_NODE, SW_GATHER,
+};
+const char *const sweep_levels[] = { "health", "diag1", "diag2", "diag3", "bench-quick", NULL };
+static const struct opt_spec sweep_opts[] = {
+	[SW_PARTITION] = { "partition", 'p', OPT_STRING, "P", "sweep the nodes of this partition", "every node sinfo lists", 0, 0, NULL },
+	[SW_NODES] = { "nodes", 'w', OPT_STRING, "LIST", "sweep these nodes (a Slurm host list, gpu[01-64])", NULL, 0, 0, NULL },
+	[SW_LEVEL] = { "level", 0, OPT_ENUM, NULL, "health; diag1..diag3 (gpuctl diag -r N); bench-quick (health and figures)", "health", 0, 0, sweep_levels },
+	[SW_OUT] = { "out", 'o', OPT_STRING, "DIR", "the results, on a file system every node shares", "gpuctl-sweep-DATE-TIME", 0, 0, NULL },
+	[SW_DRAIN] = { "drain", 0, OPT_FLAG, NULL, "drain the nodes of the outliers that call for it", NULL, 0, 0, NULL },
+	[SW_THRESHOLD] = { "threshold", 0, OPT_STRING, "PCT", "an outlier is this much below the fleet median (0 to 100)", "8", 0, 0, NULL },
+	[SW_START_TIMEOUT] = { "start-timeout", 0, OPT_DURATION, NULL, "a node whose job has not started by then is not swept", "300s", 1, 86400 * SEC, NULL },
+	[SW_TIMEOUT] = { "timeout", 0, OPT_DURATION, NULL, "the whole sweep; jobs still running are cancelled", "1h", 1, 7 * 86400 * SEC, NULL },
+	[SW_WINDOW] = { "window", 0, OPT_DURATION, NULL, "the health check's window on each node", "1s", 0, 600 * SEC, NULL },
+	[SW_GPUCTL] = { "gpuctl", 0, OPT_STRING, "PATH", "the gpuctl the jobs run (the same path on every node)", "this one", 0, 0, NULL },
+	[SW_JSON] = OPT_SPEC_JSON,
+	[SW_COMPARE] = { "compare", 0, OPT_FLAG, NULL, "compare two fleet.json: OLD NEW", NULL, 0, 0, NULL },
+	[SW_RUN_NODE] = { "run-node", 0, OPT_FLAG, NULL, "what each job runs: this node's result into DIR/nodes/", NULL, 0, 0, NULL },
+	[SW_NODE] = { "node", 0, OPT_STRING, "NAME", "--run-node: the node's name", "$SLURMD_NODENAME", 0, 0, NULL },
+	[SW_GATHER] = { "gather", 0, OPT_FLAG, NULL, "no jobs: the report of the results already in DIR/nodes", NULL, 0, 0, NULL },
+};
+#define NOPTS (sizeof(sweep_opts) / sizeof(sweep_opts[0]))
+static const struct cmd_help sweep_help = {
+	.name = CMD_NAME, .usage = SLURM_SWEEP_USAGE, .what = SLURM_SWEEP_WHAT, .opts = sweep_opts, .nopts = NOPTS,
+	.exits = SLURM_SWEEP_EXITS, .operands = true, /* --compare OLD NEW */
+};
+
+
+static long long now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * SEC + t.tv_nsec;
+}
+
+/* ---- the submitting side ------------------------------------------------------------------- */
+
+enum job_state { JOB_PENDING, JOB_RUNNING, JOB_DONE, JOB_FAILED, JOB_NOT_STARTED };
+
+struct sweep_job {
+	char node[FLEET_NAME_LEN];
+	char id[24];         /* Slurm's job id, "" if sbatch failed */
+	enum job_state state;
+	char note[200];
+	char reason[64];     /* squeue's pending reason */
+};
+
+/* The nodes to sweep: scontrol show hostnames LIST, or sinfo's (in the partition). */
+static int list_nodes(struct cmd_ctx *ctx, const struct sweep_args *a, struct sweep_job **jobs, size_t *n)
+{
+	char *out = NULL, err[300];
+	int rc;
+	if (a->nodes) {
+		char *argv[] = { (char *)"scontrol", (char *)"show", (char *)"hostnames", (char *)a->nodes, NULL };
+		rc = sweep_spawn_read(argv, &out, err, sizeof(err));
+	} else {
+		char *argv[] = { (char *)"sinfo", (char *)"-h", (char *)"-N", (char *)"-o", (char *)"%N",
+				 (char *)(a->partition ? "-p" : NULL), (char *)a->partition, NULL };
+		rc = sweep_spawn_read(argv, &out, err, sizeof(err));
+	}
+	if (rc != 0 || !out) {
+		cmd_error(ctx, CMD_NAME, "cannot list the nodes (%s failed%s%s)", a->nodes ? "scontrol show hostnames" : "sinfo",
+			  err[0] ? ": " : "", err);
+		free(out);
+		return EXIT_UNAVAILABLE;
+	}
+	*n = 0;
+	*jobs = NULL;
+	rc = EXIT_OK;
+	for (char *save = NULL, *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		line[strcspn(line, " \t")] = '\0';
+		if (!line[0])
+			continue;
+		bool seen = false;
+		for (size_t i = 0; i < *n && !seen; i++)
+			seen = strcmp((*jobs)[i].node, line) == 0;
+		if (seen) /* sinfo -N lists a node once per partition */
+			continue;
+		if (!slurm_node_name_ok(line) || strpbrk(line, "[],") || strlen(line) >= FLEET_NAME_LEN) {
+			cmd_error(ctx, CMD_NAME, "bad node name '%s' from Slurm", line);
+			rc = EXIT_DATAERR;
+			break;
+		}
+		struct sweep_job *p = realloc(*jobs, (*n + 1) * sizeof(*p));
+		if (!p) {
+			cmd_error(ctx, CMD_NAME, "out of memory");
+			rc = EXIT_SOFTWARE;
+			break;
+		}
+		*jobs = p;
+		memset(&p[*n], 0, sizeof(p[*n]));
+		snprintf(p[*n].node, sizeof(p[*n].node), "%s", line);
+		(*n)++;
+	}
+	free(out);
+	if (!rc && *n == 0) {
+		cmd_error(ctx, CMD_NAME, "no node to sweep");
+		rc = EXIT_USAGE;
+	}
+	return rc;
+}
+
+static int submit(struct cmd_ctx *ctx, const struct sweep_args *a, const char *name, struct sweep_job *j)
+{
+	char wrap[9000], outlog[4200];
+	char window[32];
+	snprintf(window, sizeof(window), "%.3fs", (double)a->window_ns / SEC);
+	snprintf(wrap, sizeof(wrap), "exec '%s' slurm sweep --run-node --level %s --window %s --out '%s'", a->gpuctl,
+		 sweep_levels[a->level], window, a->out);
+	snprintf(outlog, sizeof(outlog), "%s/logs/%s.out", a->out, j->node);
+	char *argv[20];
+	unsigned k = 0;
+	argv[k++] = (char *)"sbatch";
+	argv[k++] = (char *)"--parsable";
+	argv[k++] = (char *)"--exclusive";
+	argv[k++] = (char *)"-N1";
+	argv[k++] = (char *)"-J";
+	argv[k++] = (char *)name;
+	argv[k++] = (char *)"-w";
+	argv[k++] = j->node;
+	argv[k++] = (char *)"-o";
+	argv[k++] = outlog;
+	if (a->partition) {
+		argv[k++] = (char *)"-p";
+		argv[k++] = (char *)a->partition;
+	}
+	argv[k++] = (char *)"--wrap";
+	argv[k++] = wrap;
+	argv[k] = NULL;
+	char *out = NULL, err[300];
+	int rc = sweep_spawn_read(argv, &out, err, sizeof(err));
+	if (rc == 0 && out) {
+		out[strcspn(out, ";\n")] = '\0'; /* "ID" or "ID;cluster" */
+		snprintf(j->id, sizeof(j->id), "%s", out);
+	}
+	free(out);
+	if (!j->id[0]) {
+		j->state = JOB_FAILED;
+		snprintf(j->note, sizeof(j->note), "sbatch failed: %.160s", err[0] ? err : "no job id");
+		(void)ctx;
+		return -1;
+	}
+	return 0;
+}
+
+static bool result_exists(const struct sweep_args *a, const char *node)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/nodes/%s.json", a->out, node);
+	return access(path, F_OK) == 0;
+}
+
+/* The last line of a job's log, for the report of a job that failed. */
+static void log_tail(const struct sweep_args *a, const char *node, char *out, size_t len)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/logs/%s.out", a->out, node);
+	size_t n;
+	char *text = sweep_read_file(path, &n);
+	out[0] = '\0';
+	if (!text)
+		return;
+	while (n && (text[n - 1] == '\n' || text[n - 1] == ' '))
+		text[--n] = '\0';
+	char *last = strrchr(text, '\n');
+	snprintf(out, len, "%s", last ? last + 1 : text);
+	free(text);
+}
+
+static void cancel(struct sweep_job *j)
+{
+	char err[200];
+	char *argv[] = { (char *)"scancel", j->id, NULL };
+	(void)sweep_spawn_read(argv, NULL, err, sizeof(err));
+}
+
+/* One look at the jobs: squeue by the sweep's job name, then the result files. */
+static int poll_jobs(struct cmd_ctx *ctx, const struct sweep_args *a, const char *name, struct sweep_job *jobs, size_t n,
+		     long long waited_ns)
+{
+	char *out = NULL, err[300];
+	char *argv[] = { (char *)"squeue", (char *)"-h", (char *)"-n", (char *)name, (char *)"-o", (char *)"%i %T %r", NULL };
+	if (sweep_spawn_read(argv, &out, err, sizeof(err)) != 0 || !out) {
+		free(out);
+		cmd_error(ctx, CMD_NAME, "squeue failed%s%s", err[0] ? ": " : "", err);
+		return EXIT_UNAVAILABLE;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct sweep_job *j = &jobs[i];
+		if (j->state >= JOB_DONE)
+			continue;
+		char key[32];
+		snprintf(key, sizeof(key), "%s ", j->id);
+		const char *line = NULL;
+		for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+			if (strncmp(p, key, strlen(key)) == 0) {
+				line = p + strlen(key);
+				break;
+			}
+		if (result_exists(a, j->node)) {
+			j->state = JOB_DONE;
+		} else if (!line) {
+			/* gone from the queue without a result (its result is written before it exits) */
+			char tail[160];
+			log_tail(a, j->node, tail, sizeof(tail));
+			j->state = JOB_FAILED;
+			snprintf(j->note, sizeof(j->note), "job %s ended without a result%s%.150s", j->id, tail[0] ? ": " : "", tail);
+		} else if (strncmp(line, "PENDING", 7) == 0) {
+			j->state = JOB_PENDING;
+			sscanf(line, "%*s %63s", j->reason);
+			if (waited_ns >= a->start_timeout_ns) {
+				cancel(j);
+				j->state = JOB_NOT_STARTED;
+				snprintf(j->note, sizeof(j->note), "job %s still pending after %.0f s (%s); cancelled", j->id,
+					 (double)waited_ns / SEC, j->reason);
+			}
+		} else {
+			j->state = JOB_RUNNING;
+		}
+	}
+	free(out);
+	return EXIT_OK;
+}
+
+static void counts(const struct sweep_job *jobs, size_t n, size_t c[5])
+{
+	memset(c, 0, 5 * sizeof(c[0]));
+	for (size_t i = 0; i < n; i++)
+		c[jobs[i].state]++;
+}
+
+static void write_text_cb(const void *f, FILE *o) { fleet_write_text(f, o); }
+static void write_html_cb(const void *f, FILE *o) { fleet_write_html(f, o); }
+
+/* Reads every node's result into the fleet (nodes without one as not swept). */
+static int gather(struct cmd_ctx *ctx, const struct sweep_args *a, const struct sweep_job *jobs, size_t n, struct fleet *f)
+{
+	fleet_init(f, a->gather ? "" : sweep_levels[a->level], a->threshold);
+	for (size_t i = 0; i < n; i++) {
+		const struct sweep_job *j = &jobs[i];
+		char path[4200], err[300];
+		snprintf(path, sizeof(path), "%s/nodes/%s.json", a->out, j->node);
+		size_t len;
+		char *text = j->state == JOB_DONE ? sweep_read_file(path, &len) : NULL;
+		int rc = 0;
+		if (text)
+			(void)fleet_add_result(f, j->node, text, len, err, sizeof(err));
+		else
+			rc = fleet_add_missing(f, j->node, j->state == JOB_NOT_STARTED ? FLEET_NOT_STARTED : FLEET_FAILED,
+					       j->note[0] ? j->note : "its result could not be read");
+		free(text);
+		if (rc) {
+			cmd_error(ctx, CMD_NAME, "out of memory");
+			return EXIT_SOFTWARE;
+		}
+	}
+	if (fleet_analyze(f) != 0) {
+		cmd_error(ctx, CMD_NAME, "out of memory");
+		return EXIT_SOFTWARE;
+	}
+	return EXIT_OK;
+}
+
+static int write_reports(struct cmd_ctx *ctx, const struct sweep_args *a, const struct fleet *f)
+{
+	char path[4200];
+	json_t *doc = fleet_to_json(f);
+	snprintf(path, sizeof(path), "%s/fleet.json", a->out);
+	int rc = doc ? sweep_write_file(path, sweep_write_json, doc) : (errno = ENOMEM, -1);
+	json_decref(doc);
+	if (!rc) {
+		snprintf(path, sizeof(path), "%s/fleet.txt", a->out);
+		rc = sweep_write_file(path, write_text_cb, f);
+	}
+	if (!rc) {
+		snprintf(path, sizeof(path), "%s/fleet.html", a->out);
+		rc = sweep_write_file(path, write_html_cb, f);
+	}
+	if (rc) {
+		cmd_error(ctx, CMD_NAME, "cannot write '%s': %s", path, strerror(errno));
+		return EXIT_IOERR;
+	}
+	return EXIT_OK;
+}
+
+/* --drain: each node with a drain reason, as the health-check hook drains (scontrol update). */
+static int drain_nodes(struct cmd_ctx *ctx, const struct fleet *f)
+{
+	int rc = EXIT_OK;
+	for (size_t i = 0; i < f->n; i++) {
+		char reason[SLURM_REASON_LEN];
+		if (!fleet_drain_reason(f, i, reason, sizeof(reason)))
+			continue;
+		char *show = NULL, err[300];
+		char *show_argv[] = { (char *)"scontrol", (char *)"show", (char *)"node", (char *)f->node[i].name, (char *)"-o", NULL };
+		struct slurm_node_info ni;
+		char perr[200];
+		if (sweep_spawn_read(show_argv, &show, err, sizeof(err)) != 0 || !show || slurm_node_parse(show, &ni, perr, sizeof(perr))) {
+			cmd_error(ctx, CMD_NAME, "cannot read node '%s' (scontrol show node%s%s)", f->node[i].name,
+				  err[0] ? ": " : "", err);
+			free(show);
+			rc = EXIT_UNAVAILABLE;
+			continue;
+		}
+		free(show);
+		enum slurm_hc_action act = fleet_drain_decide(reason, &ni);
+		if (act == SLURM_HC_DRAIN) {
+			char node_arg[128], reason_arg[SLURM_REASON_LEN + 16];
+			snprintf(node_arg, sizeof(node_arg), "NodeName=%s", f->node[i].name);
+			snprintf(reason_arg, sizeof(reason_arg), "Reason=%s", reason);
+			char *upd[] = { (char *)"scontrol", (char *)"update", node_arg, (char *)"State=DRAIN", reason_arg, NULL };
+			if (sweep_spawn_read(upd, NULL, err, sizeof(err)) != 0) {
+				cmd_error(ctx, CMD_NAME, "'scontrol update %s State=DRAIN' failed%s%s", node_arg, err[0] ? ": " : "", err);
+				rc = EXIT_UNAVAILABLE;
+				continue;
+			}
+			fprintf(ctx->out, "drained %s: %s\n", f->node[i].name, reason);
+		} else if (act == SLURM_HC_KEEP_OTHERS) {
+			fprintf(ctx->out, "left %s as it is: drained by someone else (%s)\n", f->node[i].name, ni.reason);
+		} else {
+			fprintf(ctx->out, "left %s as it is: drained by a sweep already for the same reason\n", f->node[i].name);
+		}
+	}
+	return rc;
+}
+
+static int report(struct cmd_ctx *ctx, const struct sweep_args *a, struct sweep_job *jobs, size_t n, long long t0);
+
+static int sweep(struct cmd_ctx *ctx, struct sweep_args *a)
+{
+	char sub[4200];
+	snprintf(sub, sizeof(sub), "%s/logs", a->out);
+	if ((mkdir(a->out, 0755) != 0 && errno != EEXIST) || (mkdir(sub, 0755) != 0 && errno != EEXIST)) {
+		cmd_error(ctx, CMD_NAME, "cannot create '%s': %s", sub, strerror(errno));
+		return EXIT_IOERR;
+	}
+	snprintf(sub, sizeof(sub), "%s/nodes", a->out);
+	if (mkdir(sub, 0755) != 0 && errno != EEXIST) {
+		cmd_error(ctx, CMD_NAME, "cannot create '%s': %s", sub, strerror(errno));
+		return EXIT_IOERR;
+	}
+	struct sweep_job *jobs = NULL;
+	size_t n = 0;
+	int rc = list_nodes(ctx, a, &jobs, &n);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++) { /* a result left from an earlier sweep in DIR is not this one's */
+		char path[4200];
+		snprintf(path, sizeof(path), "%s/nodes/%s.json", a->out, jobs[i].node);
+		unlink(path);
+	}
+	char name[64];
+	snprintf(name, sizeof(name), "gpuctl-sweep-%ld", (long)getpid());
+	long long t0 = now_ns();
+	size_t submitted = 0;
+	for (size_t i = 0; i < n; i++)
+		submitted += submit(ctx, a, name, &jobs[i]) == 0;
+	if (!submitted) {
+		cmd_error(ctx, CMD_NAME, "sbatch failed for every node (%s)", jobs[0].note);
+		free(jobs);
+		return EXIT_UNAVAILABLE;
+	}
+	size_t c[5], last[5] = { (size_t)-1 };
+	for (;;) {
+		long long waited = now_ns() - t0;
+		rc = poll_jobs(ctx, a, name, jobs, n, waited);
+		if (rc)
+			break;
+		counts(jobs, n, c);
+		if (memcmp(c, last, sizeof(c)) != 0) {
+			fprintf(ctx->err, "sweep: %zu done, %zu running, %zu pending, %zu failed, %zu not started (%.0f s)\n",
+				c[JOB_DONE], c[JOB_RUNNING], c[JOB_PENDING], c[JOB_FAILED], c[JOB_NOT_STARTED], (double)waited / SEC);
+			memcpy(last, c, sizeof(c));
+		}
+		if (c[JOB_PENDING] + c[JOB_RUNNING] == 0)
+			break;
+		if (waited >= a->timeout_ns) {
+			for (size_t i = 0; i < n; i++) {
+				if (jobs[i].state != JOB_PENDING && jobs[i].state != JOB_RUNNING)
+					continue;
+				cancel(&jobs[i]);
+				snprintf(jobs[i].note, sizeof(jobs[i].note), "job %s %s at the sweep's timeout (%.0f s); cancelled",
+					 jobs[i].id, jobs[i].state == JOB_PENDING ? "still pending" : "still running",
+					 (double)a->timeout_ns / SEC);
+				jobs[i].state = jobs[i].state == JOB_PENDING ? JOB_NOT_STARTED : JOB_FAILED;
+			}
+			break;
+		}
+		struct timespec ts = { 0, POLL_NS };
+		nanosleep(&ts, NULL);
+	}
+	if (rc) {
+		for (size_t i = 0; i < n; i++)
+			if (jobs[i].state == JOB_PENDING || jobs[i].state == JOB_RUNNING)
+				cancel(&jobs[i]);
+		free(jobs);
+		return rc;
+	}
+	return report(ctx, a, jobs, n, t0);
+}
+
+/* The fleet from the jobs' results: its reports, printed, and --drain. Frees jobs. */
+static int report(struct cmd_ctx *ctx, const struct sweep_args *a, struct sweep_job *jobs, size_t n, long long t0)
+{
+	struct fleet f;
+	int rc = gather(ctx, a, jobs, n, &f);
+	free(jobs);
+	if (!rc)
+		rc = write_reports(ctx, a, &f);
+	if (!rc) {
+		json_t *doc = a->json ? fleet_to_json(&f) : NULL;
+		if (doc)
+			sweep_write_json(doc, ctx->out);
+		else
+			fleet_write_text(&f, ctx->out);
+		fprintf(ctx->err, "sweep: %zu nodes in %.1f s; %s/fleet.json, fleet.txt, fleet.html\n", n,
+			(double)(now_ns() - t0) / SEC, a->out);
+		json_decref(doc);
+		int drc = a->drain ? drain_nodes(ctx, &f) : EXIT_OK;
+		rc = drc ? drc : fleet_verdict(&f);
+	}
+	fleet_free(&f);
+	return rc;
+}
+
+static int by_node(const void *x, const void *y)
+{
+	return strcmp(((const struct sweep_job *)x)->node, ((const struct sweep_job *)y)->node);
+}
+
+/* --gather: the report of the results already in DIR/nodes (a sweep that was
+ * interrupted, or results copied together by hand), without Slurm. */
+static int gather_dir(struct cmd_ctx *ctx, const struct sweep_args *a)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/nodes", a->out);
+	DIR *d = opendir(path);
+	if (!d) {
+		cmd_error(ctx, CMD_NAME, "cannot read '%s': %s", path, strerror(errno));
+		return EXIT_NOINPUT;
+	}
+	struct sweep_job *jobs = NULL;
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		if (len <= 5 || len - 5 >= FLEET_NAME_LEN || strcmp(e->d_name + len - 5, ".json") != 0)
+			continue;
+		struct sweep_job *p = realloc(jobs, (n + 1) * sizeof(*p));
+		if (!p) {
+			closedir(d);
+			free(jobs);
+			cmd_error(ctx, CMD_NAME, "out of memory");
+			return EXIT_SOFTWARE;
+		}
+		jobs = p;
+		memset(&jobs[n], 0, sizeof(jobs[n]));
+		snprintf(jobs[n].node, sizeof(jobs[n].node), "%.*s", (int)(len - 5), e->d_name);
+		jobs[n++].state = JOB_DONE;
+	}
+	closedir(d);
+	if (!n) {
+		free(jobs);
+		cmd_error(ctx, CMD_NAME, "no node result (NODE.json) in '%s'", path);
+		return EXIT_NOINPUT;
+	}
+	qsort(jobs, n, sizeof(*jobs), by_node);
+	return report(ctx, a, jobs, n, now_ns());
+}
+
+/* ---- --compare OLD NEW ---------------------------------------------------------------------- */
+
+static int load_fleet(struct cmd_ctx *ctx, const char *path, struct fleet *f)
+{
+	size_t len;
+	char *text = sweep_read_file(path, &len);
+	if (!text) {
+		cmd_error(ctx, CMD_NAME, "cannot read '%s': %s", path, strerror(errno));
+		return EXIT_NOINPUT;
+	}
+	char err[300];
+	int rc = fleet_from_json(f, text, len, err, sizeof(err));
+	free(text);
+	if (rc) {
+		cmd_error(ctx, CMD_NAME, "'%s': %s", path, err);
+		return EXIT_DATAERR;
+	}
+	return EXIT_OK;
+}
+
+static int compare(struct cmd_ctx *ctx, const struct sweep_args *a)
+{
+	struct fleet old, new;
+	int rc = load_fleet(ctx, a->operand[0], &old);
+	if (rc)
+		return rc;
+	rc = load_fleet(ctx, a->operand[1], &new);
+	if (rc) {
+		fleet_free(&old);
+		return rc;
+	}
+	static char out[1 << 16];
+	size_t changes = fleet_compare(&old, &new, out, sizeof(out));
+	fprintf(ctx->out, "%s -> %s: %zu change%s (threshold %.1f%%)\n%s", a->operand[0], a->operand[1], changes,
+		changes == 1 ? "" : "s", new.threshold_pct, out);
+	fleet_free(&old);
+	fleet_free(&new);
+	return EXIT_OK;
+}
+
+/* ---- options -------------------------------------------------------------------------------- */
+
+static int parse(struct cmd_ctx *ctx, int argc, char **argv, struct sweep_args *a)
+{
+	struct opt_parser p;
+	struct opt_value v;
+	int k;
+	a->threshold = FLEET_DEFAULT_THRESHOLD_PCT;
+	a->start_timeout_ns = 300 * SEC;
+	a->timeout_ns = 3600 * SEC;
+	a->window_ns = 1 * SEC;
+	opt_init(&p, argc, argv, sweep_opts, NOPTS);
+	while ((k = opt_next(&p, &v)) != OPT_DONE) {
+		switch (k) {
+		case OPT_HELP:
+			help_print_cmd(ctx->out, &sweep_help);
+			return -1;
+		case OPT_ERROR:
+			return help_opt_error(ctx, CMD_NAME, &p);
+		case OPT_OPERAND:
+			if (a->noperands == 2)
+				return help_unexpected(ctx, CMD_NAME, v.text);
+			a->operand[a->noperands++] = v.text;
+			break;
+		case SW_PARTITION: a->partition = v.text; break;
+		case SW_NODES: a->nodes = v.text; break;
+		case SW_LEVEL: a->level = (int)v.num; break;
+		case SW_OUT: a->out = v.text; break;
+		case SW_DRAIN: a->drain = true; break;
+		case SW_THRESHOLD: {
+			char *end;
+			a->threshold = strtod(v.text, &end);
+			if (*end || !(a->threshold > 0 && a->threshold < 100)) {
+				cmd_error(ctx, CMD_NAME, "bad threshold '%s' (a percentage above 0 and under 100)", v.text);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case SW_START_TIMEOUT: a->start_timeout_ns = v.num; break;
+		case SW_TIMEOUT: a->timeout_ns = v.num; break;
+		case SW_WINDOW: a->window_ns = v.num; break;
+		case SW_GPUCTL: a->gpuctl = v.text; break;
+		case SW_JSON: a->json = true; break;
+		case SW_COMPARE: a->compare = true; break;
+		case SW_RUN_NODE: a->run_node = true; break;
+		case SW_GATHER: a->gather = true; break;
+		default: a->node = v.text; break; /* SW_NODE */
+		}
+	}
+	if (a->compare != (a->noperands > 0) || (a->compare && a->noperands != 2)) {
+		cmd_error(ctx, CMD_NAME, a->compare ? "--compare needs two files: OLD.json NEW.json"
+						    : "unexpected argument '%s'", a->noperands ? a->operand[0] : "");
+		return EXIT_USAGE;
+	}
+	if ((a->run_node || a->gather) && !a->out) {
+		cmd_error(ctx, CMD_NAME, "%s needs --out DIR", a->run_node ? "--run-node" : "--gather");
+		return EXIT_USAGE;
+	}
+	/* the job's shell line quotes these in '...' */
+	const char *quoted[] = { a->out, a->gpuctl };
+	for (int i = 0; i < 2; i++)
+		if (quoted[i] && (strchr(quoted[i], '\'') || strchr(quoted[i], '\n') || strlen(quoted[i]) > 4000)) {
+			cmd_error(ctx, CMD_NAME, "bad path '%s' (no quote or line end, at most 4000 characters)", quoted[i]);
+			return EXIT_USAGE;
+		}
+	return EXIT_OK;
+}
+
+int slurm_sweep(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	struct sweep_args a = { 0 };
+	/* argv[0] is "slurm": the options start after "sweep" */
+	int rc = parse(ctx, argc - 1, argv + 1, &a);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	if (a.compare)
+		return compare(ctx, &a);
+	if (a.run_node)
+		return sweep_run_node(ctx, &a);
+	if (a.gather)
+		return gather_dir(ctx, &a);
+	char self[4096];
+	if (!a.gpuctl) {
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (n <= 0) {
+			cmd_error(ctx, CMD_NAME, "cannot find this gpuctl (/proc/self/exe); give --gpuctl PATH");
+			return EXIT_SOFTWARE;
+		}
+		self[n] = '\0';
+		a.gpuctl = self;
+	}
+	char dir[64], out_abs[4096];
+	if (!a.out) {
+		time_t t = time(NULL);
+		struct tm tm;
+		gmtime_r(&t, &tm);
+		strftime(dir, sizeof(dir), "gpuctl-sweep-%Y%m%d-%H%M%S", &tm);
+		a.out = dir;
+	}
+	if (a.out[0] != '/') { /* the jobs run in their own directory */
+		char cwd[2048];
+		if (!getcwd(cwd, sizeof(cwd))) {
+			cmd_error(ctx, CMD_NAME, "cannot read the current directory: %s", strerror(errno));
+			return EXIT_IOERR;
+		}
+		snprintf(out_abs, sizeof(out_abs), "%s/%s", cwd, a.out);
+		a.out = out_abs;
+	}
+	return sweep(ctx, &a);
+}
