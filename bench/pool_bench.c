@@ -59,7 +59,7 @@ static int bench_sched(const char *server)
 		fprintf(stderr, "pool_bench: sim '%s': %s\n", server, err.msg);
 		return 1;
 	}
-	struct snapshot *s = calloc(1, sizeof(*s));
+	struct snapshot *s = snapshot_new(be.gpu_count);
 	if (!s || snapshot_take(&be, GPU_GRP_BASIC, s, &err) != GPU_OK) {
 		fprintf(stderr, "pool_bench: snapshot: %s\n", err.msg);
 		return 1;

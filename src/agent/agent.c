@@ -157,8 +157,8 @@ struct render_scratch {
 	struct metrics_health mh[GPU_MAX_GPUS];
 };
 
-/* The snapshot and the health report (1.4 and 0.85 MB at 64 GPUs, mostly
- * untouched) live in their own pages: the ones a
+/* The health report (0.85 MB at 64 GPUs, mostly untouched) lives in its own
+ * pages: the ones a
  * tick no longer needs are given back to the kernel until the next tick
  * writes them again (pages_drop). */
 static size_t page_round(size_t n)
@@ -183,19 +183,19 @@ static void scratch_free(struct render_scratch *s)
 {
 	if (!s)
 		return;
-	pages_free(s->snap, sizeof(*s->snap));
+	snapshot_free(s->snap);
 	pages_free(s->rep, sizeof(*s->rep));
 	free(s->leaks);
 	gz_writer_free(&s->gz);
 	free(s);
 }
 
-static struct render_scratch *scratch_new(void)
+static struct render_scratch *scratch_new(const struct agent *a)
 {
 	struct render_scratch *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	s->snap = pages_alloc(sizeof(*s->snap));
+	s->snap = snapshot_new(sampler_gpu_count(a->sampler)); /* sized by the GPUs there are */
 	s->rep = pages_alloc(sizeof(*s->rep));
 	s->leaks = calloc(LEAKWATCH_MAX, sizeof(*s->leaks));
 	int gz = gz_writer_init(&s->gz);
@@ -659,7 +659,7 @@ int agent_start(struct agent **out, struct gpu_backend *be, const struct agent_c
 	/* the first responses exist before the port opens (the expositions: on request) */
 	struct published *p = NULL;
 	int rc = -1;
-	if ((a->scratch = scratch_new()) != NULL && (p = pool_take(a)) != NULL && render_into(a, a->scratch, p, 0) == 0) {
+	if ((a->scratch = scratch_new(a)) != NULL && (p = pool_take(a)) != NULL && render_into(a, a->scratch, p, 0) == 0) {
 		publish(a, p);
 		rc = 0;
 	}
@@ -732,7 +732,7 @@ int agent_render_once(struct gpu_backend *be, const struct agent_config *cfg, co
 	unsigned fmt = openmetrics ? EXPO_OM : EXPO_TEXT;
 	struct published *p = NULL;
 	int rc = -1;
-	if ((a->scratch = scratch_new()) != NULL && (p = pool_take(a)) != NULL &&
+	if ((a->scratch = scratch_new(a)) != NULL && (p = pool_take(a)) != NULL &&
 	    render_into(a, a->scratch, p, 1u << expo_variant(fmt, false)) == 0) {
 		abuf_put(out, p->plain[fmt].p, p->plain[fmt].len);
 		rc = out->oom ? -1 : 0;

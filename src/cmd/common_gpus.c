@@ -12,7 +12,7 @@ struct snapshot *cmd_take_snapshot(struct cmd_ctx *ctx, const char *cmd, unsigne
 	*rc = cmd_backend(ctx);
 	if (*rc != EXIT_OK)
 		return NULL;
-	struct snapshot *snap = malloc(sizeof(*snap)); /* ~1 MB: not on the stack */
+	struct snapshot *snap = snapshot_new(ctx->be->gpu_count);
 	if (!snap) {
 		cmd_error(ctx, cmd, "out of memory");
 		*rc = EXIT_SOFTWARE;

@@ -138,7 +138,7 @@ int health_run_collect(struct cmd_ctx *ctx, const char *cmd, struct health_run *
 		leak_params_default(&lp);
 		lp.min_window_s = window_s * 0.9; /* the samples' span: a little less than the window */
 		lw = leakwatch_new(&lp);
-		lists = calloc(1, sizeof(*lists));
+		lists = snapshot_new(first->n);
 		if (!lw || !lists) {
 			free(lw);
 			free(lists);
@@ -159,10 +159,12 @@ int health_run_collect(struct cmd_ctx *ctx, const char *cmd, struct health_run *
 	}
 	if (lw)
 		leakwatch_update(lw, second, NULL, NULL);
-	hr->now = *second;
+	snapshot_attach(&hr->prev, hr->views[0], hr->links[0], GPU_MAX_GPUS);
+	snapshot_attach(&hr->now, hr->views[1], hr->links[1], GPU_MAX_GPUS);
+	snapshot_copy(&hr->now, second); /* cannot fail: room for every GPU */
 	hr->have_prev = second != first;
 	if (hr->have_prev)
-		hr->prev = *first;
+		snapshot_copy(&hr->prev, first);
 	free(first);
 	if (second != first)
 		free(second);

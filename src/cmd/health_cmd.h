@@ -15,13 +15,16 @@
 
 struct health_run {
 	struct health_rules rules;
-	struct snapshot prev, now;
+	struct snapshot prev, now;  /* their arrays: views and links below */
 	bool have_prev;          /* false with --window 0: rate rules are not evaluated */
 	bool xids_collected;     /* the backend delivered events during the window */
 	double window_s;
 	struct health_opts opts;
 	struct health_report rep;
 	uint64_t mask;           /* selected GPUs */
+	/* prev's and now's arrays, room for every GPU (a one-shot command's, on the heap) */
+	struct gpu_view views[2][GPU_MAX_GPUS];
+	struct gpu_link links[2][GPU_MAX_GPUS][GPU_MAX_GPUS];
 };
 
 /* Loads the rules (rules_path NULL: the shipped ones), takes a snapshot,

@@ -91,7 +91,9 @@ struct report_state {
 	struct gpu_static st[GPU_MAX_GPUS];
 	const struct cat_gpu *cat_for[GPU_MAX_GPUS];
 	struct gpu_link link[GPU_MAX_GPUS][GPU_MAX_GPUS];
-	struct snapshot snap;
+	struct snapshot snap;       /* its arrays: */
+	struct gpu_view snap_views[GPU_MAX_GPUS];
+	struct gpu_link snap_links[GPU_MAX_GPUS][GPU_MAX_GPUS];
 	struct health_rules rules;
 	struct health_report health;
 	struct catalog cat, bench_catalog;
@@ -191,6 +193,7 @@ static void health(struct cmd_ctx *ctx, struct report_state *s)
 		snprintf(rep->health_note, sizeof(rep->health_note), "no health rules: %.150s", msg);
 		return;
 	}
+	snapshot_attach(&s->snap, s->snap_views, s->snap_links, GPU_MAX_GPUS);
 	if (snapshot_take_with_sys(ctx->be, &ctx->sys, GPU_GRP_ALL, 0, &s->snap, &err) != GPU_OK) {
 		snprintf(rep->health_note, sizeof(rep->health_note), "cannot read the GPUs: %.150s", err.msg);
 		return;

@@ -334,7 +334,7 @@ int cmd_top(int argc, char **argv, struct cmd_ctx *ctx)
 		free(ui);
 		return rc;
 	}
-	ui->prev = calloc(1, sizeof(*ui->prev));
+	ui->prev = snapshot_new(ui->w.snap->cap);
 	ui->hist = calloc(GPU_MAX_GPUS, sizeof(*ui->hist));
 	ui->procs = calloc(TOP_MAX_PROCS, sizeof(*ui->procs));
 	if (!ui->prev || !ui->hist || !ui->procs) {

@@ -39,7 +39,7 @@ int watch_start(struct watch *w, struct cmd_ctx *ctx, const char *cmd, const cha
 	int rc = cmd_backend(ctx);
 	if (rc != EXIT_OK)
 		return rc;
-	w->snap = calloc(1, sizeof(*w->snap));
+	w->snap = snapshot_new(ctx->be->gpu_count); /* what the sampler will watch */
 	if (!w->snap) {
 		cmd_error(ctx, cmd, "out of memory");
 		return EXIT_SOFTWARE;

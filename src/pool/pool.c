@@ -765,7 +765,7 @@ out:
 void *pool_sched_thread(void *arg)
 {
 	struct pool *p = arg;
-	struct snapshot *scratch = calloc(1, sizeof(*scratch));
+	struct snapshot *scratch = snapshot_new(sampler_gpu_count(p->sampler));
 	if (!scratch)
 		return NULL;
 	for (;;) {

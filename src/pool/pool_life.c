@@ -215,10 +215,10 @@ int pool_start(struct pool **out, struct gpu_backend *be, struct sampler *s, con
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&p->cv, &ca);
 	pthread_condattr_destroy(&ca);
-	p->snap = calloc(1, sizeof(*p->snap));
-	p->prev = calloc(1, sizeof(*p->prev));
+	p->snap = snapshot_new(sampler_gpu_count(s));
+	p->prev = snapshot_new(sampler_gpu_count(s));
 	p->rep = calloc(1, sizeof(*p->rep));
-	struct snapshot *scratch = calloc(1, sizeof(*scratch));
+	struct snapshot *scratch = snapshot_new(sampler_gpu_count(s));
 	char path[600];
 	snprintf(path, sizeof(path), "%s/jobs", cfg->state_dir);
 	if (!p->snap || !p->prev || !p->rep || !scratch) {

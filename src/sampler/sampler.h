@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "device/gpu.h"
+#include "device/snapshot.h"
 
 /* ECC, PCIe (throughput reads take 20 ms), NVLink and violation counters:
  * the groups that change slowly or cost most. */
@@ -30,59 +31,14 @@ struct sampler_config {
 	                            * backend (cmd_backend), copied; NULL: the sampler asks */
 };
 
-/* A link's error counters, as NVLink rates are taken of them. */
-struct nvlink_err_counts {
-	u64v crc_flit, crc_data, replay, recovery;
-};
-
-/* The latest view of one GPU. */
-struct gpu_view {
-	bool up;                   /* last sample succeeded and is fresh */
-	uint64_t last_ok_ns;       /* when the last good sample was taken */
-	uint64_t samples, errors;  /* counters since start */
-	char last_error[128];
-	struct gpu_static st;      /* read once at start (re-read after a GPU comes back) */
-	struct gpu_sample s;
-	/* XID events seen, per code, kept across sampler restarts of the GPU */
-	unsigned nxid;
-	struct { uint64_t code, count, last_ns; } xid[32];
-	/* The slow groups (SAMPLER_SLOW_GROUPS) are read every slow_group_every
-	 * ticks and carried in s between readings: slow_read_ns is when s's were
-	 * read (0: with the rest, at s.timestamp_ns), rate_base the sample that
-	 * held their reading before that one, its timestamp_ns the time of that
-	 * reading (0: none yet). Every rate of a slow counter runs between those
-	 * two readings (sampler_rate_base), never over one tick of carried values. */
-	uint64_t slow_read_ns;
-	struct gpu_sample rate_base;
-	/* The NVLink error counters may be read less often still (the backend
-	 * serves them from an earlier reading: s.nvlink_err_read_ns): when s's were
-	 * read, and those of the reading before, its time (0: none yet) and links. */
-	uint64_t nvlink_err_read_ns;
-	uint64_t nvlink_err_base_ns;
-	unsigned nvlink_err_base_n;
-	struct nvlink_err_counts nvlink_err_base[GPU_MAX_NVLINKS];
-	/* the tables last, each used up to its count: a copy of a view up to
-	 * procs[nproc] and mig[nmig] leaves the rest of its 17 KB untouched (a
-	 * snapshot holds 64 views) */
-	unsigned nproc, nmig;
-	struct gpu_process procs[GPU_MAX_PROCS];
-	struct gpu_mig mig[GPU_MAX_MIG];
-};
-
-struct snapshot {
-	uint64_t taken_ns;
-	struct gpu_system sys;
-	unsigned n;
-	struct gpu_view gpu[GPU_MAX_GPUS];
-	struct gpu_link link[GPU_MAX_GPUS][GPU_MAX_GPUS]; /* read once at start; sampler_read fills rows [0, n) */
-};
-
 struct sampler;
 
 void sampler_config_default(struct sampler_config *cfg);
 /* Starts the threads. The backend must stay open until sampler_stop(). */
 int sampler_start(struct sampler **out, struct gpu_backend *be, const struct sampler_config *cfg, struct gpu_err *err);
-/* Copies the latest snapshot (cheap; never waits on the backend). */
+/* Copies the latest snapshot into out, which has room for sampler_gpu_count()
+ * GPUs (snapshot_new): of each view what is in use, the link rows [0, n)
+ * (cheap; never waits on the backend). */
 void sampler_read(struct sampler *s, struct snapshot *out);
 /* Copies one GPU's view only. */
 void sampler_read_gpu(struct sampler *s, unsigned gpu, struct gpu_view *out);

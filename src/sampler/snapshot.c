@@ -127,7 +127,7 @@ out:
 int snapshot_take_with_sys(struct gpu_backend *be, const struct gpu_system *sys, unsigned groups,
 			   uint64_t timeout_ns, struct snapshot *out, struct gpu_err *err)
 {
-	memset(out, 0, sizeof(*out));
+	snapshot_attach(out, out->gpu, out->link, out->cap); /* the header zeroed, the arrays kept */
 	if (!be || !be->ops) {
 		gpu_err_set(err, "no backend is open");
 		return GPU_EINVAL;
@@ -140,6 +140,11 @@ int snapshot_take_with_sys(struct gpu_backend *be, const struct gpu_system *sys,
 			return rc;
 	}
 	out->n = be->gpu_count < GPU_MAX_GPUS ? be->gpu_count : GPU_MAX_GPUS;
+	if (out->n > out->cap) {
+		gpu_err_set(err, "internal error: a snapshot with room for %u GPUs, %u to read", out->cap, out->n);
+		out->n = 0;
+		return GPU_EINVAL;
+	}
 	out->taken_ns = gpu_backend_now_ns(be);
 
 	struct sweep *sw[GPU_MAX_GPUS] = { NULL };

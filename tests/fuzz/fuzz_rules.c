@@ -11,7 +11,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct health_rules r;
-	static struct snapshot snap;
+	static struct snapshot *snap;
 	static struct health_report rep;
 	char err[256];
 	if (size == 0)
@@ -28,10 +28,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		return 0;
 	}
-	memset(&snap, 0, sizeof(snap));
-	snap.n = 1;
-	snap.gpu[0].up = true;
-	if (health_evaluate(&r, &snap, &snap, NULL, &rep, err, sizeof(err)) != 0)
+	if (!snap && !(snap = snapshot_new(1)))
+		abort();
+	snapshot_clear(snap);
+	snap->n = 1;
+	snap->gpu[0].up = true;
+	if (health_evaluate(&r, snap, snap, NULL, &rep, err, sizeof(err)) != 0)
 		abort();
 	return 0;
 }

@@ -16,7 +16,7 @@
 
 static struct snapshot *snapshot3(void)
 {
-	struct snapshot *sn = calloc(1, sizeof(*sn));
+	struct snapshot *sn = snapshot_new(GPU_MAX_GPUS);
 	sn->taken_ns = 2000000000000ull;
 	sn->sys.simulated = true;
 	snprintf(sn->sys.server_name, sizeof(sn->sys.server_name), "h200x8");

@@ -147,7 +147,7 @@ static void test_ring_order_and_wrap(void **state)
 static void test_snapshot_down_gpu(void **state)
 {
 	(void)state;
-	struct snapshot *sn = calloc(1, sizeof(*sn));
+	struct snapshot *sn = snapshot_new(GPU_MAX_GPUS);
 	sn->n = 3;
 	struct history *h = history_new(3, 16, history_base_ns(T0));
 	for (unsigned tick = 0; tick < 3; tick++) {

@@ -20,7 +20,7 @@
 
 static struct snapshot *snap_new(unsigned ngpu)
 {
-	struct snapshot *sn = calloc(1, sizeof(*sn));
+	struct snapshot *sn = snapshot_new(GPU_MAX_GPUS);
 	assert_non_null(sn);
 	sn->n = ngpu;
 	for (unsigned g = 0; g < ngpu; g++)

@@ -73,7 +73,7 @@ static void healthy_pair(struct snapshot *prev, struct snapshot *now)
 	struct snapshot *ss[2] = { prev, now };
 	for (int k = 0; k < 2; k++) {
 		struct snapshot *s = ss[k];
-		memset(s, 0, sizeof(*s));
+		snapshot_clear(s);
 		s->taken_ns = 1000000000ULL * (uint64_t)(k + 1);
 		s->n = 2;
 		VAL_SET(s->sys.fabric_manager_running, 1);
@@ -119,6 +119,8 @@ static int teardown(void **state)
 struct fixture {
 	struct snapshot prev, now;
 	struct health_report rep;
+	struct gpu_view views[2][GPU_MAX_GPUS]; /* prev's and now's arrays */
+	struct gpu_link links[2][GPU_MAX_GPUS][GPU_MAX_GPUS];
 };
 
 /* Two reports equal in what readers read: the head, and each entry up to its
@@ -159,13 +161,13 @@ static void keep_nvlink_base(struct gpu_view *v, const struct gpu_sample *base, 
  * reading, is passed as prev and must not be used. Same findings. */
 static void assert_same_with_slow_groups(const struct fixture *f, const struct health_opts *o)
 {
-	struct snapshot *carried = malloc(sizeof(*carried)), *tick_before = malloc(sizeof(*tick_before));
+	struct snapshot *carried = snapshot_new(GPU_MAX_GPUS), *tick_before = snapshot_new(GPU_MAX_GPUS);
 	struct health_report *r = malloc(sizeof(*r)), *want = malloc(sizeof(*want));
 	assert_non_null(carried);
 	assert_non_null(tick_before);
 	assert_non_null(r);
 	assert_non_null(want);
-	*carried = f->now;
+	assert_int_equal(snapshot_copy(carried, &f->now), 0);
 	carried->taken_ns += 3 * SEC;
 	for (unsigned i = 0; i < carried->n; i++) {
 		struct gpu_view *v = &carried->gpu[i];
@@ -174,7 +176,7 @@ static void assert_same_with_slow_groups(const struct fixture *f, const struct h
 		v->rate_base = f->prev.gpu[i].s;
 		keep_nvlink_base(v, &f->prev.gpu[i].s, f->prev.gpu[i].s.timestamp_ns, v->slow_read_ns);
 	}
-	*tick_before = *carried;
+	assert_int_equal(snapshot_copy(tick_before, carried), 0);
 	tick_before->taken_ns -= SEC;
 	for (unsigned i = 0; i < carried->n; i++) {
 		tick_before->gpu[i].s.timestamp_ns -= SEC;
@@ -195,6 +197,8 @@ static struct fixture *fx_new(void)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	assert_non_null(f);
+	snapshot_attach(&f->prev, f->views[0], f->links[0], GPU_MAX_GPUS);
+	snapshot_attach(&f->now, f->views[1], f->links[1], GPU_MAX_GPUS);
 	healthy_pair(&f->prev, &f->now);
 	return f;
 }

@@ -108,7 +108,7 @@ static void test_variation(void **state)
 
 static void snap_with(struct snapshot *s, unsigned n, const char *const *names)
 {
-	memset(s, 0, sizeof(*s));
+	snapshot_clear(s);
 	s->n = n;
 	for (unsigned i = 0; i < n; i++) {
 		snprintf(s->gpu[i].st.name.s, sizeof(s->gpu[i].st.name.s), "%s", names[i]);
@@ -129,7 +129,11 @@ static const struct diag_check *check_named(const struct diag_check *c, unsigned
 static void test_env_checks(void **state)
 {
 	(void)state;
-	static struct snapshot s;
+	static struct snapshot *sp;
+	if (!sp)
+		sp = snapshot_new(GPU_MAX_GPUS);
+	assert_non_null(sp);
+	struct snapshot s = *sp; /* shares sp's arrays */
 	const char *same[] = { "NVIDIA H200", "NVIDIA H200", "NVIDIA H200", "NVIDIA H200" };
 	snap_with(&s, 4, same);
 	s.link[0][1].kind = LINK_NVLINK;

@@ -152,7 +152,7 @@ static int setup(void **state)
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}
-	snap = calloc(1, sizeof(*snap));
+	snap = snapshot_new(GPU_MAX_GPUS);
 	res = calloc(1, sizeof(*res));
 	return snap && res ? 0 : -1;
 }
@@ -173,7 +173,7 @@ static int teardown(void **state)
 
 static void make_snapshot(unsigned n)
 {
-	memset(snap, 0, sizeof(*snap));
+	snapshot_clear(snap);
 	snap->n = n;
 	for (unsigned i = 0; i < n; i++) {
 		struct gpu_static *st = &snap->gpu[i].st;

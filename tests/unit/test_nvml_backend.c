@@ -241,7 +241,7 @@ static void test_lost_gpu(void **state)
 	assert_int_equal(be->ops->sample(be, 0, GPU_GRP_BASIC, &s, &err), GPU_OK);
 	assert_false(s.lost);
 
-	struct snapshot *snap = malloc(sizeof(*snap));
+	struct snapshot *snap = snapshot_new(GPU_MAX_GPUS);
 	assert_non_null(snap);
 	assert_int_equal(snapshot_take(be, GPU_GRP_ALL, snap, &err), GPU_OK);
 	assert_int_equal(snap->n, 2);
@@ -259,7 +259,7 @@ static void test_snapshot(void **state)
 {
 	struct gpu_backend *be = *state;
 	struct gpu_err err = { "" };
-	struct snapshot *snap = malloc(sizeof(*snap));
+	struct snapshot *snap = snapshot_new(GPU_MAX_GPUS);
 	assert_non_null(snap);
 	assert_int_equal(snapshot_take(be, GPU_GRP_BASIC, snap, &err), GPU_OK);
 	assert_string_equal(snap->sys.backend, "nvml");

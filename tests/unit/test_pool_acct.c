@@ -30,7 +30,7 @@ static void sample(unsigned g, uint64_t t_s, uint64_t util, uint64_t mem_mib, ui
 static void test_fold(void **state)
 {
 	(void)state;
-	snap = calloc(1, sizeof(*snap));
+	snap = snapshot_new(GPU_MAX_GPUS);
 	snap->n = 4;
 	sample(1, 10, 0, 4, 1000000, CLK_EVT_GPU_IDLE);
 	sample(3, 10, 0, 4, 5000000, 0);
@@ -81,7 +81,7 @@ static void test_fold(void **state)
 static void test_unknowns(void **state)
 {
 	(void)state;
-	snap = calloc(1, sizeof(*snap));
+	snap = snapshot_new(GPU_MAX_GPUS);
 	snap->n = 1;
 	sample(0, 10, 0, 4, 9000, 0);
 	snap->gpu[0].s.energy_mj.st = VAL_UNSUPPORTED;
@@ -123,7 +123,7 @@ static void test_unknowns(void **state)
 static void test_not_before_start(void **state)
 {
 	(void)state;
-	snap = calloc(1, sizeof(*snap));
+	snap = snapshot_new(GPU_MAX_GPUS);
 	snap->n = 1;
 	sample(0, 10, 90, 16000, 1000, 0);
 	struct acct_job a = { 0 };

@@ -29,7 +29,7 @@ static void evaluate(const struct sim_fault *f, struct health_report *rep)
 	assert_int_equal(gpu_backend_open(&be, "sim", arg, &err), GPU_OK);
 	if (f->kind != SIM_FAULT_NONE)
 		assert_true(sim_inject(&be, f, &err) > 0);
-	struct snapshot *snap = calloc(1, sizeof(*snap));
+	struct snapshot *snap = snapshot_new(GPU_MAX_GPUS);
 	struct health_rules *rules = calloc(1, sizeof(*rules));
 	assert_non_null(snap);
 	assert_non_null(rules);

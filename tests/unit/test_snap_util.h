@@ -26,7 +26,7 @@ static inline struct snapshot *sim_snapshot(const char *server)
 	struct gpu_err err = { "" };
 	if (gpu_backend_open(&be, "sim", arg, &err) != GPU_OK)
 		fail_msg("sim %s: %s", server, err.msg);
-	struct snapshot *snap = calloc(1, sizeof(*snap));
+	struct snapshot *snap = snapshot_new(GPU_MAX_GPUS);
 	assert_non_null(snap);
 	assert_int_equal(snapshot_take(&be, GPU_GRP_BASIC, snap, &err), GPU_OK);
 	gpu_backend_close(&be);

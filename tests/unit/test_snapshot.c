@@ -34,7 +34,7 @@ static void test_every_gpu_read(void **state)
 	(void)state;
 	struct gpu_backend be;
 	open_server(&be, "a100x8");
-	struct snapshot *s = calloc(1, sizeof(*s));
+	struct snapshot *s = snapshot_new(GPU_MAX_GPUS);
 	struct gpu_err err = { "" };
 	assert_int_equal(snapshot_take(&be, GPU_GRP_ALL, s, &err), GPU_OK);
 	assert_int_equal(s->n, 8);
@@ -58,7 +58,7 @@ static void test_hung_gpu_bounded(void **state)
 	(void)state;
 	struct gpu_backend be;
 	open_server(&be, "h200x8,hang_gpu=2,hang_ms=3000");
-	struct snapshot *s = calloc(1, sizeof(*s));
+	struct snapshot *s = snapshot_new(GPU_MAX_GPUS);
 	struct gpu_err err = { "" };
 	double t0 = now_s();
 	assert_int_equal(snapshot_take_timeout(&be, GPU_GRP_BASIC, 300000000ull, s, &err), GPU_OK);
@@ -110,7 +110,7 @@ static void test_known_sys_not_read_again(void **state)
 	system_info_calls = 0;
 	assert_int_equal(be.ops->system_info(&be, &sys, &err), GPU_OK);
 	snprintf(sys.server_name, sizeof(sys.server_name), "read-at-open");
-	struct snapshot *s = calloc(1, sizeof(*s));
+	struct snapshot *s = snapshot_new(GPU_MAX_GPUS);
 	assert_int_equal(snapshot_take_with_sys(&be, &sys, GPU_GRP_BASIC, 0, s, &err), GPU_OK);
 	assert_int_equal(system_info_calls, 1);
 	assert_string_equal(s->sys.server_name, "read-at-open");

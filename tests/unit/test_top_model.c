@@ -130,7 +130,7 @@ static void add_proc(struct snapshot *s, unsigned g, uint32_t pid, const char *u
 static void test_processes(void **state)
 {
 	(void)state;
-	struct snapshot *s = calloc(1, sizeof(*s));
+	struct snapshot *s = snapshot_new(GPU_MAX_GPUS);
 	s->n = 3;
 	for (unsigned g = 0; g < 3; g++)
 		s->gpu[g].up = true;
