@@ -207,6 +207,32 @@ function updateTables() {
   fillTable("findings", finds, "no findings");
 }
 
+/* ---- the job pool (api/v1/pool: `gpuctl queue --json` with "pool": true; {"pool": false} without one) ---- */
+var POOL_ROWS = 500;       /* the first jobs in queue order; the count says how many more */
+function nsText(ns) { return typeof ns === "number" && ns > 0 ? timeText(ns / 1e9) : "-"; }
+function jobGpus(j) {      /* as `gpuctl queue`: the GPUs a job holds, or what it asks for */
+  if (j.state === "pending") {
+    var r = j.request || {};
+    return "(" + (r.mig ? "MIG " + r.mig : (r.gpus || 0) + (r.nvlink ? " NVLink" : "")) + ")";
+  }
+  var g = (j.gpus || []).join(",");
+  if (j.mig_instance) g += " (MIG gi " + j.mig_instance.gi + ")";
+  return g || "-";
+}
+function updatePool(doc) {
+  $("pool").hidden = !doc.pool;
+  if (!doc.pool) return;
+  var jobs = doc.jobs || [];
+  $("pool-count").textContent = doc.running + " running, " + doc.pending + " pending" +
+    (jobs.length > POOL_ROWS ? " (the first " + POOL_ROWS + " shown)" : "");
+  fillTable("jobs", jobs.slice(0, POOL_ROWS).map(function (j) {
+    var reason = j.reason === j.state ? "" : j.reason;
+    if (j.state === "pending" && j.est_start_ns > 0) reason += "; expected start " + nsText(j.est_start_ns);
+    return [{ cls: "num", text: j.id }, j.user, j.name || "-", j.state, jobGpus(j), nsText(j.submit_ns),
+      nsText(j.start_ns), reason];
+  }), "no jobs");
+}
+
 /* ---- detail (1 h charts of one GPU) ---- */
 function openDetail(index) {
   state.detail = index;
@@ -267,7 +293,8 @@ function applyHash() {
 function tick() {
   var since = state.lastT;
   var histUrl = "api/v1/history" + (since ? "?since=" + since : "");
-  return Promise.all([getJSON("api/v1/gpus"), getJSON("api/v1/health"), getJSON(histUrl)]).then(function (r) {
+  return Promise.all([getJSON("api/v1/gpus"), getJSON("api/v1/health"), getJSON(histUrl),
+    getJSON("api/v1/pool")]).then(function (r) {
     var gpus = r[0], health = r[1], hist = r[2];
     state.interval = hist.interval_seconds > 0 ? hist.interval_seconds : 1;
     state.gpus = gpus.gpus || [];
@@ -280,6 +307,7 @@ function tick() {
     var now = typeof gpus.taken === "number" ? gpus.taken : state.lastT;
     state.gpus.forEach(function (g) { updateCard(g, now); });
     updateTables();
+    updatePool(r[3]);
     state.updates++;
     document.body.setAttribute("data-updates", String(state.updates));
     document.body.setAttribute("data-taken", String(gpus.taken));

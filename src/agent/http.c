@@ -28,6 +28,8 @@
 #include "door.h"
 #include "history.h"
 #include "httpreq.h"
+#include "pool/jscan.h"
+#include "pool_agent.h"
 #include "webpage.h"
 
 /* per connection: request headers and MHD's own bookkeeping (a scrape needs < 1 KiB) */
@@ -213,6 +215,35 @@ static enum MHD_Result send_history(struct agent *a, struct MHD_Connection *c, c
 	return send_response(c, MHD_HTTP_OK, resp, CT_JSON);
 }
 
+/* /api/v1/pool: the pool's queue (pool_queue_doc, rendered under the pool's
+ * lock for this request), or {"pool":false} when the agent runs none, so
+ * that the page learns it without an error. */
+static enum MHD_Result send_pool(struct agent *a, struct MHD_Connection *c, const struct http_req *req)
+{
+	char *doc;
+	if (!pool_agent_queue(a, &doc))
+		doc = strdup("{\"pool\":false}\n");
+	struct abuf b;
+	abuf_init(&b);
+	int rc = -1;
+	enum jscan_tok first;
+	if (doc && req->pretty) {
+		/* indented as `gpuctl queue --json` prints it; as it is in the rare
+		 * case jscan_pretty does not reproduce (e.g. over 256 keys) */
+		if (jscan_pretty(doc, strlen(doc), NULL, &b, &first) != 0) {
+			abuf_reset(&b);
+			abuf_puts(&b, doc);
+		}
+		rc = b.oom ? -1 : 0;
+		free(doc);
+	} else if (doc) {
+		b.p = doc; /* sent as it is: MHD frees it */
+		b.len = b.cap = strlen(doc);
+		rc = 0;
+	}
+	return send_json_buf(c, rc, &b);
+}
+
 /* Has variant v of *p rendered (agent_variant_ready). A tick may replace the
  * set meanwhile: then the new one is taken. False (and no reference held)
  * when it could not be. */
@@ -316,6 +347,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return send_page_file(c, req->route);
 	if (req->route == ROUTE_HISTORY)
 		return send_history(a, c, req);
+	if (req->route == ROUTE_POOL)
+		return send_pool(a, c, req);
 	struct published *p = agent_acquire(a);
 	if (!p)
 		return send_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "gpuctl agent: %s\n", "no data yet");

@@ -97,6 +97,7 @@ static const struct { const char *path; enum agent_route route; } routes[] = {
 	{ "/api/v1/history", ROUTE_HISTORY },
 	{ "/app.js", ROUTE_APP_JS },
 	{ "/app.css", ROUTE_APP_CSS },
+	{ "/api/v1/pool", ROUTE_POOL },
 };
 
 /* "1764460800", "1764460800.25": Unix seconds, up to 9 decimals, before
@@ -160,7 +161,8 @@ void http_req_parse(const char *target, size_t len, struct http_req *out)
 		if (strcmp(path, routes[i].path) == 0)
 			out->route = routes[i].route;
 	if (out->route == ROUTE_NONE) {
-		fail(out, 404, "no such endpoint (try /, /metrics, /api/v1/gpus, /api/v1/health, /api/v1/history, /healthz)");
+		fail(out, 404, "no such endpoint (try /, /metrics, /api/v1/gpus, /api/v1/health, /api/v1/history, /api/v1/pool, "
+			      "/healthz)");
 		return;
 	}
 	if (!q)
@@ -193,7 +195,8 @@ void http_req_parse(const char *target, size_t len, struct http_req *out)
 				fail(out, 400, "bad value for since (Unix time in seconds, e.g. since=1764460800.25)");
 				return;
 			}
-		} else if (json && out->route != ROUTE_HISTORY && strcmp(key, "pretty") == 0) {
+		} else if (((json && out->route != ROUTE_HISTORY) || out->route == ROUTE_POOL) &&
+			   strcmp(key, "pretty") == 0) {
 			if (strcmp(value, "1") && strcmp(value, "0") && strcmp(value, "true") && strcmp(value, "false") && *value) {
 				fail(out, 400, "bad value for pretty (use 1 or 0)");
 				return;

@@ -13,12 +13,12 @@
 #define HTTPREQ_MAX_TARGET 1024
 
 enum agent_route { ROUTE_NONE = 0, ROUTE_INDEX, ROUTE_METRICS, ROUTE_GPUS, ROUTE_HEALTH, ROUTE_HEALTHZ,
-		   ROUTE_HISTORY, ROUTE_APP_JS, ROUTE_APP_CSS };
+		   ROUTE_HISTORY, ROUTE_APP_JS, ROUTE_APP_CSS, ROUTE_POOL };
 
 struct http_req {
 	enum agent_route route;
 	uint64_t gpu_mask;   /* ?gpu=0,3,5-7 on the JSON endpoints; all bits set when absent */
-	bool pretty;         /* ?pretty=1: indented JSON */
+	bool pretty;         /* ?pretty=1: indented JSON (/api/v1/gpus, health, pool) */
 	bool gpus_asked;     /* ?gpu= was given */
 	uint64_t since_ns;   /* /api/v1/history's ?since=SECONDS (Unix time, up to 9 decimals); 0 when absent */
 	int status;          /* 200 if the target is good, else the HTTP error to send */

@@ -140,3 +140,12 @@ bool pool_agent_status(struct agent *a, struct pool_status *st)
 	pool_get_status(a->job_pool, st);
 	return true;
 }
+
+bool pool_agent_queue(struct agent *a, char **doc)
+{
+	*doc = NULL;
+	if (!a->job_pool)
+		return false;
+	*doc = pool_queue_doc(a->job_pool);
+	return true;
+}

@@ -16,5 +16,8 @@ void pool_agent_stop(struct agent *a);
 struct pool_status;
 /* The pool's status; false when the agent runs no pool. */
 bool pool_agent_status(struct agent *a, struct pool_status *st);
+/* /api/v1/pool's document (pool_queue_doc) into *doc, which the caller
+ * frees (NULL when out of memory); false when the agent runs no pool. */
+bool pool_agent_queue(struct agent *a, char **doc);
 
 #endif

@@ -74,6 +74,10 @@ int pool_start(struct pool **out, struct gpu_backend *be, struct sampler *s, con
 void pool_get_status(struct pool *p, struct pool_status *st);
 /* Stops serving and scheduling; running jobs go on under their shims. */
 void pool_stop(struct pool *p);
+/* The queue as the agent's /api/v1/pool serves it: the `queue` answer
+ * (what `gpuctl queue --json` prints) with "pool":true first in place of
+ * "ok":true. The caller frees it; NULL when out of memory. */
+char *pool_queue_doc(struct pool *p);
 
 /* Appends the pool's series (job and user labels) to an exposition the agent
  * rendered; with openmetrics they go before the final "# EOF". */

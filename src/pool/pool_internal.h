@@ -165,7 +165,10 @@ json_t *pool_job_json(const struct pool_job *j, bool with_command, const struct 
 json_t *pool_acct_json(const struct acct_summary *a, unsigned n);
 struct abuf;
 /* The queue answer written straight as text (no JSON objects: it must stay
- * fast at 10 000 jobs): jobs in queue order, pending ones with a position. */
-void pool_queue_render(struct abuf *b, struct pool_job *const *v, size_t n, bool simulated, const char *devices);
+ * fast at 10 000 jobs): jobs in queue order, pending ones with a position.
+ * first is the document's first member: "\"ok\":true" for the protocol's
+ * answer, "\"pool\":true" for the agent's /api/v1/pool. */
+void pool_queue_render(struct abuf *b, const char *first, struct pool_job *const *v, size_t n, bool simulated,
+		       const char *devices);
 
 #endif

@@ -212,10 +212,13 @@ static void put_mask(struct abuf *b, uint64_t mask)
 	abuf_putc(b, ']');
 }
 
-void pool_queue_render(struct abuf *b, struct pool_job *const *v, size_t n, bool simulated, const char *devices)
+void pool_queue_render(struct abuf *b, const char *first, struct pool_job *const *v, size_t n, bool simulated,
+		       const char *devices)
 {
 	unsigned pending = 0, running = 0;
-	abuf_puts(b, "{\"ok\":true,\"jobs\":[");
+	abuf_putc(b, '{');
+	abuf_puts(b, first);
+	abuf_puts(b, ",\"jobs\":[");
 	for (size_t i = 0; i < n; i++) {
 		const struct pool_job *j = v[i];
 		abuf_puts(b, i ? ",{\"id\":" : "{\"id\":");

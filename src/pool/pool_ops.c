@@ -142,8 +142,9 @@ static int cmp_queue(const void *pa, const void *pb)
 	return sched_job_order(&x, &y);
 }
 
-/* The queue as text (see pool_queue_render). NULL when out of memory. */
-static char *do_queue(struct pool *p)
+/* The queue as text, first its first member (see pool_queue_render). Under
+ * p->mu. NULL when out of memory. */
+static char *do_queue(struct pool *p, const char *first)
 {
 	struct pool_job **v = malloc((p->njobs ? p->njobs : 1) * sizeof(*v));
 	if (!v)
@@ -153,13 +154,21 @@ static char *do_queue(struct pool *p)
 	qsort(v, p->njobs, sizeof(*v), cmp_queue);
 	struct abuf b;
 	abuf_init(&b);
-	pool_queue_render(&b, v, p->njobs, p->simulated, p->devcg.note);
+	pool_queue_render(&b, first, v, p->njobs, p->simulated, p->devcg.note);
 	free(v);
 	if (b.oom) {
 		abuf_free(&b);
 		return NULL;
 	}
 	return b.p;
+}
+
+char *pool_queue_doc(struct pool *p)
+{
+	pthread_mutex_lock(&p->mu);
+	char *text = do_queue(p, "\"pool\":true");
+	pthread_mutex_unlock(&p->mu);
+	return text;
 }
 
 /* The job (active, else from the store) into *out; NULL on success, else the error response. */
@@ -382,7 +391,7 @@ char *pool_handle(struct pool *p, const struct pool_caller *c, const char *buf, 
 		case OP_PING: resp = do_ping(p, c); break;
 		case OP_SUBMIT: resp = do_submit(p, c, &r.sub); break;
 		case OP_QUEUE: {
-			char *text = do_queue(p);
+			char *text = do_queue(p, "\"ok\":true");
 			pthread_mutex_unlock(&p->mu);
 			proto_request_free(&r);
 			return text;

@@ -7,7 +7,11 @@
 # written, a process named `<script>...` shown as text (no element made of
 # it), the 1 h detail of a GPU (#gpu=N), no console message at all, and a
 # screenshot kept in the build directory (web_page.png). Also over HTTP: the
-# page's headers (CSP, no CORS), its size, /api/v1/history's 400s.
+# page's headers (CSP, no CORS), its size, /api/v1/history's 400s. Then the
+# job pool (an agent with --pool on the same server without its processes):
+# /api/v1/pool is `gpuctl queue --json` with "pool": true, and the page shows
+# a running job named `<script>...` (held by a file the test releases) and a
+# pending one with its reason; without a pool the section stays hidden.
 # Chromium comes from `GPUCTL_TEST_DEPS=1 scripts/deps.sh`.
 #
 # Run by CTest (GPUCTL = the binary). By hand:
@@ -70,13 +74,13 @@ cat >"$tmp/probe.py" <<'PY'
 import sys
 from html.parser import HTMLParser
 # prints: updates N / taken T / sim VISIBLE TEXT / card I VERDICT SPARK-POINTS... | TEXT /
-# proc CELLS... / scripts N / errors TEXT / detail HIDDEN POINTS...
+# proc CELLS... / scripts N / errors TEXT / detail HIDDEN POINTS... / pool HIDDEN / job CELLS...
 class P(HTMLParser):
     def __init__(self):
         super().__init__()
         self.stack, self.cards, self.procs, self.scripts, self.charts = [], {}, [], 0, []
         self.sim = None; self.errors = ""; self.errors_hidden = True; self.detail_hidden = True
-        self.body = {}; self.row = None; self.in_procs = False
+        self.body = {}; self.row = None; self.table = None; self.jobs = []; self.pool = None
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if tag not in ("br", "meta", "link", "input", "img"):
@@ -92,16 +96,17 @@ class P(HTMLParser):
         if tag == "div" and a.get("id") == "sim": self.sim = "hidden" not in a
         if tag == "div" and a.get("id") == "errors": self.errors_hidden = "hidden" in a
         if tag == "section" and a.get("id") == "detail": self.detail_hidden = "hidden" in a
-        if tag == "table" and a.get("id") == "procs": self.in_procs = True
-        if tag == "tr" and self.in_procs: self.row = []
+        if tag == "section" and a.get("id") == "pool": self.pool = "hidden" if "hidden" in a else "shown"
+        if tag == "table" and a.get("id") in ("procs", "jobs"): self.table = a["id"]
+        if tag == "tr" and self.table: self.row = []
         if tag == "td" and self.row is not None: self.row.append("")
     def handle_endtag(self, tag):
         while any(t == tag for t, _ in self.stack):
             t, _ = self.stack.pop()
             if t == tag: break
-        if tag == "table": self.in_procs = False
+        if tag == "table": self.table = None
         if tag == "tr" and self.row is not None:
-            if self.row: self.procs.append(self.row)
+            if self.row: (self.procs if self.table == "procs" else self.jobs).append(self.row)
             self.row = None
     def card(self):
         for t, a in reversed(self.stack):
@@ -124,6 +129,8 @@ for r in p.procs: print("proc", "\t".join(r))
 print("scripts", p.scripts)
 print("errors", "hidden" if p.errors_hidden else "shown", p.errors.strip())
 print("detail", "hidden" if p.detail_hidden else "shown", " ".join(p.charts))
+print("pool", p.pool)
+for r in p.jobs: print("job", "\t".join(r))
 PY
 page_updated() { dump "${1:-}" && ! grep -q '^updates 0$' "$tmp/dom.txt"; }
 check "the page loads and updates" wait_until 120 page_updated
@@ -168,6 +175,8 @@ check "the findings list GPU 3's thermal finding" grep -q '>3</td><td>WARN</td>'
 detail_drawn() { dump "#gpu=3" && grep -Eq '^detail shown( [1-9][0-9]*){6}$' "$tmp/dom.txt"; }
 check "the detail of GPU 3 draws its 6 charts" wait_until 120 detail_drawn
 
+check "no pool: its section stays hidden" grep -q '^pool hidden$' "$tmp/fault.txt"
+check "no pool: /api/v1/pool says so" [ "$(curl -s "$base/api/v1/pool")" = '{"pool":false}' ]
 check "the page showed no error" bash -c "! grep -v '^errors hidden $' '$tmp/first.txt' '$tmp/fault.txt' | grep -q ':errors'"
 check "no console message in any load" bash -c "! grep -h 'CONSOLE' '$tmp'/chrome.*.err"
 grep -h 'CONSOLE' "$tmp"/chrome.*.err | head -5
@@ -179,4 +188,56 @@ png=$(head -c 8 "$shot_dir/web_page.png" 2>/dev/null | od -An -tx1 | tr -d ' \n'
 check "a PNG screenshot in $shot_dir/web_page.png" [ "$png" = 89504e470d0a1a0a ]
 check "the screenshot is not blank ($(stat -c %s "$shot_dir/web_page.png" 2>/dev/null) bytes)" \
 	[ "$(stat -c %s "$shot_dir/web_page.png" 2>/dev/null || echo 0)" -gt 50000 ]
+
+# --- the job pool: the same server without its own processes, the agent with
+# a pool; a job named <script> runs on one GPU until released, a job for all
+# 8 GPUs waits for it with its reason; both on the page, as text
+kill "$agent_pid"
+wait "$agent_pid" 2>/dev/null
+python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+for g in s["gpus"]: g.pop("processes", None)
+json.dump(s, open(sys.argv[2], "w"))' "$GPUCTL_DATA_DIR/sim/h200x8.json" "$tmp/free8.json"
+export GPUCTL_POOL_SOCKET="$tmp/pool.sock"
+"$GPUCTL" --sim "$tmp/free8.json" agent --listen 127.0.0.1:0 --interval 1s --kernel-log off \
+	--pool --pool-dir "$tmp/pool" --pool-socket "$GPUCTL_POOL_SOCKET" >/dev/null 2>"$tmp/agent.err" &
+agent_pid=$!
+wait_agent_port
+base="http://127.0.0.1:$port"
+on_exit 'release webjob'
+held=$("$GPUCTL" submit --id-only --gpus 1 --name '<script>alert(2)</script>' -- sh -c "$(hold webjob)")
+big=$("$GPUCTL" submit --id-only --gpus 8 --name all8 -- true)
+# pool_has ID STATE [REASON]: /api/v1/pool lists job ID in STATE (with REASON)
+pool_has() { curl -s "$base/api/v1/pool" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+j = [j for j in d["jobs"] if j["id"] == int(sys.argv[1])]
+sys.exit(0 if d["pool"] is True and j and j[0]["state"] == sys.argv[2] and sys.argv[3] in j[0]["reason"] else 1)' \
+	"$1" "$2" "${3:-}"; }
+check "pool: the held job runs" wait_until 60 pool_has "$held" running
+check "pool: the 8-GPU job waits for it" wait_until 60 pool_has "$big" pending "waiting for 8 free GPUs"
+check "pool: /api/v1/pool is gpuctl queue --json with \"pool\": true first" python3 -c '
+import json, subprocess, sys, urllib.request
+api = urllib.request.urlopen(sys.argv[1] + "/api/v1/pool").read()
+pretty = json.loads(urllib.request.urlopen(sys.argv[1] + "/api/v1/pool?pretty=1").read())
+d = json.loads(api)
+assert list(d)[0] == "pool" and d.pop("pool") is True, api
+q = json.loads(subprocess.run([sys.argv[2], "queue", "--json"], capture_output=True, check=True).stdout)
+assert d == q and pretty == dict(pool=True, **q), (d, q)
+assert d["running"] == 1 and d["pending"] == 1, d' "$base" "$GPUCTL"
+check "pool: ?gpu= is not a parameter there (400)" [ "$(code "$base/api/v1/pool?gpu=0")" = 400 ]
+check "pool: POST is 405" [ "$(code -X POST "$base/api/v1/pool")" = 405 ]
+pool_shown() { dump && grep -q '^pool shown$' "$tmp/dom.txt" && [ "$(grep -c '^job ' "$tmp/dom.txt")" = 2 ]; }
+check "pool: the page shows its section with both jobs" wait_until 120 pool_shown
+grep '^job ' "$tmp/dom.txt"
+check "pool: the running job, its <script> name as text, on 1 GPU" \
+	grep -qP "^job $held\t[^\t]+\t<script>alert\(2\)</script>\trunning\t[0-7]\t" "$tmp/dom.txt"
+check "pool: the pending job with its reason" \
+	grep -qP "^job $big\t[^\t]+\tall8\tpending\t\(8\)\t.*\twaiting for 8 free GPUs" "$tmp/dom.txt"
+check "pool: no element made from data (one script element)" grep -q '^scripts 1$' "$tmp/dom.txt"
+check "pool: no console message" bash -c "! grep -h 'CONSOLE' '$tmp'/chrome.*.err"
+release webjob
+pool_empty() { [ "$(curl -s "$base/api/v1/pool" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["jobs"]))')" = 0 ]; }
+check "pool: both jobs end once released" wait_until 60 pool_empty
 finish

@@ -170,6 +170,10 @@ static void test_request_targets(void **state)
 	assert_int_equal(r.route, ROUTE_GPUS);
 	assert_int_equal(req_of("/healthz").route, ROUTE_HEALTHZ);
 	assert_int_equal(req_of("/").route, ROUTE_INDEX);
+	r = req_of("/api/v1/pool?pretty=1");
+	assert_int_equal(r.status, 200);
+	assert_int_equal(r.route, ROUTE_POOL);
+	assert_true(r.pretty);
 
 	const struct { const char *target; int status; const char *msg; } bad[] = {
 		{ "/nope", 404, "no such endpoint" },
@@ -181,6 +185,9 @@ static void test_request_targets(void **state)
 		{ "/api/v1/gpus?gpu=1,,2", 400, "bad gpu list" },
 		{ "/api/v1/gpus?pretty=maybe", 400, "bad value for pretty" },
 		{ "/metrics?gpu=1", 400, "unknown query parameter 'gpu'" },
+		{ "/api/v1/pool?gpu=1", 400, "unknown query parameter 'gpu'" },
+		{ "/api/v1/pool?since=1", 400, "unknown query parameter 'since'" },
+		{ "/api/v1/pool?pretty=2", 400, "bad value for pretty" },
 		{ "/api/v1/gpus?x=%zz", 400, "malformed query" },
 		{ "/me%2", 400, "malformed percent" },
 		{ "/me%00trics", 400, "malformed percent" },

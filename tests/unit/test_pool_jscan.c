@@ -268,7 +268,7 @@ static char *agent_answer(size_t *len)
 	snprintf(jobs[3].reason, sizeof(jobs[3].reason), "waiting for job 10 to end");
 	struct abuf b;
 	abuf_init(&b);
-	pool_queue_render(&b, v, 4, true, "devices limited to each job's GPUs (cgroup v2 device program)");
+	pool_queue_render(&b, "\"ok\":true", v, 4, true, "devices limited to each job's GPUs (cgroup v2 device program)");
 	*len = b.len;
 	return b.p;
 }
