@@ -1,5 +1,6 @@
 /* test_snapshot.c - the one-shot sweep: every GPU read, a hung GPU bounded,
- * system facts read once. */
+ * system facts read once, a snapshot too small refused; a snapshot's memory
+ * (device/snapshot.h): sized by its GPU count, copied up to what is in use. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -124,12 +125,87 @@ static void test_known_sys_not_read_again(void **state)
 	free(s);
 }
 
+static void test_too_small_refused(void **state)
+{
+	(void)state;
+	struct gpu_backend be;
+	open_server(&be, "h200x8");
+	struct snapshot *s = snapshot_new(4);
+	assert_non_null(s);
+	struct gpu_err err = { "" };
+	assert_int_equal(snapshot_take(&be, GPU_GRP_BASIC, s, &err), GPU_EINVAL);
+	assert_non_null(strstr(err.msg, "room for 4 GPUs, 8 to read"));
+	assert_int_equal(s->n, 0);
+	assert_int_equal(s->cap, 4); /* its arrays kept */
+	gpu_backend_close(&be);
+	free(s);
+}
+
+static void test_sized_by_gpu_count(void **state)
+{
+	(void)state;
+	struct snapshot *s8 = snapshot_new(8), *s0 = snapshot_new(0), *big = snapshot_new(1000);
+	assert_non_null(s8);
+	assert_non_null(s0);
+	assert_non_null(big);
+	assert_int_equal(s8->cap, 8);
+	assert_int_equal(s0->cap, 1);
+	assert_int_equal(big->cap, GPU_MAX_GPUS);
+	/* the last view and the last link of each are writable (ASan checks the block's end) */
+	s8->gpu[7].mig[GPU_MAX_MIG - 1].ci_id = 1;
+	s8->link[7][GPU_MAX_GPUS - 1].nvlinks = 1;
+	big->gpu[GPU_MAX_GPUS - 1].mig[GPU_MAX_MIG - 1].ci_id = 1;
+	big->link[GPU_MAX_GPUS - 1][GPU_MAX_GPUS - 1].nvlinks = 1;
+	assert_true((uintptr_t)s8->gpu % _Alignof(struct gpu_view) == 0);
+	assert_true((uintptr_t)s8->link % _Alignof(struct gpu_link) == 0);
+	snapshot_free(s8);
+	snapshot_free(s0);
+	snapshot_free(big);
+}
+
+static void test_copy_what_is_in_use(void **state)
+{
+	(void)state;
+	struct snapshot *a = snapshot_new(2), *b = snapshot_new(2), *small = snapshot_new(1);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(small);
+	a->n = 2;
+	a->taken_ns = 42;
+	a->gpu[1].nproc = 1;
+	a->gpu[1].procs[0].pid = 7;
+	a->gpu[1].procs[1].pid = 8; /* past nproc: not copied */
+	a->gpu[1].s.temp_c.v = 61;
+	a->link[1][0].kind = LINK_NVLINK;
+	assert_int_equal(snapshot_copy(small, a), -1);
+	assert_int_equal(small->n, 0);
+	assert_int_equal(snapshot_copy(b, a), 0);
+	assert_int_equal(b->n, 2);
+	assert_int_equal(b->taken_ns, 42);
+	assert_ptr_not_equal(b->gpu, a->gpu);
+	assert_int_equal(b->gpu[1].procs[0].pid, 7);
+	assert_int_equal(b->gpu[1].procs[1].pid, 0);
+	assert_int_equal(b->gpu[1].s.temp_c.v, 61);
+	assert_int_equal(b->link[1][0].kind, LINK_NVLINK);
+	snapshot_clear(b);
+	assert_int_equal(b->n, 0);
+	assert_int_equal(b->cap, 2);
+	assert_int_equal(b->gpu[1].procs[0].pid, 0);
+	assert_int_equal(b->link[1][0].kind, 0);
+	free(a);
+	free(b);
+	free(small);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_gpu_read),
 		cmocka_unit_test(test_hung_gpu_bounded),
 		cmocka_unit_test(test_known_sys_not_read_again),
+		cmocka_unit_test(test_too_small_refused),
+		cmocka_unit_test(test_sized_by_gpu_count),
+		cmocka_unit_test(test_copy_what_is_in_use),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
