@@ -7,7 +7,8 @@
  *
  * Attention is plain, not flash: per layer the [B][NH][seq][seq] softmax
  * output is kept for the backward pass; scores and their gradient use one
- * scratch buffer. The residual stream's gradient is one buffer that every
+ * scratch buffer. Its GEMMs and softmax skip the query-by-key blocks above
+ * the causal diagonal (attention_fwd). The residual stream's gradient is one buffer that every
  * LayerNorm backward adds into. Parameter gradients accumulate in FP32 over
  * the micro-batches (the weight-gradient GEMMs write FP32 with beta 1).
  *
@@ -149,40 +150,63 @@ static int heads_mm(struct gk_result *r, tr_model<T> *M, bool ta, bool tb, int m
 	return tr_matmul(r, M->blas, M->s, &p);
 }
 
+/*
+ * Causal attention skips the blocks above the diagonal: the queries go in ATT_BLOCKS
+ * blocks, and each block's GEMMs with the keys stop at the block's last query (scores,
+ * att V, their gradients); the GEMMs that sum over queries for each key (dV, dK) go by
+ * key block and start at the block's first query. 8 blocks do 9/16 of the whole GEMMs'
+ * work and the softmax writes 9/16 of the rows' columns. A sequence that 8 does not
+ * divide runs as one block (whole rows).
+ */
+#define ATT_BLOCKS 8
+static int att_block(int S) { return S % ATT_BLOCKS == 0 ? S / ATT_BLOCKS : S; }
+
 template <typename T> static int attention_fwd(struct gk_result *r, tr_model<T> *M, T *atty, T *att, T *qkv)
 {
-	int B = M->B, S = M->S, NH = M->NH, hs = M->hs, C = M->C;
+	int B = M->B, S = M->S, NH = M->NH, hs = M->hs, C = M->C, Sb = att_block(S);
 	long long sh = (long long)S * hs, ss = (long long)S * S;
 	CKR(tr_permute<T>(r, M->s, M->q, qkv, B, S, NH, hs, 3 * C, 0, true));
 	CKR(tr_permute<T>(r, M->s, M->k, qkv, B, S, NH, hs, 3 * C, C, true));
 	CKR(tr_permute<T>(r, M->s, M->v, qkv, B, S, NH, hs, 3 * C, 2 * C, true));
-	/* pre[q][k] = Q K^T / sqrt(hs): column-major (k x q) = K^T Q */
-	CKR(heads_mm<T>(r, M, true, false, S, S, hs, M->k, hs, sh, M->q, hs, sh, M->pre, S, ss, 1.0f / sqrtf((float)hs)));
-	CKR(tr_softmax_fwd<T>(r, M->s, att, M->pre, B * NH * S, S));
+	/* pre[q][k] = Q K^T / sqrt(hs): column-major (k x q) = K^T Q, the keys up to the block's last query */
+	for (int q0 = 0; q0 < S; q0 += Sb)
+		CKR(heads_mm<T>(r, M, true, false, q0 + Sb, Sb, hs, M->k, hs, sh, M->q + (size_t)q0 * hs, hs, sh,
+				M->pre + (size_t)q0 * S, S, ss, 1.0f / sqrtf((float)hs)));
+	CKR(tr_softmax_fwd<T>(r, M->s, att, M->pre, B * NH * S, S, Sb));
 	/* y[q][d] = att V: column-major (d x q) = V (d x k) att (k x q) */
-	CKR(heads_mm<T>(r, M, false, false, hs, S, S, M->v, hs, sh, att, S, ss, M->y, hs, sh, 1.0f));
+	for (int q0 = 0; q0 < S; q0 += Sb)
+		CKR(heads_mm<T>(r, M, false, false, hs, Sb, q0 + Sb, M->v, hs, sh, att + (size_t)q0 * S, S, ss,
+				M->y + (size_t)q0 * hs, hs, sh, 1.0f));
 	return tr_permute<T>(r, M->s, M->y, atty, B, S, NH, hs, C, 0, false);
 }
 
 /* datty -> dqkv, with q, k, v permuted again from qkv */
 template <typename T> static int attention_bwd(struct gk_result *r, tr_model<T> *M, T *dqkv, T *datty, T *qkv, const T *att)
 {
-	int B = M->B, S = M->S, NH = M->NH, hs = M->hs, C = M->C;
+	int B = M->B, S = M->S, NH = M->NH, hs = M->hs, C = M->C, Sb = att_block(S);
 	long long sh = (long long)S * hs, ss = (long long)S * S;
 	T *dy = M->y, *dq = M->dbig, *dk = M->dbig + (size_t)M->N * C, *dv = M->dbig + 2 * (size_t)M->N * C;
 	CKR(tr_permute<T>(r, M->s, M->q, qkv, B, S, NH, hs, 3 * C, 0, true));
 	CKR(tr_permute<T>(r, M->s, M->k, qkv, B, S, NH, hs, 3 * C, C, true));
 	CKR(tr_permute<T>(r, M->s, M->v, qkv, B, S, NH, hs, 3 * C, 2 * C, true));
 	CKR(tr_permute<T>(r, M->s, dy, datty, B, S, NH, hs, C, 0, true));
-	/* datt[q][k] = dy V^T: (k x q) = V^T dy */
-	CKR(heads_mm<T>(r, M, true, false, S, S, hs, M->v, hs, sh, dy, hs, sh, M->pre, S, ss, 1.0f));
-	/* dV[k][d] = att^T dy: (d x k) = dy (d x q) att^T */
-	CKR(heads_mm<T>(r, M, false, true, hs, S, S, dy, hs, sh, att, S, ss, dv, hs, sh, 1.0f));
-	CKR(tr_softmax_bwd<T>(r, M->s, M->pre, M->pre, att, 1.0f / sqrtf((float)hs), B * NH * S, S));
-	/* dQ[q][d] = dpre K: (d x q) = K (d x k) dpre (k x q) */
-	CKR(heads_mm<T>(r, M, false, false, hs, S, S, M->k, hs, sh, M->pre, S, ss, dq, hs, sh, 1.0f));
-	/* dK[k][d] = dpre^T Q: (d x k) = Q (d x q) dpre^T */
-	CKR(heads_mm<T>(r, M, false, true, hs, S, S, M->q, hs, sh, M->pre, S, ss, dk, hs, sh, 1.0f));
+	for (int b0 = 0; b0 < S; b0 += Sb) {
+		/* datt[q][k] = dy V^T: (k x q) = V^T dy, query block b0, keys up to its last query */
+		CKR(heads_mm<T>(r, M, true, false, b0 + Sb, Sb, hs, M->v, hs, sh, dy + (size_t)b0 * hs, hs, sh,
+				M->pre + (size_t)b0 * S, S, ss, 1.0f));
+		/* dV[k][d] = att^T dy: (d x k) = dy (d x q) att^T, key block b0, queries from b0 on */
+		CKR(heads_mm<T>(r, M, false, true, hs, Sb, S - b0, dy + (size_t)b0 * hs, hs, sh, att + (size_t)b0 * S + b0, S,
+				ss, dv + (size_t)b0 * hs, hs, sh, 1.0f));
+	}
+	CKR(tr_softmax_bwd<T>(r, M->s, M->pre, M->pre, att, 1.0f / sqrtf((float)hs), B * NH * S, S, Sb));
+	for (int b0 = 0; b0 < S; b0 += Sb) {
+		/* dQ[q][d] = dpre K: (d x q) = K (d x k) dpre (k x q), query block b0 */
+		CKR(heads_mm<T>(r, M, false, false, hs, Sb, b0 + Sb, M->k, hs, sh, M->pre + (size_t)b0 * S, S, ss,
+				dq + (size_t)b0 * hs, hs, sh, 1.0f));
+		/* dK[k][d] = dpre^T Q: (d x k) = Q (d x q) dpre^T, key block b0, queries from b0 on */
+		CKR(heads_mm<T>(r, M, false, true, hs, Sb, S - b0, M->q + (size_t)b0 * hs, hs, sh, M->pre + (size_t)b0 * S + b0,
+				S, ss, dk + (size_t)b0 * hs, hs, sh, 1.0f));
+	}
 	CKR(tr_permute<T>(r, M->s, dq, dqkv, B, S, NH, hs, 3 * C, 0, false));
 	CKR(tr_permute<T>(r, M->s, dk, dqkv, B, S, NH, hs, 3 * C, C, false));
 	return tr_permute<T>(r, M->s, dv, dqkv, B, S, NH, hs, 3 * C, 2 * C, false);

@@ -36,11 +36,14 @@ template <typename T> int tr_layernorm_bwd(struct gk_result *r, cudaStream_t s, 
  * to_heads true: heads = rows; false: rows = heads. */
 template <typename T> int tr_permute(struct gk_result *r, cudaStream_t s, T *heads, T *rows, int B, int seq, int NH, int hs,
 				     int ld, int off, bool to_heads);
-/* att = causal softmax of pre, rows of seq (row i of a head is query i % seq) */
-template <typename T> int tr_softmax_fwd(struct gk_result *r, cudaStream_t s, T *att, const T *pre, int rows, int seq);
-/* dpre = scale * att * (datt - sum(att datt)); dpre may be datt */
+/* att = causal softmax of pre, rows of seq (row i of a head is query i % seq); a row is
+ * written up to the end of its query's block of `block` queries (zeros after the query),
+ * not beyond: the attention GEMMs skip the blocks above the diagonal. block = seq: whole rows */
+template <typename T> int tr_softmax_fwd(struct gk_result *r, cudaStream_t s, T *att, const T *pre, int rows, int seq,
+					 int block);
+/* dpre = scale * att * (datt - sum(att datt)), written as att is; dpre may be datt */
 template <typename T> int tr_softmax_bwd(struct gk_result *r, cudaStream_t s, T *dpre, const T *datt, const T *att,
-					 float scale, int rows, int seq);
+					 float scale, int rows, int seq, int block);
 template <typename T> int tr_gelu_fwd(struct gk_result *r, cudaStream_t s, T *out, const T *inp, size_t n);
 /* dinp = gelu'(inp) dout; dinp may be dout */
 template <typename T> int tr_gelu_bwd(struct gk_result *r, cudaStream_t s, T *dinp, const T *inp, const T *dout, size_t n);

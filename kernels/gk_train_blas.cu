@@ -77,7 +77,7 @@ struct mm_entry {
 	cublasLtMatmulAlgo_t algo;
 };
 
-#define MM_CACHE 64
+#define MM_CACHE 160 /* the attention's block GEMMs: 6 x 8 shapes (and their pointers' alignments) */
 struct tr_blas {
 	cublasLtHandle_t h;
 	bool tf32;

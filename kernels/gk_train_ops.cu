@@ -163,12 +163,20 @@ int tr_permute(struct gk_result *r, cudaStream_t s, T *heads, T *rows, int B, in
 }
 
 /* ---- causal softmax: a warp a row --------------------------------------------------------- */
+/* A row's columns from q + 1 to the end of q's block of `block` queries are written as zeros
+ * (the attention GEMMs read up to there); the columns after that are not written. */
+__device__ __forceinline__ int block_end(int q, int block, int seq)
+{
+	int end = (q / block + 1) * block;
+	return end < seq ? end : seq;
+}
+
 template <typename T>
-__global__ void k_softmax_fwd(T *att, const T *pre, int rows, int seq)
+__global__ void k_softmax_fwd(T *att, const T *pre, int rows, int seq, int block)
 {
 	int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x % 32;
 	if (row >= rows) return;
-	int q = row % seq;
+	int q = row % seq, end = block_end(q, block, seq);
 	const T *x = pre + (size_t)row * seq;
 	T *y = att + (size_t)row * seq;
 	float mx = -INFINITY;
@@ -177,35 +185,36 @@ __global__ void k_softmax_fwd(T *att, const T *pre, int rows, int seq)
 	float sum = 0;
 	for (int c = lane; c <= q; c += 32) sum += expf(tr_f(x[c]) - mx);
 	float inv = 1.0f / warp_sum(sum);
-	for (int c = lane; c < seq; c += 32) y[c] = tr_to<T>(c <= q ? expf(tr_f(x[c]) - mx) * inv : 0.0f);
+	for (int c = lane; c < end; c += 32) y[c] = tr_to<T>(c <= q ? expf(tr_f(x[c]) - mx) * inv : 0.0f);
 }
 
 template <typename T>
-__global__ void k_softmax_bwd(T *dpre, const T *datt, const T *att, float scale, int rows, int seq)
+__global__ void k_softmax_bwd(T *dpre, const T *datt, const T *att, float scale, int rows, int seq, int block)
 {
 	int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x % 32;
 	if (row >= rows) return;
-	int q = row % seq;
+	int q = row % seq, end = block_end(q, block, seq);
 	const T *a = att + (size_t)row * seq, *da = datt + (size_t)row * seq;
 	T *dp = dpre + (size_t)row * seq;
 	float dot = 0;
 	for (int c = lane; c <= q; c += 32) dot += tr_f(a[c]) * tr_f(da[c]);
 	dot = warp_sum(dot);
-	for (int c = lane; c < seq; c += 32) dp[c] = tr_to<T>(c <= q ? scale * tr_f(a[c]) * (tr_f(da[c]) - dot) : 0.0f);
+	for (int c = lane; c < end; c += 32) dp[c] = tr_to<T>(c <= q ? scale * tr_f(a[c]) * (tr_f(da[c]) - dot) : 0.0f);
 }
 
 template <typename T>
-int tr_softmax_fwd(struct gk_result *r, cudaStream_t s, T *att, const T *pre, int rows, int seq)
+int tr_softmax_fwd(struct gk_result *r, cudaStream_t s, T *att, const T *pre, int rows, int seq, int block)
 {
-	k_softmax_fwd<T><<<(rows + 7) / 8, 256, 0, s>>>(att, pre, rows, seq);
+	k_softmax_fwd<T><<<(rows + 7) / 8, 256, 0, s>>>(att, pre, rows, seq, block);
 	CKL();
 	return GK_OK;
 }
 
 template <typename T>
-int tr_softmax_bwd(struct gk_result *r, cudaStream_t s, T *dpre, const T *datt, const T *att, float scale, int rows, int seq)
+int tr_softmax_bwd(struct gk_result *r, cudaStream_t s, T *dpre, const T *datt, const T *att, float scale, int rows, int seq,
+		   int block)
 {
-	k_softmax_bwd<T><<<(rows + 7) / 8, 256, 0, s>>>(dpre, datt, att, scale, rows, seq);
+	k_softmax_bwd<T><<<(rows + 7) / 8, 256, 0, s>>>(dpre, datt, att, scale, rows, seq, block);
 	CKL();
 	return GK_OK;
 }
@@ -415,8 +424,8 @@ int tr_tokens(struct gk_result *r, cudaStream_t s, int *inp, int *tgt, int nseq,
 	template int tr_layernorm_bwd<T>(struct gk_result *, cudaStream_t, T *, float *, float *, const T *, const T *, const T *, \
 					 const float *, const float *, int, int); \
 	template int tr_permute<T>(struct gk_result *, cudaStream_t, T *, T *, int, int, int, int, int, int, bool); \
-	template int tr_softmax_fwd<T>(struct gk_result *, cudaStream_t, T *, const T *, int, int); \
-	template int tr_softmax_bwd<T>(struct gk_result *, cudaStream_t, T *, const T *, const T *, float, int, int); \
+	template int tr_softmax_fwd<T>(struct gk_result *, cudaStream_t, T *, const T *, int, int, int); \
+	template int tr_softmax_bwd<T>(struct gk_result *, cudaStream_t, T *, const T *, const T *, float, int, int, int); \
 	template int tr_gelu_fwd<T>(struct gk_result *, cudaStream_t, T *, const T *, size_t); \
 	template int tr_gelu_bwd<T>(struct gk_result *, cudaStream_t, T *, const T *, const T *, size_t); \
 	template int tr_crossentropy<T>(struct gk_result *, cudaStream_t, T *, float *, const int *, int, int, int, float); \

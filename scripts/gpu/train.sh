@@ -10,7 +10,11 @@
 #   [TORCH_COMPILE=1] scripts/gpu/train.sh [quick|gpuctl|quickbench]    quick: 124M bf16 only, no PyTorch;
 #   gpuctl: the data-parallel step over every GPU here and `gpuctl bench -s compute,train`;
 #   quickbench: `gpuctl bench --quick` (every default suite, the short train run with them)
-#   timed by the wall clock (issue 16: under 60 s), then PyTorch's eager bf16 step
+#   timed by the wall clock (issue 16: under 60 s), then PyTorch's eager bf16 step;
+#   attn: a module built with a changed attention, carried in .device-carry/train-attn (module and
+#   gk_train): its checks, the checks under compute-sanitizer, 124M in bf16, tf32 and fp32, the
+#   carried .device-carry/train module's bf16 step beside it, then PyTorch's bf16 step under
+#   torch.compile (and eager with TORCH_EAGER=1)
 # TORCH_COMPILE=1 adds PyTorch's bf16 step under torch.compile (a few minutes of compiling).
 # Never changes clocks, power, MIG, persistence or compute mode.
 set -u -o pipefail
@@ -40,6 +44,22 @@ torch_ref() { # name, timeout, modes
     { echo "train_torch.py $3 failed:"; tail -5 "$OUT/torch.err"; }
   python3 -c "import json;d=json.load(open('$OUT/torch_$1.json'));[print(k, v) for k, v in d.items()]" 2>/dev/null
 }
+if [ "$mode" = attn ]; then
+  A=$PWD/.device-carry/train-attn
+  GA="$A/gk_train --module $A/gpuctl_kernels.so --json $OUT/train.jsonl"
+  $GA --check 2>&1 | tee -a "$OUT/check.log" || rc=1
+  timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 $A/gk_train --module $A/gpuctl_kernels.so --check \
+    > "$OUT/sanitizer.log" 2>&1; echo "compute-sanitizer memcheck: exit $?"; tail -3 "$OUT/sanitizer.log"
+  for a in "--prec bf16 --steps 50" "--prec tf32 --steps 20" "--prec fp32 --steps 13"; do
+    $GA --run --model 124M $a 2>&1 | tee -a "$OUT/train.log" | grep -v '^losses' || rc=1
+  done
+  echo "the carried module before the change:"
+  $G --run --model 124M --prec bf16 --steps 30 2>&1 | tee -a "$OUT/train_before.log" | grep -v '^losses' || rc=1
+  [ -n "${TORCH_EAGER:-}" ] && torch_ref eager 120 bf16
+  torch_ref compile 150 bf16_compile
+  echo "total: $(( $(date +%s) - t0 )) s"
+  exit $rc
+fi
 if [ "$mode" = quickbench ]; then
   # the whole --quick run on a GPU that ran nothing before it in this call, by the wall clock
   t1=$(date +%s.%N)
