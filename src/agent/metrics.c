@@ -48,7 +48,7 @@ enum metric_id {
 	[M_F_##member] = { metric, METRIC_##type, MG_OF_##group, labels, help },
 #define FIELD_DESC_SERIES(member, group, metric, type, labels, help)
 #define FIELD_DESC_NONE(member, group, metric, type, labels, help)
-#define FIELD_FAMILY_DESC(member, group, unit, api_key, role, metric, type, labels, help, series) \
+#define FIELD_FAMILY_DESC(member, group, unit, api_key, role, metric, type, labels, help, series, ...) \
 	FIELD_DESC_##role(member, group, metric, type, labels, help)
 
 const struct metric_desc metric_table[M_COUNT] = {
@@ -325,7 +325,7 @@ struct field_metric {
 #define FIELD_ROW_ID_FAMILY(member) M_F_##member
 #define FIELD_ROW_ID_SERIES(member) M_COUNT
 #define FIELD_ROW_ID_NONE(member) M_COUNT
-#define FIELD_ROW(member, group, unit, api_key, role, metric, type, labels, help, series) \
+#define FIELD_ROW(member, group, unit, api_key, role, metric, type, labels, help, series, ...) \
 	{ FIELD_ROW_ID_##role(member), ROLE_##role, false, offsetof(struct gpu_sample, member), GPU_UNIT_##unit##_MUL, \
 	  GPU_UNIT_##unit##_DEC, series },
 

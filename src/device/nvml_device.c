@@ -330,6 +330,14 @@ int nvml_sample(struct gpu_backend *be, unsigned gpu, unsigned groups, struct gp
 		nw += want_ecc(out, want + nw);
 	if (groups & GPU_GRP_PCIE)
 		want[nw++] = (struct nvml_fv_want){ FVS_PCIE_REPLAY, &out->pcie_replays };
+	/* the field table's BATCH rows of the asked groups */
+#define WANT_TABLE(member, group, unit, api_key, role, metric, type, labels, help, series, read, field) \
+	WANT_TABLE_##read(member, group)
+#define WANT_TABLE_BATCH(member, group) \
+	if (groups & GPU_GRP_##group) \
+		want[nw++] = (struct nvml_fv_want){ FVS_F_##member, &out->member };
+#define WANT_TABLE_CODE(member, group)
+	GPU_SAMPLE_FIELDS(WANT_TABLE)
 	if (groups & GPU_GRP_VIOL) {
 		/* in nvmlPerfPolicyType_t order */
 		u64v *viol[6] = { &out->viol_power_ns, &out->viol_thermal_ns, &out->viol_sync_boost_ns,

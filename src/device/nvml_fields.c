@@ -96,6 +96,11 @@ static bool nvml_fv_slot_field(unsigned slot, unsigned *id, unsigned *scope)
 		[FVS_REMAP_PENDING] = NVML_FI_DEV_REMAPPED_PENDING,
 		[FVS_REMAP_FAILURE] = NVML_FI_DEV_REMAPPED_FAILURE,
 		[FVS_PCIE_REPLAY] = NVML_FI_DEV_PCIE_REPLAY_COUNTER,
+#define FVS_TABLE_ID(member, group, unit, api_key, role, metric, type, labels, help, series, read, field) \
+	FVS_TABLE_ID_##read(member, field)
+#define FVS_TABLE_ID_BATCH(member, field) [FVS_F_##member] = field,
+#define FVS_TABLE_ID_CODE(member, field)
+		GPU_SAMPLE_FIELDS(FVS_TABLE_ID)
 	};
 	if (slot >= FVS_COUNT)
 		return false;
@@ -193,6 +198,8 @@ static nvmlReturn_t slot_call(struct nvml_api *api, nvmlDevice_t h, unsigned slo
 	default:
 		break;
 	}
+	if (slot > FVS_PCIE_REPLAY && slot < FVS_VIOL_BASE)
+		return NVML_ERROR_NOT_SUPPORTED; /* the field table's BATCH rows: a field only */
 	if (slot < FVS_NVL_BASE) {
 		nvmlViolationTime_t vt = { 0, 0 };
 		r = NVML_CALL(api, DeviceGetViolationStatus, h, (int)(slot - FVS_VIOL_BASE), &vt);

@@ -32,6 +32,12 @@ enum nvml_fv_slot {
 	FVS_RETIRED_SBE, FVS_RETIRED_DBE, FVS_RETIRED_PENDING,
 	FVS_REMAP_COR, FVS_REMAP_UNC, FVS_REMAP_PENDING, FVS_REMAP_FAILURE,
 	FVS_PCIE_REPLAY,
+	/* the field table's BATCH rows (device/gpu_fields.h): FVS_F_<member> */
+#define FVS_TABLE_SLOT(member, group, unit, api_key, role, metric, type, labels, help, series, read, field) \
+	FVS_TABLE_SLOT_##read(member)
+#define FVS_TABLE_SLOT_BATCH(member) FVS_F_##member,
+#define FVS_TABLE_SLOT_CODE(member)
+	GPU_SAMPLE_FIELDS(FVS_TABLE_SLOT)
 	FVS_VIOL_BASE, /* + nvmlPerfPolicyType_t 0..5 (power ... reliability) */
 	FVS_NVL_BASE = FVS_VIOL_BASE + 6,
 };

@@ -439,7 +439,7 @@ static void test_field_table_families(void **state)
 {
 	(void)state;
 	static const struct { const char *member, *role, *metric, *type, *labels, *help, *series; } rows[] = {
-#define ROW(member, group, unit, api_key, role, metric, type, labels, help, series) \
+#define ROW(member, group, unit, api_key, role, metric, type, labels, help, series, ...) \
 	{ #member, #role, metric, #type, labels, help, series },
 		GPU_SAMPLE_FIELDS(ROW)
 #undef ROW
