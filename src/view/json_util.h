@@ -1,6 +1,7 @@
 /*
- * json_util.h - gpu.h's values and objects as JSON (jansson), the one shape
- * every --json output and the agent's API share (documented in docs/json.md).
+ * json_util.h - gpu.h's values and objects as JSON (jansson), the shape of
+ * every --json output (documented in docs/json.md; the agent's /api/v1/gpus
+ * still has keys of its own, the field table's api_key column).
  *
  * A value that is present is written under its key with its natural type.
  * A value that is not ("not supported", "error", or "not read" when its

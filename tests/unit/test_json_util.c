@@ -196,6 +196,18 @@ static void test_sample_fields(void **state)
 		if (!strstr(doc, cell))
 			fail_msg("docs/json.md does not name the sample's %s", members[i]);
 	}
+	/* and the agent API's key of every field that has one */
+	static const char *const api_keys[] = {
+#define API_KEY(member, group, unit, api_key, ...) api_key,
+		GPU_SAMPLE_FIELDS(API_KEY)
+#undef API_KEY
+	};
+	for (size_t i = 0; i < sizeof(api_keys) / sizeof(api_keys[0]); i++) {
+		char cell[96];
+		snprintf(cell, sizeof(cell), "`%s`", api_keys[i] ? api_keys[i] : "");
+		if (api_keys[i] && !strstr(doc, cell))
+			fail_msg("docs/json.md does not name the API's %s", api_keys[i]);
+	}
 }
 
 int main(void)
