@@ -83,6 +83,10 @@
 	X(fan_pct, BASIC, PCT, "fan_percent", FAMILY, "gpuctl_gpu_fan_speed_ratio", GAUGE, "", \
 	  "Fan speed as a fraction of its maximum (0-1).", "", CODE, 0) \
 	X(power_mw, BASIC, MW, "power_watts", FAMILY, "gpuctl_gpu_power_watts", GAUGE, "", "Power draw.", "", CODE, 0) \
+	/* nvmlDeviceGetPowerUsage (power_mw) averages over 1 s on Ampere and later */ \
+	X(power_instant_mw, BASIC, MW, NULL, FAMILY, "gpuctl_gpu_power_instant_watts", GAUGE, "", \
+	  "Instantaneous power draw (gpuctl_gpu_power_watts is averaged over a second on Ampere and later).", "", \
+	  BATCH, NVML_FI_DEV_POWER_INSTANT) \
 	X(power_limit_mw, BASIC, MW, "power_limit_watts", FAMILY, "gpuctl_gpu_power_limit_watts", GAUGE, "", \
 	  "Power limit in force.", "", CODE, 0) \
 	/* cumulative since the driver loaded */ \

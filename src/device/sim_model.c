@@ -23,7 +23,7 @@
 #define MIB (1024ull * 1024ull)
 #define BASE_MEM_USED (4 * MIB) /* what the driver holds on an idle GPU */
 
-enum noise_channel { N_UTIL = 1, N_POWER, N_TEMP, N_PCIE_TX, N_PCIE_RX };
+enum noise_channel { N_UTIL = 1, N_POWER, N_TEMP, N_PCIE_TX, N_PCIE_RX, N_POWER_INSTANT };
 
 static double secs(const struct sim_state *st, uint64_t now_ns)
 {
@@ -413,6 +413,10 @@ static void sample_basic(const struct sim_state *st, unsigned gpu, double t, uin
 		watts = limit_w;
 	watts = fmin(watts, limit_w);
 	VAL_SET(o->power_mw, (uint64_t)lround(watts * 1000));
+	/* the instant reading swings around the second's average (a busy GPU
+	 * more), and may pass the limit for a moment */
+	double swing = 0.02 + 0.06 * util / 100.0;
+	VAL_SET(o->power_instant_mw, (uint64_t)lround(watts * (1.0 + swing * noise(st, gpu, N_POWER_INSTANT, t)) * 1000));
 	VAL_SET(o->power_limit_mw, g->power_limit_mw);
 
 	double sm = load > 0 ? c->max_sm_clock_mhz : (g->caps.geforce ? 210 : 345);

@@ -119,6 +119,7 @@ static bool field_value(nvmlDevice_t d, unsigned id, unsigned scope, unsigned lo
 	switch (id) {
 	case NVML_FI_DEV_MEMORY_TEMP: *v = 36; return true;
 	case NVML_FI_DEV_POWER_AVERAGE: *v = 75123; return scope == 0;
+	case NVML_FI_DEV_POWER_INSTANT: *v = 80321; return scope == 0;
 	case NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION: *v = 123456789; return true;
 	case NVML_FI_DEV_ECC_SBE_VOL_TOTAL: *v = 1; return true;
 	case NVML_FI_DEV_ECC_SBE_AGG_TOTAL: *v = 10; return true;

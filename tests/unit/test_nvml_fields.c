@@ -65,14 +65,15 @@ static void test_calls_per_group(void **state)
 	assert_int_equal(calls_for(be, GPU_GRP_BASIC | GPU_GRP_ENERGY, &s), 9);
 	assert_int_equal(s.fan_pct.st, VAL_UNSUPPORTED);
 	assert_int_equal(field_calls, 1);
-	assert_int_equal(field_values_asked, 3);
+	assert_int_equal(field_values_asked, 4);
 	assert_int_equal(s.power_mw.v, 75123);
+	assert_int_equal(s.power_instant_mw.v, 80321); /* a field of the table's own (BATCH) */
 	assert_int_equal(s.energy_mj.v, 123456789);
 	assert_int_equal(s.temp_mem_c.v, 36);
 	/* without the energy counter (top): not read, "not read" in the sample */
 	field_values_asked = 0;
 	assert_int_equal(calls_for(be, GPU_GRP_BASIC, &s), 9);
-	assert_int_equal(field_values_asked, 2);
+	assert_int_equal(field_values_asked, 3);
 	assert_int_equal(s.energy_mj.st, VAL_UNKNOWN);
 	assert_int_equal(s.power_mw.v, 75123);
 
@@ -245,7 +246,7 @@ static void test_field_status(void **state)
 	assert_nvlink_values(&s);
 	field_values_asked = 0;
 	calls_for(be, GPU_GRP_BASIC | GPU_GRP_ENERGY, &s);
-	assert_int_equal(field_values_asked, 2);
+	assert_int_equal(field_values_asked, 3);
 	assert_int_equal(s.temp_mem_c.st, VAL_UNSUPPORTED);
 
 	/* a lost GPU answering inside the batch marks the sample lost */
@@ -296,6 +297,7 @@ static void test_no_field_values(void **state)
 	assert_same_values(&batched, &single);
 	assert_nvlink_values(&single);
 	assert_int_equal(single.temp_mem_c.st, VAL_UNSUPPORTED); /* a field only */
+	assert_int_equal(single.power_instant_mw.st, VAL_UNSUPPORTED);
 	/* every link counter its own call: once a minute, the states each time */
 	assert_int_equal(calls_for(&old, NVL_ALL, &single), 18);
 	assert_nvlink_values(&single);
