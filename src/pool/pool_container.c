@@ -111,6 +111,9 @@ static void exec_as(const struct as_user *u, char *const argv[], int out_fd, int
 	dup2(null, 0);
 	dup2(out_fd >= 0 ? out_fd : null, 1);
 	dup2(err_fd >= 0 ? err_fd : null, 2);
+	if (close_range(3, ~0u, 0) != 0) /* none of the agent's sockets, database or logs */
+		for (int fd = 3; fd < 65536; fd++)
+			close(fd);
 	if (u->change && (setgroups((size_t)u->ngroups, u->groups) || setgid(u->gid) || setuid(u->uid)))
 		_exit(126);
 	if (u->env)
