@@ -47,7 +47,7 @@ static double jitter(const char *node, const char *uuid, int fig)
 
 static void put(json_t *o, int fig, double v, const char *node, const char *uuid)
 {
-	json_object_set_new(o, fleet_figs[fig].key, isfinite(v) && v > 0 ? json_real(v * jitter(node, uuid, fig)) : json_null());
+	json_object_set_new(o, fleet_figs[fig].key, isfinite(v) && v >= 0 ? json_real(v * jitter(node, uuid, fig)) : json_null());
 }
 
 json_t *fleet_sim_figures(const struct snapshot *snap, const struct catalog *cat, const char *node)

@@ -2,7 +2,8 @@
  * median and MAD per figure and model, outliers below the median by more
  * than the threshold, health FAILs with their rule's action, nodes not swept,
  * the drain reason and decision, fleet.json written and read back, two
- * sweeps compared, the report's text and HTML, figures from bench results. */
+ * sweeps compared, the report's text and HTML, figures from bench results,
+ * and the SIMULATED figures of a simulated server with and without faults. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/catalog.h"
+#include "device/sim.h"
+#include "sampler/sampler.h"
 #include "slurm/fleet.h"
 
 /* A node result with ngpu H200s, each with memory bandwidth mem[g] (GB/s),
@@ -349,6 +353,65 @@ static void test_figures_from_bench(void **state)
 	free(n);
 }
 
+/* The SIMULATED figures of h200x8 with the faults f[0..n) injected, as JSON. */
+static json_t *sim_figures(const struct sim_fault *f, unsigned n)
+{
+	char arg[1024];
+	const char *dir = getenv("GPUCTL_DATA_DIR");
+	snprintf(arg, sizeof(arg), "h200x8%s%s", dir ? ",data_dir=" : "", dir ? dir : "");
+	struct gpu_backend be = { 0 };
+	struct gpu_err err = { "" };
+	assert_int_equal(gpu_backend_open(&be, "sim", arg, &err), GPU_OK);
+	for (unsigned i = 0; i < n; i++)
+		assert_true(sim_inject(&be, &f[i], &err) > 0);
+	struct snapshot *snap = snapshot_new(8);
+	assert_non_null(snap);
+	assert_int_equal(snapshot_take(&be, GPU_GRP_ALL, snap, &err), GPU_OK);
+	struct catalog cat = { 0 };
+	char e[256];
+	assert_int_equal(catalog_load_dir(&cat, dir, e, sizeof(e)), 0);
+	json_t *figs = fleet_sim_figures(snap, &cat, "n1");
+	catalog_free(&cat);
+	gpu_backend_close(&be);
+	snapshot_free(snap);
+	assert_non_null(figs);
+	return figs;
+}
+
+static double gpu_fig(const json_t *figs, unsigned gpu, const char *key)
+{
+	return json_number_value(json_object_get(json_array_get(json_object_get(figs, "gpus"), gpu), key));
+}
+
+static void test_simulated_figures_follow_the_faults(void **state)
+{
+	(void)state;
+	json_t *ok = sim_figures(NULL, 0);
+	assert_string_equal(json_string_value(json_object_get(ok, "source")), "simulated");
+	/* healthy H200s: within the +-1% of each other, near the catalog x the healthy share */
+	for (unsigned g = 0; g < 8; g++) {
+		assert_true(fabs(gpu_fig(ok, g, "mem_bw_gbs") / (4800 * 0.87) - 1) <= 0.0101);
+		assert_true(gpu_fig(ok, g, "gemm_bf16_tflops") > 600);
+	}
+	const struct sim_fault faults[] = {
+		{ .kind = SIM_FAULT_POWER, .gpu = 5 },
+		{ .kind = SIM_FAULT_PCIE_DEGRADED, .gpu = 2, .gen = 5, .width = 8 },
+		{ .kind = SIM_FAULT_NVLINK_DOWN, .gpu = 6, .link = -1 },
+	};
+	json_t *bad = sim_figures(faults, 3);
+	/* a power cap: GEMM at 82% of the same GPU's healthy figure; memory untouched */
+	assert_true(fabs(gpu_fig(bad, 5, "gemm_bf16_tflops") / gpu_fig(ok, 5, "gemm_bf16_tflops") - 0.82) < 1e-9);
+	assert_true(fabs(gpu_fig(bad, 5, "mem_bw_gbs") - gpu_fig(ok, 5, "mem_bw_gbs")) < 1e-9);
+	/* x8 instead of x16: half the H2D bandwidth */
+	assert_true(fabs(gpu_fig(bad, 2, "h2d_gbs") / gpu_fig(ok, 2, "h2d_gbs") - 0.5) < 1e-9);
+	/* every NVLink down: P2P 0 (an outlier, not a missing figure), and so the node's all-reduce */
+	assert_true(gpu_fig(bad, 6, "p2p_gbs") == 0 && json_is_real(json_object_get(json_array_get(json_object_get(bad, "gpus"), 6), "p2p_gbs")));
+	assert_true(json_number_value(json_object_get(bad, "allreduce_busbw_gbs")) == 0);
+	assert_true(json_number_value(json_object_get(ok, "allreduce_busbw_gbs")) > 300);
+	json_decref(ok);
+	json_decref(bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_from_json_refuses_other_documents),
 		cmocka_unit_test(test_report_text_and_html),
 		cmocka_unit_test(test_figures_from_bench),
+		cmocka_unit_test(test_simulated_figures_follow_the_faults),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
