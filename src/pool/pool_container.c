@@ -31,8 +31,9 @@
 
 bool pool_job_is_container(const struct pool_job *j)
 {
-	/* the stored spec of a container job holds "image" (pool_ops.c) */
-	json_t *spec = j->spec_json ? json_loads(j->spec_json, 0, NULL) : NULL;
+	/* the stored spec of a container job holds "image" (pool_ops.c); a bare
+	 * job's spec (its environment: up to 4 MiB) is parsed only when the word is in it */
+	json_t *spec = j->spec_json && strstr(j->spec_json, "\"image\"") ? json_loads(j->spec_json, 0, NULL) : NULL;
 	bool image = json_is_string(json_object_get(spec, "image"));
 	json_decref(spec);
 	return image;
