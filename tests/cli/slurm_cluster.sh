@@ -3,12 +3,12 @@
 # (labels cli and integration; docs/slurm.md, "The test cluster").
 #
 # Brings up, in a temporary directory: munge with its own key and socket,
-# slurmctld, three slurmd (-N n1..n3, their own ports, NodeHostname=localhost),
+# slurmctld, four slurmd (-N n1..n4, their own ports, NodeHostname=localhost),
 # GPUs as character devices made with mknod, gres.conf written by `gpuctl
 # slurm gres-conf` from a simulated server (tests/data/slurm-nvpairs.json:
 # 4 GPUs, NVLink pairs 0-1 and 2-3 only), one gpuctl agent with its pool per
-# node, the contrib/slurm prolog, epilog and health check, and the SPANK
-# plugin. Then checks:
+# node n1..n3 (n4 has none: its prolog says so and goes on), the contrib/slurm
+# prolog, epilog and health check, and the SPANK plugin. Then checks:
 #   - gres.conf's Links rows, and the node's GRES in slurmctld
 #   - a 2-GPU job, while GPU 0 is held by another job, receives the NVLink
 #     pair 2,3 (first fit would give 1,2)
@@ -19,6 +19,13 @@
 #   - an ECC fault in n2's simulated server: slurmd's HealthCheckProgram drains
 #     n2 with "gpuctl: GPU 1 ..."; clearing the fault resumes it; a node an
 #     administrator drained stays drained
+#   - `gpuctl slurm sweep --level bench-quick --drain` over n1..n4, each node a
+#     simulated 8x H200 (through a wrapper of gpuctl): n2 carries an XID 79
+#     (health FAIL), n4 a power cap on GPU 5 (its SIMULATED GEMM figure 18%
+#     under the fleet's); the sweep names exactly n2 and n4, drains exactly
+#     them ('gpuctl sweep: ...'), and the health check does not resume them;
+#     a sweep of a node whose job fails (n1) and of one that never starts
+#     (n3, drained by the administrator) names both and drains neither
 #   - `srun --gpus=1 true` submit-to-finish latency, median of 20 (printed;
 #     SLURM_BENCH_OUT=FILE also writes it there)
 # The cluster is torn down by PID on exit, whatever happened. Needs root and
@@ -89,7 +96,7 @@ watchdog=$!
 # free TCP ports on loopback
 ports=()
 p=$((20000 + RANDOM % 30000))
-while [ ${#ports[@]} -lt 7 ]; do
+while [ ${#ports[@]} -lt 8 ]; do
 	p=$((p + 1))
 	(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && continue
 	ports+=("$p")
@@ -111,7 +118,7 @@ for i in 0 1 2 3; do mknod "$tmp/dev/nvidia$i" c 195 "$i" || skip "mknod failed 
 # ---- gres.conf from the simulated server -------------------------------------------
 sim="$src/tests/data/slurm-nvpairs.json"
 : >"$tmp/gres.conf"
-for n in n1 n2 n3; do
+for n in n1 n2 n3 n4; do
 	"$GPUCTL" --sim "$sim" slurm gres-conf --node "$n" --dev-dir "$tmp/dev" >>"$tmp/gres.conf" ||
 		fail "gpuctl slurm gres-conf for $n"
 done
@@ -149,6 +156,7 @@ exit \$rc
 HOOK
 	chmod 755 "$tmp/$h"
 done
+touch "$tmp/no-healthcheck-n4" # n4 is there for the sweep only: its periodic check would only cost CPU
 echo "optional $spank gpuctl=$GPUCTL socket=$tmp/pool-%n.sock sim=$sim,faults=$tmp/faults-%n.json admin_comment=1" >"$tmp/plugstack.conf"
 
 # ---- Slurm ----------------------------------------------------------------------------
@@ -196,14 +204,15 @@ PlugStackConfig=$tmp/plugstack.conf
 NodeName=n1 NodeHostname=localhost NodeAddr=127.0.0.1 Port=${ports[1]} CPUs=2 RealMemory=100 $gres State=UNKNOWN
 NodeName=n2 NodeHostname=localhost NodeAddr=127.0.0.1 Port=${ports[2]} CPUs=2 RealMemory=100 $gres State=UNKNOWN
 NodeName=n3 NodeHostname=localhost NodeAddr=127.0.0.1 Port=${ports[3]} CPUs=2 RealMemory=100 $gres State=UNKNOWN
-PartitionName=gpu Nodes=n[1-3] Default=YES MaxTime=10 State=UP
+NodeName=n4 NodeHostname=localhost NodeAddr=127.0.0.1 Port=${ports[7]} CPUs=2 RealMemory=100 $gres State=UNKNOWN
+PartitionName=gpu Nodes=n[1-4] Default=YES MaxTime=10 State=UP
 CONF
 cp "$tmp/gres.conf" "$tmp/gres.conf.orig"
 
 started=$SECONDS
 slurmctld -D -i -f "$tmp/slurm.conf" >/dev/null 2>&1 &
 pids+=($!)
-for n in n1 n2 n3; do
+for n in n1 n2 n3 n4; do
 	slurmd -D -N "$n" -f "$tmp/slurm.conf" >/dev/null 2>&1 &
 	pids+=($!)
 done
@@ -219,7 +228,7 @@ hc_runs() { grep -c " healthcheck node=$1 " "$tmp/hooks.log"; } # health checks 
 hc_ends() { grep -c "^healthcheck-end node=$1$" "$tmp/hooks.log"; } # and ended
 # hc_idle NODE: every health check that started on NODE has ended
 hc_idle() { [ "$(hc_runs "$1")" = "$(hc_ends "$1")" ]; }
-nodes_idle() { [ "$(sinfo -h -N -o '%N %t' 2>/dev/null | sort -u | grep -c ' idle$')" = 3 ]; }
+nodes_idle() { [ "$(sinfo -h -N -o '%N %t' 2>/dev/null | sort -u | grep -c ' idle$')" = 4 ]; }
 agents_up() { for n in n1 n2 n3; do "$GPUCTL" queue --socket "$tmp/pool-$n.sock" || return 1; done; }
 if ! wait_for 60 nodes_idle || ! wait_for 60 agents_up; then
 	fail "cluster not up: $(sinfo -h -N -o '%N %t %E' 2>&1 | tr '\n' '|')"
@@ -311,6 +320,26 @@ wait_for 60 undrained n2 && ok || fail "n2 not resumed after the fault cleared: 
 hc_ended_since() { [ "$(hc_ends "$1")" -gt "$2" ]; }
 wait_for 60 hc_ended_since n3 "$n3_runs" || fail "no health check on n3 started after the admin's drain and ended"
 drained n3 && [ "$(reason n3)" = "$admin_reason" ] && ok || fail "n3 (drained by the admin) lost its drain: $(reason n3)"
+
+# ---- gpuctl slurm sweep: a job that fails, a node that never starts --------------------------
+# The sweep's jobs run this wrapper: each node a simulated 8x H200 with its own
+# fault file (sweep-faults-NODE.json); with DIR/sweep-fail-NODE the job fails.
+cat >"$tmp/gpuctl-sweep" <<WRAP
+#!/bin/sh
+[ -e $tmp/sweep-fail-\$SLURMD_NODENAME ] && { echo "gpuctl-sweep: failing on purpose" >&2; exit 3; }
+GPUCTL_DATA_DIR='$GPUCTL_DATA_DIR' GPUCTL_SIM="h200x8,faults=$tmp/sweep-faults-\$SLURMD_NODENAME.json" exec '$GPUCTL' "\$@"
+WRAP
+chmod 755 "$tmp/gpuctl-sweep"
+touch "$tmp/sweep-fail-n1"
+# n3 is drained (by the admin, above): its job stays pending until --start-timeout
+out="$(timeout 60 "$GPUCTL" slurm sweep -w n1,n3 --window 0 --start-timeout 10s --timeout 50s --drain \
+	--gpuctl "$tmp/gpuctl-sweep" --out "$tmp/sweep-bad" 2>"$tmp/sweep-bad.err")"
+rc=$?
+rm -f "$tmp/sweep-fail-n1"
+[ $rc = 1 ] && grep -q "^  n1: not swept failed: job [0-9]* ended without a result: gpuctl-sweep: failing on purpose" <<<"$out" &&
+	grep -q "^  n3: not swept not-started: job [0-9]* still pending after [0-9]* s (.*); cancelled" <<<"$out" &&
+	! grep -q "^drained" <<<"$out" && ok || fail "sweep of a failing job and a drained node (exit $rc): $out $(tail -2 "$tmp/sweep-bad.err")"
+undrained n1 && [ "$(reason n3)" = "$admin_reason" ] && ok || fail "the failed sweep drained n1 or touched n3's reason: $(reason n1) / $(reason n3)"
 scontrol update NodeName=n3 State=RESUME
 # and a job can run on n2 again, once slurmctld shows it idle (the drain
 # flag clears before the node is offered again: an srun in between was
@@ -318,6 +347,35 @@ scontrol update NodeName=n3 State=RESUME
 node_idle() { [ "$(sinfo -h -n "$1" -o '%t' 2>/dev/null | sort -u)" = idle ]; }
 wait_for 60 node_idle n2 || fail "n2 not idle after its resume: $(sinfo -h -n n2 -o '%t %E' 2>&1)"
 out="$(timeout 30 srun -w n2 --gpus=1 true 2>&1)" && ok || fail "job on the resumed n2: $out"
+
+# ---- gpuctl slurm sweep: the fleet's outliers, and only they, named and drained ---------------
+echo '{"faults": [{"kind": "xid", "gpu": 3, "xid": 79}]}' >"$tmp/sweep-faults-n2.json"
+echo '{"faults": [{"kind": "power", "gpu": 5}]}' >"$tmp/sweep-faults-n4.json"
+wait_for 60 node_idle n3 || fail "n3 not idle after its resume: $(sinfo -h -n n3 -o '%t %E' 2>&1)"
+s0=$SECONDS
+out="$(timeout 90 "$GPUCTL" slurm sweep --level bench-quick --drain --start-timeout 60s --timeout 80s \
+	--gpuctl "$tmp/gpuctl-sweep" --out "$tmp/sweep" 2>"$tmp/sweep.err")"
+rc=$?
+n2_runs=$(hc_runs n2)
+echo "gpuctl slurm sweep of 4 nodes at bench-quick: $((SECONDS - s0)) s (exit $rc)"
+named="$(sed -n 's/^  \(n[0-9]\)\( GPU [0-9]*\)\{0,1\}: .*/\1/p' <<<"$out" | sort -u | tr '\n' ' ')"
+[ $rc = 2 ] && [ "$named" = "n2 n4 " ] && ok || fail "the sweep (exit $rc) named '$named', not n2 and n4: $out $(tail -3 "$tmp/sweep.err")"
+grep -q "^  n2 GPU 3: health FAIL xid-catalog; action: reboot$" <<<"$out" &&
+	grep -q "^  n4 GPU 5: slow gemm_bf16_tflops [0-9.]* TFLOP/s, 1[0-9.]*% below the median [0-9.]*; action: drain$" <<<"$out" &&
+	grep -q "^\*\*\* SIMULATED" <<<"$out" && grep -q "^outliers: 2$" <<<"$out" && ok || fail "the sweep's outliers: $out"
+[ "$(sed -n 's/^drained \(n[0-9]\): .*/\1/p' <<<"$out" | tr '\n' ' ')" = "n2 n4 " ] &&
+	[ "$(reason n2)" = "gpuctl sweep: GPU 3 xid-catalog" ] && [[ "$(reason n4)" == "gpuctl sweep: GPU 5 gemm_bf16_tflops -1"?"%" ]] &&
+	undrained n1 && undrained n3 && ok || fail "drained: $(grep ^drained <<<"$out" | tr '\n' '|'); n2 '$(reason n2)', n4 '$(reason n4)'; n1 $(drained n1 && echo drained), n3 $(drained n3 && echo drained)"
+# the health check (healthy on its own simulated server) leaves the sweep's drain alone
+wait_for 60 hc_ended_since n2 "$n2_runs" || fail "no health check on n2 started after the sweep's drain and ended"
+drained n2 && drained n4 && ok || fail "the health check resumed a node the sweep drained: n2 '$(reason n2)', n4 '$(reason n4)'"
+[ "$(grep -c '<tr class="node outlier" data-node="n[24]">' "$tmp/sweep/fleet.html")" = 16 ] &&
+	[ "$(grep -c '<tr class="node" data-node="n[13]">' "$tmp/sweep/fleet.html")" = 16 ] && ok ||
+	fail "fleet.html: not every GPU row of n1..n4, or the wrong rows highlighted"
+"$GPUCTL" slurm sweep --compare "$tmp/sweep/fleet.json" "$tmp/sweep/fleet.json" | grep -q ": 0 changes " && ok ||
+	fail "--compare of a sweep with itself"
+scontrol update NodeName=n2,n4 State=RESUME
+wait_for 60 node_idle n2 && wait_for 60 node_idle n4 || fail "n2, n4 not idle after the sweep's drain was lifted"
 
 # ---- latency: srun --gpus=1 true, submit to finish ------------------------------------------
 lat=()
