@@ -5,7 +5,8 @@
 # second, then all back-to-back; for each ENCODING: gzip, as Prometheus asks,
 # and plain, as curl without --compressed does), agent CPU and RSS
 # idle (1 s interval) and under load, against one serial nvidia-smi-style
-# sweep of the same fields. At 8 and 64 simulated GPUs. Loopback only.
+# sweep of the same fields; then `gpuctl top` on the same server in tmux (its
+# CPU and RSS; TOP=0 skips it). At 8 and 64 simulated GPUs. Loopback only.
 #
 #   bench/agent_bench.sh                 # build (Release) and run
 #   BUILD=build-rel CLIENTS=100 SECONDS_LOAD=10 GPUS="8 64" ENCODINGS="gzip plain" bench/agent_bench.sh
@@ -22,14 +23,15 @@ ENCODINGS="${ENCODINGS:-gzip plain}"
 HISTORY="${HISTORY:-60m}" # the agent's history (/api/v1/history): its default (1 h), or off
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
 	cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGPUCTL_WITH_CUDA=OFF >/dev/null
-	cmake --build "$BUILD" -j"$(nproc)" --target gpuctl gpuctl_core >/dev/null
+	cmake --build "$BUILD" -j"$(nproc)" --target gpuctl >/dev/null
 fi
-cc -O2 -std=c11 -D_GNU_SOURCE -Isrc bench/agent_bench.c "$BUILD/libgpuctl_core.a" \
+# the device and core layers' libraries (src/layers.cmake) hold all it calls
+cc -O2 -std=c11 -D_GNU_SOURCE -Isrc bench/agent_bench.c "$BUILD/libgpuctl_layer_device.a" "$BUILD/libgpuctl_layer_core.a" \
 	$(pkg-config --libs jansson libmicrohttpd sqlite3 ncursesw zlib) -lpthread -ldl -lm -o "$BUILD/agent_bench"
 export GPUCTL_DATA_DIR="$PWD/data"
 tmp=$(mktemp -d)
 agent_pid=""
-trap '[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap '[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null; tmux -S "$tmp/tmux" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
 
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ)  host: $(uname -n)  cpus: $(nproc)  $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 for gpus in $GPUS; do
@@ -68,4 +70,19 @@ for gpus in $GPUS; do
 	wait "$agent_pid" 2>/dev/null || true
 	agent_pid=""
 	"$BUILD/agent_bench" sweep "$spec" 5
+	# gpuctl top on the same server in a terminal (tmux 200x60, its 1 s refresh):
+	# its CPU and RSS over SECONDS_IDLE, once its first screen is up (TOP=0: skip)
+	if [ "${TOP:-1}" = 1 ] && command -v tmux >/dev/null; then
+		tmux -S "$tmp/tmux" -f /dev/null new-session -d -x 200 -y 60 \
+			"exec env TERM=xterm-256color LANG=C.UTF-8 GPUCTL_DATA_DIR='$GPUCTL_DATA_DIR' '$BUILD/gpuctl' --sim '$spec' top"
+		top_pid=$(tmux -S "$tmp/tmux" display -p '#{pane_pid}')
+		for _ in $(seq 1 300); do
+			tmux -S "$tmp/tmux" capture-pane -p | grep -q "GPU" && break
+			sleep 0.1
+		done
+		sleep 3 # its first ticks (rates need two snapshots)
+		echo "-- gpuctl top (pid $top_pid), 200x60 terminal:"
+		"$BUILD/agent_bench" idle "$top_pid" "$SECONDS_IDLE"
+		tmux -S "$tmp/tmux" kill-server 2>/dev/null || true
+	fi
 done
