@@ -5,48 +5,37 @@
 #include <string.h>
 
 #include "view/json_util.h"
+#include "help.h"
 #include "pool_cmd.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: gpuctl cancel [--socket PATH] [--json] JOB...\n\n"
-		"Cancels your jobs (root: anyone's). A running job's process group gets SIGTERM, then\n"
-		"SIGKILL (its whole cgroup where there is one) after the agent's grace period.\n"
-		POOL_CMD_EXITS);
-}
+static const struct opt_spec cancel_opts[] = { POOL_OPT_SPECS };
+
+static const struct cmd_help cancel_help = {
+	.name = "cancel",
+	.usage = "[--socket PATH] [--json] JOB...",
+	.what = "Cancels your jobs (root: anyone's). A running job's process group gets SIGTERM, then\n"
+		"SIGKILL (its whole cgroup where there is one) after the agent's grace period.\n",
+	.opts = cancel_opts,
+	.nopts = sizeof(cancel_opts) / sizeof(cancel_opts[0]),
+	.exits = POOL_CMD_EXIT_CODES,
+	.operands = true,
+};
 
 int cmd_cancel(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct pool_opts o = { 0 };
 	uint64_t ids[256];
 	unsigned n = 0;
-	bool only_ids = false; /* after "--" */
-	for (int i = 1; i < argc; i++) {
-		if (!only_ids && strcmp(argv[i], "--") == 0) {
-			only_ids = true;
-			continue;
-		}
-		if (!only_ids && argv[i][0] == '-') {
-			if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-				usage(ctx->out);
-				return EXIT_OK;
-			}
-			int f = pool_cmd_flag(ctx, "cancel", argc, argv, &i, &o);
-			if (f < 0)
-				return EXIT_USAGE;
-			if (f > 0)
-				continue;
-			cmd_error(ctx, "cancel", "unknown option '%s'; see 'gpuctl cancel --help'", argv[i]);
+	struct opt_parser p;
+	struct opt_value v;
+	int opt, opt_rc;
+	opt_init(&p, argc, argv, cancel_help.opts, cancel_help.nopts);
+	while ((opt = help_opt_next(ctx, &cancel_help, &p, &v, &opt_rc)) != OPT_DONE) {
+		if (opt == OPT_HELP || opt == OPT_ERROR)
+			return opt_rc;
+		if (opt == OPT_OPERAND && pool_cmd_add_job(ctx, "cancel", v.text, ids, &n))
 			return EXIT_USAGE;
-		}
-		if (n == 256) {
-			cmd_error(ctx, "cancel", "more than 256 jobs at once");
-			return EXIT_USAGE;
-		}
-		if (pool_cmd_job_id(ctx, "cancel", argv[i], &ids[n]))
-			return EXIT_USAGE;
-		n++;
+		pool_cmd_take(&o, opt, &v);
 	}
 	if (n == 0) {
 		cmd_error(ctx, "cancel", "no job id given");

@@ -7,20 +7,32 @@
 #include <string.h>
 
 #include "core/table.h"
+#include "help.h"
 #include "pool_cmd.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: gpuctl jobs [--history] [--all] [--limit N] [--socket PATH] [--json]\n"
-		"       gpuctl jobs --slurm JOBID [--socket PATH] [--json]\n\n"
-		"Your active jobs; --history: ended ones too, newest first (default at most 100).\n"
+enum { OPT_JOBS_HISTORY = POOL_OPT_FIRST_OWN, OPT_JOBS_ALL, OPT_JOBS_LIMIT, OPT_JOBS_SLURM };
+static const struct opt_spec jobs_opts[] = {
+	POOL_OPT_SPECS,
+	[OPT_JOBS_HISTORY] = { "history", 0, OPT_FLAG, NULL, "ended jobs too, newest first", NULL, 0, 0, NULL },
+	[OPT_JOBS_ALL] = { "all", 0, OPT_FLAG, NULL, "every user's (root only)", NULL, 0, 0, NULL },
+	[OPT_JOBS_LIMIT] = { "limit", 0, OPT_INT, NULL, "at most N jobs (--history)", "100", 1, 1000000, NULL },
+	[OPT_JOBS_SLURM] = { "slurm", 0, OPT_STRING, "JOBID", "the Slurm job's GPUs as the prolog recorded them",
+			     NULL, 0, 0, NULL },
+};
+
+static const struct cmd_help jobs_help = {
+	.name = "jobs",
+	.usage = "[--history] [--all] [--limit N] [--socket PATH] [--json]\n"
+		 "       gpuctl jobs --slurm JOBID [--socket PATH] [--json]",
+	.what = "Your active jobs; --history: ended ones too, newest first (default at most 100).\n"
 		"--all: every user's (root only). Accounting per job: GPU-seconds, energy (J),\n"
-		"average/peak utilization (%%), peak memory (GiB), XIDs and throttling during the job;\n"
+		"average/peak utilization (%), peak memory (GiB), XIDs and throttling during the job;\n"
 		"--json gives them per GPU. --slurm: the Slurm job's GPUs as the prolog recorded them\n"
-		"(docs/slurm.md), running or ended.\n"
-		POOL_CMD_EXITS);
-}
+		"(docs/slurm.md), running or ended.\n",
+	.opts = jobs_opts,
+	.nopts = sizeof(jobs_opts) / sizeof(jobs_opts[0]),
+	.exits = POOL_CMD_EXIT_CODES,
+};
 
 struct totals {
 	double gpu_s, energy_j, util_avg, util_peak, mem_peak;
@@ -68,51 +80,28 @@ int cmd_jobs(int argc, char **argv, struct cmd_ctx *ctx)
 	bool history = false, all = false;
 	unsigned long limit = 0;
 	const char *slurm_job = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			usage(ctx->out);
-			return EXIT_OK;
-		}
-		int f = pool_cmd_flag(ctx, "jobs", argc, argv, &i, &o);
-		if (f < 0)
-			return EXIT_USAGE;
-		if (f > 0)
-			continue;
-		if (strcmp(argv[i], "--history") == 0) {
+	struct opt_parser p;
+	struct opt_value v;
+	int opt, opt_rc;
+	opt_init(&p, argc, argv, jobs_help.opts, jobs_help.nopts);
+	while ((opt = help_opt_next(ctx, &jobs_help, &p, &v, &opt_rc)) != OPT_DONE) {
+		if (opt == OPT_HELP || opt == OPT_ERROR)
+			return opt_rc;
+		if (opt == OPT_JOBS_HISTORY)
 			history = true;
-			continue;
-		}
-		if (strcmp(argv[i], "--all") == 0) {
+		else if (opt == OPT_JOBS_ALL)
 			all = true;
-			continue;
-		}
-		bool bad = false;
-		const char *v = pool_cmd_value(argc, argv, &i, "--slurm", &bad);
-		if (v || bad) {
-			if (bad || !*v || strspn(v, "0123456789") != strlen(v) || strlen(v) > 10) {
+		else if (opt == OPT_JOBS_LIMIT)
+			limit = (unsigned long)v.num;
+		else if (opt == OPT_JOBS_SLURM) {
+			if (strspn(v.text, "0123456789") != strlen(v.text) || strlen(v.text) > 10) {
 				cmd_error(ctx, "jobs", "option '--slurm' needs a Slurm job id");
 				return EXIT_USAGE;
 			}
-			slurm_job = v;
-			continue;
+			slurm_job = v.text;
+		} else {
+			pool_cmd_take(&o, opt, &v);
 		}
-		v = pool_cmd_value(argc, argv, &i, "--limit", &bad);
-		if (bad || (v && (!*v || *v == '-'))) {
-			cmd_error(ctx, "jobs", "option '--limit' needs a count");
-			return EXIT_USAGE;
-		}
-		if (v) {
-			char *end;
-			errno = 0;
-			limit = strtoul(v, &end, 10);
-			if (*end || errno || limit == 0 || limit > 1000000) {
-				cmd_error(ctx, "jobs", "bad limit '%s' (1 to 1000000)", v);
-				return EXIT_USAGE;
-			}
-			continue;
-		}
-		cmd_error(ctx, "jobs", "unknown option '%s'; see 'gpuctl jobs --help'", argv[i]);
-		return EXIT_USAGE;
 	}
 	json_t *req = pool_cmd_request(slurm_job ? "slurm_show" : "jobs"), *resp;
 	if (slurm_job)

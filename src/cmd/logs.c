@@ -7,20 +7,30 @@
 #include <time.h>
 
 #include "pool/proto.h"
+#include "help.h"
 #include "pool_cmd.h"
 
 #define FOLLOW_POLL_MS 200
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: gpuctl logs [-f|--follow] [--stderr] [--socket PATH] [--json] JOB\n\n"
-		"Prints what job JOB wrote to stdout (--stderr: stderr), streamed from the agent. Where\n"
+enum { OPT_LOGS_FOLLOW = POOL_OPT_FIRST_OWN, OPT_LOGS_STDERR };
+static const struct opt_spec logs_opts[] = {
+	POOL_OPT_SPECS,
+	[OPT_LOGS_FOLLOW] = { "follow", 'f', OPT_FLAG, NULL, "keep printing until the job ends", NULL, 0, 0, NULL },
+	[OPT_LOGS_STDERR] = { "stderr", 0, OPT_FLAG, NULL, "the job's stderr, not its stdout", NULL, 0, 0, NULL },
+};
+
+static const struct cmd_help logs_help = {
+	.name = "logs",
+	.usage = "[-f|--follow] [--stderr] [--socket PATH] [--json] JOB",
+	.what = "Prints what job JOB wrote to stdout (--stderr: stderr), streamed from the agent. Where\n"
 		"the output passed the pool's log limit, a line says how much was dropped there (the\n"
 		"first and last halves are kept). With -f, keeps printing until the job ends.\n"
-		"--json: one chunk as JSON (data in base64, offset, skipped, size).\n"
-		POOL_CMD_EXITS);
-}
+		"--json: one chunk as JSON (data in base64, offset, skipped, size).\n",
+	.opts = logs_opts,
+	.nopts = sizeof(logs_opts) / sizeof(logs_opts[0]),
+	.exits = POOL_CMD_EXIT_CODES,
+	.operands = true,
+};
 
 int cmd_logs(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -28,29 +38,24 @@ int cmd_logs(int argc, char **argv, struct cmd_ctx *ctx)
 	bool follow = false;
 	int stream = 1;
 	uint64_t id = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			usage(ctx->out);
-			return EXIT_OK;
-		}
-		int f = pool_cmd_flag(ctx, "logs", argc, argv, &i, &o);
-		if (f < 0)
-			return EXIT_USAGE;
-		if (f > 0)
-			continue;
-		if (strcmp(a, "-f") == 0 || strcmp(a, "--follow") == 0) {
+	struct opt_parser p;
+	struct opt_value v;
+	int opt, opt_rc;
+	opt_init(&p, argc, argv, logs_help.opts, logs_help.nopts);
+	while ((opt = help_opt_next(ctx, &logs_help, &p, &v, &opt_rc)) != OPT_DONE) {
+		if (opt == OPT_HELP || opt == OPT_ERROR)
+			return opt_rc;
+		if (opt == OPT_LOGS_FOLLOW) {
 			follow = true;
-		} else if (strcmp(a, "--stderr") == 0) {
+		} else if (opt == OPT_LOGS_STDERR) {
 			stream = 2;
-		} else if (a[0] == '-') {
-			cmd_error(ctx, "logs", "unknown option '%s'; see 'gpuctl logs --help'", a);
-			return EXIT_USAGE;
-		} else if (id) {
+		} else if (opt == OPT_OPERAND && id) {
 			cmd_error(ctx, "logs", "one job at a time");
 			return EXIT_USAGE;
-		} else if (pool_cmd_job_id(ctx, "logs", a, &id)) {
+		} else if (opt == OPT_OPERAND && pool_cmd_job_id(ctx, "logs", v.text, &id)) {
 			return EXIT_USAGE;
+		} else {
+			pool_cmd_take(&o, opt, &v);
 		}
 	}
 	if (!id) {

@@ -49,6 +49,27 @@ int pool_cmd_flag(const struct cmd_ctx *ctx, const char *cmd, int argc, char **a
 	return 0;
 }
 
+bool pool_cmd_take(struct pool_opts *o, int k, const struct opt_value *v)
+{
+	if (k == POOL_OPT_SOCKET)
+		o->socket = v->text;
+	else if (k == POOL_OPT_JSON)
+		o->json = true;
+	return k == POOL_OPT_SOCKET || k == POOL_OPT_JSON;
+}
+
+int pool_cmd_add_job(const struct cmd_ctx *ctx, const char *cmd, const char *text, uint64_t ids[256], unsigned *n)
+{
+	if (*n == 256) {
+		cmd_error(ctx, cmd, "more than 256 jobs at once");
+		return EXIT_USAGE;
+	}
+	if (pool_cmd_job_id(ctx, cmd, text, &ids[*n]))
+		return EXIT_USAGE;
+	++*n;
+	return EXIT_OK;
+}
+
 int pool_cmd_job_id(const struct cmd_ctx *ctx, const char *cmd, const char *s, uint64_t *id)
 {
 	char *end;

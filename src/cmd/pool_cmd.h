@@ -4,7 +4,12 @@
 #ifndef GPUCTL_POOL_CMD_H
 #define GPUCTL_POOL_CMD_H
 
-/* the exit codes every pool command's --help lists (docs/exit-codes.md) */
+/* the exit codes every pool command's --help lists (docs/exit-codes.md);
+ * POOL_CMD_EXIT_CODES after help_print_cmd's "exit codes: " */
+#define POOL_CMD_EXIT_CODES                                                                                    \
+	"0 done, 64 usage or a bad job id, 65 the agent refused (not your job, an ended job,\n"               \
+	"            a request this server can never meet), 74 the exchange with the agent failed,\n"          \
+	"            75 no agent on the socket"
 #define POOL_CMD_EXITS \
 	"exit codes: 0 done, 64 usage or a bad job id, 65 the agent refused (not your job, an ended job,\n" \
 	"            a request this server can never meet), 74 the exchange with the agent failed,\n" \
@@ -15,6 +20,15 @@
 #include <stdint.h>
 
 #include "cmd.h"
+#include "core/opts.h"
+
+/* --socket and --json: the first two rows of every pool command's option
+ * table (core/opts.h); pool_cmd_take reads them. */
+#define POOL_OPT_SPECS                                                                                         \
+	{ "socket", 0, OPT_STRING, "PATH",                                                                     \
+	  "the pool's socket ($GPUCTL_POOL_SOCKET, else the agent's: docs/pool.md)", NULL, 0, 0, NULL },       \
+	{ "json", 0, OPT_FLAG, NULL, "machine-readable output (stable; see docs/json.md)", NULL, 0, 0, NULL }
+enum { POOL_OPT_SOCKET, POOL_OPT_JSON, POOL_OPT_FIRST_OWN };
 
 struct pool_opts {
 	const char *socket;      /* --socket PATH */
@@ -25,6 +39,10 @@ struct pool_opts {
 /* Takes --socket PATH / --socket=PATH / --json at argv[*i]: 1 taken, 0 not
  * this flag, -1 error printed (EXIT_USAGE). */
 int pool_cmd_flag(const struct cmd_ctx *ctx, const char *cmd, int argc, char **argv, int *i, struct pool_opts *o);
+/* Takes option k of the table if it is --socket or --json: true when taken. */
+bool pool_cmd_take(struct pool_opts *o, int k, const struct opt_value *v);
+/* Adds job id text to ids[*n] (at most 256); EXIT_OK, else prints and returns EXIT_USAGE. */
+int pool_cmd_add_job(const struct cmd_ctx *ctx, const char *cmd, const char *text, uint64_t ids[256], unsigned *n);
 /* "--flag value" or "--flag=value" at argv[*i]; NULL when not this flag (*bad on a missing value). */
 const char *pool_cmd_value(int argc, char **argv, int *i, const char *flag, bool *bad);
 /* Parses a job id ("12"); 0 on success, else prints and returns EXIT_USAGE. */

@@ -9,19 +9,23 @@
 #include "core/table.h"
 #include "pool/jscan.h"
 #include "pool/queue_view.h"
+#include "help.h"
 #include "pool_cmd.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: gpuctl queue [--socket PATH] [--json]\n\n"
-		"Everyone's jobs, one line each: running ones, then pending ones in the order they will be\n"
+static const struct opt_spec queue_opts[] = { POOL_OPT_SPECS };
+
+static const struct cmd_help queue_help = {
+	.name = "queue",
+	.usage = "[--socket PATH] [--json]",
+	.what = "Everyone's jobs, one line each: running ones, then pending ones in the order they will be\n"
 		"considered. Columns: ID, USER, NAME, STATE, GPUS (the GPUs a job holds, or what it asks\n"
 		"for), PRIO, TIME (running or waiting for how long), REASON (why a pending job waits, e.g.\n"
 		"\"waiting for 4 NVLink-connected GPUs\", and the first one's expected start when the\n"
-		"running jobs' time limits tell it); then how many run and wait. --json: the agent's answer.\n"
-		POOL_CMD_EXITS);
-}
+		"running jobs' time limits tell it); then how many run and wait. --json: the agent's answer.\n",
+	.opts = queue_opts,
+	.nopts = sizeof(queue_opts) / sizeof(queue_opts[0]),
+	.exits = POOL_CMD_EXIT_CODES,
+};
 
 /* The answer without "ok", as pool_cmd_print_json writes it, re-indented
  * straight from its text; through jansson only when it is not the plain
@@ -128,18 +132,14 @@ static int print_table(struct cmd_ctx *ctx, const char *answer, size_t len)
 int cmd_queue(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct pool_opts o = { 0 };
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			usage(ctx->out);
-			return EXIT_OK;
-		}
-		int f = pool_cmd_flag(ctx, "queue", argc, argv, &i, &o);
-		if (f < 0)
-			return EXIT_USAGE;
-		if (f == 0) {
-			cmd_error(ctx, "queue", "unknown option '%s'; see 'gpuctl queue --help'", argv[i]);
-			return EXIT_USAGE;
-		}
+	struct opt_parser p;
+	struct opt_value v;
+	int opt, opt_rc;
+	opt_init(&p, argc, argv, queue_help.opts, queue_help.nopts);
+	while ((opt = help_opt_next(ctx, &queue_help, &p, &v, &opt_rc)) != OPT_DONE) {
+		if (opt == OPT_HELP || opt == OPT_ERROR)
+			return opt_rc;
+		pool_cmd_take(&o, opt, &v);
 	}
 	char *answer;
 	size_t len;

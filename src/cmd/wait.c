@@ -4,69 +4,50 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent/agent_config.h"
+#include "core/units.h"
+#include "help.h"
 #include "view/json_util.h"
 #include "pool_cmd.h"
 #include "core/clock.h"
 
 #define WAIT_POLL_MS 100
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: gpuctl wait [--timeout DURATION] [--socket PATH] [--json] JOB...\n\n"
-		"Waits until every JOB has ended. Exit status: 0 when all ended 'done' (exit code 0),\n"
-		"2 when one failed, was cancelled, timed out or was lost, 75 when --timeout passed first.\n"
-		"exit codes: 0 all done, 2 one failed, was cancelled, timed out or was lost, 64 usage or a\n"
-		"            bad job id, 65 the agent refused, 74 the exchange failed, 75 no agent or --timeout\n");
-}
+enum { OPT_WAIT_TIMEOUT = POOL_OPT_FIRST_OWN };
+static const struct opt_spec wait_opts[] = {
+	POOL_OPT_SPECS,
+	[OPT_WAIT_TIMEOUT] = { "timeout", 0, OPT_DURATION, NULL, "give up after this long (1ms to 366d; docs/units.md)",
+			       "none", 1000000, 366 * (long long)UNITS_NS_PER_DAY, NULL },
+};
+
+static const struct cmd_help wait_help = {
+	.name = "wait",
+	.usage = "[--timeout DURATION] [--socket PATH] [--json] JOB...",
+	.what = "Waits until every JOB has ended. Exit status: 0 when all ended 'done' (exit code 0),\n"
+		"2 when one failed, was cancelled, timed out or was lost, 75 when --timeout passed first.\n",
+	.opts = wait_opts,
+	.nopts = sizeof(wait_opts) / sizeof(wait_opts[0]),
+	.exits = "0 all done, 2 one failed, was cancelled, timed out or was lost, 64 usage or a\n"
+		 "            bad job id, 65 the agent refused, 74 the exchange failed, 75 no agent or --timeout",
+	.operands = true,
+};
 
 int cmd_wait(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct pool_opts o = { 0 };
 	uint64_t ids[256], timeout_ns = 0;
 	unsigned n = 0;
-	bool only_ids = false; /* after "--" */
-	for (int i = 1; i < argc; i++) {
-		if (!only_ids && strcmp(argv[i], "--") == 0) {
-			only_ids = true;
-			continue;
-		}
-		if (!only_ids && argv[i][0] == '-') {
-			if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-				usage(ctx->out);
-				return EXIT_OK;
-			}
-			int f = pool_cmd_flag(ctx, "wait", argc, argv, &i, &o);
-			if (f < 0)
-				return EXIT_USAGE;
-			if (f > 0)
-				continue;
-			bool bad = false;
-			const char *v = pool_cmd_value(argc, argv, &i, "--timeout", &bad);
-			if (bad) {
-				cmd_error(ctx, "wait", "option '--timeout' needs a value");
-				return EXIT_USAGE;
-			}
-			if (!v) {
-				cmd_error(ctx, "wait", "unknown option '%s'; see 'gpuctl wait --help'", argv[i]);
-				return EXIT_USAGE;
-			}
-			char msg[160];
-			if (agent_parse_duration(v, 1000000ull, 366ull * 86400ull * 1000000000ull, &timeout_ns, msg,
-						 sizeof(msg))) {
-				cmd_error(ctx, "wait", "%s", msg);
-				return EXIT_USAGE;
-			}
-			continue;
-		}
-		if (n == 256) {
-			cmd_error(ctx, "wait", "more than 256 jobs at once");
+	struct opt_parser p;
+	struct opt_value v;
+	int opt, opt_rc;
+	opt_init(&p, argc, argv, wait_help.opts, wait_help.nopts);
+	while ((opt = help_opt_next(ctx, &wait_help, &p, &v, &opt_rc)) != OPT_DONE) {
+		if (opt == OPT_HELP || opt == OPT_ERROR)
+			return opt_rc;
+		if (opt == OPT_OPERAND && pool_cmd_add_job(ctx, "wait", v.text, ids, &n))
 			return EXIT_USAGE;
-		}
-		if (pool_cmd_job_id(ctx, "wait", argv[i], &ids[n]))
-			return EXIT_USAGE;
-		n++;
+		if (opt == OPT_WAIT_TIMEOUT)
+			timeout_ns = (uint64_t)v.num;
+		pool_cmd_take(&o, opt, &v);
 	}
 	if (n == 0) {
 		cmd_error(ctx, "wait", "no job id given");
