@@ -4,6 +4,7 @@
 #include "health/leak.h"
 #include "agent/pool_agent.h"
 #include "pool/proto.h"
+#include "core/units.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -60,37 +61,6 @@ static int agent_parse_rate(const char *s, double *bytes_per_s, char *err, size_
 	}
 	*bytes_per_s = (double)bytes / per;
 	return 0;
-}
-
-int agent_parse_duration(const char *s, uint64_t min_ns, uint64_t max_ns, uint64_t *out, char *err, size_t errlen)
-{
-	char *end = NULL;
-	errno = 0;
-	if (!*s || !(isdigit((unsigned char)*s) || *s == '.'))
-		goto bad;
-	double v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		goto bad;
-	double mul;
-	if (!*end || strcmp(end, "s") == 0)
-		mul = 1e9;
-	else if (strcmp(end, "ms") == 0)
-		mul = 1e6;
-	else if (strcmp(end, "m") == 0)
-		mul = 60e9;
-	else
-		goto bad;
-	double ns = v * mul;
-	if (ns < (double)min_ns || ns > (double)max_ns) {
-		snprintf(err, errlen, "duration '%.40s' out of range (%.3g s to %.3g s)", s, (double)min_ns / 1e9,
-			 (double)max_ns / 1e9);
-		return -1;
-	}
-	*out = (uint64_t)ns;
-	return 0;
-bad:
-	snprintf(err, errlen, "bad duration '%.40s' (use e.g. 1s, 500ms, 2m)", s);
-	return -1;
 }
 
 static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
@@ -180,17 +150,17 @@ int agent_config_set(struct agent_config *c, const char *key, const char *value,
 	if (strcmp(key, "listen") == 0)
 		return agent_parse_listen(value, c->listen_host, sizeof(c->listen_host), &c->port, err, errlen);
 	if (strcmp(key, "interval") == 0)
-		return agent_parse_duration(value, 10000000ull, 3600000000000ull, &c->interval_ns, err, errlen);
+		return units_parse_duration(value, 10000000ull, 3600000000000ull, &c->interval_ns, err, errlen);
 	if (strcmp(key, "stale_after") == 0)
-		return agent_parse_duration(value, 10000000ull, 86400000000000ull, &c->stale_after_ns, err, errlen);
+		return units_parse_duration(value, 10000000ull, 86400000000000ull, &c->stale_after_ns, err, errlen);
 	if (strcmp(key, "leak_window") == 0)
-		return agent_parse_duration(value, 1000000000ull, 86400000000000ull, &c->leak_window_ns, err, errlen);
+		return units_parse_duration(value, 1000000000ull, 86400000000000ull, &c->leak_window_ns, err, errlen);
 	if (strcmp(key, "history") == 0) {
 		if (strcmp(value, "off") == 0 || strcmp(value, "0") == 0) {
 			c->history_ns = 0;
 			return 0;
 		}
-		return agent_parse_duration(value, 1000000000ull, 86400000000000ull, &c->history_ns, err, errlen);
+		return units_parse_duration(value, 1000000000ull, 86400000000000ull, &c->history_ns, err, errlen);
 	}
 	if (strcmp(key, "leak_min_rate") == 0)
 		return agent_parse_rate(value, &c->leak_min_rate, err, errlen);

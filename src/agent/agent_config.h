@@ -56,7 +56,5 @@ int agent_config_parse(struct agent_config *c, const char *text, size_t len, con
 		       size_t errlen);
 /* "ADDR:PORT", "[v6]:PORT", ":PORT", "PORT" or "ADDR" (default port). */
 int agent_parse_listen(const char *s, char *host, size_t hostlen, unsigned *port, char *err, size_t errlen);
-/* "1", "1s", "500ms", "2.5s", "1m" -> ns; bounded to [min_ns, max_ns]. */
-int agent_parse_duration(const char *s, uint64_t min_ns, uint64_t max_ns, uint64_t *out, char *err, size_t errlen);
 
 #endif

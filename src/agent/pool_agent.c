@@ -15,6 +15,7 @@
 #include "agent/agent_internal.h"
 #include "pool/pool.h"
 #include "pool/proto.h"
+#include "core/units.h"
 
 int pool_agent_config_set(struct agent_config *c, const char *key, const char *value, char *err, size_t errlen)
 {
@@ -84,7 +85,7 @@ int pool_agent_config_set(struct agent_config *c, const char *key, const char *v
 	}
 	if (strcmp(key, "pool_user_gpu_limit") == 0 || strcmp(key, "pool_kill_grace") == 0) {
 		if (strcmp(key, "pool_kill_grace") == 0)
-			return agent_parse_duration(value, 1000000ull, 3600000000000ull, &c->pool_kill_grace_ns, err, errlen);
+			return units_parse_duration(value, 1000000ull, 3600000000000ull, &c->pool_kill_grace_ns, err, errlen);
 		char *end;
 		unsigned long v = strtoul(value, &end, 10);
 		if (!value[0] || value[0] == '-' || *end || v > 64) {

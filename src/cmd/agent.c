@@ -16,51 +16,70 @@
 #include "pool/pool.h"
 #include "agent/pool_agent.h"
 #include "core/data_path.h"
+#include "help.h"
 
 #define CONFIG_MAX_BYTES (64u * 1024u)
+#define AGENT_DEFAULT_PORT_TEXT "9477" /* for the help text */
+_Static_assert(AGENT_DEFAULT_PORT == 9477u, "AGENT_DEFAULT_PORT_TEXT is AGENT_DEFAULT_PORT");
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: gpuctl agent [--listen ADDR:PORT] [--interval DURATION] [--config FILE]\n"
-		"                    [--metrics GROUPS] [--label KEY=VALUE]... [--hostname NAME]\n"
-		"                    [--kernel-log PATH|off] [--stale-after DURATION]\n"
-		"                    [--pool [--pool-dir DIR] [--pool-socket PATH]]\n"
-		"       gpuctl agent --once [--openmetrics] [options]\n\n"
-		"Samples every GPU in the background and serves the latest values:\n"
-		"  /metrics (Prometheus text; OpenMetrics when asked), /api/v1/gpus, /api/v1/health, /healthz\n\n"
-		"options:\n"
-		"  --listen ADDR:PORT     where to listen (default *:%u; '127.0.0.1:%u' for this host only, port 0 = any free)\n"
-		"  --interval DURATION    sampling interval (default 1s; e.g. 500ms, 2s)\n"
-		"  --config FILE          settings file, 'key = value' lines (docs/agent.md); flags override it\n"
-		"  --metrics GROUPS       metric groups: all, basic, ecc, pcie, nvlink, throttle, processes, mig, xid, health\n"
-		"  --label KEY=VALUE      extra label on every series (repeatable)\n"
-		"  --hostname NAME        value of the hostname label (default: the machine's)\n"
-		"  --kernel-log PATH|off  where to read 'NVRM: Xid' lines (default /dev/kmsg)\n"
-		"  --stale-after DURATION a GPU with no good sample this long is down (default 5 intervals)\n"
-		"  --pool                 also run the job pool (gpuctl submit/queue; docs/pool.md)\n"
-		"  --pool-dir DIR         the pool's state (default /var/lib/gpuctl/pool as root)\n"
-		"  --pool-socket PATH     its control socket (default /run/gpuctl/pool.sock as root)\n"
-		"  --once                 print one exposition to stdout and exit\n"
-		"  --openmetrics          with --once: OpenMetrics instead of Prometheus text\n"
-		"runs in the foreground until SIGINT or SIGTERM; needs no root.\n"
-		"exit codes: 0 stopped by a signal (or --once done), 64 usage, 65 malformed configuration,\n"
-		"            66 missing configuration, 69 no GPU/driver, 74 cannot listen or write\n",
-		AGENT_DEFAULT_PORT, AGENT_DEFAULT_PORT);
-}
+/* The agent's flags: those with a value set the configuration key of the
+ * same row in agent_keys (agent_config_set checks the value: the file and
+ * the flags read one grammar). */
+enum {
+	OPT_AGENT_LISTEN, OPT_AGENT_INTERVAL, OPT_AGENT_CONFIG, OPT_AGENT_METRICS, OPT_AGENT_LABEL, OPT_AGENT_HOSTNAME,
+	OPT_AGENT_KERNEL_LOG, OPT_AGENT_STALE_AFTER, OPT_AGENT_POOL, OPT_AGENT_POOL_DIR, OPT_AGENT_POOL_SOCKET,
+	OPT_AGENT_ONCE, OPT_AGENT_OPENMETRICS,
+};
+static const struct opt_spec agent_opts[] = {
+	[OPT_AGENT_LISTEN] = { "listen", 0, OPT_STRING, "ADDR:PORT",
+			       "where to listen ('127.0.0.1:" AGENT_DEFAULT_PORT_TEXT "' for this host only, port 0 = any free)",
+			       "*:" AGENT_DEFAULT_PORT_TEXT, 0, 0, NULL },
+	[OPT_AGENT_INTERVAL] = { "interval", 0, OPT_STRING, "DURATION", "sampling interval (e.g. 500ms, 2s; docs/units.md)",
+				 "1s", 0, 0, NULL },
+	[OPT_AGENT_CONFIG] = { "config", 0, OPT_STRING, "FILE",
+			       "settings file, 'key = value' lines (docs/agent.md); flags override it", NULL, 0, 0, NULL },
+	[OPT_AGENT_METRICS] = { "metrics", 0, OPT_STRING, "GROUPS",
+				"metric groups: all, basic, ecc, pcie, nvlink, throttle, processes, mig, xid, health",
+				NULL, 0, 0, NULL },
+	[OPT_AGENT_LABEL] = { "label", 0, OPT_STRING, "KEY=VALUE", "extra label on every series (repeatable)", NULL, 0, 0,
+			      NULL },
+	[OPT_AGENT_HOSTNAME] = { "hostname", 0, OPT_STRING, "NAME", "value of the hostname label", "the machine's", 0, 0,
+				 NULL },
+	[OPT_AGENT_KERNEL_LOG] = { "kernel-log", 0, OPT_STRING, "PATH|off", "where to read 'NVRM: Xid' lines",
+				   "/dev/kmsg", 0, 0, NULL },
+	[OPT_AGENT_STALE_AFTER] = { "stale-after", 0, OPT_STRING, "DURATION", "a GPU with no good sample this long is down",
+				    "5 intervals", 0, 0, NULL },
+	[OPT_AGENT_POOL] = { "pool", 0, OPT_FLAG, NULL, "also run the job pool (gpuctl submit/queue; docs/pool.md)", NULL, 0,
+			     0, NULL },
+	[OPT_AGENT_POOL_DIR] = { "pool-dir", 0, OPT_STRING, "DIR", "the pool's state", "/var/lib/gpuctl/pool as root", 0,
+				 0, NULL },
+	[OPT_AGENT_POOL_SOCKET] = { "pool-socket", 0, OPT_STRING, "PATH", "its control socket",
+				    "/run/gpuctl/pool.sock as root", 0, 0, NULL },
+	[OPT_AGENT_ONCE] = { "once", 0, OPT_FLAG, NULL, "print one exposition to stdout and exit", NULL, 0, 0, NULL },
+	[OPT_AGENT_OPENMETRICS] = { "openmetrics", 0, OPT_FLAG, NULL, "with --once: OpenMetrics instead of Prometheus text",
+				    NULL, 0, 0, NULL },
+};
+static const char *const agent_keys[] = {
+	[OPT_AGENT_LISTEN] = "listen",		 [OPT_AGENT_INTERVAL] = "interval",
+	[OPT_AGENT_METRICS] = "metrics",	 [OPT_AGENT_HOSTNAME] = "hostname",
+	[OPT_AGENT_KERNEL_LOG] = "kernel_log",	 [OPT_AGENT_STALE_AFTER] = "stale_after",
+	[OPT_AGENT_POOL_DIR] = "pool_dir",	 [OPT_AGENT_POOL_SOCKET] = "pool_socket",
+};
 
-/* Flags that take a value, mapped to configuration keys. */
-static const struct { const char *flag, *key; } value_flags[] = {
-	{ "--listen", "listen" },
-	{ "--interval", "interval" },
-	{ "--metrics", "metrics" },
-	{ "--hostname", "hostname" },
-	{ "--kernel-log", "kernel_log" },
-	{ "--stale-after", "stale_after" },
-	{ "--pool-dir", "pool_dir" },
-	{ "--pool-socket", "pool_socket" },
-	{ "--config", NULL },
-	{ "--label", NULL },
+static const struct cmd_help agent_help = {
+	.name = "agent",
+	.usage = "[--listen ADDR:PORT] [--interval DURATION] [--config FILE]\n"
+		 "                    [--metrics GROUPS] [--label KEY=VALUE]... [--hostname NAME]\n"
+		 "                    [--kernel-log PATH|off] [--stale-after DURATION]\n"
+		 "                    [--pool [--pool-dir DIR] [--pool-socket PATH]]\n"
+		 "       gpuctl agent --once [--openmetrics] [options]",
+	.what = "Samples every GPU in the background and serves the latest values:\n"
+		"  /metrics (Prometheus text; OpenMetrics when asked), /api/v1/gpus, /api/v1/health, /healthz\n",
+	.opts = agent_opts,
+	.nopts = sizeof(agent_opts) / sizeof(agent_opts[0]),
+	.notes = "runs in the foreground until SIGINT or SIGTERM; needs no root.\n",
+	.exits = "0 stopped by a signal (or --once done), 64 usage, 65 malformed configuration,\n"
+		 "            66 missing configuration, 69 no GPU/driver, 74 cannot listen or write",
 };
 
 static int load_config_file(struct cmd_ctx *ctx, const char *path, struct agent_config *cfg)
@@ -81,89 +100,50 @@ static int load_config_file(struct cmd_ctx *ctx, const char *path, struct agent_
 	return EXIT_OK;
 }
 
-/* Splits "--flag=value" / "--flag value"; returns the value or NULL (and *bad on a missing value). */
-static const char *flag_value(int argc, char **argv, int *i, const char *flag, bool *bad)
+static int set_label(struct cmd_ctx *ctx, struct agent_config *cfg, const char *v)
 {
-	size_t n = strlen(flag);
-	const char *a = argv[*i];
-	if (strncmp(a, flag, n) != 0)
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n] != '\0')
-		return NULL;
-	if (*i + 1 >= argc) {
-		*bad = true;
-		return NULL;
+	char key[80], msg[256];
+	const char *eq = strchr(v, '=');
+	if (!eq || eq == v || (size_t)(eq - v) >= sizeof(key) - 6) {
+		cmd_error(ctx, "agent", "bad label '%s' (use KEY=VALUE)", v);
+		return EXIT_USAGE;
 	}
-	return argv[++*i];
+	snprintf(key, sizeof(key), "label.%.*s", (int)(eq - v), v);
+	if (agent_config_set(cfg, key, eq + 1, msg, sizeof(msg))) {
+		cmd_error(ctx, "agent", "%s", msg);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
 }
 
+/* Returns the exit code (EXIT_OK: go on); --help was seen before. */
 static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct agent_config *cfg, bool *once, bool *om)
 {
 	char msg[256];
-	/* the config file first, so that flags override it wherever they stand */
-	for (int i = 1; i < argc; i++) {
-		bool bad = false;
-		const char *v = flag_value(argc, argv, &i, "--config", &bad);
-		if (bad) {
-			cmd_error(ctx, "agent", "option '--config' needs a value");
-			return EXIT_USAGE;
-		}
-		if (v) {
-			int rc = load_config_file(ctx, v, cfg);
-			if (rc)
-				return rc;
-		}
+	struct opt_parser p;
+	struct opt_value v;
+	int opt, rc;
+	/* every option checked, and the config file read, first: flags override it wherever they stand */
+	opt_init(&p, argc, argv, agent_help.opts, agent_help.nopts);
+	while ((opt = help_opt_next(ctx, &agent_help, &p, &v, &rc)) != OPT_DONE) {
+		if (opt == OPT_HELP || opt == OPT_ERROR)
+			return rc;
+		if (opt == OPT_AGENT_CONFIG && (rc = load_config_file(ctx, v.text, cfg)) != EXIT_OK)
+			return rc;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--once") == 0) {
+	opt_init(&p, argc, argv, agent_help.opts, agent_help.nopts);
+	while ((opt = opt_next(&p, &v)) >= 0) {
+		if (opt == OPT_AGENT_ONCE)
 			*once = true;
-			continue;
-		}
-		if (strcmp(a, "--openmetrics") == 0) {
+		else if (opt == OPT_AGENT_OPENMETRICS)
 			*om = true;
-			continue;
-		}
-		if (strcmp(a, "--pool") == 0) {
+		else if (opt == OPT_AGENT_POOL)
 			cfg->pool = true;
-			continue;
-		}
-		bool matched = false;
-		for (size_t k = 0; k < sizeof(value_flags) / sizeof(value_flags[0]) && !matched; k++) {
-			bool bad = false;
-			const char *v = flag_value(argc, argv, &i, value_flags[k].flag, &bad);
-			if (bad) {
-				cmd_error(ctx, "agent", "option '%s' needs a value", value_flags[k].flag);
-				return EXIT_USAGE;
-			}
-			if (!v)
-				continue;
-			matched = true;
-			if (strcmp(value_flags[k].flag, "--config") == 0)
-				continue;
-			if (strcmp(value_flags[k].flag, "--label") == 0) {
-				const char *eq = strchr(v, '=');
-				char key[80];
-				if (!eq || eq == v || (size_t)(eq - v) >= sizeof(key) - 6) {
-					cmd_error(ctx, "agent", "bad label '%s' (use KEY=VALUE)", v);
-					return EXIT_USAGE;
-				}
-				snprintf(key, sizeof(key), "label.%.*s", (int)(eq - v), v);
-				if (agent_config_set(cfg, key, eq + 1, msg, sizeof(msg))) {
-					cmd_error(ctx, "agent", "%s", msg);
-					return EXIT_USAGE;
-				}
-				continue;
-			}
-			if (agent_config_set(cfg, value_flags[k].key, v, msg, sizeof(msg))) {
-				cmd_error(ctx, "agent", "%s", msg);
-				return EXIT_USAGE;
-			}
-		}
-		if (!matched) {
-			cmd_error(ctx, "agent", "unknown option '%s'; see 'gpuctl agent --help'", a);
+		else if (opt == OPT_AGENT_LABEL && (rc = set_label(ctx, cfg, v.text)) != EXIT_OK)
+			return rc;
+		else if ((size_t)opt < sizeof(agent_keys) / sizeof(agent_keys[0]) && agent_keys[opt] &&
+			 agent_config_set(cfg, agent_keys[opt], v.text, msg, sizeof(msg))) {
+			cmd_error(ctx, "agent", "%s", msg);
 			return EXIT_USAGE;
 		}
 	}
@@ -207,11 +187,10 @@ static int run_once(struct cmd_ctx *ctx, const struct agent_config *cfg, const s
 
 int cmd_agent(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			usage(ctx->out);
-			return EXIT_OK;
-		}
+	if (help_asked(argc, argv, 1)) { /* whatever else the line holds */
+		help_print_cmd(ctx->out, &agent_help);
+		return EXIT_OK;
+	}
 	struct agent_config cfg;
 	agent_config_default(&cfg);
 	bool once = false, om = false;

@@ -133,15 +133,22 @@ static void test_listen_forms(void **state)
 	assert_int_equal(agent_parse_listen("[::1", host, sizeof(host), &port, err, sizeof(err)), -1);
 	assert_int_equal(agent_parse_listen("a b:1", host, sizeof(host), &port, err, sizeof(err)), -1);
 	assert_int_equal(agent_parse_listen("host:0x10", host, sizeof(host), &port, err, sizeof(err)), -1);
-	uint64_t ns;
-	assert_int_equal(agent_parse_duration("2.5s", 1, UINT64_MAX / 2, &ns, err, sizeof(err)), 0);
-	assert_int_equal(ns, 2500000000ull);
-	assert_int_equal(agent_parse_duration("1m", 1, UINT64_MAX / 2, &ns, err, sizeof(err)), 0);
-	assert_int_equal(ns, 60000000000ull);
-	assert_int_equal(agent_parse_duration("3", 1, UINT64_MAX / 2, &ns, err, sizeof(err)), 0);
-	assert_int_equal(ns, 3000000000ull);
-	assert_int_equal(agent_parse_duration("-1s", 1, UINT64_MAX / 2, &ns, err, sizeof(err)), -1);
-	assert_int_equal(agent_parse_duration("1h", 1, UINT64_MAX / 2, &ns, err, sizeof(err)), -1);
+	/* durations read the one grammar (core/units.h, docs/units.md): 1h and 1h30m too */
+	struct agent_config c;
+	agent_config_default(&c);
+	assert_int_equal(agent_config_set(&c, "interval", "2.5s", err, sizeof(err)), 0);
+	assert_int_equal(c.interval_ns, 2500000000ull);
+	assert_int_equal(agent_config_set(&c, "interval", "1m", err, sizeof(err)), 0);
+	assert_int_equal(c.interval_ns, 60000000000ull);
+	assert_int_equal(agent_config_set(&c, "interval", "3", err, sizeof(err)), 0);
+	assert_int_equal(c.interval_ns, 3000000000ull);
+	assert_int_equal(agent_config_set(&c, "interval", "1h", err, sizeof(err)), 0);
+	assert_int_equal(c.interval_ns, 3600000000000ull);
+	assert_int_equal(agent_config_set(&c, "stale_after", "1h30m", err, sizeof(err)), 0);
+	assert_int_equal(c.stale_after_ns, 5400000000000ull);
+	assert_int_equal(agent_config_set(&c, "interval", "-1s", err, sizeof(err)), -1);
+	assert_int_equal(agent_config_set(&c, "interval", "1h1s", err, sizeof(err)), -1);
+	assert_string_equal(err, "duration '1h1s' out of range (10ms to 1h)");
 }
 
 static struct http_req req_of(const char *target)
