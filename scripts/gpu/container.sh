@@ -66,9 +66,10 @@ gpuctl=(env "LD_LIBRARY_PATH=$root/.device-carry/foundation/lib" "$root/.device-
 step "CDI spec" "${gpuctl[@]}" cdi generate --output /var/run/cdi/gpuctl-test.json || verdict "gpuctl cdi generate failed"
 step "CDI devices" "${gpuctl[@]}" cdi list
 step "import the image" podman import "$pm/img.tar" localhost/gpuctl-cudatest || verdict "podman import failed"
-step "a container without a GPU" podman run --rm localhost/gpuctl-cudatest sh -c 'echo container-up; ls /dev' ||
+# --network=none: the machine has no CNI plugins (the 2026-12-02 run stopped here on "bridge")
+step "a container without a GPU" podman run --rm --network=none localhost/gpuctl-cudatest sh -c 'echo container-up; ls /dev' ||
 	verdict "podman cannot run a container here (see the step's output)"
-step "the CUDA program in a container with GPU 0" podman run --rm --init --device nvidia.com/gpu=0 \
+step "the CUDA program in a container with GPU 0" podman run --rm --network=none --init --device nvidia.com/gpu=0 \
 	localhost/gpuctl-cudatest sh -c 'ls /dev | grep nvidia; echo LD_LIBRARY_PATH=$LD_LIBRARY_PATH; ls /usr/local/nvidia/lib64; cudatest' ||
 	verdict "the CUDA program did not pass in the container (see above)"
 grep -q '^PASS$' "$txt" && verdict "a CUDA program ran in a podman container with one GPU through gpuctl's CDI spec"
