@@ -3,6 +3,7 @@
  * (figures, skipped, failed, unverified, timed out), busbw, telemetry hooks,
  * and the pure telemetry accumulation. */
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +15,8 @@
 #include <time.h>
 
 #include "bench/suite.h"
+#include "core/clock.h"
+#include "kernels_host/kguard.h"
 #include "bench/telemetry.h"
 #include "sampler/sampler.h"
 
@@ -44,8 +47,19 @@ static void fill(struct gk_result *r, double ms, double bytes, double flops)
 	r->verify.checked = 100;
 }
 
+/* A GPU stuck inside a CUDA call: copy on this CUDA device never returns
+ * until released (checked before anything is written: its thread is left
+ * behind by the guard and must not race with the test). */
+static atomic_int hang_device = -1, hang_released, hang_returned;
+
 static int f_copy(const struct gk_copy_args *a, struct gk_result *r)
 {
+	if (a->c.device == atomic_load(&hang_device)) {
+		while (!atomic_load(&hang_released))
+			nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+		atomic_store(&hang_returned, 1);
+		return GK_ETIMEOUT;
+	}
 	fake.calls[K_COPY]++;
 	if (fake.ncopy < 64)
 		fake.copy_bytes_seen[fake.ncopy++] = a->bytes;
@@ -422,6 +436,51 @@ static void test_timeout_skips_the_gpu(void **state)
 	bench_run_free(&run);
 }
 
+static uint64_t mono_now(void *arg)
+{
+	(void)arg;
+	return clock_mono_ns(); /* the guard's watchdog runs on the deadlines' clock */
+}
+
+static void test_hung_gpu_through_the_guard(void **state)
+{
+	(void)state;
+	struct bench_plan p;
+	struct bench_run run;
+	plan_for(&p, BENCH_COPY | BENCH_MEMORY, 2);
+	p.test_timeout_s = 0.05;
+	memset(&fake, 0, sizeof(fake));
+	memset(&hk, 0, sizeof(hk));
+	fake.timeout_device = -1;
+	atomic_store(&hang_device, 1); /* CUDA 1 = NVML GPU 0 in this plan */
+	struct bench_hooks h = { .now_ns = mono_now, .done = h_done };
+	char err[128];
+	bench_run_init(&run);
+	assert_int_equal(bench_run_plan(kguard_wrap(&api, 0.2), &p, &h, &run, err, sizeof(err)), 0);
+	size_t failed = 0, skipped = 0, ok0 = 0, ok1 = 0;
+	for (size_t i = 0; i < run.n; i++) {
+		const struct bench_result *r = &run.r[i];
+		failed += r->status == BS_FAILED;
+		skipped += r->status == BS_SKIPPED;
+		ok0 += r->gpu == 0 && r->status == BS_OK;
+		ok1 += r->gpu == 1 && r->status == BS_OK;
+	}
+	assert_int_equal(failed, 1); /* the call that never came back */
+	assert_non_null(strstr(run.r[0].message, "GPU hung"));
+	assert_non_null(strstr(run.r[0].message, "past its deadline"));
+	assert_int_equal(ok0, 0);    /* nothing more is asked of it */
+	assert_int_equal(skipped, 33);
+	assert_int_equal(ok1, 34);   /* the other GPU goes on */
+	assert_int_equal(kguard_hung_calls(), 1);
+	atomic_store(&hang_released, 1);
+	for (int i = 0; i < 12000 && kguard_hung_calls() > 0; i++) /* 60 s bound */
+		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+	assert_int_equal(kguard_hung_calls(), 0);
+	assert_true(atomic_load(&hang_returned));
+	atomic_store(&hang_device, -1);
+	bench_run_free(&run);
+}
+
 static void test_sustained(void **state)
 {
 	(void)state;
@@ -612,6 +671,7 @@ int main(void)
 		cmocka_unit_test(test_compute_statuses),
 		cmocka_unit_test(test_p2p_and_nccl),
 		cmocka_unit_test(test_timeout_skips_the_gpu),
+		cmocka_unit_test(test_hung_gpu_through_the_guard),
 		cmocka_unit_test(test_sustained),
 		cmocka_unit_test(test_bad_plan),
 		cmocka_unit_test(test_telemetry_accumulation),
