@@ -635,13 +635,15 @@ void sampler_read(struct sampler *s, struct snapshot *out)
 	uint64_t now = gpu_backend_now_ns(s->be);
 	out->taken_ns = now;
 	out->sys = s->sys;
-	out->n = s->n;
-	for (unsigned i = 0; i < s->n; i++)
+	/* out has room for sampler_gpu_count() GPUs (snapshot_new); one with less
+	 * gets the first GPUs it has room for, never a write past its arrays */
+	out->n = s->n <= out->cap ? s->n : out->cap;
+	for (unsigned i = 0; i < out->n; i++)
 		read_slot(s, &s->slots[i], now, &out->gpu[i]);
 	pthread_mutex_lock(&s->link_mu);
 	/* the rows of the GPUs there are: the full 64x64 matrix is 64 KiB, and
 	 * copying it every tick kept two of them resident in the agent */
-	memcpy(out->link, s->link, s->n * sizeof(out->link[0]));
+	memcpy(out->link, s->link, out->n * sizeof(out->link[0]));
 	pthread_mutex_unlock(&s->link_mu);
 }
 
