@@ -269,8 +269,9 @@ int sweep_run_node(struct cmd_ctx *ctx, const struct sweep_args *a)
 	const char *verdict = health_verdict_name(health_run_verdict(hr));
 	free(hr);
 	char path[4096];
+	/* DIR too: the sweep made it, but --run-node by hand may be the first to write there */
 	snprintf(path, sizeof(path), "%s/nodes", a->out);
-	if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+	if ((mkdir(a->out, 0755) != 0 && errno != EEXIST) || (mkdir(path, 0755) != 0 && errno != EEXIST)) {
 		cmd_error(ctx, CMD_NAME, "cannot create '%s': %s", path, strerror(errno));
 		json_decref(doc);
 		return EXIT_IOERR;
