@@ -8,13 +8,14 @@
  * a table or --json; exit 0 healthy, 1 warnings, 2 failure, 69 could not
  * check - fit for Slurm's HealthCheckProgram and prolog/epilog (docs/health.md).
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "health_cmd.h"
+#include "help.h"
+#include "core/units.h"
 #include "agent/leakwatch.h"
 #include "core/data_path.h"
 #include "core/gpu_select.h"
@@ -352,25 +353,38 @@ json_t *health_report_json(const struct health_run *hr)
 	return o;
 }
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: gpuctl health [-i ID[,ID...]] [--json] [--window SECONDS] [--idle]\n"
-		"                     [--allow-uid UID[,UID...]] [--allow-pid PID[,PID...]] [--rules FILE]\n"
-		"                     [--need-cuda X.Y]\n\n"
-		"Passive health checks (seconds, no GPU work): a verdict per GPU and subsystem\n"
-		"with the reason, the evidence and the action (docs/health.md).\n\n"
-		"  -i, --id ID          GPUs by index, range, UUID or bus id (default all)\n"
-		"      --json           machine-readable output (stable; docs/health.md)\n"
-		"  -w, --window SECONDS time between the two snapshots, for rates and XID events\n"
-		"                       (default 1; 0: one snapshot, rate rules not evaluated)\n"
-		"      --idle           any compute process is foreign (Slurm prolog/epilog)\n"
-		"      --allow-uid LIST compute processes of these users are not foreign\n"
-		"      --allow-pid LIST nor are these processes\n"
-		"      --rules FILE     use this rules file instead of the shipped one\n"
-		"      --need-cuda X.Y  warn when the driver supports an older CUDA than this\n\n"
-		"exit: 0 healthy, 1 warnings, 2 failure, 69 could not check, 64 usage, 65 bad rules file\n");
-}
+enum { OPT_HEALTH_ID, OPT_HEALTH_JSON, OPT_HEALTH_WINDOW, OPT_HEALTH_IDLE, OPT_HEALTH_ALLOW_UID,
+       OPT_HEALTH_ALLOW_PID, OPT_HEALTH_RULES, OPT_HEALTH_NEED_CUDA };
+static const struct opt_spec health_opts[] = {
+	[OPT_HEALTH_ID] = OPT_SPEC_GPU_IDS,
+	[OPT_HEALTH_JSON] = { "json", 0, OPT_FLAG, NULL, "machine-readable output (stable; docs/health.md)", NULL, 0, 0,
+			      NULL },
+	[OPT_HEALTH_WINDOW] = { "window", 'w', OPT_DURATION, NULL,
+				"time between the two snapshots, for rates and XID events, 0 to 10m\n"
+				"(0: one snapshot, rate rules not evaluated; docs/units.md)",
+				"1s", 0, 600 * (long long)UNITS_NS_PER_S, NULL },
+	[OPT_HEALTH_IDLE] = { "idle", 0, OPT_FLAG, NULL, "any compute process is foreign (Slurm prolog/epilog)", NULL, 0,
+			      0, NULL },
+	[OPT_HEALTH_ALLOW_UID] = { "allow-uid", 0, OPT_STRING, "LIST", "compute processes of these users are not foreign",
+				   NULL, 0, 0, NULL },
+	[OPT_HEALTH_ALLOW_PID] = { "allow-pid", 0, OPT_STRING, "LIST", "nor are these processes", NULL, 0, 0, NULL },
+	[OPT_HEALTH_RULES] = { "rules", 0, OPT_STRING, "FILE", "use this rules file instead of the shipped one", NULL, 0,
+			       0, NULL },
+	[OPT_HEALTH_NEED_CUDA] = { "need-cuda", 0, OPT_STRING, "X.Y",
+				   "warn when the driver supports an older CUDA than this", NULL, 0, 0, NULL },
+};
+
+static const struct cmd_help health_help = {
+	.name = "health",
+	.usage = "[-i ID[,ID...]] [--json] [--window DURATION] [--idle]\n"
+		 "                     [--allow-uid UID[,UID...]] [--allow-pid PID[,PID...]] [--rules FILE]\n"
+		 "                     [--need-cuda X.Y]",
+	.what = "Passive health checks (seconds, no GPU work): a verdict per GPU and subsystem\n"
+		"with the reason, the evidence and the action (docs/health.md).\n",
+	.opts = health_opts,
+	.nopts = sizeof(health_opts) / sizeof(health_opts[0]),
+	.exits = "0 healthy, 1 warnings, 2 failure, 69 could not check, 64 usage, 65 bad rules file",
+};
 
 /* "1,2,3" -> ids; -1 on a bad list. */
 static int parse_id_list(const char *s, uint32_t *out, unsigned max, unsigned *n)
@@ -389,63 +403,43 @@ static int parse_id_list(const char *s, uint32_t *out, unsigned max, unsigned *n
 
 int cmd_health(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		{ "id", required_argument, NULL, 'i' }, { "json", no_argument, NULL, 'J' },
-		{ "window", required_argument, NULL, 'w' }, { "idle", no_argument, NULL, 'I' },
-		{ "allow-uid", required_argument, NULL, 'U' }, { "allow-pid", required_argument, NULL, 'P' },
-		{ "rules", required_argument, NULL, 'R' }, { "need-cuda", required_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
-	};
 	static uint32_t uids[64], pids[64];
 	const char *ids = NULL, *rules = NULL;
 	bool json = false;
 	double window = 1.0;
 	struct health_opts opts = { 0 };
-	int c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:w:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i': ids = optarg; break;
-		case 'J': json = true; break;
-		case 'I': opts.expect_idle = true; break;
-		case 'R': rules = optarg; break;
-		case 'C': {
+	struct opt_parser p;
+	struct opt_value val;
+	int opt, opt_rc;
+	opt_init(&p, argc, argv, health_help.opts, health_help.nopts);
+	while ((opt = help_opt_next(ctx, &health_help, &p, &val, &opt_rc)) != OPT_DONE) {
+		switch (opt) {
+		case OPT_HELP:
+		case OPT_ERROR: return opt_rc;
+		case OPT_HEALTH_ID: ids = val.text; break;
+		case OPT_HEALTH_JSON: json = true; break;
+		case OPT_HEALTH_IDLE: opts.expect_idle = true; break;
+		case OPT_HEALTH_RULES: rules = val.text; break;
+		case OPT_HEALTH_WINDOW: window = (double)val.num / 1e9; break;
+		case OPT_HEALTH_NEED_CUDA: {
 			/* cudaver.h's parser, as submit --image reads an image's; no patch level here */
 			char err[128];
-			const char *dot = strchr(optarg, '.');
-			if (cudaver_parse(optarg, &opts.cuda_required, err, sizeof(err)) || opts.cuda_required == 0 ||
+			const char *dot = strchr(val.text, '.');
+			if (cudaver_parse(val.text, &opts.cuda_required, err, sizeof(err)) || opts.cuda_required == 0 ||
 			    (dot && strchr(dot + 1, '.'))) {
-				cmd_error(ctx, "health", "bad CUDA version '%s' (MAJOR.MINOR, e.g. 13.0)", optarg);
+				cmd_error(ctx, "health", "bad CUDA version '%s' (MAJOR.MINOR, e.g. 13.0)", val.text);
 				return EXIT_USAGE;
 			}
 			break;
 		}
-		case 'w': {
-			char *end;
-			window = strtod(optarg, &end);
-			if (end == optarg || *end || !isfinite(window) || window < 0 || window > 600) {
-				cmd_error(ctx, "health", "bad window '%s' (seconds, 0 to 600)", optarg);
+		default: /* --allow-uid, --allow-pid */
+			if (parse_id_list(val.text, opt == OPT_HEALTH_ALLOW_UID ? uids : pids, 64,
+					  opt == OPT_HEALTH_ALLOW_UID ? &opts.n_allowed_uids : &opts.n_allowed_pids) != 0) {
+				cmd_error(ctx, "health", "bad id list '%s' (numbers, comma-separated, at most 64)", val.text);
 				return EXIT_USAGE;
 			}
 			break;
 		}
-		case 'U':
-		case 'P':
-			if (parse_id_list(optarg, c == 'U' ? uids : pids, 64,
-					  c == 'U' ? &opts.n_allowed_uids : &opts.n_allowed_pids) != 0) {
-				cmd_error(ctx, "health", "bad id list '%s' (numbers, comma-separated, at most 64)", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'h': usage(ctx->out); return EXIT_OK;
-		case ':': cmd_error(ctx, "health", "option '%s' needs a value", argv[optind - 1]); return EXIT_USAGE;
-		default: cmd_error(ctx, "health", "unknown option '%s'; see 'gpuctl health --help'", argv[optind - 1]); return EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		cmd_error(ctx, "health", "unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
 	}
 	if (cmd_check_gpu_spec(ctx, "health", ids) != EXIT_OK)
 		return EXIT_USAGE;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "core/opts.h"
+#include "core/units.h"
 
 /* --help of a command from its option table (core/opts.h):
  *   usage: gpuctl NAME USAGE
@@ -39,6 +40,12 @@ void help_print_cmd(FILE *out, const struct cmd_help *h);
 	  "only these GPUs: indexes, ranges, UUIDs or bus ids,\n"                                              \
 	  "comma-separated (\"0-3,6\", \"GPU-8f3e12ab\", \"18:00.0\")",                                        \
 	  NULL, 0, 0, NULL }
+/* -i/--id in the short form of the commands that watch GPUs (dmon, top, health). */
+#define OPT_SPEC_GPU_IDS { "id", 'i', OPT_STRING, "ID", "GPUs by index, range, UUID or bus id", "all", 0, 0, NULL }
+/* -d/--delay, the refresh interval of dmon and top (WHAT: "interval"). */
+#define OPT_SPEC_DELAY(what)                                                                                   \
+	{ "delay", 'd', OPT_DURATION, NULL, what ", 100ms to 1h (docs/units.md)", "1s", 100000000,             \
+	  3600 * (long long)UNITS_NS_PER_S, NULL }
 /* The exit codes of a command that only reads GPUs (info, topo). */
 #define HELP_EXITS_READ_GPUS                                                                                   \
 	"0 ok, 64 usage, 65 bad simulation file, 66 no simulation file,\n"                                    \

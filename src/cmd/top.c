@@ -6,7 +6,6 @@
  */
 #include <curses.h>
 #include <errno.h>
-#include <getopt.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -14,25 +13,35 @@
 #include <unistd.h>
 
 #include "top_ui.h"
+#include "help.h"
 #include "core/gpu_select.h"
 #include "view/moncol.h"
 #include "core/proc_stat.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: gpuctl top [-d SECONDS] [-i ID[,ID...]] [--no-charts]\n"
-		"                  [--exit-after SECONDS] [--measure-cpu FILE]\n\n"
-		"A live view of the GPUs and their processes (keys: ? for help, q to quit).\n\n"
-		"  -d, --delay SECONDS     refresh interval (default 1; 0.1 to 3600)\n"
-		"  -i, --id ID             GPUs by index, range, UUID or bus id (default all)\n"
-		"      --no-charts         start without the history charts (key c)\n"
-		"      --exit-after SECONDS  quit by itself after that long (scripts, tests)\n"
-		"      --measure-cpu FILE  on exit, write the CPU time top used (from /proc/self/stat)\n"
-		"                          as a share of one core since the first screen into FILE\n"
-		"exit codes: 0 quit, 64 usage (or no terminal), 65 bad simulation file, 66 no simulation file,\n"
-		"            69 no GPU/driver, 74 --measure-cpu FILE could not be written\n");
-}
+enum { OPT_TOP_DELAY, OPT_TOP_ID, OPT_TOP_NO_CHARTS, OPT_TOP_EXIT_AFTER, OPT_TOP_MEASURE_CPU };
+static const struct opt_spec top_opts[] = {
+	[OPT_TOP_DELAY] = OPT_SPEC_DELAY("refresh interval"),
+	[OPT_TOP_ID] = OPT_SPEC_GPU_IDS,
+	[OPT_TOP_NO_CHARTS] = { "no-charts", 0, OPT_FLAG, NULL, "start without the history charts (key c)", NULL, 0, 0,
+				NULL },
+	[OPT_TOP_EXIT_AFTER] = { "exit-after", 0, OPT_DURATION, NULL, "quit by itself after that long (scripts, tests)",
+				 NULL, 1, 10 * (long long)UNITS_NS_PER_DAY, NULL },
+	[OPT_TOP_MEASURE_CPU] = { "measure-cpu", 0, OPT_STRING, "FILE",
+				  "on exit, write the CPU time top used (from /proc/self/stat)\n"
+				  "as a share of one core since the first screen into FILE",
+				  NULL, 0, 0, NULL },
+};
+
+static const struct cmd_help top_help = {
+	.name = "top",
+	.usage = "[-d DURATION] [-i ID[,ID...]] [--no-charts]\n"
+		 "                  [--exit-after DURATION] [--measure-cpu FILE]",
+	.what = "A live view of the GPUs and their processes (keys: ? for help, q to quit).\n",
+	.opts = top_opts,
+	.nopts = sizeof(top_opts) / sizeof(top_opts[0]),
+	.exits = "0 quit, 64 usage (or no terminal), 65 bad simulation file, 66 no simulation file,\n"
+		 "            69 no GPU/driver, 74 --measure-cpu FILE could not be written",
+};
 
 const char *top_signal_name(int sig)
 {
@@ -53,51 +62,22 @@ struct top_opts {
 
 static int parse_opts(int argc, char **argv, struct cmd_ctx *ctx, struct top_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "delay", required_argument, NULL, 'd' }, { "id", required_argument, NULL, 'i' },
-		{ "no-charts", no_argument, NULL, 'N' }, { "exit-after", required_argument, NULL, 'X' },
-		{ "measure-cpu", required_argument, NULL, 'M' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	memset(o, 0, sizeof(*o));
-	o->interval_ns = 1000000000ull;
-	char err[160];
-	int c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":d:i:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if (moncol_parse_interval(optarg, &o->interval_ns, err, sizeof(err))) {
-				cmd_error(ctx, "top", "%s", err);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'X': {
-			char *end;
-			double s = strtod(optarg, &end);
-			if (*end || !(s > 0 && s <= 864000)) {
-				cmd_error(ctx, "top", "bad --exit-after '%s' (seconds)", optarg);
-				return EXIT_USAGE;
-			}
-			o->exit_after_ns = (uint64_t)(s * 1e9);
-			break;
+	o->interval_ns = UNITS_NS_PER_S;
+	struct opt_parser p;
+	struct opt_value v;
+	int k, rc;
+	opt_init(&p, argc, argv, top_help.opts, top_help.nopts);
+	while ((k = help_opt_next(ctx, &top_help, &p, &v, &rc)) != OPT_DONE) {
+		switch (k) {
+		case OPT_HELP: return -1;
+		case OPT_ERROR: return rc;
+		case OPT_TOP_DELAY: o->interval_ns = (uint64_t)v.num; break;
+		case OPT_TOP_EXIT_AFTER: o->exit_after_ns = (uint64_t)v.num; break;
+		case OPT_TOP_ID: o->ids = v.text; break;
+		case OPT_TOP_NO_CHARTS: o->no_charts = true; break;
+		default: o->cpu_file = v.text; break; /* --measure-cpu */
 		}
-		case 'i': o->ids = optarg; break;
-		case 'N': o->no_charts = true; break;
-		case 'M': o->cpu_file = optarg; break;
-		case 'h': usage(ctx->out); return -1;
-		case ':':
-			cmd_error(ctx, "top", "option '%s' needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			cmd_error(ctx, "top", "unknown option '%s'; see 'gpuctl top --help'", argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		cmd_error(ctx, "top", "unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
 	}
 	if (cmd_check_gpu_spec(ctx, "top", o->ids) != EXIT_OK)
 		return EXIT_USAGE;

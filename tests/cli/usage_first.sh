@@ -53,12 +53,12 @@ bad_values() { # bad_values GLOBAL...: every case run with these global options 
 	expect 64 "gpuctl topo: option '-i' needs a value" "$@" topo -i
 	expect 64 "gpuctl agent: '--openmetrics' goes with '--once' (a server picks the format from Accept)" "$@" agent --openmetrics
 	expect 64 "gpuctl agent: option '--listen' needs a value" "$@" agent --listen
-	expect 64 "gpuctl health: bad window '-1' (seconds, 0 to 600)" "$@" health --window -1
+	expect 64 "gpuctl health: option '--window': bad duration '-1' (e.g. 1.5s, 100ms, 2h, 1h30m; a number alone is seconds)" "$@" health --window -1
 	expect 64 "gpuctl health: bad CUDA version 'x' (MAJOR.MINOR, e.g. 13.0)" "$@" health --need-cuda x
 	expect 64 "gpuctl dmon: option '-c': '0' is not a whole number from 1 to 100000000" "$@" dmon -c 0
 	expect 64 "gpuctl dmon: --csv and --json exclude each other" "$@" dmon --csv --json
-	expect 64 "gpuctl top: bad --exit-after 'x' (seconds)" "$@" top --exit-after x
-	expect 64 "gpuctl top: unexpected argument 'extra'" "$@" top extra
+	expect 64 "gpuctl top: option '--exit-after': bad duration 'x' (e.g. 1.5s, 100ms, 2h, 1h30m; a number alone is seconds)" "$@" top --exit-after x
+	expect 64 "gpuctl top: unexpected argument 'extra'; see 'gpuctl top --help'" "$@" top extra
 	expect 64 "gpuctl diag: unknown level '9' (1, 2, 3 or 4)" "$@" diag -r 9
 	expect 64 "gpuctl diag: bad value '0' for --timeout-scale (0.05 to 100)" "$@" diag --timeout-scale 0
 	expect 64 "gpuctl report: unexpected argument 'extra'" "$@" report extra
