@@ -361,18 +361,6 @@ void moncol_throttle_short(uint64_t bits, char *out, size_t outlen)
 	snprintf(out, outlen, "%s%s", first, count > 1 ? "+" : "");
 }
 
-int moncol_parse_interval(const char *s, uint64_t *ns, char *err, size_t errlen)
-{
-	char *end = NULL;
-	double d = s && *s ? strtod(s, &end) : NAN;
-	if (!s || !*s || !end || *end || !isfinite(d) || d < 0.1 || d > 3600) {
-		snprintf(err, errlen, "bad interval '%s' (seconds, 0.1 to 3600)", s ? s : "");
-		return -1;
-	}
-	*ns = (uint64_t)llround(d * 1e9);
-	return 0;
-}
-
 /* ---- rows ---- */
 
 static const char *reason(enum val_status st)

@@ -74,10 +74,6 @@ void moncol_format(const struct moncol *c, const struct moncol_value *v, char *o
  * when there are more: "none", "idle", "pwrcap", "hwslow+", ... */
 void moncol_throttle_short(uint64_t bits, char *out, size_t outlen);
 
-/* An interval in seconds ("1", "0.5"; 0.1 to 3600) as nanoseconds. Returns 0
- * or -1 with a one-line message. */
-int moncol_parse_interval(const char *s, uint64_t *ns, char *err, size_t errlen);
-
 /* ---- rows, as dmon prints them ---- */
 
 enum moncol_format { MONFMT_TEXT, MONFMT_CSV, MONFMT_JSON };

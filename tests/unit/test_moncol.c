@@ -176,21 +176,6 @@ static void test_select_rules(void **state)
 	assert_int_equal(moncol_select("p", NULL, cols, 2, err, sizeof(err)), -1);
 }
 
-static void test_interval(void **state)
-{
-	(void)state;
-	uint64_t ns;
-	char err[128];
-	assert_int_equal(moncol_parse_interval("1", &ns, err, sizeof(err)), 0);
-	assert_int_equal(ns, 1000000000ull);
-	assert_int_equal(moncol_parse_interval("0.25", &ns, err, sizeof(err)), 0);
-	assert_int_equal(ns, 250000000ull);
-	const char *bad[] = { "0", "0.01", "x", "1s", "", "4000", "nan", "-1" };
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_equal(moncol_parse_interval(bad[i], &ns, err, sizeof(err)), -1);
-	assert_string_equal(err, "bad interval '-1' (seconds, 0.1 to 3600)");
-}
-
 static char *rows(enum moncol_format fmt, const char *cols_spec, bool sim)
 {
 	const struct moncol *cols[MONCOL_MAX_SELECTED];
@@ -273,7 +258,6 @@ int main(void)
 		cmocka_unit_test(test_throttle_short),
 		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_select_rules),
-		cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_text_rows),
 		cmocka_unit_test(test_csv_rows),
 		cmocka_unit_test(test_json_rows),
