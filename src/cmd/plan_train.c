@@ -7,6 +7,7 @@
 #include "bench/train_plan.h"
 #include "core/table.h"
 #include "plan_cmd.h"
+#include "core/units.h"
 
 struct train_opts {
 	struct model_opts mo;
@@ -59,10 +60,21 @@ static int train_opt(struct pctx *p, int argc, char **argv, int *i, struct train
 	const struct popt_num d[] = {
 		{ "tokens", &o->tokens, 1, false }, { "mfu", &o->mfu, 1, false },
 		{ "spot-overhead", &o->spot_overhead, 0.01, true }, { "fragmentation", &t->frag, 0.01, true },
-		{ "cuda-context", &t->cuda_context_bytes, 1, true },
 	};
 	if ((r = popt_nums(p, argc, argv, i, d, sizeof(d) / sizeof(d[0]))) != 0)
 		return r;
+	if ((r = popt(p, argc, argv, i, "cuda-context", &v)) != 0) {
+		/* a size in bytes: K/M/G as powers of 1024, as everywhere (docs/units.md) */
+		char msg[200];
+		uint64_t bytes;
+		if (r < 0 || units_parse_size(v, 0, 1ull << 40, &bytes, msg, sizeof(msg))) {
+			if (r > 0)
+				perr(p, "--cuda-context: %s", msg);
+			return -1;
+		}
+		t->cuda_context_bytes = (double)bytes;
+		return 1;
+	}
 	if ((r = popt(p, argc, argv, i, "gpu", &v)) != 0) {
 		o->gpu = v;
 		return r;
