@@ -6,18 +6,17 @@
 set(CMAKE_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE
   GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
 
-# `gpuctl --version` says the commit it was built from (at configure time).
-find_package(Git QUIET)
-set(GPUCTL_COMMIT unknown)
-if(GIT_FOUND AND EXISTS "${CMAKE_SOURCE_DIR}/.git")
-  execute_process(COMMAND "${GIT_EXECUTABLE}" rev-parse --short=12 HEAD
-    WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}" OUTPUT_VARIABLE _commit OUTPUT_STRIP_TRAILING_WHITESPACE
-    RESULT_VARIABLE _commit_rc ERROR_QUIET)
-  if(_commit_rc EQUAL 0 AND _commit)
-    set(GPUCTL_COMMIT "${_commit}")
-  endif()
-endif()
-target_compile_definitions(gpuctl PRIVATE GPUCTL_COMMIT="${GPUCTL_COMMIT}")
+# `gpuctl --version` says the commit it was built from, read at every build
+# (cmake/commit.cmake), not at configure time.
+set(_commit_h "${CMAKE_BINARY_DIR}/generated/gpuctl_commit.h")
+add_custom_target(gpuctl_commit
+  COMMAND "${CMAKE_COMMAND}" -DSRC=${CMAKE_SOURCE_DIR} -DOUT=${_commit_h}
+    -P "${CMAKE_SOURCE_DIR}/cmake/commit.cmake"
+  BYPRODUCTS "${_commit_h}"
+  COMMENT "gpuctl: the commit for --version" VERBATIM)
+add_dependencies(gpuctl gpuctl_commit)
+target_include_directories(gpuctl PRIVATE "${CMAKE_BINARY_DIR}/generated")
+target_compile_definitions(gpuctl PRIVATE GPUCTL_COMMIT_HEADER)
 
 # Man pages, generated from the built binary's --help (packaging/manpages.py),
 # so that they say what --help says. Needs python3; without it no pages.

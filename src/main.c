@@ -16,6 +16,9 @@
 #ifndef GPUCTL_VERSION
 #define GPUCTL_VERSION "0.0.0"
 #endif
+#ifdef GPUCTL_COMMIT_HEADER
+#include "gpuctl_commit.h" /* written at build time by cmake/commit.cmake */
+#endif
 #ifndef GPUCTL_COMMIT
 #define GPUCTL_COMMIT "unknown"
 #endif

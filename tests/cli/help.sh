@@ -61,4 +61,12 @@ check "help alone lists the commands" grep -q '^commands:' "$tmp/h.out"
 # no driver, no simulated server: help needs neither
 checks=$((checks + 1))
 GPUCTL_DATA_DIR=/nonexistent "$GPUCTL" info --help >/dev/null 2>&1 || fail "info --help without data or driver"
+# --version: the version and the commit the binary was built from, read at
+# build time (cmake/commit.cmake), so a checkout's build names its HEAD
+checks=$((checks + 1))
+"$GPUCTL" --version >"$tmp/v" 2>&1 || fail "--version exits non-zero"
+grep -qE '^gpuctl [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}|unknown)\)$' "$tmp/v" || fail "--version: $(cat "$tmp/v")"
+if command -v git >/dev/null && head=$(git -C "$src" rev-parse --short=12 HEAD 2>/dev/null); then
+	check "--version names the checkout's commit $head" grep -q "(commit $head)" "$tmp/v"
+fi
 finish
