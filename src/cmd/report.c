@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,58 +25,63 @@
 #include "health/health.h"
 #include "sampler/sampler.h"
 #include "bench_measure.h"
+#include "help.h"
 
 struct report_opts {
 	const char *results, *html, *kernels;
 	bool no_bench, quiet, live;
 };
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: gpuctl report [--results FILE [--live]] [--html OUT.html] [--no-bench] [--kernels PATH] [-q]\n\n"
-		"The whole picture of this server: inventory, topology, health, benchmark figures against the\n"
+enum { OPT_REPORT_RESULTS, OPT_REPORT_LIVE, OPT_REPORT_HTML, OPT_REPORT_NO_BENCH, OPT_REPORT_KERNELS,
+       OPT_REPORT_QUIET };
+static const struct opt_spec report_opts_table[] = {
+	[OPT_REPORT_RESULTS] = { "results", 0, OPT_STRING, "FILE",
+				 "benchmark figures from a saved results file (no run), and the inventory\n"
+				 "it recorded: no GPU, driver or simulator needed",
+				 NULL, 0, 0, NULL },
+	[OPT_REPORT_LIVE] = { "live", 0, OPT_FLAG, NULL,
+			      "with --results: read this machine's GPUs (inventory, topology, health)\n"
+			      "instead of the recorded inventory (--sim NAME: a simulated server's)",
+			      NULL, 0, 0, NULL },
+	[OPT_REPORT_HTML] = { "html", 0, OPT_STRING, "OUT.html",
+			      "also write the report as one self-contained HTML file with charts", NULL, 0, 0, NULL },
+	[OPT_REPORT_NO_BENCH] = { "no-bench", 0, OPT_FLAG, NULL, "no quick run when there is no results file", NULL, 0, 0,
+				  NULL },
+	[OPT_REPORT_KERNELS] = { "kernels", 0, OPT_STRING, "PATH", "the kernels module for the quick run", NULL, 0, 0,
+				 NULL },
+	[OPT_REPORT_QUIET] = { "quiet", 'q', OPT_FLAG, NULL, "no progress lines from the quick run", NULL, 0, 0, NULL },
+};
+
+static const struct cmd_help report_help = {
+	.name = "report",
+	.usage = "[--results FILE [--live]] [--html OUT.html] [--no-bench] [--kernels PATH] [-q]",
+	.what = "The whole picture of this server: inventory, topology, health, benchmark figures against the\n"
 		"datasheet, and the guide's claims (guide's figure, ours, ratio). Benchmark figures come from a\n"
 		"results file (gpuctl bench --save FILE) or, on real GPUs, from a quick run now; a simulated\n"
-		"server gets inventory and datasheet only.\n\n"
-		"  --results FILE   benchmark figures from a saved results file (no run), and the inventory\n"
-		"                   it recorded: no GPU, driver or simulator needed\n"
-		"  --live           with --results: read this machine's GPUs (inventory, topology, health)\n"
-		"                   instead of the recorded inventory (--sim NAME: a simulated server's)\n"
-		"  --html OUT.html  also write the report as one self-contained HTML file with charts\n"
-		"  --no-bench       no quick run when there is no results file\n"
-		"  --kernels PATH   the kernels module for the quick run\n"
-		"  -q, --quiet      no progress lines from the quick run\n"
-		"exit: 0 written, 64 usage, 65 bad results file, 66 missing file, 69 no GPU/driver, 74 output\n");
-}
+		"server gets inventory and datasheet only.\n",
+	.opts = report_opts_table,
+	.nopts = sizeof(report_opts_table) / sizeof(report_opts_table[0]),
+	.exits = "0 written, 64 usage, 65 bad results file, 66 missing file, 69 no GPU/driver, 74 output",
+};
 
+/* Returns -1 after --help, else the exit code (0: go on). */
 static int parse(int argc, char **argv, struct cmd_ctx *ctx, struct report_opts *o)
 {
-	enum { O_RESULTS = 256, O_HTML, O_NOBENCH, O_KERNELS, O_LIVE };
-	static const struct option lo[] = {
-		{ "results", required_argument, 0, O_RESULTS }, { "html", required_argument, 0, O_HTML },
-		{ "no-bench", no_argument, 0, O_NOBENCH }, { "kernels", required_argument, 0, O_KERNELS },
-		{ "live", no_argument, 0, O_LIVE }, { "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
-	};
-	opterr = 0;
-	optind = 1;
-	int c;
-	while ((c = getopt_long(argc, argv, ":qh", lo, NULL)) != -1) {
-		switch (c) {
-		case O_RESULTS: o->results = optarg; break;
-		case O_HTML: o->html = optarg; break;
-		case O_NOBENCH: o->no_bench = true; break;
-		case O_KERNELS: o->kernels = optarg; break;
-		case O_LIVE: o->live = true; break;
-		case 'q': o->quiet = true; break;
-		case 'h': usage(ctx->out); return -1;
-		case ':': cmd_error(ctx, "report", "option '%s' needs a value", argv[optind - 1]); return EXIT_USAGE;
-		default: cmd_error(ctx, "report", "unknown option '%s'; see 'gpuctl report --help'", argv[optind - 1]); return EXIT_USAGE;
+	struct opt_parser p;
+	struct opt_value v;
+	int k, rc;
+	opt_init(&p, argc, argv, report_help.opts, report_help.nopts);
+	while ((k = help_opt_next(ctx, &report_help, &p, &v, &rc)) != OPT_DONE) {
+		switch (k) {
+		case OPT_HELP: return -1;
+		case OPT_ERROR: return rc;
+		case OPT_REPORT_RESULTS: o->results = v.text; break;
+		case OPT_REPORT_HTML: o->html = v.text; break;
+		case OPT_REPORT_NO_BENCH: o->no_bench = true; break;
+		case OPT_REPORT_KERNELS: o->kernels = v.text; break;
+		case OPT_REPORT_LIVE: o->live = true; break;
+		default: o->quiet = true; break; /* -q */
 		}
-	}
-	if (optind < argc) {
-		cmd_error(ctx, "report", "unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
 	}
 	if (o->live && !o->results) {
 		cmd_error(ctx, "report", "--live goes with --results (without it the GPUs are read anyway)");

@@ -61,7 +61,7 @@ bad_values() { # bad_values GLOBAL...: every case run with these global options 
 	expect 64 "gpuctl top: unexpected argument 'extra'; see 'gpuctl top --help'" "$@" top extra
 	expect 64 "gpuctl diag: unknown level '9' (1, 2, 3 or 4)" "$@" diag -r 9
 	expect 64 "gpuctl diag: bad value '0' for --timeout-scale (0.05 to 100)" "$@" diag --timeout-scale 0
-	expect 64 "gpuctl report: unexpected argument 'extra'" "$@" report extra
+	expect 64 "gpuctl report: unexpected argument 'extra'; see 'gpuctl report --help'" "$@" report extra
 	expect 64 "gpuctl report: option '--results' needs a value" "$@" report --results
 	# -i SPEC: its form is checked with the options; only whether the GPUs
 	# are there waits for the backend
