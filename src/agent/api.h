@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "health/health.h"
-#include "sampler/sampler.h"
+#include "device/snapshot.h"
 #include "core/abuf.h"
 #include "leakwatch.h"
 

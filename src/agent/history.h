@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sampler/sampler.h"
+#include "device/snapshot.h"
 #include "core/abuf.h"
 
 #define HISTORY_SERIES 6

@@ -24,7 +24,7 @@
 
 #include "health/health.h"
 #include "health/leak.h"
-#include "sampler/sampler.h"
+#include "device/snapshot.h"
 
 #define LEAKWATCH_MAX 256
 #define LEAKWATCH_RING 64

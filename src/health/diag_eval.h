@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "core/catalog.h"
-#include "sampler/sampler.h"
+#include "device/snapshot.h"
 #include "health.h"
 
 enum diag_test {

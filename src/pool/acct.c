@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sampler/sampler.h"
+#include "device/snapshot.h"
 
 /* Reasons that are not throttling: idle, application clocks, display clocks. */
 #define NOT_THROTTLE (CLK_EVT_GPU_IDLE | CLK_EVT_APP_CLOCKS | CLK_EVT_DISPLAY_CLOCKS)

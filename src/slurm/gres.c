@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "device/topo_score.h"
-#include "sampler/sampler.h"
+#include "device/snapshot.h"
 
 void slurm_gres_type_name(const char *gpu_name, char *out, size_t outlen)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "pool/placement.h"
-#include "sampler/sampler.h"
+#include "device/snapshot.h"
 #include "test_snap_util.h"
 
 static void test_pair_scores(void **state)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "pool/acct.h"
-#include "sampler/sampler.h"
+#include "device/snapshot.h"
 
 static struct snapshot *snap;
 

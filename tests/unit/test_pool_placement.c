@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "pool/sched.h"
-#include "sampler/sampler.h"
+#include "device/snapshot.h"
 #include "test_snap_util.h"
 
 #define LINKS(s) ((const struct gpu_link(*)[GPU_MAX_GPUS])(s)->link)

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "pool/placement.h"
-#include "sampler/sampler.h"
+#include "device/snapshot.h"
 #include "slurm/gres.h"
 #include "test_snap_util.h"
 
