@@ -12,13 +12,13 @@
  * simulated server they stop with one line and exit 69, never with numbers.
  * Exit codes as for health: 0 pass, 1 warnings, 2 failure, 69 could not check.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "health_cmd.h"
+#include "help.h"
 #include "bench/diag_run.h"
 #include "core/clock.h"
 #include "core/gpu_select.h"
@@ -116,28 +116,43 @@ static json_t *results_json(const struct diag_results *rs)
 	return a;
 }
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: gpuctl diag [-r 1|2|3|4] [-i ID[,ID...]] [--json] [--timeout-scale F]\n"
-		"                   [--variation PCT] [--kernels PATH] [--flip-bits N]\n\n"
-		"Active diagnostics (docs/diag.md). Levels:\n"
+#define DIAG_DEFAULT_VARIATION_TEXT "10" /* for the help text */
+_Static_assert(DIAG_DEFAULT_VARIATION_PCT == 10.0, "DIAG_DEFAULT_VARIATION_TEXT is DIAG_DEFAULT_VARIATION_PCT");
+
+enum { OPT_DIAG_LEVEL, OPT_DIAG_ID, OPT_DIAG_JSON, OPT_DIAG_TIMEOUT_SCALE, OPT_DIAG_VARIATION, OPT_DIAG_KERNELS,
+       OPT_DIAG_FLIP_BITS };
+static const struct opt_spec diag_opts[] = {
+	[OPT_DIAG_LEVEL] = { "level", 'r', OPT_STRING, "N", "1 (default) to 4; 2-4 need real GPUs and the kernels module",
+			     NULL, 0, 0, NULL },
+	[OPT_DIAG_ID] = OPT_SPEC_GPU_IDS,
+	[OPT_DIAG_JSON] = { "json", 0, OPT_FLAG, NULL, "machine-readable output (docs/diag.md)", NULL, 0, 0, NULL },
+	[OPT_DIAG_TIMEOUT_SCALE] = { "timeout-scale", 0, OPT_STRING, "F", "multiply every test's timeout, 0.05 to 100",
+				     "1", 0, 0, NULL },
+	[OPT_DIAG_VARIATION] = { "variation", 0, OPT_STRING, "PCT",
+				 "a GPU this much slower than the others' median is a WARN, 0.1 to 90",
+				 DIAG_DEFAULT_VARIATION_TEXT, 0, 0, NULL },
+	[OPT_DIAG_KERNELS] = { "kernels", 0, OPT_STRING, "PATH", "the kernels module",
+			       "$GPUCTL_KERNELS, build tree, install", 0, 0, NULL },
+	[OPT_DIAG_FLIP_BITS] = { "flip-bits", 0, OPT_INT, NULL,
+				 "TEST ONLY: flip N bits in the memory test's buffer; the test must FAIL", NULL, 0,
+				 1000000000, NULL },
+};
+
+static const struct cmd_help diag_help = {
+	.name = "diag",
+	.usage = "[-r 1|2|3|4] [-i ID[,ID...]] [--json] [--timeout-scale F]\n"
+		 "                   [--variation PCT] [--kernels PATH] [--flip-bits N]",
+	.what = "Active diagnostics (docs/diag.md). Levels:\n"
 		"  1  seconds: health + software checks (driver, CUDA context, persistence, environment, processes)\n"
 		"  2  about a minute: + memory pattern test, PCIe bandwidth, P2P reachability\n"
 		"  3  a few minutes: + GEMM stress FP32/TF32/BF16/FP8, memory bandwidth, P2P bandwidth,\n"
 		"     NCCL all-reduce, variation between GPUs\n"
-		"  4  long: + extended memory test, 5 minutes of sustained load per GPU\n\n"
-		"  -r, --level N        1 (default) to 4; 2-4 need real GPUs and the kernels module\n"
-		"  -i, --id ID          GPUs by index, range, UUID or bus id (default all)\n"
-		"      --json           machine-readable output (docs/diag.md)\n"
-		"      --timeout-scale F  multiply every test's timeout (default 1)\n"
-		"      --variation PCT  a GPU this much slower than the others' median is a WARN (default %.0f)\n"
-		"      --kernels PATH   the kernels module (default: $GPUCTL_KERNELS, build tree, install)\n"
-		"      --flip-bits N    TEST ONLY: flip N bits in the memory test's buffer; the test must FAIL\n\n"
-		"exit: 0 pass, 1 warnings, 2 failure, 64 usage, 69 could not check (no GPU, simulated server\n"
-		"      for -r 2+), 74 output could not be written\n",
-		DIAG_DEFAULT_VARIATION_PCT);
-}
+		"  4  long: + extended memory test, 5 minutes of sustained load per GPU\n",
+	.opts = diag_opts,
+	.nopts = sizeof(diag_opts) / sizeof(diag_opts[0]),
+	.exits = "0 pass, 1 warnings, 2 failure, 64 usage, 69 could not check (no GPU, simulated server\n"
+		 "            for -r 2+), 74 output could not be written",
+};
 
 static int parse_num(const struct cmd_ctx *ctx, const char *opt, const char *s, double lo, double hi, double *out)
 {
@@ -153,52 +168,37 @@ static int parse_num(const struct cmd_ctx *ctx, const char *opt, const char *s, 
 
 int cmd_diag(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		{ "level", required_argument, NULL, 'r' }, { "id", required_argument, NULL, 'i' },
-		{ "json", no_argument, NULL, 'J' }, { "timeout-scale", required_argument, NULL, 'T' },
-		{ "variation", required_argument, NULL, 'V' }, { "kernels", required_argument, NULL, 'K' },
-		{ "flip-bits", required_argument, NULL, 'F' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
-	};
 	struct diag_run_opts o = { .level = 1, .timeout_scale = 1, .variation_pct = DIAG_DEFAULT_VARIATION_PCT };
 	const char *ids = NULL, *kernels_path = NULL;
 	bool json = false;
-	double num;
-	int c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":r:i:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			if (strlen(optarg) != 1 || optarg[0] < '1' || optarg[0] > '4') {
-				cmd_error(ctx, "diag", "unknown level '%s' (1, 2, 3 or 4)", optarg);
+	struct opt_parser p;
+	struct opt_value val;
+	int opt, opt_rc;
+	opt_init(&p, argc, argv, diag_help.opts, diag_help.nopts);
+	while ((opt = help_opt_next(ctx, &diag_help, &p, &val, &opt_rc)) != OPT_DONE) {
+		switch (opt) {
+		case OPT_HELP:
+		case OPT_ERROR: return opt_rc;
+		case OPT_DIAG_LEVEL:
+			if (strlen(val.text) != 1 || val.text[0] < '1' || val.text[0] > '4') {
+				cmd_error(ctx, "diag", "unknown level '%s' (1, 2, 3 or 4)", val.text);
 				return EXIT_USAGE;
 			}
-			o.level = optarg[0] - '0';
+			o.level = val.text[0] - '0';
 			break;
-		case 'i': ids = optarg; break;
-		case 'J': json = true; break;
-		case 'K': kernels_path = optarg; break;
-		case 'T':
-			if (parse_num(ctx, "--timeout-scale", optarg, 0.05, 100, &o.timeout_scale) != 0)
+		case OPT_DIAG_ID: ids = val.text; break;
+		case OPT_DIAG_JSON: json = true; break;
+		case OPT_DIAG_KERNELS: kernels_path = val.text; break;
+		case OPT_DIAG_TIMEOUT_SCALE:
+			if (parse_num(ctx, "--timeout-scale", val.text, 0.05, 100, &o.timeout_scale) != 0)
 				return EXIT_USAGE;
 			break;
-		case 'V':
-			if (parse_num(ctx, "--variation", optarg, 0.1, 90, &o.variation_pct) != 0)
+		case OPT_DIAG_VARIATION:
+			if (parse_num(ctx, "--variation", val.text, 0.1, 90, &o.variation_pct) != 0)
 				return EXIT_USAGE;
 			break;
-		case 'F':
-			if (parse_num(ctx, "--flip-bits", optarg, 0, 1e9, &num) != 0)
-				return EXIT_USAGE;
-			o.flip_bits = (uint64_t)num;
-			break;
-		case 'h': usage(ctx->out); return EXIT_OK;
-		case ':': cmd_error(ctx, "diag", "option '%s' needs a value", argv[optind - 1]); return EXIT_USAGE;
-		default: cmd_error(ctx, "diag", "unknown option '%s'; see 'gpuctl diag --help'", argv[optind - 1]); return EXIT_USAGE;
+		default: o.flip_bits = (uint64_t)val.num; break; /* --flip-bits */
 		}
-	}
-	if (optind < argc) {
-		cmd_error(ctx, "diag", "unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
 	}
 	if (cmd_check_gpu_spec(ctx, "diag", ids) != EXIT_OK)
 		return EXIT_USAGE;
