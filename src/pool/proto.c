@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/units.h"
+
 static const char *const op_names[] = { "ping", "submit", "queue", "show", "cancel", "logs", "jobs" };
 
 static const char *proto_op_name(enum proto_op op)
@@ -494,38 +496,7 @@ int proto_parse_time_limit(const char *s, uint64_t *seconds, char *err, size_t e
 
 int proto_parse_bytes(const char *s, uint64_t *bytes, char *err, size_t errlen)
 {
-	char q[41];
-	char *end = NULL;
-	if (!isdigit((unsigned char)*s))
-		goto bad;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v))
-		goto bad;
-	double mul = 1;
-	const char *units[] = { "", "K", "M", "G", "T" };
-	bool found = false;
-	for (unsigned i = 0; i < 5 && !found; i++) {
-		char with_ib[8], with_b[8];
-		snprintf(with_ib, sizeof(with_ib), "%siB", units[i]);
-		snprintf(with_b, sizeof(with_b), "%sB", units[i]);
-		if (strcmp(end, units[i]) == 0 || (i && strcmp(end, with_ib) == 0) || strcmp(end, with_b) == 0) {
-			mul = ldexp(1.0, 10 * (int)i);
-			found = true;
-		}
-	}
-	if (!found)
-		goto bad;
-	double b = v * mul;
-	if (b < 1 || b > 1e18) {
-		snprintf(err, errlen, "memory size '%s' out of range", shown(s, q));
-		return -1;
-	}
-	*bytes = (uint64_t)b;
-	return 0;
-bad:
-	snprintf(err, errlen, "bad memory size '%s' (use e.g. 40G, 512M, 1.5T or bytes)", shown(s, q));
-	return -1;
+	return units_parse_size(s, 1, PROTO_MAX_BYTES, bytes, err, errlen);
 }
 
 int proto_parse_gpu_ids(const char *s, uint64_t *mask, char *err, size_t errlen)

@@ -83,7 +83,9 @@ json_t *proto_request_json(const struct proto_request *r);
  * HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, or numbers each with a unit, largest
  * first ("90s", "2h", "1h30m"); anything else ("1h30", "25:99:99") refused. */
 int proto_parse_time_limit(const char *s, uint64_t *seconds, char *err, size_t errlen);
-/* "1048576", "512M", "40G", "40GiB", "1.5T" (binary units) -> bytes. */
+/* A size in bytes as core/units.h reads it ("1048576", "512M", "40G", "40GiB",
+ * "1.5T": powers of 1024), 1 byte to 1024P. */
+#define PROTO_MAX_BYTES (1ull << 60)
 int proto_parse_bytes(const char *s, uint64_t *bytes, char *err, size_t errlen);
 /* "0,2,5-7" -> bitmask of GPU indexes below 64. */
 int proto_parse_gpu_ids(const char *s, uint64_t *mask, char *err, size_t errlen);

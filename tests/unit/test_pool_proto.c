@@ -205,6 +205,14 @@ static void test_values(void **state)
 	assert_int_equal(v, 1000);
 	assert_int_equal(proto_parse_bytes("-1G", &v, err, sizeof(err)), -1);
 	assert_int_equal(proto_parse_bytes("4Q", &v, err, sizeof(err)), -1);
+	/* core/units.h's grammar (docs/units.md): either case, P, 1 byte to 1024P */
+	assert_int_equal(proto_parse_bytes("4k", &v, err, sizeof(err)), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(proto_parse_bytes("1024P", &v, err, sizeof(err)), 0);
+	assert_int_equal(v, 1ull << 60);
+	assert_int_equal(proto_parse_bytes("1025P", &v, err, sizeof(err)), -1);
+	assert_string_equal(err, "size '1025P' out of range (1 to 1024P)");
+	assert_int_equal(proto_parse_bytes("0", &v, err, sizeof(err)), -1);
 	assert_int_equal(proto_parse_gpu_ids("0,2,5-7", &v, err, sizeof(err)), 0);
 	assert_int_equal(v, 0xe5);
 	assert_int_equal(proto_parse_gpu_ids("63", &v, err, sizeof(err)), 0);
