@@ -68,7 +68,7 @@ static void outlier_line(const struct fleet *f, const struct fleet_outlier *o, c
 		snprintf(who, sizeof(who), " GPU %d", o->gpu);
 	else
 		who[0] = '\0';
-	static const char *const kind[] = { "health FAIL", "diag FAIL", "slow", "not swept" };
+	static const char *const kind[] = { "health", "diag FAIL", "slow", "not swept" };
 	snprintf(out, len, "%s%s: %s %s; action: %s%s", f->node[o->node].name, who, kind[o->kind], o->what, o->action,
 		 o->drain ? "" : " (not drained)");
 }
@@ -98,7 +98,7 @@ void fleet_write_text(const struct fleet *f, FILE *o)
 		}
 		for (unsigned g = 0; g < n->ngpu; g++) {
 			const struct fleet_gpu *fg = &n->gpu[g];
-			char link[24], nvl[24], remap[24];
+			char link[64], nvl[64], remap[32];
 			fmt_link(link, sizeof(link), fg);
 			fmt_nvlink(nvl, sizeof(nvl), fg);
 			if (fg->remap_pending >= 0)
@@ -203,7 +203,7 @@ void fleet_write_html(const struct fleet *f, FILE *o)
 				fputs("</td></tr>\n", o);
 				continue;
 			}
-			char link[24], nvl[24];
+			char link[64], nvl[64];
 			fmt_link(link, sizeof(link), fg);
 			fmt_nvlink(nvl, sizeof(nvl), fg);
 			td(o, false, "%u", fg->index);

@@ -20,8 +20,9 @@
 #     n2 with "gpuctl: GPU 1 ..."; clearing the fault resumes it; a node an
 #     administrator drained stays drained
 #   - `gpuctl slurm sweep --level bench-quick --drain` over n1..n4, each node a
-#     simulated 8x H200 (through a wrapper of gpuctl): n2 carries an XID 79
-#     (health FAIL), n4 a power cap on GPU 5 (its SIMULATED GEMM figure 18%
+#     simulated 8x H200 (through a wrapper of gpuctl): n2 carries pending row
+#     remaps on GPU 3 (a rule with an action), n4 a power cap on GPU 5 (its
+#     SIMULATED GEMM figure 18%
 #     under the fleet's); the sweep names exactly n2 and n4, drains exactly
 #     them ('gpuctl sweep: ...'), and the health check does not resume them;
 #     a sweep of a node whose job fails (n1) and of one that never starts
@@ -349,22 +350,22 @@ wait_for 60 node_idle n2 || fail "n2 not idle after its resume: $(sinfo -h -n n2
 out="$(timeout 30 srun -w n2 --gpus=1 true 2>&1)" && ok || fail "job on the resumed n2: $out"
 
 # ---- gpuctl slurm sweep: the fleet's outliers, and only they, named and drained ---------------
-echo '{"faults": [{"kind": "xid", "gpu": 3, "xid": 79}]}' >"$tmp/sweep-faults-n2.json"
+echo '{"faults": [{"kind": "remap_pending", "gpu": 3}]}' >"$tmp/sweep-faults-n2.json"
 echo '{"faults": [{"kind": "power", "gpu": 5}]}' >"$tmp/sweep-faults-n4.json"
 wait_for 60 node_idle n3 || fail "n3 not idle after its resume: $(sinfo -h -n n3 -o '%t %E' 2>&1)"
 s0=$SECONDS
-out="$(timeout 90 "$GPUCTL" slurm sweep --level bench-quick --drain --start-timeout 60s --timeout 80s \
+out="$(timeout 90 "$GPUCTL" slurm sweep --level bench-quick --window 0 --drain --start-timeout 60s --timeout 80s \
 	--gpuctl "$tmp/gpuctl-sweep" --out "$tmp/sweep" 2>"$tmp/sweep.err")"
 rc=$?
 n2_runs=$(hc_runs n2)
 echo "gpuctl slurm sweep of 4 nodes at bench-quick: $((SECONDS - s0)) s (exit $rc)"
 named="$(sed -n 's/^  \(n[0-9]\)\( GPU [0-9]*\)\{0,1\}: .*/\1/p' <<<"$out" | sort -u | tr '\n' ' ')"
 [ $rc = 2 ] && [ "$named" = "n2 n4 " ] && ok || fail "the sweep (exit $rc) named '$named', not n2 and n4: $out $(tail -3 "$tmp/sweep.err")"
-grep -q "^  n2 GPU 3: health FAIL xid-catalog; action: reboot$" <<<"$out" &&
+grep -q "^  n2 GPU 3: health row-remap-pending; action: reset_gpu$" <<<"$out" &&
 	grep -q "^  n4 GPU 5: slow gemm_bf16_tflops [0-9.]* TFLOP/s, 1[0-9.]*% below the median [0-9.]*; action: drain$" <<<"$out" &&
 	grep -q "^\*\*\* SIMULATED" <<<"$out" && grep -q "^outliers: 2$" <<<"$out" && ok || fail "the sweep's outliers: $out"
 [ "$(sed -n 's/^drained \(n[0-9]\): .*/\1/p' <<<"$out" | tr '\n' ' ')" = "n2 n4 " ] &&
-	[ "$(reason n2)" = "gpuctl sweep: GPU 3 xid-catalog" ] && [[ "$(reason n4)" == "gpuctl sweep: GPU 5 gemm_bf16_tflops -1"?"%" ]] &&
+	[ "$(reason n2)" = "gpuctl sweep: GPU 3 row-remap-pending" ] && [[ "$(reason n4)" == "gpuctl sweep: GPU 5 gemm_bf16_tflops -1"?"%" ]] &&
 	undrained n1 && undrained n3 && ok || fail "drained: $(grep ^drained <<<"$out" | tr '\n' '|'); n2 '$(reason n2)', n4 '$(reason n4)'; n1 $(drained n1 && echo drained), n3 $(drained n3 && echo drained)"
 # the health check (healthy on its own simulated server) leaves the sweep's drain alone
 wait_for 60 hc_ended_since n2 "$n2_runs" || fail "no health check on n2 started after the sweep's drain and ended"
