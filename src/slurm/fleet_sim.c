@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "core/catalog.h"
-#include "sampler/sampler.h"
+#include "device/snapshot.h"
 
 #define THERMAL (CLK_EVT_HW_SLOWDOWN | CLK_EVT_SW_THERMAL | CLK_EVT_HW_THERMAL)
 #define POWER (CLK_EVT_SW_POWER_CAP | CLK_EVT_HW_POWER_BRAKE)
