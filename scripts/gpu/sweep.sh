@@ -52,6 +52,8 @@ trap 'rm -rf "$tmp"' EXIT
 for level in diag2 bench-quick; do
 	short=${level%-quick}
 	s=$(date +%s.%N)
+	# the sweep makes DIR before the jobs run (a pack older than cc41266 needs it)
+	mkdir -p "$tmp/$short"
 	timeout 170 "$G" slurm sweep --run-node --node h200 --level "$level" --out "$tmp/$short" >>"$log" 2>&1
 	rc=$?
 	echo "$level: --run-node exit $rc in $(awk -v s="$s" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }') s" | tee -a "$log" >>"$out/summary.txt"
