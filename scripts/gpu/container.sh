@@ -40,6 +40,12 @@ mkdir -p "$pm"
 step "unpack" tar -C "$pm" -xJf "$root/.device-carry/podman/podman.tar.xz" || verdict "the carried podman did not unpack"
 export PATH="$pm/bin:$PATH" LD_LIBRARY_PATH="$pm/lib"
 export CONTAINERS_CONF="$pm/containers.conf" CONTAINERS_STORAGE_CONF="$pm/storage.conf"
+# podman starts conmon (and conmon runc) with a clean environment: without
+# LD_LIBRARY_PATH the carried conmon lacks libglib (the first call's failure)
+for tool in conmon runc; do
+	printf '#!/bin/sh\nLD_LIBRARY_PATH="%s/lib" exec "%s/bin/%s" "$@"\n' "$pm" "$pm" "$tool" >"$pm/bin/$tool-env"
+	chmod +x "$pm/bin/$tool-env"
+done
 cat >"$CONTAINERS_CONF" <<EOF
 [containers]
 default_ulimits = []
@@ -48,10 +54,10 @@ seccomp_profile = "$pm/share/seccomp.json"
 runtime = "runc"
 cgroup_manager = "cgroupfs"
 events_logger = "file"
-conmon_path = ["$pm/bin/conmon"]
+conmon_path = ["$pm/bin/conmon-env"]
 init_path = "$pm/bin/catatonit"
 [engine.runtimes]
-runc = ["$pm/bin/runc"]
+runc = ["$pm/bin/runc-env"]
 EOF
 printf '[storage]\ndriver = "vfs"\ngraphroot = "%s/storage"\nrunroot = "%s/run"\n' "$pm" "$pm" >"$CONTAINERS_STORAGE_CONF"
 mkdir -p /etc/containers
