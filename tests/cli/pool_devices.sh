@@ -74,6 +74,18 @@ unlimited() {
 	expect "$tmp/u.out" nvidia1 not-EPERM "$1"
 }
 
+# pool_tag DIR: the tag in this pool's cgroup names (FNV-1a of its state
+# directory, as pool_life.c makes it), so that the checks see this test's
+# cgroups only, not another agent's or a killed earlier run's
+pool_tag() {
+	local s="$1" h=2166136261 i c
+	for ((i = 0; i < ${#s}; i++)); do
+		printf -v c '%d' "'${s:i:1}"
+		h=$(((h ^ c) * 16777619 & 0xFFFFFFFF))
+	done
+	printf '%08x' "$h"
+}
+
 # the devices line: in the agent's start line and in queue --json
 devices_line() { "$G" queue --json | jq -r .devices; }
 
@@ -151,7 +163,7 @@ case "$line" in
 	base=${line#*cgroup v1 devices under }
 	base=${base%)}
 	check "v1: the jobs' devices cgroups are removed at their end" \
-		wait_until 30 sh -c "! ls -d '$base'/gpuctl-*-job-* 2>/dev/null | grep -q ."
+		wait_until 30 sh -c "! ls -d '$base'/gpuctl-$(pool_tag "$tmp/state")-job-* 2>/dev/null | grep -q ."
 	;;
 "devices not limited: "*)
 	check "v1: the line says why" grep -q "no per-job cgroup v2" <<<"$line"
