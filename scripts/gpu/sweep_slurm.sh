@@ -15,9 +15,10 @@
 #        `gpuctl slurm sweep -w HOST --level diag2` and `--level bench-quick`
 #        (gpuctl: the packed build of .device-carry/sweep, scripts/gpu/sweep.sh
 #        pack), then stops the daemons by PID. Results under $OUT/sweep-slurm/:
-#        summary.txt (PASS/FAIL per check, times), run.log (every step's
-#        output, the daemons' log tails), {diag2,bench}-fleet.{txt,json,html},
-#        {diag2,bench}-progress.txt (the sweep's progress lines).
+#        summary.txt (PASS/FAIL per check, times, the sweeps' progress lines),
+#        run.log (every step's output, slurm.conf and cgroup.conf, the daemons'
+#        log tails), {diag2,bench}-fleet.{txt,json,html} (8 files: what one
+#        device call brings back).
 # Each carried binary runs through a wrapper that sets LD_LIBRARY_PATH: the
 # daemons start their children (slurmstepd, the job) with their own
 # environments. Here, without a GPU, `GPUCTL_SIM=h200x8 scripts/gpu/sweep_slurm.sh
@@ -178,15 +179,23 @@ ReturnToService=2
 NodeName=$host NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
 PartitionName=gpu Nodes=$host Default=YES MaxTime=30 State=UP
 CONF
-cp "$T/slurm.conf" "$out/slurm.conf"
+# slurmd 22.05 always starts its cgroup plugin; on cgroup v2 it asks systemd (dbus)
+# for a scope, and the lent VM runs neither (the first call's slurmd stopped on
+# "cannot connect to dbus system daemon"): it makes the scope itself
+printf 'IgnoreSystemd=yes\nCgroupAutomount=yes\n' >"$T/cgroup.conf"
+for f in slurm.conf cgroup.conf; do echo "--- $f"; cat "$T/$f"; done >>"$log" # the device call brings 8 files back
+step "cgroups here" sh -c 'stat -fc %T /sys/fs/cgroup; cat /proc/self/cgroup; cat /sys/fs/cgroup/cgroup.controllers /sys/fs/cgroup/cgroup.subtree_control 2>&1'
 started=$SECONDS
 slurmctld -D -i -f "$T/slurm.conf" >>"$log" 2>&1 &
 pids+=($!)
 # slurmd finds slurmstepd at its build's path unless told (-d): the wrapper
 slurmd -D -N "$host" -f "$T/slurm.conf" -d "$T/w/slurmstepd" >>"$log" 2>&1 &
-pids+=($!)
+slurmd_pid=$!
+pids+=($slurmd_pid)
 node_idle() { [ "$(sinfo -h -n "$host" -o '%t' 2>/dev/null | sort -u)" = idle ]; }
-wait_until 60 node_idle
+idle_or_slurmd_gone() { node_idle || ! kill -0 "$slurmd_pid" 2>/dev/null; }
+wait_until 60 idle_or_slurmd_gone
+node_idle
 rc=$?
 echo "sinfo after $((SECONDS - started)) s: $(sinfo -h -N -o '%N %t %E' 2>&1 | tr '\n' '|')" | tee -a "$log" >>"$sum"
 check "slurmctld and slurmd up, node $host idle" $rc "see run.log"
@@ -202,17 +211,18 @@ for level in diag2 bench-quick; do
 	short=${level%-quick}
 	s=$(date +%s.%N)
 	timeout 280 "$G" slurm sweep -w "$host" --level "$level" --gpuctl "$G" --start-timeout 60s --timeout 250s \
-		--out "$T/$short" >"$out/$short-fleet.txt" 2>"$out/$short-progress.txt"
+		--out "$T/$short" >"$out/$short-fleet.txt" 2>"$T/$short-progress.txt"
 	rc=$?
 	secs=$(awk -v s="$s" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
 	echo "$level: gpuctl slurm sweep exit $rc in $secs s (submit to report)" | tee -a "$log" >>"$sum"
 	for f in fleet.json fleet.html; do cp "$T/$short/$f" "$out/$short-$f" 2>/dev/null; done
+	{ echo "--- $level: the sweep's progress (stderr)"; cat "$T/$short-progress.txt"; } >>"$sum"
 	cat "$T/$short/logs/$host.out" >>"$log" 2>/dev/null
-	check "$level: the sweep swept $host (exit 0 no outlier or 2 an outlier)" $([ "$rc" = 0 ] || [ "$rc" = 2 ]; echo $?) "exit $rc: $(tail -2 "$out/$short-progress.txt" | tr '\n' ' ')"
+	check "$level: the sweep swept $host (exit 0 no outlier or 2 an outlier)" $([ "$rc" = 0 ] || [ "$rc" = 2 ]; echo $?) "exit $rc: $(tail -2 "$T/$short-progress.txt" | tr '\n' ' ')"
 	check "$level: fleet.json, fleet.html written" $([ -s "$out/$short-fleet.json" ] && [ -s "$out/$short-fleet.html" ]; echo $?) "missing"
 	check "$level: the job's result came back (no node 'not swept')" $(! grep -q "not swept" "$out/$short-fleet.txt"; echo $?) "$(grep 'not swept' "$out/$short-fleet.txt")"
-	grep -Eq "^sweep: 1 done, 0 running, 0 pending, 0 failed, 0 not started" "$out/$short-progress.txt"
-	check "$level: progress reached 1 done" $? "$(tail -1 "$out/$short-progress.txt")"
+	grep -Eq "^sweep: 1 done, 0 running, 0 pending, 0 failed, 0 not started" "$T/$short-progress.txt"
+	check "$level: progress reached 1 done" $? "$(tail -1 "$T/$short-progress.txt")"
 	if [ $simulated = 0 ]; then
 		grep -q SIMULATED "$out/$short-fleet.txt"
 		check "$level: nothing SIMULATED on a real GPU" $([ $? != 0 ]; echo $?) "the report says SIMULATED"
