@@ -102,6 +102,8 @@ teardown() {
 	for p in $(find /proc/[0-9]*/fd -maxdepth 1 -lname "$T/*" 2>/dev/null | cut -d/ -f3 | sort -u); do
 		[ "$p" != $$ ] && kill -KILL "$p" 2>/dev/null
 	done
+	# the cgroups slurmd and slurmstepd made below the slice this script made, deepest first
+	[ -n "${made_slice:-}" ] && find "$made_slice" -depth -type d -exec rmdir {} + 2>>"$log"
 	for f in slurmctld.log slurmd.log munge/munged.log; do
 		[ -f "$T/$f" ] && { echo "--- $f (last lines)"; tail -n 30 "$T/$f"; } >>"$log"
 	done
@@ -183,6 +185,14 @@ CONF
 # for a scope, and the lent VM runs neither (the first call's slurmd stopped on
 # "cannot connect to dbus system daemon"): it makes the scope itself
 printf 'IgnoreSystemd=yes\nCgroupAutomount=yes\n' >"$T/cgroup.conf"
+# and it makes its scope in system.slice, which it does not create (the second
+# call: "Could not create scope directory /sys/fs/cgroup/system.slice/..."): made
+# here when missing on cgroup v2, removed at the end
+made_slice=""
+if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] && [ ! -d /sys/fs/cgroup/system.slice ]; then
+	mkdir /sys/fs/cgroup/system.slice && made_slice=/sys/fs/cgroup/system.slice
+	echo "made $made_slice (absent: no systemd here)" >>"$log"
+fi
 for f in slurm.conf cgroup.conf; do echo "--- $f"; cat "$T/$f"; done >>"$log" # the device call brings 8 files back
 step "cgroups here" sh -c 'stat -fc %T /sys/fs/cgroup; cat /proc/self/cgroup; cat /sys/fs/cgroup/cgroup.controllers /sys/fs/cgroup/cgroup.subtree_control 2>&1'
 started=$SECONDS
