@@ -232,7 +232,10 @@ static int poll_jobs(struct cmd_ctx *ctx, const struct sweep_args *a, const char
 			char tail[160];
 			log_tail(a, j->node, tail, sizeof(tail));
 			j->state = JOB_FAILED;
-			snprintf(j->note, sizeof(j->note), "job %s ended without a result%s%.150s", j->id, tail[0] ? ": " : "", tail);
+			/* the note may cut the log's line short: a note, not a record */
+			if (snprintf(j->note, sizeof(j->note), "job %s ended without a result%s%.150s", j->id,
+				     tail[0] ? ": " : "", tail) >= (int)sizeof(j->note))
+				j->note[sizeof(j->note) - 1] = '\0';
 		} else if (strncmp(line, "PENDING", 7) == 0) {
 			j->state = JOB_PENDING;
 			sscanf(line, "%*s %63s", j->reason);

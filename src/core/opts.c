@@ -76,7 +76,10 @@ static int value_parse(const struct opt_spec *s, const char *name, const char *t
 	case OPT_SIZE:
 		if ((s->kind == OPT_DURATION ? units_parse_duration : units_parse_size)(
 			    text, (uint64_t)(min < 0 ? 0 : min), (uint64_t)max, &u, msg, sizeof(msg))) {
-			snprintf(err, errlen, "option '%s': %s", name, msg);
+			/* the option's name, then the units module's reason after it */
+			int n = snprintf(err, errlen, "option '%s': ", name);
+			if (n > 0 && (size_t)n < errlen)
+				snprintf(err + n, errlen - (size_t)n, "%s", msg);
 			return -1;
 		}
 		v->num = (long long)u;
