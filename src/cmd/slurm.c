@@ -511,7 +511,11 @@ int cmd_slurm(int argc, char **argv, struct cmd_ctx *ctx)
 		if (strcmp(argv[1], verb_help[v].name) != 0)
 			continue;
 		if (help_asked(argc, argv, 2)) {
-			help_print_sub(ctx->out, "slurm", &verb_help[v], verb_notes);
+			/* sweep reads its options from a table: its help lists each one */
+			if (verbs[v] == slurm_sweep)
+				slurm_sweep_help(ctx->out);
+			else
+				help_print_sub(ctx->out, "slurm", &verb_help[v], verb_notes);
 			return EXIT_OK;
 		}
 		return verbs[v](argc, argv, ctx);

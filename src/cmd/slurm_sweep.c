@@ -54,6 +54,11 @@ static const struct cmd_help sweep_help = {
 };
 
 
+void slurm_sweep_help(FILE *out)
+{
+	help_print_cmd(out, &sweep_help);
+}
+
 static long long now_ns(void)
 {
 	struct timespec t;

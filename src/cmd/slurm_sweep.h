@@ -24,5 +24,7 @@
 	"            66 a file that cannot be read, 69 sbatch/squeue/scontrol failed, 74 DIR cannot be written"
 
 int slurm_sweep(int argc, char **argv, struct cmd_ctx *ctx);
+/* `gpuctl slurm sweep --help`: usage, then every option of its table with its default */
+void slurm_sweep_help(FILE *out);
 
 #endif
