@@ -28,7 +28,9 @@ deb=$(ls "$build"/gpuctl_*_*.deb)
 echo "test_deb.sh: built $deb"
 module=$(find "$build/kernels" -maxdepth 1 -name 'gpuctl_kernels.so' 2>/dev/null)
 if [ -n "$module" ]; then
-	dpkg-deb -c "$deb" | grep -q '/usr/lib/[^/]*/gpuctl/gpuctl_kernels\.so$' ||
+	# the listing first: grep -q would close the pipe on dpkg-deb (SIGPIPE, and pipefail)
+	listing=$(dpkg-deb -c "$deb")
+	grep -q '/usr/lib/[^/]*/gpuctl/gpuctl_kernels\.so$' <<<"$listing" ||
 		fail "the kernels module was built but is not in the package"
 	echo "test_deb.sh: the package carries the kernels module ($(du -k "$module" | cut -f1) KiB)"
 else
