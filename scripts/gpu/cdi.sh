@@ -28,13 +28,8 @@ log="$out/run.log"
 txt="$outdir/cdi.txt"
 : >"$log"
 : >"$txt"
-export GPUCTL_DATA_DIR="$root/data"
-unset GPUCTL_SIM
-{ date -u '+%Y-%m-%d %H:%M:%S UTC'; uname -a; id; } >>"$log" 2>&1
-command -v nvidia-smi >/dev/null || { echo "cdi.sh: no nvidia-smi here" | tee -a "$log" >&2; exit 69; }
-nvidia-smi -L >>"$log" 2>&1
 . "$root/scripts/gpu/lib.sh"
-find_gpuctl cdi.sh
+gpu_script_start cdi.sh
 command -v jq >/dev/null || { echo "cdi.sh: no jq here" | tee -a "$log" >&2; exit 69; }
 
 fails=0

@@ -29,3 +29,17 @@ find_gpuctl() {
 	export GPUCTL
 	echo "gpuctl: $GPUCTL" >>"$log"
 }
+
+# gpu_script_start NAME: what every script here does first on the GPU machine:
+# the data from this checkout, no simulator, a header in $log (date, kernel,
+# user), exit 69 without nvidia-smi, the GPUs in $log, then find_gpuctl.
+# Needs $root and $log.
+gpu_script_start() {
+	local name=$1
+	export GPUCTL_DATA_DIR="$root/data"
+	unset GPUCTL_SIM
+	{ date -u '+%Y-%m-%d %H:%M:%S UTC'; uname -a; id; } >>"$log" 2>&1
+	command -v nvidia-smi >/dev/null || { echo "$name: no nvidia-smi here" | tee -a "$log" >&2; exit 69; }
+	nvidia-smi -L >>"$log" 2>&1
+	find_gpuctl "$name"
+}

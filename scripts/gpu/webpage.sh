@@ -23,13 +23,8 @@ out="$outdir/webpage"
 mkdir -p "$out"
 log="$out/run.log"
 : >"$log"
-export GPUCTL_DATA_DIR="$root/data"
-unset GPUCTL_SIM
-{ date -u '+%Y-%m-%d %H:%M:%S UTC'; uname -a; id; } >>"$log" 2>&1
-command -v nvidia-smi >/dev/null || { echo "webpage.sh: no nvidia-smi here" | tee -a "$log" >&2; exit 69; }
-nvidia-smi -L >>"$log" 2>&1
 . "$root/scripts/gpu/lib.sh"
-find_gpuctl webpage.sh
+gpu_script_start webpage.sh
 
 "$GPUCTL" agent --listen 127.0.0.1:0 --interval 1s >/dev/null 2>"$out/agent.err" &
 agent_pid=$!
