@@ -5,26 +5,39 @@
 # Every build treats warnings as errors (GPUCTL_WERROR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# each stage's start, in seconds since the start (CI must stay under 15 min on 2 cores)
+stage() { echo "test.sh: [$SECONDS s] $*"; }
+stage "dependencies"
 GPUCTL_TEST_DEPS=1 scripts/deps.sh
-# the test build's kernels module for one architecture (no GPU runs it here;
-# test_deb.sh builds the package's for every architecture the catalog covers)
-cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Asan -DGPUCTL_WERROR=ON -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
+# The test build: no kernels module (no GPU runs it here, and the tests do not
+# load it); nvcc compiles it once, in the package below, for every architecture
+# the catalog covers.
+stage "the sanitizer build (ASan + UBSan)"
+cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Asan -DGPUCTL_WERROR=ON -DGPUCTL_WITH_CUDA=OFF >/dev/null
 cmake --build build-test -j"$(nproc)"
-# What a user builds: the README's first command (Release, -O2), Debug, and no
-# build type at all (`cmake -S . -B build`). Each optimisation level warns
-# where the others do not, so each is compiled (the code only: no tests, no CUDA).
-for type in Release Debug ""; do
+# What a user builds: Debug and no build type at all (`cmake -S . -B build`);
+# Release (-O2) is the package's build below, also with warnings as errors, and
+# the README's first command (scripts/run.sh, static deps) runs in
+# test_run_nvcc.sh. Each optimisation level warns where the others do not, so
+# each is compiled (the code only: no tests, no CUDA).
+for type in Debug ""; do
 	dir="build-$(tr '[:upper:]' '[:lower:]' <<<"${type:-default}")"
+	stage "the ${type:-default} build"
 	cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE="$type" -DGPUCTL_WERROR=ON -DGPUCTL_WITH_CUDA=OFF -DBUILD_TESTING=OFF >/dev/null
 	cmake --build "$dir" -j"$(nproc)"
 done
+stage "scripts/run.sh with a broken nvcc"
 scripts/test_run_nvcc.sh
-# the Debian package: lintian, install into a clean Debian 12 root, remove, purge
-scripts/test_deb.sh
+# the Debian package (the Release build, warnings as errors): lintian, install
+# into a clean Debian 12 root, remove, purge
+stage "the Debian package (Release)"
+GPUCTL_DEB_WERROR=ON scripts/test_deb.sh
 # ThreadSanitizer (the samplers, HTTP, klog, scheduler, pool server and diag
 # watchdogs are threads): the unit tests and the agent and pool CLI tests
+stage "the ThreadSanitizer build"
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Tsan -DGPUCTL_WERROR=ON -DGPUCTL_WITH_CUDA=OFF >/dev/null
 cmake --build build-tsan -j"$(nproc)"
+stage "the tests (ASan + UBSan)"
 cd build-test
 ctest -LE gpu --output-on-failure -j"$(nproc)" --timeout 600 | tee ctest.log
 # in CI (CI=true or GPUCTL_TEST_DEPS=1, which ctest passes on to the tests)
@@ -43,6 +56,7 @@ fi
 # slowloris tests (speed and capacity, meaningless under ThreadSanitizer's
 # 5-15x slowdown), nor the other pool and agent tests: they add no thread
 # and would double the CI's time on two cores.
+stage "the ThreadSanitizer tests"
 cd ../build-tsan
 rm -rf tsan && mkdir tsan
 TSAN_OPTIONS="log_path=$PWD/tsan/report second_deadlock_stack=1" \
@@ -52,3 +66,4 @@ if [ -n "$(ls tsan)" ]; then
 	cat tsan/*
 	exit 1
 fi
+stage "done"

@@ -9,6 +9,7 @@
 # there, then removes it (only the state directory may stay) and purges it
 # (nothing may stay). Root only (chroot). Run by scripts/test.sh.
 #   GPUCTL_DEB_BUILD=DIR  build directory (default build-deb)
+#   GPUCTL_DEB_WERROR=ON  warnings as errors (scripts/test.sh: this is CI's Release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "test_deb.sh: needs root (chroot, dpkg --root)"; exit 1; }
@@ -20,7 +21,7 @@ fail() { echo "test_deb.sh: FAIL: $*"; fails=$((fails + 1)); }
 # catalog covers when nvcc works here (what a GPU server installs: it needs no
 # nvcc); scripts/test.sh builds its test build for one architecture only
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr -DGPUCTL_STATIC_DEPS=OFF \
-	-DBUILD_TESTING=OFF >/dev/null
+	-DBUILD_TESTING=OFF -DGPUCTL_WERROR="${GPUCTL_DEB_WERROR:-OFF}" >/dev/null
 cmake --build "$build" -j"$(nproc)" >/dev/null
 rm -f "$build"/gpuctl_*.deb
 (cd "$build" && cpack -G DEB >/dev/null)
