@@ -12,44 +12,79 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "help.h"
 #include "pool/proto.h"
 #include "pool_cmd.h"
 
 extern char **environ;
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: gpuctl submit [--gpus N | --gpu-ids LIST | --mig PROFILE] [--mem-per-gpu BYTES] [--nvlink]\n"
-		"                     [--priority P] [--time LIMIT] [--name NAME] [--after JOB] [--shell]\n"
-		"                     [--image IMAGE [--runtime podman] [--mount SRC:DST[:ro]]... [--env K=V]...]\n"
-		"                     [--socket PATH] [--json | --id-only] -- COMMAND [ARGS...]\n\n"
-		"Queues COMMAND on the GPU pool (the agent started with --pool) and prints its job id.\n"
+enum {
+	OPT_SUBMIT_GPUS = POOL_OPT_FIRST_OWN,
+	OPT_SUBMIT_GPU_IDS,
+	OPT_SUBMIT_MIG,
+	OPT_SUBMIT_MEM,
+	OPT_SUBMIT_NVLINK,
+	OPT_SUBMIT_PRIORITY,
+	OPT_SUBMIT_TIME,
+	OPT_SUBMIT_NAME,
+	OPT_SUBMIT_AFTER,
+	OPT_SUBMIT_SHELL,
+	OPT_SUBMIT_IMAGE,
+	OPT_SUBMIT_RUNTIME,
+	OPT_SUBMIT_MOUNT,
+	OPT_SUBMIT_ENV,
+	OPT_SUBMIT_ID_ONLY,
+};
+static const struct opt_spec submit_opts[] = {
+	POOL_OPT_SPECS,
+	[OPT_SUBMIT_GPUS] = { "gpus", 0, OPT_INT, NULL, "whole GPUs", "1", 1, 64, NULL },
+	[OPT_SUBMIT_GPU_IDS] = { "gpu-ids", 0, OPT_STRING, "LIST", "only these GPUs, e.g. 0,2,5-7 (with --gpus N: N of them)",
+				 NULL, 0, 0, NULL },
+	[OPT_SUBMIT_MIG] = { "mig", 0, OPT_STRING, "PROFILE", "one MIG slice of that profile, e.g. 1g.10gb", NULL, 0, 0,
+			     NULL },
+	[OPT_SUBMIT_MEM] = { "mem-per-gpu", 0, OPT_SIZE, NULL, "free memory each GPU must have (e.g. 40G, 512M; docs/units.md)",
+			     NULL, 1, (long long)PROTO_MAX_BYTES, NULL },
+	[OPT_SUBMIT_NVLINK] = { "nvlink", 0, OPT_FLAG, NULL, "every pair of its GPUs connected by NVLink", NULL, 0, 0, NULL },
+	[OPT_SUBMIT_PRIORITY] = { "priority", 0, OPT_INT, "P", "-1000..1000, higher runs first", "0", -PROTO_MAX_PRIORITY,
+				  PROTO_MAX_PRIORITY, NULL },
+	[OPT_SUBMIT_TIME] = { "time", 0, OPT_STRING, "LIMIT",
+			      "time limit: SIGTERM, then SIGKILL; Slurm's MM (minutes), MM:SS,\n"
+			      "HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, or a duration in whole\n"
+			      "seconds: 90s, 2h, 1.5h, 1d, 1h30m (docs/units.md)",
+			      NULL, 0, 0, NULL },
+	[OPT_SUBMIT_NAME] = { "name", 0, OPT_STRING, "NAME", "a name to show in the queue", NULL, 0, 0, NULL },
+	[OPT_SUBMIT_AFTER] = { "after", 0, OPT_INT, "JOB", "start only once JOB has ended (whatever its outcome)", NULL, 1,
+			       INT64_MAX, NULL },
+	[OPT_SUBMIT_SHELL] = { "shell", 0, OPT_FLAG, NULL, "run COMMAND (one string) with /bin/sh -c", NULL, 0, 0, NULL },
+	[OPT_SUBMIT_IMAGE] = { "image", 0, OPT_STRING, "IMAGE",
+			       "run COMMAND in a container of IMAGE (podman, as you) with exactly\n"
+			       "its GPUs (CDI); refused when the image needs a newer CUDA than the\n"
+			       "driver's (docs/containers.md)",
+			       NULL, 0, 0, NULL },
+	[OPT_SUBMIT_RUNTIME] = { "runtime", 0, OPT_STRING, "NAME", "the container runtime: podman (the default and only one)",
+				 NULL, 0, 0, NULL },
+	[OPT_SUBMIT_MOUNT] = { "mount", 0, OPT_STRING, "SRC:DST[:ro]", "bind-mount SRC at DST in the container (repeatable)",
+			       NULL, 0, 0, NULL },
+	[OPT_SUBMIT_ENV] = { "env", 0, OPT_STRING, "KEY=VALUE", "set in the container (repeatable; it gets none of yours)",
+			     NULL, 0, 0, NULL },
+	[OPT_SUBMIT_ID_ONLY] = { "id-only", 0, OPT_FLAG, NULL, "print the job id only", NULL, 0, 0, NULL },
+};
+
+static const struct cmd_help submit_help = {
+	.name = "submit",
+	.usage = "[--gpus N | --gpu-ids LIST | --mig PROFILE] [--mem-per-gpu SIZE] [--nvlink]\n"
+		 "                     [--priority P] [--time LIMIT] [--name NAME] [--after JOB] [--shell]\n"
+		 "                     [--image IMAGE [--runtime podman] [--mount SRC:DST[:ro]]... [--env K=V]...]\n"
+		 "                     [--socket PATH] [--json | --id-only] [--] COMMAND [ARGS...]",
+	.what = "Queues COMMAND on the GPU pool (the agent started with --pool) and prints its job id.\n"
 		"It runs as you, in this directory, with this environment and CUDA_VISIBLE_DEVICES set\n"
-		"to its GPUs' UUIDs (MIG UUID for a slice); stdout/stderr go to files ('gpuctl logs').\n\n"
-		"options:\n"
-		"  --gpus N            whole GPUs (default 1)\n"
-		"  --gpu-ids LIST      only these GPUs, e.g. 0,2,5-7 (with --gpus N: N of them)\n"
-		"  --mig PROFILE       one MIG slice of that profile, e.g. 1g.10gb\n"
-		"  --mem-per-gpu SIZE  free memory each GPU must have (e.g. 40G, 512M)\n"
-		"  --nvlink            every pair of its GPUs connected by NVLink\n"
-		"  --priority P        -1000..1000, higher runs first (default 0)\n"
-		"  --time LIMIT        time limit: SIGTERM, then SIGKILL; Slurm's MM (minutes), MM:SS,\n"
-		"                      HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, or units: 90s, 2h, 1d, 1h30m\n"
-		"  --name NAME         a name to show in the queue\n"
-		"  --after JOB         start only once JOB has ended (whatever its outcome)\n"
-		"  --shell             run COMMAND (one string) with /bin/sh -c\n"
-		"  --image IMAGE       run COMMAND in a container of IMAGE (podman, as you) with exactly\n"
-		"                      its GPUs (CDI); refused when the image needs a newer CUDA than the\n"
-		"                      driver's (docs/containers.md)\n"
-		"  --runtime NAME      the container runtime: podman (the default and only one)\n"
-		"  --mount SRC:DST[:ro] bind-mount SRC at DST in the container (repeatable)\n"
-		"  --env KEY=VALUE     set in the container (repeatable; it gets none of yours)\n"
-		"  --socket PATH       the agent's control socket (default: $GPUCTL_POOL_SOCKET,\n"
-		"                      /run/gpuctl/pool.sock, or $XDG_RUNTIME_DIR/gpuctl-pool.sock)\n"
-		"  --json              print the answer as JSON; --id-only: print the id only\n"
-		POOL_CMD_EXITS);
-}
+		"to its GPUs' UUIDs (MIG UUID for a slice); stdout/stderr go to files ('gpuctl logs').\n"
+		"Options end at COMMAND's first word (or at \"--\").\n",
+	.opts = submit_opts,
+	.nopts = sizeof(submit_opts) / sizeof(submit_opts[0]),
+	.exits = POOL_CMD_EXIT_CODES,
+	.operands = true,
+};
 
 /* The request is JSON: a string that is not UTF-8 cannot be sent (jansson would drop it). */
 static bool is_utf8(const char *s)
@@ -57,19 +92,6 @@ static bool is_utf8(const char *s)
 	json_t *t = json_string(s);
 	json_decref(t);
 	return t != NULL;
-}
-
-static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
-{
-	char *end;
-	errno = 0;
-	if (!*s || *s == '-')
-		return -1;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (*end || errno || v > max)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 /* --image, --runtime, --mount, --env: checked as the agent checks them
@@ -122,94 +144,73 @@ int cmd_submit(int argc, char **argv, struct cmd_ctx *ctx)
 	s->cenv = cenv;
 	bool id_only = false, have_gpus = false;
 	char msg[256];
-	int i = 1;
-	for (; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--") == 0) {
-			i++;
+	struct opt_parser p;
+	struct opt_value v;
+	int opt, opt_rc, i = argc; /* argv[i]: COMMAND's first word */
+	opt_init(&p, argc, argv, submit_help.opts, submit_help.nopts);
+	p.stop_at_operand = true;
+	while ((opt = help_opt_next(ctx, &submit_help, &p, &v, &opt_rc)) != OPT_DONE) {
+		if (opt == OPT_HELP || opt == OPT_ERROR)
+			return opt_rc;
+		if (opt == OPT_OPERAND) {
+			i = p.index - 1;
 			break;
 		}
-		if (a[0] != '-')
-			break;
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			usage(ctx->out);
-			return EXIT_OK;
-		}
-		int f = pool_cmd_flag(ctx, "submit", argc, argv, &i, &o);
-		if (f < 0)
-			return EXIT_USAGE;
-		if (f > 0)
+		if (pool_cmd_take(&o, opt, &v))
 			continue;
-		if (strcmp(a, "--nvlink") == 0) {
-			s->nvlink = true;
-			continue;
-		}
-		if (strcmp(a, "--shell") == 0) {
-			s->shell = true;
-			continue;
-		}
-		if (strcmp(a, "--id-only") == 0) {
-			id_only = true;
-			continue;
-		}
-		static const char *const value_flags[] = { "--gpus", "--gpu-ids", "--mig", "--mem-per-gpu", "--priority",
-							   "--time", "--name", "--after", "--image", "--runtime",
-							   "--mount", "--env" };
-		const char *v = NULL, *flag = NULL;
-		bool bad = false;
-		for (size_t k = 0; k < sizeof(value_flags) / sizeof(value_flags[0]) && !v && !bad; k++) {
-			v = pool_cmd_value(argc, argv, &i, value_flags[k], &bad);
-			flag = value_flags[k];
-		}
-		if (bad) {
-			cmd_error(ctx, "submit", "option '%s' needs a value", flag);
-			return EXIT_USAGE;
-		}
-		if (!v) {
-			cmd_error(ctx, "submit", "unknown option '%s'; see 'gpuctl submit --help'", a);
-			return EXIT_USAGE;
-		}
-		unsigned long long u;
 		int rc = 0;
-		if (strcmp(flag, "--gpus") == 0) {
-			rc = parse_uint(v, 64, &u) || u == 0;
-			s->gpus = (unsigned)u;
+		switch (opt) {
+		case OPT_SUBMIT_GPUS:
+			s->gpus = (unsigned)v.num;
 			have_gpus = true;
+			break;
+		case OPT_SUBMIT_GPU_IDS:
+			rc = proto_parse_gpu_ids(v.text, &s->gpu_ids, msg, sizeof(msg));
+			break;
+		case OPT_SUBMIT_MIG: {
+			char q[41];
+			rc = strlen(v.text) >= sizeof(s->mig);
+			snprintf(s->mig, sizeof(s->mig), "%s", v.text);
 			if (rc)
-				snprintf(msg, sizeof(msg), "bad GPU count '%s' (1 to 64)", v);
-		} else if (strcmp(flag, "--gpu-ids") == 0) {
-			rc = proto_parse_gpu_ids(v, &s->gpu_ids, msg, sizeof(msg));
-		} else if (strcmp(flag, "--mig") == 0) {
-			rc = strlen(v) >= sizeof(s->mig) || !*v;
-			snprintf(s->mig, sizeof(s->mig), "%s", v);
+				snprintf(msg, sizeof(msg), "bad MIG profile '%s'", units_quoted(v.text, q));
+			break;
+		}
+		case OPT_SUBMIT_MEM:
+			s->mem_per_gpu = (uint64_t)v.num;
+			break;
+		case OPT_SUBMIT_NVLINK:
+			s->nvlink = true;
+			break;
+		case OPT_SUBMIT_PRIORITY:
+			s->priority = (int)v.num;
+			break;
+		case OPT_SUBMIT_TIME:
+			rc = proto_parse_time_limit(v.text, &s->time_limit_s, msg, sizeof(msg));
+			break;
+		case OPT_SUBMIT_NAME:
+			rc = strlen(v.text) > PROTO_NAME_LEN || !is_utf8(v.text);
+			snprintf(s->name, sizeof(s->name), "%.*s", PROTO_NAME_LEN, v.text); /* a longer one is refused */
 			if (rc)
-				snprintf(msg, sizeof(msg), "bad MIG profile '%s'", v);
-		} else if (strcmp(flag, "--mem-per-gpu") == 0) {
-			rc = proto_parse_bytes(v, &s->mem_per_gpu, msg, sizeof(msg));
-		} else if (strcmp(flag, "--priority") == 0) {
-			char *end;
-			errno = 0;
-			long p = strtol(v, &end, 10);
-			rc = !*v || *end || errno || p < -PROTO_MAX_PRIORITY || p > PROTO_MAX_PRIORITY;
-			s->priority = (int)p;
-			if (rc)
-				snprintf(msg, sizeof(msg), "bad priority '%s' (-1000 to 1000)", v);
-		} else if (strcmp(flag, "--time") == 0) {
-			rc = proto_parse_time_limit(v, &s->time_limit_s, msg, sizeof(msg));
-		} else if (strcmp(flag, "--name") == 0) {
-			rc = strlen(v) > PROTO_NAME_LEN || !is_utf8(v);
-			snprintf(s->name, sizeof(s->name), "%.*s", PROTO_NAME_LEN, v); /* a longer one is refused just below */
-			if (rc)
-				snprintf(msg, sizeof(msg), "%s", strlen(v) > PROTO_NAME_LEN ? "name longer than 64 bytes"
-											     : "name is not valid UTF-8");
-		} else if (strcmp(flag, "--image") == 0 || strcmp(flag, "--runtime") == 0 || strcmp(flag, "--mount") == 0 ||
-			   strcmp(flag, "--env") == 0) {
-			rc = container_flag(s, flag, v, msg, sizeof(msg));
-		} else if (strcmp(flag, "--after") == 0) {
-			rc = parse_uint(v, INT64_MAX, &u) || u == 0;
-			s->after = u;
-			if (rc)
-				snprintf(msg, sizeof(msg), "bad job id '%s'", v);
+				snprintf(msg, sizeof(msg), "%s", strlen(v.text) > PROTO_NAME_LEN ? "name longer than 64 bytes"
+												  : "name is not valid UTF-8");
+			break;
+		case OPT_SUBMIT_AFTER:
+			s->after = (uint64_t)v.num;
+			break;
+		case OPT_SUBMIT_SHELL:
+			s->shell = true;
+			break;
+		case OPT_SUBMIT_IMAGE:
+		case OPT_SUBMIT_RUNTIME:
+		case OPT_SUBMIT_MOUNT:
+		case OPT_SUBMIT_ENV: {
+			char flag[64];
+			rc = container_flag(s, opt_spelling(&submit_opts[opt], flag, sizeof(flag)), v.text, msg, sizeof(msg));
+			break;
+		}
+		case OPT_SUBMIT_ID_ONLY:
+			id_only = true;
+			break;
 		}
 		if (rc) {
 			cmd_error(ctx, "submit", "%s", msg);

@@ -452,31 +452,19 @@ bad:
 	return -1;
 }
 
-/* Numbers each with its unit, units from the largest down, each once: 1d12h,
- * 1h30m, 90s. A number without a unit after one with ("1h30") is ambiguous. */
+/* The units form (core/units.h, docs/units.md: "90s", "1h30m", "1.5h"),
+ * in whole seconds: a limit is kept in seconds, so "1500ms" is refused rather
+ * than cut. Its range is checked by the caller. */
 static int parse_unit_time(const char *s, uint64_t *total, char *err, size_t errlen)
 {
-	char q[41];
-	static const char units[] = "dhms";
-	static const uint64_t mul[] = { 86400, 3600, 60, 1 };
-	const char *p = s;
-	int last = -1;
-	*total = 0;
-	while (*p) {
-		uint64_t v;
-		if (read_field(&p, &v))
-			goto bad;
-		const char *u = *p ? strchr(units, *p) : NULL;
-		if (!u || (int)(u - units) <= last)
-			goto bad;
-		last = (int)(u - units);
-		*total += v * mul[last];
-		p++;
+	char q[41], why[160];
+	uint64_t ns;
+	if (units_parse_duration(s, 0, UINT64_MAX, &ns, why, sizeof(why)) || ns % UNITS_NS_PER_S) {
+		snprintf(err, errlen, "bad time limit '%s' (" TIME_FORMS ")", shown(s, q));
+		return -1;
 	}
+	*total = ns / UNITS_NS_PER_S;
 	return 0;
-bad:
-	snprintf(err, errlen, "bad time limit '%s' (" TIME_FORMS ")", shown(s, q));
-	return -1;
 }
 
 int proto_parse_time_limit(const char *s, uint64_t *seconds, char *err, size_t errlen)

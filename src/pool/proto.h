@@ -80,8 +80,9 @@ void proto_request_free(struct proto_request *r);
 json_t *proto_request_json(const struct proto_request *r);
 
 /* --time -> seconds (1 .. PROTO_MAX_TIME_S): Slurm's MM (minutes), MM:SS,
- * HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, or numbers each with a unit, largest
- * first ("90s", "2h", "1h30m"); anything else ("1h30", "25:99:99") refused. */
+ * HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, or a duration as core/units.h reads
+ * it ("90s", "2h", "1h30m", "1.5h") in whole seconds; anything else ("1h30",
+ * "25:99:99", "1500ms") refused. A number alone is minutes, as in sbatch. */
 int proto_parse_time_limit(const char *s, uint64_t *seconds, char *err, size_t errlen);
 /* A size in bytes as core/units.h reads it ("1048576", "512M", "40G", "40GiB",
  * "1.5T": powers of 1024), 1 byte to 1024P. */
