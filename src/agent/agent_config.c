@@ -3,7 +3,6 @@
 
 #include "health/leak.h"
 #include "agent/pool_agent.h"
-#include "pool/proto.h"
 #include "core/units.h"
 
 #include <ctype.h>
@@ -55,7 +54,7 @@ static int agent_parse_rate(const char *s, double *bytes_per_s, char *err, size_
 	}
 	memcpy(size, s, n);
 	size[n] = '\0';
-	if (proto_parse_bytes(size, &bytes, msg, sizeof(msg))) {
+	if (units_parse_size(size, 1, UNITS_SIZE_MAX, &bytes, msg, sizeof(msg))) {
 		snprintf(err, errlen, "bad rate '%.40s' (use e.g. 1MiB/min, 512KiB/s or bytes per second)", s);
 		return -1;
 	}
@@ -166,7 +165,7 @@ int agent_config_set(struct agent_config *c, const char *key, const char *value,
 		return agent_parse_rate(value, &c->leak_min_rate, err, errlen);
 	if (strcmp(key, "leak_min_growth") == 0) {
 		uint64_t b = 0;
-		if (proto_parse_bytes(value, &b, err, errlen))
+		if (units_parse_size(value, 1, UNITS_SIZE_MAX, &b, err, errlen))
 			return -1;
 		c->leak_min_growth = (double)b;
 		return 0;

@@ -72,7 +72,7 @@ int pool_agent_config_set(struct agent_config *c, const char *key, const char *v
 		if (strcmp(value, "off") == 0 || strcmp(value, "0") == 0)
 			v = UINT64_MAX;
 		else if (limits[i].duration ? proto_parse_time_limit(value, &v, err, errlen)
-					    : proto_parse_bytes(value, &v, err, errlen))
+					    : units_parse_size(value, 1, PROTO_MAX_BYTES, &v, err, errlen))
 			return -1;
 		else if (limits[i].duration)
 			v *= 1000000000ull;

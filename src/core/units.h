@@ -19,6 +19,8 @@
 
 #define UNITS_NS_PER_S 1000000000ull
 #define UNITS_NS_PER_DAY (86400ull * UNITS_NS_PER_S)
+/* 1024P: the largest byte size a setting or a request takes (the agent's, the pool's). */
+#define UNITS_SIZE_MAX (1ull << 60)
 
 /* Reads a duration into *ns, within [min_ns, max_ns]. Returns 0, or -1 with
  * a one-line message ("bad duration 'x' (...)", "duration 'x' out of range

@@ -482,11 +482,6 @@ int proto_parse_time_limit(const char *s, uint64_t *seconds, char *err, size_t e
 	return 0;
 }
 
-int proto_parse_bytes(const char *s, uint64_t *bytes, char *err, size_t errlen)
-{
-	return units_parse_size(s, 1, PROTO_MAX_BYTES, bytes, err, errlen);
-}
-
 int proto_parse_gpu_ids(const char *s, uint64_t *mask, char *err, size_t errlen)
 {
 	char q[41];

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/mig_profile.h"
+#include "core/units.h"
 #include "pool/container.h"
 
 #define PROTO_VERSION 1
@@ -84,10 +85,9 @@ json_t *proto_request_json(const struct proto_request *r);
  * it ("90s", "2h", "1h30m", "1.5h") in whole seconds; anything else ("1h30",
  * "25:99:99", "1500ms") refused. A number alone is minutes, as in sbatch. */
 int proto_parse_time_limit(const char *s, uint64_t *seconds, char *err, size_t errlen);
-/* A size in bytes as core/units.h reads it ("1048576", "512M", "40G", "40GiB",
- * "1.5T": powers of 1024), 1 byte to 1024P. */
-#define PROTO_MAX_BYTES (1ull << 60)
-int proto_parse_bytes(const char *s, uint64_t *bytes, char *err, size_t errlen);
+/* The largest byte size a request or a pool setting takes, read by
+ * core/units.h's units_parse_size from 1 byte up. */
+#define PROTO_MAX_BYTES UNITS_SIZE_MAX
 /* "0,2,5-7" -> bitmask of GPU indexes below 64. */
 int proto_parse_gpu_ids(const char *s, uint64_t *mask, char *err, size_t errlen);
 

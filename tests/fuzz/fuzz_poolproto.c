@@ -70,7 +70,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		__builtin_trap();
 	if (proto_parse_gpu_ids(s, &v, err, sizeof(err)) == 0 && v == 0)
 		__builtin_trap();
-	(void)proto_parse_bytes(s, &v, err, sizeof(err));
 	unsigned char out[48];
 	if (strlen(s) <= 64 && proto_b64_decode(s, out) > 48)
 		__builtin_trap();

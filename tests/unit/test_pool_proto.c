@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/units.h"
 #include "pool/proto.h"
 
 static int parse(const char *text, struct proto_request *r, char *err)
@@ -173,7 +174,7 @@ static void test_time_limit_forms(void **state)
 	assert_int_equal(proto_parse_time_limit("2-031h3\n", &v, err, sizeof(err)), -1);
 	assert_null(strchr(err, '\n'));
 	assert_non_null(strstr(err, "'2-031h3?'"));
-	assert_int_equal(proto_parse_bytes("4\nG", &v, err, sizeof(err)), -1);
+	assert_int_equal(units_parse_size("4\nG", 1, PROTO_MAX_BYTES, &v, err, sizeof(err)), -1);
 	assert_null(strchr(err, '\n'));
 }
 
@@ -197,24 +198,24 @@ static void test_values(void **state)
 	assert_int_equal(proto_parse_time_limit("1:", &v, err, sizeof(err)), -1);
 	assert_int_equal(proto_parse_time_limit("400d", &v, err, sizeof(err)), -1);
 	assert_int_equal(proto_parse_time_limit("", &v, err, sizeof(err)), -1);
-	assert_int_equal(proto_parse_bytes("40G", &v, err, sizeof(err)), 0);
+	assert_int_equal(units_parse_size("40G", 1, PROTO_MAX_BYTES, &v, err, sizeof(err)), 0);
 	assert_int_equal(v, 40ull << 30);
-	assert_int_equal(proto_parse_bytes("512MiB", &v, err, sizeof(err)), 0);
+	assert_int_equal(units_parse_size("512MiB", 1, PROTO_MAX_BYTES, &v, err, sizeof(err)), 0);
 	assert_int_equal(v, 512ull << 20);
-	assert_int_equal(proto_parse_bytes("1.5T", &v, err, sizeof(err)), 0);
+	assert_int_equal(units_parse_size("1.5T", 1, PROTO_MAX_BYTES, &v, err, sizeof(err)), 0);
 	assert_int_equal(v, 3ull << 39);
-	assert_int_equal(proto_parse_bytes("1000", &v, err, sizeof(err)), 0);
+	assert_int_equal(units_parse_size("1000", 1, PROTO_MAX_BYTES, &v, err, sizeof(err)), 0);
 	assert_int_equal(v, 1000);
-	assert_int_equal(proto_parse_bytes("-1G", &v, err, sizeof(err)), -1);
-	assert_int_equal(proto_parse_bytes("4Q", &v, err, sizeof(err)), -1);
+	assert_int_equal(units_parse_size("-1G", 1, PROTO_MAX_BYTES, &v, err, sizeof(err)), -1);
+	assert_int_equal(units_parse_size("4Q", 1, PROTO_MAX_BYTES, &v, err, sizeof(err)), -1);
 	/* core/units.h's grammar (docs/units.md): either case, P, 1 byte to 1024P */
-	assert_int_equal(proto_parse_bytes("4k", &v, err, sizeof(err)), 0);
+	assert_int_equal(units_parse_size("4k", 1, PROTO_MAX_BYTES, &v, err, sizeof(err)), 0);
 	assert_int_equal(v, 4096);
-	assert_int_equal(proto_parse_bytes("1024P", &v, err, sizeof(err)), 0);
+	assert_int_equal(units_parse_size("1024P", 1, PROTO_MAX_BYTES, &v, err, sizeof(err)), 0);
 	assert_int_equal(v, 1ull << 60);
-	assert_int_equal(proto_parse_bytes("1025P", &v, err, sizeof(err)), -1);
+	assert_int_equal(units_parse_size("1025P", 1, PROTO_MAX_BYTES, &v, err, sizeof(err)), -1);
 	assert_string_equal(err, "size '1025P' out of range (1 to 1024P)");
-	assert_int_equal(proto_parse_bytes("0", &v, err, sizeof(err)), -1);
+	assert_int_equal(units_parse_size("0", 1, PROTO_MAX_BYTES, &v, err, sizeof(err)), -1);
 	assert_int_equal(proto_parse_gpu_ids("0,2,5-7", &v, err, sizeof(err)), 0);
 	assert_int_equal(v, 0xe5);
 	assert_int_equal(proto_parse_gpu_ids("63", &v, err, sizeof(err)), 0);
