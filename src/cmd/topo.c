@@ -120,16 +120,7 @@ static int print_json(struct cmd_ctx *ctx, const struct snapshot *snap, uint64_t
 		if (!gpu_select_has(mask, a))
 			continue;
 		const struct gpu_static *st = &snap->gpu[a].st;
-		json_t *g = json_object();
-		json_object_set_new(g, "index", json_integer(a));
-		json_put_strv(g, "name", &st->name);
-		json_put_strv(g, "uuid", &st->uuid);
-		json_put_strv(g, "pci_bus_id", &st->pci_bus_id);
-		json_put_strv(g, "cpu_affinity", &st->cpu_affinity);
-		json_put_i64v(g, "numa_node", st->numa_node);
-		json_put_u64v(g, "nvlink_count", st->nvlink_count);
-		json_unavailable_last(g);
-		json_array_append_new(gpus, g);
+		json_array_append_new(gpus, json_gpu_static(st));
 		json_t *row = json_array();
 		for (unsigned b = 0; b < snap->n; b++) {
 			if (!gpu_select_has(mask, b))

@@ -1,8 +1,12 @@
 /* json_util.c - see json_util.h. */
 #include "json_util.h"
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "core/abuf.h"
 
 /* "not supported", "error", "not read" (VAL_UNKNOWN); NULL for VAL_OK. */
 static const char *json_val_reason(enum val_status st)
@@ -232,7 +236,9 @@ static void put_clock_event_reasons(json_t *o, const char *key, u64v v)
 	json_object_set_new(o, "clock_event_reasons_mask", json_u64(v.v));
 }
 
-json_t *json_gpu_sample(const struct gpu_sample *s)
+/* s as "sample": with values false (a GPU that is down) every field is
+ * "not read" and there are no NVLinks; with links false no "nvlinks". */
+static json_t *sample_object(const struct gpu_sample *s, bool values, bool links)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "timestamp_ns", json_u64(s->timestamp_ns));
@@ -240,18 +246,27 @@ json_t *json_gpu_sample(const struct gpu_sample *s)
 	json_object_set_new(o, "lost", json_boolean(s->lost));
 	/* every row of the field table under its member's name */
 #define SAMPLE_JSON(member, ...) \
-	if (offsetof(struct gpu_sample, member) == offsetof(struct gpu_sample, clock_event_reasons)) \
+	if (!values) \
+		put_unavailable(o, #member, VAL_UNKNOWN); \
+	else if (offsetof(struct gpu_sample, member) == offsetof(struct gpu_sample, clock_event_reasons)) \
 		put_clock_event_reasons(o, #member, s->member); \
 	else \
 		json_put_u64v(o, #member, s->member);
 	GPU_SAMPLE_FIELDS(SAMPLE_JSON)
 #undef SAMPLE_JSON
-	json_t *links = json_array();
-	for (unsigned i = 0; i < s->nvlink_n && i < GPU_MAX_NVLINKS; i++)
-		json_array_append_new(links, json_nvlink(i, &s->nvlink[i]));
-	json_object_set_new(o, "nvlinks", links);
+	if (links) {
+		json_t *a = json_array();
+		for (unsigned i = 0; values && i < s->nvlink_n && i < GPU_MAX_NVLINKS; i++)
+			json_array_append_new(a, json_nvlink(i, &s->nvlink[i]));
+		json_object_set_new(o, "nvlinks", a);
+	}
 	json_unavailable_last(o);
 	return o;
+}
+
+json_t *json_gpu_sample(const struct gpu_sample *s)
+{
+	return sample_object(s, true, true);
 }
 
 json_t *json_gpu_process(const struct gpu_process *p)
@@ -260,12 +275,16 @@ json_t *json_gpu_process(const struct gpu_process *p)
 	char type[2] = { p->type ? p->type : '?', '\0' };
 	json_object_set_new(o, "pid", json_integer(p->pid));
 	json_object_set_new(o, "type", json_string(type));
-	json_object_set_new(o, "name", json_string(p->name));
+	/* a command name is whatever bytes the process chose: JSON needs UTF-8 */
+	char clean[sizeof(p->name) > sizeof(p->user) ? sizeof(p->name) : sizeof(p->user)];
+	utf8_clean(clean, sizeof(clean), p->name);
+	json_object_set_new(o, "name", json_string(clean));
 	if (p->uid != (uint32_t)-1)
 		json_object_set_new(o, "uid", json_integer(p->uid));
 	else
 		json_object_set_new(o, "uid", json_null());
-	json_object_set_new(o, "user", json_string(p->user));
+	utf8_clean(clean, sizeof(clean), p->user);
+	json_object_set_new(o, "user", json_string(clean));
 	json_put_u64v(o, "used_mem_bytes", p->used_mem_bytes);
 	if (p->mig_gi >= 0)
 		json_object_set_new(o, "mig_gpu_instance", json_integer(p->mig_gi));
@@ -302,6 +321,24 @@ json_t *json_gpu_link(unsigned a, unsigned b, const struct gpu_link *l)
 	json_object_set_new(o, "pcie", json_string(gpu_link_kind_name(l->pcie)));
 	json_object_set_new(o, "p2p_supported", json_boolean(l->p2p_supported));
 	return o;
+}
+
+json_t *json_gpu_view(const struct gpu_view *v, unsigned flags)
+{
+	json_t *g = json_gpu_static(&v->st);
+	json_object_set_new(g, "up", json_boolean(v->up));
+	json_object_set_new(g, "error", v->last_error[0] ? json_string(v->last_error) : json_null());
+	json_object_set_new(g, "sample", sample_object(&v->s, v->up, !(flags & JSON_GPU_NO_NVLINK_LIST)));
+	json_t *procs = json_array();
+	for (unsigned k = 0; k < v->nproc && k < GPU_MAX_PROCS; k++)
+		json_array_append_new(procs, json_gpu_process(&v->procs[k]));
+	json_object_set_new(g, "processes", procs);
+	json_t *migs = json_array();
+	for (unsigned k = 0; k < v->nmig && k < GPU_MAX_MIG; k++)
+		json_array_append_new(migs, json_gpu_mig(&v->mig[k]));
+	json_object_set_new(g, "mig_instances", migs);
+	json_unavailable_last(g);
+	return g;
 }
 
 int json_write(const json_t *doc, FILE *out)

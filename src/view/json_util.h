@@ -1,7 +1,7 @@
 /*
- * json_util.h - gpu.h's values and objects as JSON (jansson), the shape of
- * every --json output (documented in docs/json.md; the agent's /api/v1/gpus
- * still has keys of its own, the field table's api_key column).
+ * json_util.h - gpu.h's values and objects as JSON (jansson): the one
+ * serializer of GPU data, for every --json output and the agent's
+ * /api/v1/gpus alike (one vocabulary, docs/json.md).
  *
  * A value that is present is written under its key with its natural type.
  * A value that is not ("not supported", "error", or "not read" when its
@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "device/gpu.h"
+#include "device/snapshot.h"
 
 /* Put one value into obj under key (or its reason under obj.unavailable.key). */
 void json_put_u64v(json_t *obj, const char *key, u64v v);
@@ -51,6 +52,14 @@ json_t *json_gpu_sample(const struct gpu_sample *s);
 json_t *json_gpu_process(const struct gpu_process *p);
 json_t *json_gpu_mig(const struct gpu_mig *m);
 json_t *json_gpu_link(unsigned a, unsigned b, const struct gpu_link *l);
+
+/* One GPU of a snapshot, as `info --json` and /api/v1/gpus write it: the
+ * static facts, "up", "error", "sample", "processes", "mig_instances", then
+ * "unavailable". A GPU that is down has no values in its sample (each is
+ * "not read": what the view holds is its last good reading, stale) and no
+ * NVLinks. flags: JSON_GPU_* below. */
+#define JSON_GPU_NO_NVLINK_LIST 1u /* leave out sample.nvlinks (the per-link objects) */
+json_t *json_gpu_view(const struct gpu_view *v, unsigned flags);
 
 /* Writes doc indented by 2, keys in insertion order, and a newline. 0 or -1. */
 int json_write(const json_t *doc, FILE *out);

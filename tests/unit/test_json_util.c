@@ -1,5 +1,7 @@
 /* test_json_util.c - gpu.h values as JSON: present values typed, the others
- * named under "unavailable", never a silent 0. */
+ * named under "unavailable", never a silent 0; one GPU's whole object (the
+ * one serializer of info --json and /api/v1/gpus) with every field of the
+ * table, a down GPU's stale values withheld, process names made UTF-8. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -134,6 +136,111 @@ static void test_objects(void **state)
 	assert_string_equal(gpu_compute_mode_name(7), "unknown");
 }
 
+/* The key of obj's last member (NULL when empty). */
+static const char *last_key(json_t *obj)
+{
+	const char *key, *last = NULL;
+	json_t *val;
+	json_object_foreach(obj, key, val)
+		last = key;
+	return last;
+}
+
+/* Every row of the field table is in s: a value, or named under "unavailable". */
+static void assert_every_field(json_t *s, const char *why_absent)
+{
+	json_t *u = json_object_get(s, "unavailable");
+#define EVERY(member, ...) \
+	if (why_absent) \
+		assert_string_equal(json_string_value(json_object_get(u, #member)), why_absent); \
+	else if (!json_object_get(s, #member)) \
+		fail_msg("no %s", #member);
+	GPU_SAMPLE_FIELDS(EVERY)
+#undef EVERY
+}
+
+static void test_view(void **state)
+{
+	(void)state;
+	struct gpu_view *v = calloc(1, sizeof(*v));
+	v->up = true;
+	v->st.index = 5;
+	snprintf(v->st.name.s, sizeof(v->st.name.s), "NVIDIA H200");
+	v->st.name.st = VAL_OK;
+	v->s.timestamp_ns = 7;
+	uint64_t k = 0;
+#define PRESENT(member, ...) VAL_SET(v->s.member, ++k);
+	GPU_SAMPLE_FIELDS(PRESENT)
+#undef PRESENT
+	VAL_SET(v->s.clock_event_reasons, CLK_EVT_SW_POWER_CAP);
+	VAL_MARK(v->s.fan_pct, VAL_UNSUPPORTED);
+	VAL_MARK(v->s.temp_c, VAL_ERROR);
+	v->s.nvlink_n = 2;
+	VAL_SET(v->s.nvlink[0].active, 1);
+	v->nproc = 1;
+	v->procs[0] = (struct gpu_process){ .pid = 9, .uid = 1000, .type = 'C', .mig_gi = -1 };
+	snprintf(v->procs[0].name, sizeof(v->procs[0].name), "py\xff\xfe");
+	snprintf(v->procs[0].user, sizeof(v->procs[0].user), "alice");
+	VAL_SET(v->procs[0].used_mem_bytes, 4096);
+
+	json_t *g = json_gpu_view(v, 0);
+	assert_int_equal(json_integer_value(json_object_get(g, "index")), 5);
+	assert_string_equal(json_string_value(json_object_get(g, "name")), "NVIDIA H200");
+	assert_true(json_is_true(json_object_get(g, "up")));
+	assert_true(json_is_null(json_object_get(g, "error")));
+	assert_string_equal(last_key(g), "unavailable"); /* the static facts left unread */
+	json_t *s = json_object_get(g, "sample");
+	/* present: its value in the table's unit; missing: absent, and why */
+	assert_int_equal(json_integer_value(json_object_get(s, "timestamp_ns")), 7);
+	assert_true(json_is_integer(json_object_get(s, "power_mw")));
+	assert_null(json_object_get(s, "fan_pct"));
+	assert_null(json_object_get(s, "temp_c"));
+	json_t *u = json_object_get(s, "unavailable");
+	assert_string_equal(json_string_value(json_object_get(u, "fan_pct")), "not supported");
+	assert_string_equal(json_string_value(json_object_get(u, "temp_c")), "error");
+	assert_int_equal(json_object_size(u), 2);
+	VAL_SET(v->s.fan_pct, 1);
+	VAL_SET(v->s.temp_c, 1);
+	json_t *all = json_gpu_view(v, 0);
+	assert_every_field(json_object_get(all, "sample"), NULL);
+	json_decref(all);
+	/* reasons as names, and the mask */
+	json_t *r = json_object_get(s, "clock_event_reasons");
+	assert_int_equal(json_array_size(r), 1);
+	assert_string_equal(json_string_value(json_array_get(r, 0)), "sw_power_cap");
+	assert_int_equal(json_integer_value(json_object_get(s, "clock_event_reasons_mask")), CLK_EVT_SW_POWER_CAP);
+	assert_int_equal(json_array_size(json_object_get(s, "nvlinks")), 2);
+	/* a process name that is not UTF-8 is written, made UTF-8 */
+	json_t *p = json_array_get(json_object_get(g, "processes"), 0);
+	assert_string_equal(json_string_value(json_object_get(p, "name")), "py??");
+	assert_string_equal(json_string_value(json_object_get(p, "user")), "alice");
+	assert_int_equal(json_integer_value(json_object_get(p, "used_mem_bytes")), 4096);
+	assert_int_equal(json_array_size(json_object_get(g, "mig_instances")), 0);
+	json_decref(g);
+
+	/* the API's form: no per-link objects */
+	g = json_gpu_view(v, JSON_GPU_NO_NVLINK_LIST);
+	assert_null(json_object_get(json_object_get(g, "sample"), "nvlinks"));
+	json_decref(g);
+
+	/* down: what the view still holds is stale, so no value is written */
+	v->up = false;
+	v->s.lost = true;
+	snprintf(v->last_error, sizeof(v->last_error), "GPU 5 has fallen off the bus");
+	v->nproc = 0;
+	g = json_gpu_view(v, 0);
+	assert_true(json_is_false(json_object_get(g, "up")));
+	assert_string_equal(json_string_value(json_object_get(g, "error")), "GPU 5 has fallen off the bus");
+	s = json_object_get(g, "sample");
+	assert_true(json_is_true(json_object_get(s, "lost")));
+	assert_every_field(s, "not read");
+	assert_null(json_object_get(s, "power_mw"));
+	assert_int_equal(json_array_size(json_object_get(s, "nvlinks")), 0);
+	assert_string_equal(last_key(s), "unavailable");
+	json_decref(g);
+	free(v);
+}
+
 static void test_write(void **state)
 {
 	(void)state;
@@ -216,6 +323,7 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_clock_events),
 		cmocka_unit_test(test_objects),
+		cmocka_unit_test(test_view),
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_sample_fields),
 	};
