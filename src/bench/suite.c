@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/units.h"
+
 static const char *const suite_names[BENCH_NSUITES] = {
 #define BENCH_SUITE_NAME(id, name) [BENCH_INDEX_##id] = #name,
 	BENCH_SUITE_TABLE(BENCH_SUITE_NAME)
@@ -65,36 +67,25 @@ void bench_plan_default(struct bench_plan *p)
 
 int bench_sizes_parse(struct bench_plan *p, const char *spec, char *err, size_t errlen)
 {
+	char one[64];
 	p->nsizes = 0;
-	const char *s = spec;
-	while (s && *s) {
-		char *end;
-		unsigned long long v = strtoull(s, &end, 10);
-		unsigned long long mult = 1;
-		if (end == s) {
-			snprintf(err, errlen, "bad size in '%s' (want e.g. 4K,1M,1G)", spec);
+	for (const char *s = spec; *s;) {
+		size_t len = strcspn(s, ",");
+		uint64_t v;
+		char q[41];
+		if (len >= sizeof(one)) {
+			snprintf(err, errlen, "bad size '%s' (too long)", units_quoted(s, q));
 			return -1;
 		}
-		switch (*end) {
-		case 'K': case 'k': mult = 1ull << 10; end++; break;
-		case 'M': case 'm': mult = 1ull << 20; end++; break;
-		case 'G': case 'g': mult = 1ull << 30; end++; break;
-		default: break;
-		}
-		if (*end == 'i' && end[1] == 'B')
-			end += 2;
-		else if (*end == 'B')
-			end++;
-		if ((*end && *end != ',') || v == 0 || v > (64ull << 30) / mult) {
-			snprintf(err, errlen, "bad size in '%s' (want 1 byte .. 64G, e.g. 4K,1M,1G)", spec);
+		snprintf(one, sizeof(one), "%.*s", (int)len, s);
+		if (units_parse_size(one, 1, BENCH_MAX_SIZE, &v, err, errlen))
 			return -1;
-		}
 		if (p->nsizes >= BENCH_MAX_SIZES) {
-			snprintf(err, errlen, "more than %d sizes in '%s'", BENCH_MAX_SIZES, spec);
+			snprintf(err, errlen, "more than %d sizes", BENCH_MAX_SIZES);
 			return -1;
 		}
-		p->sizes[p->nsizes++] = v * mult;
-		s = *end ? end + 1 : end;
+		p->sizes[p->nsizes++] = v;
+		s += len + (s[len] == ',');
 	}
 	if (!p->nsizes) {
 		snprintf(err, errlen, "no size given");

@@ -82,7 +82,10 @@ struct bench_plan {
 };
 
 void bench_plan_default(struct bench_plan *p);
-/* Parses "4K,1M,1G" (powers of 1024; bytes without suffix) into the plan. */
+/* The largest transfer size a test takes. */
+#define BENCH_MAX_SIZE (64ull << 30)
+/* Parses "4K,1M,1.5G" into the plan: each a size as core/units.h reads it
+ * (powers of 1024; bytes without suffix), 1 byte to BENCH_MAX_SIZE. */
 int bench_sizes_parse(struct bench_plan *p, const char *spec, char *err, size_t errlen);
 
 struct bench_hooks {

@@ -10,7 +10,6 @@
  */
 #include "cmd.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include "bench/results_file.h"
 #include "kernels_host/train_ref.h"
 #include "bench_measure.h"
+#include "help.h"
 
 struct bench_opts {
 	struct bench_plan plan;
@@ -27,157 +27,146 @@ struct bench_opts {
 	bool json, csv, quiet, suites_given;
 };
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: gpuctl bench [--quick | --full] [-s SUITES] [-i GPUS] [--size LIST] [--iters N]\n"
-		"                    [--min-ratio R | SUITE=R,...] [--json | --csv] [--save FILE]\n"
-		"       gpuctl bench --results FILE [--min-ratio ...] [--json | --csv]\n\n"
-		"Measures the GPUs against their datasheet: each figure is the median of device-timed\n"
-		"samples, verified, with min, max, spread, the bytes or FLOPs counted, the datasheet\n"
-		"limit and the ratio; clocks, power, temperature and throttle reasons kept per test.\n\n"
-		"  --quick             the default suites, short sweeps (under a minute on one H200)\n"
-		"  --full              size and shape sweeps, and the sustained load (minutes)\n"
-		"  -s, --suite LIST    copy,memory,compute,gemm,p2p,nccl,apps,sustained,host,train or all\n"
-		"                      (default: all but sustained; --full adds sustained)\n"
-		"  -i, --id GPUS       GPUs to test: 0,1 / 0-3 / UUID / PCI bus id (default: all)\n"
-		"  --size LIST         transfer sizes for copy/memory/p2p/nccl, e.g. 4K,1M,1G\n"
-		"  --iters N           timed samples per test (10..128; default 10, --full 20)\n"
-		"  --sustained-seconds S   length of the sustained load per GPU (default 60)\n"
-		"  --model NAME        train: GPT-2 124M (default), 350M or 774M\n"
-		"  --grad-accum N      train: micro-batches of 16 x 1024 tokens per step (1..64, default 1)\n"
-		"  --min-ratio R       exit 1 when a result is under R x datasheet; SUITE=R per suite\n"
-		"  --timeout S         per-test deadline in seconds (default 120)\n"
-		"  --warmup N          untimed runs before the samples (default: the module's)\n"
-		"  --seed N            seed of the random inputs (default: fixed)\n"
-		"  --json, --csv       machine output (docs/bench.md); --json is the results file\n"
-		"  --save FILE         also write the results file\n"
-		"  --results FILE      print a saved results file instead of measuring\n"
-		"  --kernels PATH      the kernels module (default: $GPUCTL_KERNELS, build tree, install)\n"
-		"  -q, --quiet         no progress lines on stderr\n"
-		"exit: 0 ok, 1 under threshold, 2 a test failed, 64 usage, 65 bad file, 69 no GPU/driver/module\n");
-}
+enum {
+	OPT_BENCH_QUICK,
+	OPT_BENCH_FULL,
+	OPT_BENCH_SUITE,
+	OPT_BENCH_ID,
+	OPT_BENCH_SIZE,
+	OPT_BENCH_ITERS,
+	OPT_BENCH_SUSTAINED,
+	OPT_BENCH_MODEL,
+	OPT_BENCH_GRAD_ACCUM,
+	OPT_BENCH_MIN_RATIO,
+	OPT_BENCH_TIMEOUT,
+	OPT_BENCH_WARMUP,
+	OPT_BENCH_SEED,
+	OPT_BENCH_JSON,
+	OPT_BENCH_CSV,
+	OPT_BENCH_SAVE,
+	OPT_BENCH_RESULTS,
+	OPT_BENCH_KERNELS,
+	OPT_BENCH_QUIET,
+};
+static const struct opt_spec bench_opts[] = {
+	[OPT_BENCH_QUICK] = { "quick", 0, OPT_FLAG, NULL, "the default suites, short sweeps (under a minute on one H200)", NULL,
+			      0, 0, NULL },
+	[OPT_BENCH_FULL] = { "full", 0, OPT_FLAG, NULL, "size and shape sweeps, and the sustained load (minutes)", NULL, 0, 0,
+			     NULL },
+	[OPT_BENCH_SUITE] = { "suite", 's', OPT_STRING, "LIST",
+			      "copy,memory,compute,gemm,p2p,nccl,apps,sustained,host,train or all\n"
+			      "(default: all but sustained; --full adds sustained)",
+			      NULL, 0, 0, NULL },
+	[OPT_BENCH_ID] = { "id", 'i', OPT_STRING, "GPUS", "GPUs to test: 0,1 / 0-3 / UUID / PCI bus id", "all", 0, 0, NULL },
+	[OPT_BENCH_SIZE] = { "size", 0, OPT_STRING, "LIST",
+			     "transfer sizes for copy/memory/p2p/nccl, 1 byte to 64G each,\n"
+			     "e.g. 4K,1M,1.5G (docs/units.md)",
+			     NULL, 0, 0, NULL },
+	[OPT_BENCH_ITERS] = { "iters", 0, OPT_INT, NULL, "timed samples per test, 10 to 128", "10, --full 20", GK_MIN_SAMPLES,
+			      GK_MAX_SAMPLES, NULL },
+	[OPT_BENCH_SUSTAINED] = { "sustained-seconds", 0, OPT_INT, "S", "length of the sustained load per GPU, in seconds",
+				  "60", 2, 86400, NULL },
+	[OPT_BENCH_MODEL] = { "model", 0, OPT_STRING, "NAME", "train: GPT-2 124M, 350M or 774M", "124M", 0, 0, NULL },
+	[OPT_BENCH_GRAD_ACCUM] = { "grad-accum", 0, OPT_INT, NULL, "train: micro-batches of 16 x 1024 tokens per step", "1",
+				   1, 64, NULL },
+	[OPT_BENCH_MIN_RATIO] = { "min-ratio", 0, OPT_STRING, "R",
+				  "exit 1 when a result is under R x datasheet; SUITE=R,... per suite", NULL, 0, 0, NULL },
+	[OPT_BENCH_TIMEOUT] = { "timeout", 0, OPT_DURATION, NULL, "per-test deadline, 1s to 1d (docs/units.md)", "120s",
+				(long long)UNITS_NS_PER_S, (long long)UNITS_NS_PER_DAY, NULL },
+	[OPT_BENCH_WARMUP] = { "warmup", 0, OPT_INT, NULL, "untimed runs before the samples", "the module's", 1, 1000, NULL },
+	[OPT_BENCH_SEED] = { "seed", 0, OPT_INT, NULL, "seed of the random inputs", "fixed", 0, 0x7fffffff, NULL },
+	[OPT_BENCH_JSON] = { "json", 0, OPT_FLAG, NULL, "machine output, the results file (docs/bench.md)", NULL, 0, 0, NULL },
+	[OPT_BENCH_CSV] = { "csv", 0, OPT_FLAG, NULL, "machine output, one row per result (docs/bench.md)", NULL, 0, 0, NULL },
+	[OPT_BENCH_SAVE] = { "save", 0, OPT_STRING, "FILE", "also write the results file", NULL, 0, 0, NULL },
+	[OPT_BENCH_RESULTS] = { "results", 0, OPT_STRING, "FILE", "print a saved results file instead of measuring", NULL, 0,
+				0, NULL },
+	[OPT_BENCH_KERNELS] = { "kernels", 0, OPT_STRING, "PATH", "the kernels module",
+				"$GPUCTL_KERNELS, build tree, install", 0, 0, NULL },
+	[OPT_BENCH_QUIET] = { "quiet", 'q', OPT_FLAG, NULL, "no progress lines on stderr", NULL, 0, 0, NULL },
+};
 
-static int parse_int(const char *s, long lo, long hi, long *out)
+static const struct cmd_help bench_help = {
+	.name = "bench",
+	.usage = "[--quick | --full] [-s SUITES] [-i GPUS] [--size LIST] [--iters N]\n"
+		 "                    [--min-ratio R | SUITE=R,...] [--json | --csv] [--save FILE]\n"
+		 "       gpuctl bench --results FILE [--min-ratio ...] [--json | --csv]",
+	.what = "Measures the GPUs against their datasheet: each figure is the median of device-timed\n"
+		"samples, verified, with min, max, spread, the bytes or FLOPs counted, the datasheet\n"
+		"limit and the ratio; clocks, power, temperature and throttle reasons kept per test.\n",
+	.opts = bench_opts,
+	.nopts = sizeof(bench_opts) / sizeof(bench_opts[0]),
+	.exits = "0 ok, 1 a result under its threshold, 2 a test failed, 64 usage, 65 bad results file,\n"
+		 "            66 no results file, 69 no driver, GPU or kernels module, 74 output error\n"
+		 "            (docs/exit-codes.md)",
+};
+
+/* One option's value read further (suites, sizes, thresholds, the model): 0, or its one-line error printed. */
+static int take_value(struct cmd_ctx *ctx, struct bench_opts *o, int opt, const char *text)
 {
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (!*s || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
+	char err[256];
+	int rc = 0;
+	switch (opt) {
+	case OPT_BENCH_SUITE:
+		rc = bench_suites_parse(text, &o->plan.suites, err, sizeof(err));
+		o->suites_given = true;
+		break;
+	case OPT_BENCH_SIZE:
+		rc = bench_sizes_parse(&o->plan, text, err, sizeof(err));
+		break;
+	case OPT_BENCH_MIN_RATIO:
+		rc = bench_thresholds_parse(&o->thr, text, err, sizeof(err));
+		break;
+	case OPT_BENCH_MODEL: {
+		struct gk_train_cfg m;
+		char q[41];
+		rc = ktrain_preset(text, &m) != 0 || strcmp(text, "tiny") == 0;
+		if (rc)
+			snprintf(err, sizeof(err), "unknown model '%s' (124M, 350M, 774M)", units_quoted(text, q));
+		else
+			snprintf(o->plan.train_model, sizeof(o->plan.train_model), "%s", text);
+		break;
+	}
+	}
+	if (rc) {
+		char name[64];
+		cmd_error(ctx, "bench", "option '%s': %s", opt_spelling(&bench_opts[opt], name, sizeof(name)), err);
+		return EXIT_USAGE;
+	}
 	return 0;
 }
 
+/* 0, -1 after --help, or the exit code of a usage error (printed). */
 static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct bench_opts *o)
 {
-	enum { O_FULL = 256, O_QUICK, O_SIZE, O_ITERS, O_MINR, O_JSON, O_CSV, O_SAVE, O_RESULTS, O_KERNELS,
-	       O_SUST, O_TIMEOUT, O_WARMUP, O_SEED, O_MODEL, O_ACCUM };
-	static const struct option lo[] = {
-		{ "full", no_argument, 0, O_FULL }, { "quick", no_argument, 0, O_QUICK },
-		{ "suite", required_argument, 0, 's' }, { "id", required_argument, 0, 'i' },
-		{ "size", required_argument, 0, O_SIZE }, { "iters", required_argument, 0, O_ITERS },
-		{ "warmup", required_argument, 0, O_WARMUP }, { "seed", required_argument, 0, O_SEED },
-		{ "min-ratio", required_argument, 0, O_MINR }, { "json", no_argument, 0, O_JSON },
-		{ "csv", no_argument, 0, O_CSV }, { "save", required_argument, 0, O_SAVE },
-		{ "results", required_argument, 0, O_RESULTS }, { "kernels", required_argument, 0, O_KERNELS },
-		{ "sustained-seconds", required_argument, 0, O_SUST }, { "timeout", required_argument, 0, O_TIMEOUT },
-		{ "model", required_argument, 0, O_MODEL }, { "grad-accum", required_argument, 0, O_ACCUM },
-		{ "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
-	};
-	char err[256];
-	long v;
-	opterr = 0;
-	optind = 1;
-	int c;
-	while ((c = getopt_long(argc, argv, ":s:i:qh", lo, NULL)) != -1) {
-		switch (c) {
-		case O_FULL: o->plan.full = true; break;
-		case O_QUICK: o->plan.full = false; break;
-		case 's':
-			if (bench_suites_parse(optarg, &o->plan.suites, err, sizeof(err)) != 0) {
-				cmd_error(ctx, "bench", "%s", err);
+	struct opt_parser p;
+	struct opt_value v;
+	int opt, rc;
+	opt_init(&p, argc, argv, bench_help.opts, bench_help.nopts);
+	while ((opt = help_opt_next(ctx, &bench_help, &p, &v, &rc)) != OPT_DONE) {
+		if (opt == OPT_HELP)
+			return -1;
+		if (opt == OPT_ERROR)
+			return rc;
+		switch (opt) {
+		case OPT_BENCH_QUICK: o->plan.full = false; break;
+		case OPT_BENCH_FULL: o->plan.full = true; break;
+		case OPT_BENCH_ID: o->gpus = v.text; break;
+		case OPT_BENCH_ITERS: o->plan.iters = (int)v.num; break;
+		case OPT_BENCH_SUSTAINED: o->plan.sustained_s = (double)v.num; break;
+		case OPT_BENCH_GRAD_ACCUM: o->plan.grad_accum = (int)v.num; break;
+		case OPT_BENCH_TIMEOUT: o->plan.test_timeout_s = (double)v.num / 1e9; break;
+		case OPT_BENCH_WARMUP: o->plan.warmup = (int)v.num; break;
+		case OPT_BENCH_SEED: o->plan.seed = (uint64_t)v.num; break;
+		case OPT_BENCH_JSON: o->json = true; break;
+		case OPT_BENCH_CSV: o->csv = true; break;
+		case OPT_BENCH_SAVE: o->save = v.text; break;
+		case OPT_BENCH_RESULTS: o->results = v.text; break;
+		case OPT_BENCH_KERNELS: o->kernels = v.text; break;
+		case OPT_BENCH_QUIET: o->quiet = true; break;
+		default:
+			if (take_value(ctx, o, opt, v.text))
 				return EXIT_USAGE;
-			}
-			o->suites_given = true;
-			break;
-		case 'i': o->gpus = optarg; break;
-		case O_SIZE:
-			if (bench_sizes_parse(&o->plan, optarg, err, sizeof(err)) != 0) {
-				cmd_error(ctx, "bench", "%s", err);
-				return EXIT_USAGE;
-			}
-			break;
-		case O_ITERS:
-			if (parse_int(optarg, GK_MIN_SAMPLES, GK_MAX_SAMPLES, &v) != 0) {
-				cmd_error(ctx, "bench", "bad --iters '%s' (want %d..%d)", optarg, GK_MIN_SAMPLES, GK_MAX_SAMPLES);
-				return EXIT_USAGE;
-			}
-			o->plan.iters = (int)v;
-			break;
-		case O_WARMUP:
-			if (parse_int(optarg, 1, 1000, &v) != 0) {
-				cmd_error(ctx, "bench", "bad --warmup '%s' (want 1..1000)", optarg);
-				return EXIT_USAGE;
-			}
-			o->plan.warmup = (int)v;
-			break;
-		case O_SEED:
-			if (parse_int(optarg, 0, 0x7fffffffL, &v) != 0) {
-				cmd_error(ctx, "bench", "bad --seed '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			o->plan.seed = (uint64_t)v;
-			break;
-		case O_SUST:
-			if (parse_int(optarg, 2, 86400, &v) != 0) {
-				cmd_error(ctx, "bench", "bad --sustained-seconds '%s' (want 2..86400)", optarg);
-				return EXIT_USAGE;
-			}
-			o->plan.sustained_s = (double)v;
-			break;
-		case O_TIMEOUT:
-			if (parse_int(optarg, 1, 86400, &v) != 0) {
-				cmd_error(ctx, "bench", "bad --timeout '%s' (want 1..86400 seconds)", optarg);
-				return EXIT_USAGE;
-			}
-			o->plan.test_timeout_s = (double)v;
-			break;
-		case O_MODEL: {
-			struct gk_train_cfg m;
-			if (ktrain_preset(optarg, &m) != 0 || strcmp(optarg, "tiny") == 0) {
-				cmd_error(ctx, "bench", "unknown --model '%s' (124M, 350M, 774M)", optarg);
-				return EXIT_USAGE;
-			}
-			snprintf(o->plan.train_model, sizeof(o->plan.train_model), "%s", optarg);
-			break;
 		}
-		case O_ACCUM:
-			if (parse_int(optarg, 1, 64, &v) != 0) {
-				cmd_error(ctx, "bench", "bad --grad-accum '%s' (want 1..64)", optarg);
-				return EXIT_USAGE;
-			}
-			o->plan.grad_accum = (int)v;
-			break;
-		case O_MINR:
-			if (bench_thresholds_parse(&o->thr, optarg, err, sizeof(err)) != 0) {
-				cmd_error(ctx, "bench", "--min-ratio: %s", err);
-				return EXIT_USAGE;
-			}
-			break;
-		case O_JSON: o->json = true; break;
-		case O_CSV: o->csv = true; break;
-		case O_SAVE: o->save = optarg; break;
-		case O_RESULTS: o->results = optarg; break;
-		case O_KERNELS: o->kernels = optarg; break;
-		case 'q': o->quiet = true; break;
-		case 'h': usage(ctx->out); return -1;
-		case ':': cmd_error(ctx, "bench", "option '%s' needs a value", argv[optind - 1]); return EXIT_USAGE;
-		default: cmd_error(ctx, "bench", "unknown option '%s'; see 'gpuctl bench --help'", argv[optind - 1]); return EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		cmd_error(ctx, "bench", "unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
 	}
 	if (o->json && o->csv) {
 		cmd_error(ctx, "bench", "--json and --csv exclude each other");

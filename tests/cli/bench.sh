@@ -74,12 +74,12 @@ PY
 
 # usage and input errors
 expect 64 iters -- bench --iters 5
-has iters.err "bad --iters '5'"
+has iters.err "option '--iters': '5' is not a whole number from 10 to 128"
 expect 64 suite -- bench --suite copy,warp
 has suite.err "unknown suite 'warp'"
 expect 64 both -- bench --results "$fixture" --json --csv
 expect 64 ratio -- bench --results "$fixture" --min-ratio copy=x
-has ratio.err "--min-ratio: bad ratio"
+has ratio.err "option '--min-ratio': bad ratio"
 expect 64 unknown -- bench --frobnicate
 expect 66 missing -- bench --results "$tmp/none.json"
 one_line missing.err

@@ -262,6 +262,17 @@ static void test_suite_names(void **state)
 	assert_int_equal(bench_sizes_parse(&p, "1X", err, sizeof(err)), -1);
 	assert_int_equal(bench_sizes_parse(&p, "0", err, sizeof(err)), -1);
 	assert_int_equal(bench_sizes_parse(&p, "", err, sizeof(err)), -1);
+	/* core/units.h's grammar (docs/units.md): fractions, KiB/KB, either case; 64G at most */
+	assert_int_equal(bench_sizes_parse(&p, "1.5k,2MiB,64G", err, sizeof(err)), 0);
+	assert_int_equal(p.nsizes, 3);
+	assert_int_equal(p.sizes[0], 1536);
+	assert_int_equal(p.sizes[1], 2ull << 20);
+	assert_int_equal(p.sizes[2], 64ull << 30);
+	assert_int_equal(bench_sizes_parse(&p, "65G", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "out of range (1 to 64G)"));
+	assert_int_equal(bench_sizes_parse(&p, "4K,,1M", err, sizeof(err)), -1);
+	assert_int_equal(bench_sizes_parse(&p, "0000000000000000000000000000000000000000000000000000000000000004K", err,
+					    sizeof(err)), -1);
 }
 
 static void test_quick_copy_memory(void **state)
