@@ -13,47 +13,64 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "help.h"
 #include "view/cdi.h"
 #include "core/data_path.h"
 #include "view/json_util.h"
 #include "pool/cdi_host.h"
 
-/* which: NULL the whole command, "generate" or "list" */
-static void usage(FILE *out, const char *which)
-{
-	static const char gen[] = "usage: gpuctl cdi generate [--output FILE] [--dev-dir DIR] [--ldconfig-output FILE]\n";
-	static const char list[] = "usage: gpuctl cdi list [--dev-dir DIR] [--ldconfig-output FILE]\n";
-	if (!which)
-		fprintf(out, "%s       %s\n", gen, list + strlen("usage: "));
-	else
-		fputs(!strcmp(which, "list") ? list : gen, out);
-	if (!which)
-		fputs("The Container Device Interface spec (kind nvidia.com/gpu) of the GPUs: one device per\n"
-		      "GPU by index and UUID, per MIG instance (GPU:N and UUID), and 'all'; the driver's\n"
-		      "libraries and binaries mounted read-only (docs/containers.md).\n"
-		      "  generate   write the spec (JSON), for /etc/cdi/nvidia.json\n"
-		      "  list       the devices it names, with their device nodes\n\n",
-		      out);
-	else if (!strcmp(which, "list"))
-		fputs("\nThe spec's devices (nvidia.com/gpu=NAME), each with its device nodes.\n\n", out);
-	else
-		fputs("\nThe spec as JSON: for /etc/cdi/nvidia.json (podman --device nvidia.com/gpu=0).\n\n", out);
-	if (!which || strcmp(which, "list"))
-		fputs("  -o, --output FILE         write it to FILE (whole or not at all), not stdout\n", out);
-	fputs("      --dev-dir DIR         the host's device nodes are in DIR (default /dev)\n"
-	      "      --ldconfig-output FILE  read `ldconfig -p` output from FILE instead of running ldconfig\n"
-	      "  -h, --help                this help\n\n"
-	      "exit codes: 0 ok, 64 usage, 65 bad simulation file, 66 no simulation file,\n"
-	      "            69 no driver, no GPU, a GPU's device node or a required library missing,\n"
-	      "            74 output error (docs/exit-codes.md)\n",
-	      out);
-}
+/* generate's options; list takes all but the first (--output) */
+enum { OPT_CDI_OUTPUT, OPT_CDI_DEV_DIR, OPT_CDI_LDCONFIG };
+static const struct opt_spec cdi_opts[] = {
+	[OPT_CDI_OUTPUT] = { "output", 'o', OPT_STRING, "FILE", "generate: write it to FILE (whole or not at all), not stdout",
+			     NULL, 0, 0, NULL },
+	[OPT_CDI_DEV_DIR] = { "dev-dir", 0, OPT_STRING, "DIR", "the host's device nodes are in DIR", "/dev", 0, 0, NULL },
+	[OPT_CDI_LDCONFIG] = { "ldconfig-output", 0, OPT_STRING, "FILE",
+			       "read `ldconfig -p` output from FILE instead of running ldconfig", NULL, 0, 0, NULL },
+};
+#define CDI_NOPTS (sizeof(cdi_opts) / sizeof(cdi_opts[0]))
+#define CDI_GENERATE_USAGE "[--output FILE] [--dev-dir DIR] [--ldconfig-output FILE]"
+#define CDI_LIST_USAGE "[--dev-dir DIR] [--ldconfig-output FILE]"
+#define CDI_EXITS                                                                                              \
+	"0 ok, 64 usage, 65 bad simulation file, 66 no simulation file,\n"                                    \
+	"            69 no driver, no GPU, a GPU's device node or a required library missing,\n"               \
+	"            74 output error (docs/exit-codes.md)"
+
+static const struct cmd_help cdi_help = {
+	.name = "cdi",
+	.usage = "generate " CDI_GENERATE_USAGE "\n       gpuctl cdi list " CDI_LIST_USAGE,
+	.what = "The Container Device Interface spec (kind nvidia.com/gpu) of the GPUs: one device per\n"
+		"GPU by index and UUID, per MIG instance (GPU:N and UUID), and 'all'; the driver's\n"
+		"libraries and binaries mounted read-only (docs/containers.md).\n"
+		"  generate   write the spec (JSON), for /etc/cdi/nvidia.json\n"
+		"  list       the devices it names, with their device nodes\n",
+	.opts = cdi_opts,
+	.nopts = CDI_NOPTS,
+	.exits = CDI_EXITS,
+};
+static const struct cmd_help cdi_generate_help = {
+	.name = "cdi generate",
+	.usage = CDI_GENERATE_USAGE,
+	.what = "The spec as JSON: for /etc/cdi/nvidia.json (podman --device nvidia.com/gpu=0).\n",
+	.opts = cdi_opts,
+	.nopts = CDI_NOPTS,
+	.exits = CDI_EXITS,
+};
+static const struct cmd_help cdi_list_help = {
+	.name = "cdi list",
+	.usage = CDI_LIST_USAGE,
+	.what = "The spec's devices (nvidia.com/gpu=NAME), each with its device nodes.\n",
+	.opts = cdi_opts + 1,
+	.nopts = CDI_NOPTS - 1,
+	.exits = CDI_EXITS,
+};
 
 struct cdi_args {
 	bool list;
 	const char *output, *dev_dir, *ldconfig_file;
 };
 
+/* -1 to go on, else the exit code (0 after --help, 64 a usage error printed). */
 static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct cdi_args *a)
 {
 	if (argc < 2) {
@@ -61,37 +78,29 @@ static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct cdi_arg
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		usage(ctx->out, NULL);
+		help_print_cmd(ctx->out, &cdi_help);
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "list"))
 		a->list = true;
 	else if (strcmp(argv[1], "generate") != 0) {
-		cmd_error(ctx, "cdi", "unknown subcommand '%s'; see 'gpuctl cdi --help'", argv[1]);
+		char q[41];
+		cmd_error(ctx, "cdi", "unknown subcommand '%s'; see 'gpuctl cdi --help'", units_quoted(argv[1], q));
 		return EXIT_USAGE;
 	}
-	for (int i = 2; i < argc; i++) {
-		const char *o = argv[i];
-		const char **dst = NULL;
-		if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-			usage(ctx->out, argv[1]);
-			return EXIT_OK;
-		} else if ((!strcmp(o, "-o") || !strcmp(o, "--output")) && !a->list) {
-			dst = &a->output;
-		} else if (!strcmp(o, "--dev-dir")) {
-			dst = &a->dev_dir;
-		} else if (!strcmp(o, "--ldconfig-output")) {
-			dst = &a->ldconfig_file;
-		} else {
-			cmd_error(ctx, "cdi", "unknown %s '%s'; see 'gpuctl cdi --help'", o[0] == '-' ? "option" : "argument",
-				  o);
-			return EXIT_USAGE;
+	const struct cmd_help *h = a->list ? &cdi_list_help : &cdi_generate_help;
+	struct opt_parser p;
+	struct opt_value v;
+	int opt, rc;
+	opt_init(&p, argc - 1, argv + 1, h->opts, h->nopts);
+	while ((opt = help_opt_next(ctx, h, &p, &v, &rc)) != OPT_DONE) {
+		if (opt == OPT_HELP || opt == OPT_ERROR)
+			return rc;
+		switch (opt + (int)(h->opts - cdi_opts)) { /* list's table starts one row down */
+		case OPT_CDI_OUTPUT: a->output = v.text; break;
+		case OPT_CDI_DEV_DIR: a->dev_dir = v.text; break;
+		case OPT_CDI_LDCONFIG: a->ldconfig_file = v.text; break;
 		}
-		if (i + 1 >= argc || !argv[i + 1][0]) {
-			cmd_error(ctx, "cdi", "option '%s' needs a value", o);
-			return EXIT_USAGE;
-		}
-		*dst = argv[++i];
 	}
 	return -1;
 }
