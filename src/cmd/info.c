@@ -4,6 +4,7 @@
  * (docs/json.md), -i to pick GPUs. One snapshot (cmd_take_snapshot) feeds all.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -286,19 +287,6 @@ static void kvu(FILE *out, const char *label, u64v v, const char *unit)
 	kv(out, label, fmt_u(b, sizeof(b), v, unit, false));
 }
 
-static void kv_yesno(FILE *out, const char *label, u64v v)
-{
-	kv(out, label, VAL_HAS(v) ? (v.v ? "Yes" : "No") : why(v.st, false));
-}
-
-static void kv_ns_as_s(FILE *out, const char *label, u64v ns)
-{
-	char b[64];
-	if (VAL_HAS(ns))
-		snprintf(b, sizeof(b), "%.3f s", (double)ns.v / 1e9);
-	kv(out, label, VAL_HAS(ns) ? b : why(ns.st, false));
-}
-
 static void kv_mode(FILE *out, const char *label, u64v cur, u64v pending)
 {
 	char b[96];
@@ -347,74 +335,107 @@ static void detail_static(FILE *out, const struct gpu_static *st)
 	kv(out, "CPU Affinity", fmt_str(&st->cpu_affinity));
 }
 
+/* The sample's sections of -q, in order; a field's INFO(section, ...) in the
+ * field table (device/gpu_fields.h) puts its line in one. */
+#define INFO_SECTION_TABLE(X) \
+	X(MEMORY, "Memory") \
+	X(UTILIZATION, "Utilization") \
+	X(TEMPERATURE, "Temperature") \
+	X(POWER, "Power") \
+	X(CLOCKS, "Clocks") \
+	X(CLOCK_EVENT_TIME, "Clocks Event Time (since driver load)") \
+	X(ECC, "ECC Errors") \
+	X(RETIRED_PAGES, "Retired Pages") \
+	X(REMAPPED_ROWS, "Remapped Rows") \
+	X(PCIE, "PCIe")
+#define SECTION_ID(id, name) INFO_SEC_##id,
+#define SECTION_NAME(id, name) name,
+enum info_section { INFO_SECTION_TABLE(SECTION_ID) INFO_SECTIONS };
+static const char *const section_names[INFO_SECTIONS] = { INFO_SECTION_TABLE(SECTION_NAME) };
+#undef SECTION_ID
+#undef SECTION_NAME
+
+enum info_fmt {
+	INFO_FMT_U, INFO_FMT_MIB, INFO_FMT_WATTS, INFO_FMT_JOULES, INFO_FMT_SECONDS, INFO_FMT_PSTATE,
+	INFO_FMT_REASONS, INFO_FMT_YESNO, INFO_FMT_LANES
+};
+
+struct info_line {
+	const char *label;      /* NULL: no line at this rank */
+	enum info_fmt fmt;
+	const char *unit;       /* INFO_FMT_U's */
+	bool of_static;         /* a u64v of struct gpu_static, else of struct gpu_sample */
+	size_t off;
+};
+
+/* The lines of each section by rank: the field table's INFO(...) rows, and
+ * the static facts shown beside them. INFO_ROW_##info(member) pastes a row's
+ * INFO(...) into INFO_ROW_INFO(...)(member), which INFO_SAMPLE_OFF ends. */
+#define INFO_MAX_RANK 8
+#define INFO_ROW(member, group, unit, api_key, role, metric, type, labels, help, series, nvml_read, nvml_field, sim, \
+		 moncol, info) \
+	INFO_ROW_##info(member)
+#define INFO_ROW_NOINFO(member)
+#define INFO_ROW_INFO(sec, rank, label, fmt, unit) \
+	[INFO_SEC_##sec][rank] = { label, INFO_FMT_##fmt, unit, false, INFO_SAMPLE_OFF
+#define INFO_SAMPLE_OFF(member) offsetof(struct gpu_sample, member) },
+#define INFO_STATIC(sec, rank, label, fmt, unit, member) \
+	[INFO_SEC_##sec][rank] = { label, INFO_FMT_##fmt, unit, true, offsetof(struct gpu_static, member) }
+static const struct info_line info_lines[INFO_SECTIONS][INFO_MAX_RANK] = {
+	GPU_SAMPLE_FIELDS(INFO_ROW)
+	INFO_STATIC(MEMORY, 3, "Bus Width", U, "bits", mem_bus_width_bits),
+	INFO_STATIC(POWER, 2, "Requested Power Limit", WATTS, "", power_limit_mw),
+	INFO_STATIC(POWER, 3, "Default Power Limit", WATTS, "", power_default_limit_mw),
+	INFO_STATIC(POWER, 4, "Max Power Limit", WATTS, "", power_max_limit_mw),
+	INFO_STATIC(CLOCKS, 2, "Max SM", U, "MHz", max_sm_clock_mhz),
+	INFO_STATIC(CLOCKS, 3, "Max Memory", U, "MHz", max_mem_clock_mhz),
+	INFO_STATIC(PCIE, 1, "Generation Max", U, "", pcie_gen_max),
+	INFO_STATIC(PCIE, 3, "Link Width Max", LANES, "", pcie_width_max),
+};
+#undef INFO_ROW
+#undef INFO_ROW_NOINFO
+#undef INFO_ROW_INFO
+#undef INFO_SAMPLE_OFF
+#undef INFO_STATIC
+
+static u64v line_value(const struct info_line *l, const struct gpu_static *st, const struct gpu_sample *s)
+{
+	const char *base = l->of_static ? (const char *)st : (const char *)s;
+	u64v v = *(const u64v *)(base + l->off);
+	/* a sample without the memory total shows the one read with the static facts */
+	if (!l->of_static && l->off == offsetof(struct gpu_sample, mem_total_bytes) && !VAL_HAS(v))
+		v = st->mem_total_bytes;
+	return v;
+}
+
+static const char *line_text(const struct info_line *l, u64v v, char *b, size_t n)
+{
+	if (!VAL_HAS(v))
+		return why(v.st, false);
+	switch (l->fmt) {
+	case INFO_FMT_MIB: return fmt_mib(b, n, v, false);
+	case INFO_FMT_WATTS: return fmt_w(b, n, v, false);
+	case INFO_FMT_JOULES: snprintf(b, n, "%.3f J", (double)v.v / 1000.0); return b;
+	case INFO_FMT_SECONDS: snprintf(b, n, "%.3f s", (double)v.v / 1e9); return b;
+	case INFO_FMT_PSTATE: snprintf(b, n, "P%" PRIu64, v.v); return b;
+	case INFO_FMT_REASONS: clk_evt_describe(v.v, b, n); return b;
+	case INFO_FMT_YESNO: return v.v ? "Yes" : "No";
+	case INFO_FMT_LANES: return fmt_width(b, n, v);
+	default: return fmt_u(b, n, v, l->unit, false);
+	}
+}
+
 static void detail_sample(FILE *out, const struct gpu_static *st, const struct gpu_sample *s)
 {
-	char b[128], c[64];
-	section(out, "Memory");
-	kv(out, "Total", fmt_mib(b, sizeof(b), VAL_HAS(s->mem_total_bytes) ? s->mem_total_bytes : st->mem_total_bytes, false));
-	kv(out, "Used", fmt_mib(b, sizeof(b), s->mem_used_bytes, false));
-	kv(out, "Free", fmt_mib(b, sizeof(b), s->mem_free_bytes, false));
-	kvu(out, "Bus Width", st->mem_bus_width_bits, "bits");
-	section(out, "Utilization");
-	kvu(out, "GPU", s->util_gpu_pct, "%");
-	kvu(out, "Memory", s->util_mem_pct, "%");
-	section(out, "Temperature");
-	kvu(out, "GPU Current Temp", s->temp_c, "C");
-	kvu(out, "Memory Current Temp", s->temp_mem_c, "C");
-	kvu(out, "GPU Slowdown Temp", s->temp_slowdown_c, "C");
-	kvu(out, "GPU Shutdown Temp", s->temp_shutdown_c, "C");
-	kvu(out, "Fan Speed", s->fan_pct, "%");
-	section(out, "Power");
-	kv(out, "Power Draw", fmt_w(b, sizeof(b), s->power_mw, false));
-	kv(out, "Current Power Limit", fmt_w(b, sizeof(b), s->power_limit_mw, false));
-	kv(out, "Requested Power Limit", fmt_w(b, sizeof(b), st->power_limit_mw, false));
-	kv(out, "Default Power Limit", fmt_w(b, sizeof(b), st->power_default_limit_mw, false));
-	kv(out, "Max Power Limit", fmt_w(b, sizeof(b), st->power_max_limit_mw, false));
-	if (VAL_HAS(s->energy_mj))
-		snprintf(b, sizeof(b), "%.3f J", (double)s->energy_mj.v / 1000.0);
-	kv(out, "Energy Since Driver Load", VAL_HAS(s->energy_mj) ? b : why(s->energy_mj.st, false));
-	section(out, "Clocks");
-	kvu(out, "SM", s->sm_clock_mhz, "MHz");
-	kvu(out, "Memory", s->mem_clock_mhz, "MHz");
-	kvu(out, "Max SM", st->max_sm_clock_mhz, "MHz");
-	kvu(out, "Max Memory", st->max_mem_clock_mhz, "MHz");
-	if (VAL_HAS(s->pstate))
-		snprintf(b, sizeof(b), "P%" PRIu64, s->pstate.v);
-	kv(out, "Performance State", VAL_HAS(s->pstate) ? b : why(s->pstate.st, false));
-	if (VAL_HAS(s->clock_event_reasons))
-		clk_evt_describe(s->clock_event_reasons.v, b, sizeof(b));
-	kv(out, "Clocks Event Reasons", VAL_HAS(s->clock_event_reasons) ? b : why(s->clock_event_reasons.st, false));
-	section(out, "Clocks Event Time (since driver load)");
-	kv_ns_as_s(out, "Power Cap", s->viol_power_ns);
-	kv_ns_as_s(out, "Thermal", s->viol_thermal_ns);
-	kv_ns_as_s(out, "Sync Boost", s->viol_sync_boost_ns);
-	kv_ns_as_s(out, "Board Limit", s->viol_board_limit_ns);
-	kv_ns_as_s(out, "Low Utilization", s->viol_low_util_ns);
-	kv_ns_as_s(out, "Reliability", s->viol_reliability_ns);
-	section(out, "ECC Errors");
-	kvu(out, "Volatile Corrected", s->ecc_vol_corrected, "");
-	kvu(out, "Volatile Uncorrected", s->ecc_vol_uncorrected, "");
-	kvu(out, "Aggregate Corrected", s->ecc_agg_corrected, "");
-	kvu(out, "Aggregate Uncorrected", s->ecc_agg_uncorrected, "");
-	kvu(out, "Aggregate Uncorrected SRAM", s->ecc_sram_uncorrected, "");
-	kvu(out, "Aggregate Uncorrected DRAM", s->ecc_dram_uncorrected, "");
-	section(out, "Retired Pages");
-	kvu(out, "Single Bit ECC", s->retired_pages_sbe, "pages");
-	kvu(out, "Double Bit ECC", s->retired_pages_dbe, "pages");
-	kv_yesno(out, "Pending Page Blacklist", s->retired_pages_pending);
-	section(out, "Remapped Rows");
-	kvu(out, "Correctable Error", s->remap_corrected, "rows");
-	kvu(out, "Uncorrectable Error", s->remap_uncorrected, "rows");
-	kv_yesno(out, "Pending", s->remap_pending);
-	kv_yesno(out, "Remapping Failure Occurred", s->remap_failure);
-	section(out, "PCIe");
-	kvu(out, "Generation Current", s->pcie_gen, "");
-	kvu(out, "Generation Max", st->pcie_gen_max, "");
-	kv(out, "Link Width Current", fmt_width(b, sizeof(b), s->pcie_width));
-	kv(out, "Link Width Max", fmt_width(c, sizeof(c), st->pcie_width_max));
-	kvu(out, "Tx Throughput", s->pcie_tx_kbps, "KiB/s");
-	kvu(out, "Rx Throughput", s->pcie_rx_kbps, "KiB/s");
-	kvu(out, "Replays", s->pcie_replays, "");
+	for (unsigned sec = 0; sec < INFO_SECTIONS; sec++) {
+		section(out, section_names[sec]);
+		for (unsigned rank = 0; rank < INFO_MAX_RANK; rank++) {
+			const struct info_line *l = &info_lines[sec][rank];
+			char b[128];
+			if (l->label)
+				kv(out, l->label, line_text(l, line_value(l, st, s), b, sizeof(b)));
+		}
+	}
 }
 
 static void detail_nvlink(FILE *out, const struct gpu_static *st, const struct gpu_sample *s)

@@ -3,11 +3,14 @@
  * one row each, in struct gpu_sample's order (which is --json's). Each
  * consumer expands the rows it needs: the struct (gpu.h), the sampler's carry
  * of the slow groups, --json's "sample" object (view/json_util.c), the
- * agent's exposition (agent/metrics.c) and API (agent/api.c), and the tests.
- * Adding a value read from NVML is a row here, its read in the nvml backend,
- * its model in the simulator and its line in docs/json.md and docs/metrics.md.
+ * agent's exposition (agent/metrics.c) and API (agent/api.c), the nvml
+ * backend's field-value batch, the simulator (device/sim_model.c), the dmon
+ * and top columns (view/moncol.c), `info -q` (cmd/info.c) and the tests.
+ * Adding a value read from NVML is a row here, its model in the simulator
+ * and its line in docs/json.md and docs/metrics.md (docs/hacking.md).
  *
- * X(member, group, unit, api_key, role, metric, type, labels, help, series, nvml_read, nvml_field)
+ * X(member, group, unit, api_key, role, metric, type, labels, help, series, nvml_read, nvml_field,
+ *   sim, moncol, info)
  *   member  the u64v in struct gpu_sample, and its key in --json's "sample"
  *   group   GPU_GRP_<group> reads it; a slow group's values are carried
  *           between the ticks that read them (sampler.c)
@@ -27,6 +30,27 @@
  *           NVML_FI_* id: in its nvmlDeviceGetFieldValues batch by that id
  *           alone (a driver without the field: "not supported"); CODE, 0:
  *           by its own code (nvml_device.c, nvml_fields.c)
+ *   sim     how the simulator makes it (device/sim_model.c): MODEL: by the
+ *           function sim_<member> there, of the load, time and faults;
+ *           otherwise "not supported" unless struct sim_caps' flag cap is
+ *           set, and then ZERO(cap): 0; FAULT_SUM(cap, kind, param): the sum
+ *           of p_<param> over the SIM_FAULT_<kind> faults started so far;
+ *           FAULT_TIME(cap, kind): the nanoseconds such faults were active;
+ *           FAULT_ACTIVE(cap, kind): 1 while one is active, else 0
+ *   moncol  its dmon/top column (view/moncol.c), or NOCOL:
+ *           COL(pos, name, key, unit, grp, width, calc, scale, help):
+ *           pos its place in the column table (moncols[pos]: every place
+ *           from 0 up is taken once, here or by moncol.c's own columns);
+ *           name, key, unit, grp (dmon -s's letter, 0: --columns only),
+ *           width and help as struct moncol says; calc: VALUE (value *
+ *           scale), RATE_PCT (a nanosecond counter's growth per second *
+ *           scale: a share of the interval, at most 100), PSTATE ("P0"),
+ *           THROTTLE (moncol_throttle_short)
+ *   info    its line in `info -q` (cmd/info.c), or NOINFO:
+ *           INFO(section, rank, label, fmt, unit): in section INFO_SEC_<section>,
+ *           at rank (0 first: info.c's lines of static facts take the others),
+ *           written as INFO_FMT_<fmt> (U: the integer and unit; MIB, WATTS,
+ *           JOULES, SECONDS, PSTATE, REASONS, YESNO, LANES)
  */
 #ifndef GPUCTL_GPU_FIELDS_H
 #define GPUCTL_GPU_FIELDS_H
@@ -63,92 +87,181 @@
 
 #define GPU_SAMPLE_FIELDS(X) \
 	X(util_gpu_pct, BASIC, PCT, "utilization_gpu_percent", FAMILY, "gpuctl_gpu_utilization_ratio", GAUGE, "", \
-	  "Fraction of the last sample period a kernel was running (0-1).", "", CODE, 0) \
+	  "Fraction of the last sample period a kernel was running (0-1).", "", CODE, 0, \
+	  MODEL, COL(3, "sm", "sm_util_pct", "%", 'u', 4, VALUE, 1, "GPU (SM) utilization"), \
+	  INFO(UTILIZATION, 0, "GPU", U, "%")) \
 	X(util_mem_pct, BASIC, PCT, "utilization_memory_percent", FAMILY, "gpuctl_gpu_memory_utilization_ratio", GAUGE, "", \
-	  "Fraction of the last sample period device memory was read or written (0-1).", "", CODE, 0) \
+	  "Fraction of the last sample period device memory was read or written (0-1).", "", CODE, 0, \
+	  MODEL, COL(4, "mem", "mem_util_pct", "%", 'u', 4, VALUE, 1, "memory controller utilization"), \
+	  INFO(UTILIZATION, 1, "Memory", U, "%")) \
 	X(mem_used_bytes, BASIC, BYTES, "memory_used_bytes", FAMILY, "gpuctl_gpu_memory_used_bytes", GAUGE, "", \
-	  "Device memory in use.", "", CODE, 0) \
+	  "Device memory in use.", "", CODE, 0, \
+	  MODEL, COL(9, "fb", "fb_used_mib", "MiB", 'm', 7, VALUE, 1.0 / 1048576, "GPU memory used"), \
+	  INFO(MEMORY, 1, "Used", MIB, "")) \
 	X(mem_free_bytes, BASIC, BYTES, "memory_free_bytes", FAMILY, "gpuctl_gpu_memory_free_bytes", GAUGE, "", \
-	  "Device memory free.", "", CODE, 0) \
+	  "Device memory free.", "", CODE, 0, \
+	  MODEL, NOCOL, \
+	  INFO(MEMORY, 2, "Free", MIB, "")) \
 	X(mem_total_bytes, BASIC, BYTES, "memory_total_bytes", FAMILY, "gpuctl_gpu_memory_total_bytes", GAUGE, "", \
-	  "Device memory in total, as the driver reports it.", "", CODE, 0) \
+	  "Device memory in total, as the driver reports it.", "", CODE, 0, \
+	  MODEL, NOCOL, \
+	  INFO(MEMORY, 0, "Total", MIB, "")) \
 	X(temp_c, BASIC, CELSIUS, "temperature_celsius", FAMILY, "gpuctl_gpu_temperature_celsius", GAUGE, "", \
-	  "GPU core temperature.", "", CODE, 0) \
+	  "GPU core temperature.", "", CODE, 0, \
+	  MODEL, COL(1, "gtemp", "gpu_temp_c", "C", 'p', 5, VALUE, 1, "GPU temperature"), \
+	  INFO(TEMPERATURE, 0, "GPU Current Temp", U, "C")) \
 	X(temp_mem_c, BASIC, CELSIUS, "memory_temperature_celsius", FAMILY, "gpuctl_gpu_memory_temperature_celsius", GAUGE, "", \
-	  "Device memory (HBM) temperature.", "", CODE, 0) \
+	  "Device memory (HBM) temperature.", "", CODE, 0, \
+	  MODEL, COL(2, "mtemp", "mem_temp_c", "C", 'p', 5, VALUE, 1, "memory (HBM) temperature"), \
+	  INFO(TEMPERATURE, 1, "Memory Current Temp", U, "C")) \
 	X(temp_slowdown_c, BASIC, CELSIUS, NULL, FAMILY, "gpuctl_gpu_slowdown_temperature_celsius", GAUGE, "", \
-	  "Temperature at which the GPU slows its clocks.", "", CODE, 0) \
+	  "Temperature at which the GPU slows its clocks.", "", CODE, 0, \
+	  MODEL, NOCOL, \
+	  INFO(TEMPERATURE, 2, "GPU Slowdown Temp", U, "C")) \
 	X(temp_shutdown_c, BASIC, CELSIUS, NULL, FAMILY, "gpuctl_gpu_shutdown_temperature_celsius", GAUGE, "", \
-	  "Temperature at which the GPU shuts down.", "", CODE, 0) \
+	  "Temperature at which the GPU shuts down.", "", CODE, 0, \
+	  MODEL, NOCOL, \
+	  INFO(TEMPERATURE, 3, "GPU Shutdown Temp", U, "C")) \
 	X(fan_pct, BASIC, PCT, "fan_percent", FAMILY, "gpuctl_gpu_fan_speed_ratio", GAUGE, "", \
-	  "Fan speed as a fraction of its maximum (0-1).", "", CODE, 0) \
-	X(power_mw, BASIC, MW, "power_watts", FAMILY, "gpuctl_gpu_power_watts", GAUGE, "", "Power draw.", "", CODE, 0) \
+	  "Fan speed as a fraction of its maximum (0-1).", "", CODE, 0, \
+	  MODEL, NOCOL, \
+	  INFO(TEMPERATURE, 4, "Fan Speed", U, "%")) \
+	X(power_mw, BASIC, MW, "power_watts", FAMILY, "gpuctl_gpu_power_watts", GAUGE, "", "Power draw.", "", CODE, 0, \
+	  MODEL, COL(0, "pwr", "power_w", "W", 'p', 6, VALUE, 1e-3, "power draw"), \
+	  INFO(POWER, 0, "Power Draw", WATTS, "")) \
 	/* nvmlDeviceGetPowerUsage (power_mw) averages over 1 s on Ampere and later */ \
 	X(power_instant_mw, BASIC, MW, NULL, FAMILY, "gpuctl_gpu_power_instant_watts", GAUGE, "", \
 	  "Instantaneous power draw (gpuctl_gpu_power_watts is averaged over a second on Ampere and later).", "", \
-	  BATCH, NVML_FI_DEV_POWER_INSTANT) \
+	  BATCH, NVML_FI_DEV_POWER_INSTANT, \
+	  MODEL, NOCOL, \
+	  NOINFO) \
 	X(power_limit_mw, BASIC, MW, "power_limit_watts", FAMILY, "gpuctl_gpu_power_limit_watts", GAUGE, "", \
-	  "Power limit in force.", "", CODE, 0) \
+	  "Power limit in force.", "", CODE, 0, \
+	  MODEL, COL(20, "plim", "power_limit_w", "W", 0, 5, VALUE, 1e-3, "power limit (--columns only)"), \
+	  INFO(POWER, 1, "Current Power Limit", WATTS, "")) \
 	/* cumulative since the driver loaded */ \
 	X(energy_mj, ENERGY, MJ, "energy_joules", FAMILY, "gpuctl_gpu_energy_joules_total", COUNTER, "", \
-	  "Energy consumed since the driver was loaded.", "", CODE, 0) \
-	X(sm_clock_mhz, BASIC, MHZ, "sm_clock_mhz", FAMILY, "gpuctl_gpu_sm_clock_hertz", GAUGE, "", "SM clock.", "", CODE, 0) \
+	  "Energy consumed since the driver was loaded.", "", CODE, 0, \
+	  MODEL, COL(21, "energy", "energy_j", "J", 0, 10, VALUE, 1e-3, "energy since driver load (--columns only)"), \
+	  INFO(POWER, 5, "Energy Since Driver Load", JOULES, "")) \
+	X(sm_clock_mhz, BASIC, MHZ, "sm_clock_mhz", FAMILY, "gpuctl_gpu_sm_clock_hertz", GAUGE, "", "SM clock.", "", CODE, 0, \
+	  MODEL, COL(6, "pclk", "sm_clock_mhz", "MHz", 'c', 5, VALUE, 1, "SM clock"), \
+	  INFO(CLOCKS, 0, "SM", U, "MHz")) \
 	X(mem_clock_mhz, BASIC, MHZ, "memory_clock_mhz", FAMILY, "gpuctl_gpu_memory_clock_hertz", GAUGE, "", \
-	  "Memory clock.", "", CODE, 0) \
+	  "Memory clock.", "", CODE, 0, \
+	  MODEL, COL(5, "mclk", "mem_clock_mhz", "MHz", 'c', 5, VALUE, 1, "memory clock"), \
+	  INFO(CLOCKS, 1, "Memory", U, "MHz")) \
 	/* 0..15 */ \
 	X(pstate, BASIC, COUNT, "pstate", FAMILY, "gpuctl_gpu_performance_state", GAUGE, "", \
-	  "Performance state (0 = P0, fastest, to 15).", "", CODE, 0) \
+	  "Performance state (0 = P0, fastest, to 15).", "", CODE, 0, \
+	  MODEL, COL(18, "pst", "pstate", "", 's', 3, PSTATE, 1, "performance state"), \
+	  INFO(CLOCKS, 4, "Performance State", PSTATE, "")) \
 	/* CLK_EVT_* bits: a name per bit in --json, a series per reason (metrics.c) */ \
-	X(clock_event_reasons, BASIC, COUNT, "clock_event_reasons", NONE, NULL, GAUGE, NULL, NULL, "", CODE, 0) \
+	X(clock_event_reasons, BASIC, COUNT, "clock_event_reasons", NONE, NULL, GAUGE, NULL, NULL, "", CODE, 0, \
+	  MODEL, COL(19, "thr", "throttle", "", 's', 8, THROTTLE, 1, "main clock-event (throttle) reason, + if more"), \
+	  INFO(CLOCKS, 5, "Clocks Event Reasons", REASONS, "")) \
 	/* cumulative time spent throttled (nvmlDeviceGetViolationStatus) */ \
 	X(viol_power_ns, VIOL, NS, NULL, FAMILY, "gpuctl_gpu_clock_event_seconds_total", COUNTER, "reason", \
-	  "Time the clocks were held down for this reason, since the driver was loaded.", "reason=\"power\"", CODE, 0) \
+	  "Time the clocks were held down for this reason, since the driver was loaded.", "reason=\"power\"", CODE, 0, \
+	  FAULT_TIME(viol, POWER), \
+	  COL(7, "pviol", "power_viol_pct", "%", 'v', 5, RATE_PCT, 100.0 / 1e9, "share of the interval throttled for power"), \
+	  INFO(CLOCK_EVENT_TIME, 0, "Power Cap", SECONDS, "")) \
 	X(viol_thermal_ns, VIOL, NS, NULL, SERIES, "gpuctl_gpu_clock_event_seconds_total", COUNTER, NULL, NULL, \
-	  "reason=\"thermal\"", CODE, 0) \
+	  "reason=\"thermal\"", CODE, 0, \
+	  FAULT_TIME(viol, THERMAL), \
+	  COL(8, "tviol", "thermal_viol_pct", "%", 'v', 5, RATE_PCT, 100.0 / 1e9, \
+	      "share of the interval throttled for temperature"), \
+	  INFO(CLOCK_EVENT_TIME, 1, "Thermal", SECONDS, "")) \
 	X(viol_sync_boost_ns, VIOL, NS, NULL, SERIES, "gpuctl_gpu_clock_event_seconds_total", COUNTER, NULL, NULL, \
-	  "reason=\"sync_boost\"", CODE, 0) \
+	  "reason=\"sync_boost\"", CODE, 0, \
+	  ZERO(viol), NOCOL, \
+	  INFO(CLOCK_EVENT_TIME, 2, "Sync Boost", SECONDS, "")) \
 	X(viol_board_limit_ns, VIOL, NS, NULL, SERIES, "gpuctl_gpu_clock_event_seconds_total", COUNTER, NULL, NULL, \
-	  "reason=\"board_limit\"", CODE, 0) \
+	  "reason=\"board_limit\"", CODE, 0, \
+	  ZERO(viol), NOCOL, \
+	  INFO(CLOCK_EVENT_TIME, 3, "Board Limit", SECONDS, "")) \
 	X(viol_low_util_ns, VIOL, NS, NULL, SERIES, "gpuctl_gpu_clock_event_seconds_total", COUNTER, NULL, NULL, \
-	  "reason=\"low_utilization\"", CODE, 0) \
+	  "reason=\"low_utilization\"", CODE, 0, \
+	  MODEL, NOCOL, \
+	  INFO(CLOCK_EVENT_TIME, 4, "Low Utilization", SECONDS, "")) \
 	X(viol_reliability_ns, VIOL, NS, NULL, SERIES, "gpuctl_gpu_clock_event_seconds_total", COUNTER, NULL, NULL, \
-	  "reason=\"reliability\"", CODE, 0) \
+	  "reason=\"reliability\"", CODE, 0, \
+	  ZERO(viol), NOCOL, \
+	  INFO(CLOCK_EVENT_TIME, 5, "Reliability", SECONDS, "")) \
 	/* ECC: volatile = since the driver loaded, aggregate = over the GPU's life */ \
 	X(ecc_vol_corrected, ECC, COUNT, "ecc_volatile_corrected", FAMILY, "gpuctl_gpu_ecc_volatile_errors_total", COUNTER, \
-	  "type", "ECC errors in all locations since the driver was loaded.", "type=\"corrected\"", CODE, 0) \
+	  "type", "ECC errors in all locations since the driver was loaded.", "type=\"corrected\"", CODE, 0, \
+	  FAULT_SUM(ecc_on, ECC_CORRECTED, count), \
+	  COL(11, "sbecc", "ecc_corrected", "errs", 'e', 5, VALUE, 1, "corrected ECC errors since driver load"), \
+	  INFO(ECC, 0, "Volatile Corrected", U, "")) \
 	X(ecc_vol_uncorrected, ECC, COUNT, "ecc_volatile_uncorrected", SERIES, "gpuctl_gpu_ecc_volatile_errors_total", \
-	  COUNTER, NULL, NULL, "type=\"uncorrected\"", CODE, 0) \
+	  COUNTER, NULL, NULL, "type=\"uncorrected\"", CODE, 0, \
+	  FAULT_SUM(ecc_on, ECC_UNCORRECTABLE, count), \
+	  COL(12, "dbecc", "ecc_uncorrected", "errs", 'e', 5, VALUE, 1, "uncorrected ECC errors since driver load"), \
+	  INFO(ECC, 1, "Volatile Uncorrected", U, "")) \
 	X(ecc_agg_corrected, ECC, COUNT, "ecc_aggregate_corrected", FAMILY, "gpuctl_gpu_ecc_aggregate_errors_total", \
-	  COUNTER, "type", "ECC errors in all locations over the GPU's life.", "type=\"corrected\"", CODE, 0) \
+	  COUNTER, "type", "ECC errors in all locations over the GPU's life.", "type=\"corrected\"", CODE, 0, \
+	  FAULT_SUM(ecc_on, ECC_CORRECTED, count), NOCOL, \
+	  INFO(ECC, 2, "Aggregate Corrected", U, "")) \
 	X(ecc_agg_uncorrected, ECC, COUNT, "ecc_aggregate_uncorrected", SERIES, "gpuctl_gpu_ecc_aggregate_errors_total", \
-	  COUNTER, NULL, NULL, "type=\"uncorrected\"", CODE, 0) \
+	  COUNTER, NULL, NULL, "type=\"uncorrected\"", CODE, 0, \
+	  FAULT_SUM(ecc_on, ECC_UNCORRECTABLE, count), NOCOL, \
+	  INFO(ECC, 3, "Aggregate Uncorrected", U, "")) \
 	/* aggregate, by location */ \
 	X(ecc_sram_uncorrected, ECC, COUNT, NULL, FAMILY, "gpuctl_gpu_ecc_errors_total", COUNTER, "type, location", \
-	  "ECC errors over the GPU's life, by memory location (sram, dram).", "type=\"uncorrected\",location=\"sram\"", CODE, 0) \
+	  "ECC errors over the GPU's life, by memory location (sram, dram).", "type=\"uncorrected\",location=\"sram\"", CODE, 0, \
+	  FAULT_SUM(ecc_on, ECC_UNCORRECTABLE, sram), NOCOL, \
+	  INFO(ECC, 4, "Aggregate Uncorrected SRAM", U, "")) \
 	X(ecc_dram_uncorrected, ECC, COUNT, NULL, SERIES, "gpuctl_gpu_ecc_errors_total", COUNTER, NULL, NULL, \
-	  "type=\"uncorrected\",location=\"dram\"", CODE, 0) \
+	  "type=\"uncorrected\",location=\"dram\"", CODE, 0, \
+	  FAULT_SUM(ecc_on, ECC_UNCORRECTABLE, dram), NOCOL, \
+	  INFO(ECC, 5, "Aggregate Uncorrected DRAM", U, "")) \
 	X(retired_pages_sbe, ECC, COUNT, NULL, FAMILY, "gpuctl_gpu_retired_pages", GAUGE, "cause", \
-	  "Memory pages retired, by cause (sbe, dbe).", "cause=\"sbe\"", CODE, 0) \
-	X(retired_pages_dbe, ECC, COUNT, NULL, SERIES, "gpuctl_gpu_retired_pages", GAUGE, NULL, NULL, "cause=\"dbe\"", CODE, 0) \
+	  "Memory pages retired, by cause (sbe, dbe).", "cause=\"sbe\"", CODE, 0, \
+	  FAULT_SUM(retired_pages, RETIRED_PAGES, sbe), NOCOL, \
+	  INFO(RETIRED_PAGES, 0, "Single Bit ECC", U, "pages")) \
+	X(retired_pages_dbe, ECC, COUNT, NULL, SERIES, "gpuctl_gpu_retired_pages", GAUGE, NULL, NULL, "cause=\"dbe\"", CODE, 0, \
+	  FAULT_SUM(retired_pages, RETIRED_PAGES, dbe), NOCOL, \
+	  INFO(RETIRED_PAGES, 1, "Double Bit ECC", U, "pages")) \
 	X(retired_pages_pending, ECC, COUNT, NULL, FAMILY, "gpuctl_gpu_retired_pages_pending", GAUGE, "", \
-	  "1 if a page retirement waits for the next driver reload.", "", CODE, 0) \
+	  "1 if a page retirement waits for the next driver reload.", "", CODE, 0, \
+	  FAULT_ACTIVE(retired_pages, RETIRED_PAGES), NOCOL, \
+	  INFO(RETIRED_PAGES, 2, "Pending Page Blacklist", YESNO, "")) \
 	X(remap_corrected, ECC, COUNT, NULL, FAMILY, "gpuctl_gpu_remapped_rows", GAUGE, "type", \
-	  "Memory rows remapped, by the error type that caused it.", "type=\"corrected\"", CODE, 0) \
+	  "Memory rows remapped, by the error type that caused it.", "type=\"corrected\"", CODE, 0, \
+	  ZERO(remap), NOCOL, \
+	  INFO(REMAPPED_ROWS, 0, "Correctable Error", U, "rows")) \
 	X(remap_uncorrected, ECC, COUNT, "remapped_rows_uncorrected", SERIES, "gpuctl_gpu_remapped_rows", GAUGE, NULL, NULL, \
-	  "type=\"uncorrected\"", CODE, 0) \
+	  "type=\"uncorrected\"", CODE, 0, \
+	  FAULT_SUM(remap, REMAP_PENDING, count), NOCOL, \
+	  INFO(REMAPPED_ROWS, 1, "Uncorrectable Error", U, "rows")) \
 	X(remap_pending, ECC, COUNT, "remap_pending", FAMILY, "gpuctl_gpu_row_remap_pending", GAUGE, "", \
-	  "1 if a row remap waits for a GPU reset.", "", CODE, 0) \
+	  "1 if a row remap waits for a GPU reset.", "", CODE, 0, \
+	  FAULT_ACTIVE(remap, REMAP_PENDING), NOCOL, \
+	  INFO(REMAPPED_ROWS, 2, "Pending", YESNO, "")) \
 	X(remap_failure, ECC, COUNT, NULL, FAMILY, "gpuctl_gpu_row_remap_failure", GAUGE, "", \
-	  "1 if a row remap failed (the GPU needs service).", "", CODE, 0) \
+	  "1 if a row remap failed (the GPU needs service).", "", CODE, 0, \
+	  FAULT_ACTIVE(remap, REMAP_FAILURE), NOCOL, \
+	  INFO(REMAPPED_ROWS, 3, "Remapping Failure Occurred", YESNO, "")) \
 	X(pcie_gen, PCIE, COUNT, "pcie_link_generation", FAMILY, "gpuctl_gpu_pcie_link_generation", GAUGE, "", \
-	  "Current PCIe link generation.", "", CODE, 0) \
+	  "Current PCIe link generation.", "", CODE, 0, \
+	  MODEL, NOCOL, \
+	  INFO(PCIE, 0, "Generation Current", U, "")) \
 	X(pcie_width, PCIE, COUNT, "pcie_link_width", FAMILY, "gpuctl_gpu_pcie_link_width", GAUGE, "", \
-	  "Current PCIe link width (lanes).", "", CODE, 0) \
+	  "Current PCIe link width (lanes).", "", CODE, 0, \
+	  MODEL, NOCOL, \
+	  INFO(PCIE, 2, "Link Width Current", LANES, "")) \
 	X(pcie_tx_kbps, PCIE, KIBPS, NULL, FAMILY, "gpuctl_gpu_pcie_transmit_bytes_per_second", GAUGE, "", \
-	  "PCIe transmit throughput over the driver's last sampling window.", "", CODE, 0) \
+	  "PCIe transmit throughput over the driver's last sampling window.", "", CODE, 0, \
+	  MODEL, COL(15, "txpci", "pcie_tx_mbs", "MB/s", 't', 6, VALUE, 1024.0 / 1e6, "PCIe transmit throughput"), \
+	  INFO(PCIE, 4, "Tx Throughput", U, "KiB/s")) \
 	X(pcie_rx_kbps, PCIE, KIBPS, NULL, FAMILY, "gpuctl_gpu_pcie_receive_bytes_per_second", GAUGE, "", \
-	  "PCIe receive throughput over the driver's last sampling window.", "", CODE, 0) \
+	  "PCIe receive throughput over the driver's last sampling window.", "", CODE, 0, \
+	  MODEL, COL(14, "rxpci", "pcie_rx_mbs", "MB/s", 't', 6, VALUE, 1024.0 / 1e6, "PCIe receive throughput"), \
+	  INFO(PCIE, 5, "Rx Throughput", U, "KiB/s")) \
 	X(pcie_replays, PCIE, COUNT, "pcie_replays", FAMILY, "gpuctl_gpu_pcie_replays_total", COUNTER, "", \
-	  "PCIe replay events (link retransmissions).", "", CODE, 0)
+	  "PCIe replay events (link retransmissions).", "", CODE, 0, \
+	  MODEL, COL(13, "pci", "pcie_replays", "errs", 'e', 5, VALUE, 1, "PCIe replays"), \
+	  INFO(PCIE, 6, "Replays", U, ""))
 
 #endif

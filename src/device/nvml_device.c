@@ -331,7 +331,7 @@ int nvml_sample(struct gpu_backend *be, unsigned gpu, unsigned groups, struct gp
 	if (groups & GPU_GRP_PCIE)
 		want[nw++] = (struct nvml_fv_want){ FVS_PCIE_REPLAY, &out->pcie_replays };
 	/* the field table's BATCH rows of the asked groups */
-#define WANT_TABLE(member, group, unit, api_key, role, metric, type, labels, help, series, read, field) \
+#define WANT_TABLE(member, group, unit, api_key, role, metric, type, labels, help, series, read, field, ...) \
 	WANT_TABLE_##read(member, group)
 #define WANT_TABLE_BATCH(member, group) \
 	if (groups & GPU_GRP_##group) \

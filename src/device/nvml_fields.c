@@ -96,7 +96,7 @@ static bool nvml_fv_slot_field(unsigned slot, unsigned *id, unsigned *scope)
 		[FVS_REMAP_PENDING] = NVML_FI_DEV_REMAPPED_PENDING,
 		[FVS_REMAP_FAILURE] = NVML_FI_DEV_REMAPPED_FAILURE,
 		[FVS_PCIE_REPLAY] = NVML_FI_DEV_PCIE_REPLAY_COUNTER,
-#define FVS_TABLE_ID(member, group, unit, api_key, role, metric, type, labels, help, series, read, field) \
+#define FVS_TABLE_ID(member, group, unit, api_key, role, metric, type, labels, help, series, read, field, ...) \
 	FVS_TABLE_ID_##read(member, field)
 #define FVS_TABLE_ID_BATCH(member, field) [FVS_F_##member] = field,
 #define FVS_TABLE_ID_CODE(member, field)

@@ -33,7 +33,7 @@ enum nvml_fv_slot {
 	FVS_REMAP_COR, FVS_REMAP_UNC, FVS_REMAP_PENDING, FVS_REMAP_FAILURE,
 	FVS_PCIE_REPLAY,
 	/* the field table's BATCH rows (device/gpu_fields.h): FVS_F_<member> */
-#define FVS_TABLE_SLOT(member, group, unit, api_key, role, metric, type, labels, help, series, read, field) \
+#define FVS_TABLE_SLOT(member, group, unit, api_key, role, metric, type, labels, help, series, read, field, ...) \
 	FVS_TABLE_SLOT_##read(member)
 #define FVS_TABLE_SLOT_BATCH(member) FVS_F_##member,
 #define FVS_TABLE_SLOT_CODE(member)

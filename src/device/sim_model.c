@@ -368,134 +368,201 @@ static uint64_t mem_used(const struct sim_state *st, unsigned gpu, uint64_t now_
 	return used < total ? used : total;
 }
 
-/* ---- sampling ---- */
+/* ---- sampling: the field table's rows ---- */
 
-/* Energy since driver load: an hour idle before open, then the schedule. */
-static void sample_energy(const struct sim_state *st, unsigned gpu, double t, struct gpu_sample *o)
+/* What one sample's fields are made of: the time, and what several fields
+ * share (the load, the faults in force, temperature and power, the link). */
+struct sim_tick {
+	const struct sim_state *st;
+	const struct sim_gpu *g;
+	unsigned gpu;
+	double t;
+	uint64_t now_ns;
+	/* the basic group's */
+	double load, util, temp, watts;
+	uint64_t mem_used;
+	const struct sim_fault_rec *thermal, *power;
+	/* the PCIe group's: the link as trained now */
+	unsigned pcie_gen, pcie_width;
+};
+
+static void tick_basic(struct sim_tick *k)
 {
-	const struct sim_gpu *g = &st->gpu[gpu];
-	double limit_w = (double)g->power_limit_mw / 1000.0;
-	double joules = g->idle_w * (3600.0 + t) +
-			(0.92 * limit_w - g->idle_w) * load_integral(g->d, t, f_util) / 100.0;
-	VAL_SET(o->energy_mj, (uint64_t)llround(joules * 1000));
-}
+	const struct sim_gpu *g = k->g;
+	k->load = util_at(g->d, k->t);
+	k->thermal = sim_find_active(k->st, k->gpu, SIM_FAULT_THERMAL, k->now_ns);
+	k->power = sim_find_active(k->st, k->gpu, SIM_FAULT_POWER, k->now_ns);
+	k->util = k->load > 0 ? fmin(100, fmax(1, k->load + 2 * noise(k->st, k->gpu, N_UTIL, k->t))) : 0;
+	k->mem_used = mem_used(k->st, k->gpu, k->now_ns);
 
-static void sample_basic(const struct sim_state *st, unsigned gpu, double t, uint64_t now_ns, struct gpu_sample *o)
-{
-	const struct sim_gpu *g = &st->gpu[gpu];
-	const struct cat_gpu *c = g->cat;
-	double load = util_at(g->d, t);
-	const struct sim_fault_rec *thermal = sim_find_active(st, gpu, SIM_FAULT_THERMAL, now_ns);
-	const struct sim_fault_rec *power = sim_find_active(st, gpu, SIM_FAULT_POWER, now_ns);
-
-	double util = load > 0 ? fmin(100, fmax(1, load + 2 * noise(st, gpu, N_UTIL, t))) : 0;
-	set_u64_or(&o->util_gpu_pct, !g->caps.mig_on, (uint64_t)lround(util));
-	set_u64_or(&o->util_mem_pct, !g->caps.mig_on, (uint64_t)lround(util * 0.55));
-	uint64_t used = mem_used(st, gpu, now_ns);
-	VAL_SET(o->mem_total_bytes, c->mem_bytes);
-	VAL_SET(o->mem_used_bytes, used);
-	VAL_SET(o->mem_free_bytes, c->mem_bytes - used);
-
-	double temp = g->idle_temp_c + (g->load_temp_c - g->idle_temp_c) * lagged_util(g->d, t) / 100.0 +
-		      0.6 * noise(st, gpu, N_TEMP, t);
-	if (thermal)
-		temp = fmax(temp, thermal->f.temp_c ? thermal->f.temp_c : g->slowdown_c + 3);
-	VAL_SET(o->temp_c, (uint64_t)lround(temp));
-	set_u64_or(&o->temp_mem_c, g->caps.hbm, (uint64_t)lround(temp + 5));
-	VAL_SET(o->temp_slowdown_c, g->slowdown_c);
-	VAL_SET(o->temp_shutdown_c, g->shutdown_c);
-	set_u64_or(&o->fan_pct, g->caps.fan, (uint64_t)lround(fmin(100, 30 + 1.2 * fmax(0, temp - g->idle_temp_c))));
+	double temp = g->idle_temp_c + (g->load_temp_c - g->idle_temp_c) * lagged_util(g->d, k->t) / 100.0 +
+		      0.6 * noise(k->st, k->gpu, N_TEMP, k->t);
+	if (k->thermal)
+		temp = fmax(temp, k->thermal->f.temp_c ? k->thermal->f.temp_c : g->slowdown_c + 3);
+	k->temp = temp;
 
 	double limit_w = (double)g->power_limit_mw / 1000.0;
-	double watts = g->idle_w + (0.92 * limit_w - g->idle_w) * util / 100.0;
-	watts *= 1.0 + 0.01 * noise(st, gpu, N_POWER, t);
-	if (power)
+	double watts = g->idle_w + (0.92 * limit_w - g->idle_w) * k->util / 100.0;
+	watts *= 1.0 + 0.01 * noise(k->st, k->gpu, N_POWER, k->t);
+	if (k->power)
 		watts = limit_w;
-	watts = fmin(watts, limit_w);
-	VAL_SET(o->power_mw, (uint64_t)lround(watts * 1000));
-	/* the instant reading swings around the second's average (a busy GPU
-	 * more), and may pass the limit for a moment */
-	double swing = 0.02 + 0.06 * util / 100.0;
-	VAL_SET(o->power_instant_mw, (uint64_t)lround(watts * (1.0 + swing * noise(st, gpu, N_POWER_INSTANT, t)) * 1000));
-	VAL_SET(o->power_limit_mw, g->power_limit_mw);
-
-	double sm = load > 0 ? c->max_sm_clock_mhz : (g->caps.geforce ? 210 : 345);
-	if (thermal)
-		sm *= 0.55;
-	else if (power)
-		sm *= 0.82;
-	VAL_SET(o->sm_clock_mhz, (uint64_t)lround(sm));
-	VAL_SET(o->mem_clock_mhz, g->caps.geforce && load <= 0 ? 405 : c->max_mem_clock_mhz);
-	VAL_SET(o->pstate, load > 0 || !g->caps.geforce ? 0 : 8);
-	uint64_t reasons = 0;
-	if (power)
-		reasons |= CLK_EVT_SW_POWER_CAP;
-	if (thermal)
-		reasons |= CLK_EVT_HW_SLOWDOWN | CLK_EVT_HW_THERMAL | CLK_EVT_SW_THERMAL;
-	if (!reasons && load <= 0)
-		reasons = CLK_EVT_GPU_IDLE;
-	VAL_SET(o->clock_event_reasons, reasons);
+	k->watts = fmin(watts, limit_w);
 }
 
-static void sample_viol(const struct sim_state *st, unsigned gpu, double t, uint64_t now_ns, struct gpu_sample *o)
+static void tick_pcie(struct sim_tick *k)
 {
-	bool ok = st->gpu[gpu].caps.viol;
-	set_u64_or(&o->viol_power_ns, ok, active_ns(st, gpu, SIM_FAULT_POWER, now_ns));
-	set_u64_or(&o->viol_thermal_ns, ok, active_ns(st, gpu, SIM_FAULT_THERMAL, now_ns));
-	set_u64_or(&o->viol_sync_boost_ns, ok, 0);
-	set_u64_or(&o->viol_board_limit_ns, ok, 0);
-	set_u64_or(&o->viol_low_util_ns, ok, (uint64_t)(load_integral(st->gpu[gpu].d, t, f_idle) * 1e9));
-	set_u64_or(&o->viol_reliability_ns, ok, 0);
-}
-
-static void sample_ecc(const struct sim_state *st, unsigned gpu, uint64_t now_ns, struct gpu_sample *o)
-{
-	const struct sim_caps *caps = &st->gpu[gpu].caps;
-	bool on = caps->ecc_on;
-	uint64_t corr = started_sum(st, gpu, SIM_FAULT_ECC_CORRECTED, now_ns, p_count);
-	uint64_t unc = started_sum(st, gpu, SIM_FAULT_ECC_UNCORRECTABLE, now_ns, p_count);
-	set_u64_or(&o->ecc_vol_corrected, on, corr);
-	set_u64_or(&o->ecc_vol_uncorrected, on, unc);
-	set_u64_or(&o->ecc_agg_corrected, on, corr);
-	set_u64_or(&o->ecc_agg_uncorrected, on, unc);
-	set_u64_or(&o->ecc_dram_uncorrected, on, started_sum(st, gpu, SIM_FAULT_ECC_UNCORRECTABLE, now_ns, p_dram));
-	set_u64_or(&o->ecc_sram_uncorrected, on, started_sum(st, gpu, SIM_FAULT_ECC_UNCORRECTABLE, now_ns, p_sram));
-	bool rp = caps->retired_pages;
-	set_u64_or(&o->retired_pages_sbe, rp, started_sum(st, gpu, SIM_FAULT_RETIRED_PAGES, now_ns, p_sbe));
-	set_u64_or(&o->retired_pages_dbe, rp, started_sum(st, gpu, SIM_FAULT_RETIRED_PAGES, now_ns, p_dbe));
-	set_u64_or(&o->retired_pages_pending, rp, sim_find_active(st, gpu, SIM_FAULT_RETIRED_PAGES, now_ns) != NULL);
-	bool rm = caps->remap;
-	set_u64_or(&o->remap_corrected, rm, 0);
-	set_u64_or(&o->remap_uncorrected, rm, started_sum(st, gpu, SIM_FAULT_REMAP_PENDING, now_ns, p_count));
-	set_u64_or(&o->remap_pending, rm, sim_find_active(st, gpu, SIM_FAULT_REMAP_PENDING, now_ns) != NULL);
-	set_u64_or(&o->remap_failure, rm, sim_find_active(st, gpu, SIM_FAULT_REMAP_FAILURE, now_ns) != NULL);
-}
-
-static void sample_pcie(const struct sim_state *st, unsigned gpu, double t, uint64_t now_ns, struct gpu_sample *o)
-{
-	const struct cat_gpu *c = st->gpu[gpu].cat;
-	const struct sim_fault_rec *deg = sim_find_active(st, gpu, SIM_FAULT_PCIE_DEGRADED, now_ns);
-	unsigned gen = c->pcie_gen, width = c->pcie_width;
+	const struct cat_gpu *c = k->g->cat;
+	const struct sim_fault_rec *deg = sim_find_active(k->st, k->gpu, SIM_FAULT_PCIE_DEGRADED, k->now_ns);
+	k->pcie_gen = c->pcie_gen;
+	k->pcie_width = c->pcie_width;
 	if (deg) {
-		gen = deg->f.gen ? deg->f.gen : (gen > 1 ? gen - 1 : 1);
-		width = deg->f.width ? deg->f.width : width;
+		k->pcie_gen = deg->f.gen ? deg->f.gen : (c->pcie_gen > 1 ? c->pcie_gen - 1 : 1);
+		k->pcie_width = deg->f.width ? deg->f.width : c->pcie_width;
 	}
-	VAL_SET(o->pcie_gen, gen);
-	VAL_SET(o->pcie_width, width);
-	/* a busy GPU moves a few percent of the link's bandwidth; KiB/s */
+}
+
+static u64v val(uint64_t v)
+{
+	return (u64v){ v, VAL_OK };
+}
+
+static u64v val_if(bool supported, uint64_t v)
+{
+	return supported ? val(v) : (u64v){ 0, VAL_UNSUPPORTED };
+}
+
+/* The rows whose sim column is MODEL: sim_<member>. */
+static u64v sim_util_gpu_pct(const struct sim_tick *k)
+{
+	return val_if(!k->g->caps.mig_on, (uint64_t)lround(k->util));
+}
+static u64v sim_util_mem_pct(const struct sim_tick *k)
+{
+	return val_if(!k->g->caps.mig_on, (uint64_t)lround(k->util * 0.55));
+}
+static u64v sim_mem_used_bytes(const struct sim_tick *k)
+{
+	return val(k->mem_used);
+}
+static u64v sim_mem_free_bytes(const struct sim_tick *k)
+{
+	return val(k->g->cat->mem_bytes - k->mem_used);
+}
+static u64v sim_mem_total_bytes(const struct sim_tick *k)
+{
+	return val(k->g->cat->mem_bytes);
+}
+static u64v sim_temp_c(const struct sim_tick *k)
+{
+	return val((uint64_t)lround(k->temp));
+}
+static u64v sim_temp_mem_c(const struct sim_tick *k)
+{
+	return val_if(k->g->caps.hbm, (uint64_t)lround(k->temp + 5));
+}
+static u64v sim_temp_slowdown_c(const struct sim_tick *k)
+{
+	return val(k->g->slowdown_c);
+}
+static u64v sim_temp_shutdown_c(const struct sim_tick *k)
+{
+	return val(k->g->shutdown_c);
+}
+static u64v sim_fan_pct(const struct sim_tick *k)
+{
+	return val_if(k->g->caps.fan, (uint64_t)lround(fmin(100, 30 + 1.2 * fmax(0, k->temp - k->g->idle_temp_c))));
+}
+static u64v sim_power_mw(const struct sim_tick *k)
+{
+	return val((uint64_t)lround(k->watts * 1000));
+}
+/* the instant reading swings around the second's average (a busy GPU more),
+ * and may pass the limit for a moment */
+static u64v sim_power_instant_mw(const struct sim_tick *k)
+{
+	double swing = 0.02 + 0.06 * k->util / 100.0;
+	return val((uint64_t)lround(k->watts * (1.0 + swing * noise(k->st, k->gpu, N_POWER_INSTANT, k->t)) * 1000));
+}
+static u64v sim_power_limit_mw(const struct sim_tick *k)
+{
+	return val(k->g->power_limit_mw);
+}
+/* Energy since driver load: an hour idle before open, then the schedule. */
+static u64v sim_energy_mj(const struct sim_tick *k)
+{
+	const struct sim_gpu *g = k->g;
+	double limit_w = (double)g->power_limit_mw / 1000.0;
+	double joules = g->idle_w * (3600.0 + k->t) +
+			(0.92 * limit_w - g->idle_w) * load_integral(g->d, k->t, f_util) / 100.0;
+	return val((uint64_t)llround(joules * 1000));
+}
+static u64v sim_sm_clock_mhz(const struct sim_tick *k)
+{
+	double sm = k->load > 0 ? k->g->cat->max_sm_clock_mhz : (k->g->caps.geforce ? 210 : 345);
+	if (k->thermal)
+		sm *= 0.55;
+	else if (k->power)
+		sm *= 0.82;
+	return val((uint64_t)lround(sm));
+}
+static u64v sim_mem_clock_mhz(const struct sim_tick *k)
+{
+	return val(k->g->caps.geforce && k->load <= 0 ? 405 : k->g->cat->max_mem_clock_mhz);
+}
+static u64v sim_pstate(const struct sim_tick *k)
+{
+	return val(k->load > 0 || !k->g->caps.geforce ? 0 : 8);
+}
+static u64v sim_clock_event_reasons(const struct sim_tick *k)
+{
+	uint64_t reasons = 0;
+	if (k->power)
+		reasons |= CLK_EVT_SW_POWER_CAP;
+	if (k->thermal)
+		reasons |= CLK_EVT_HW_SLOWDOWN | CLK_EVT_HW_THERMAL | CLK_EVT_SW_THERMAL;
+	if (!reasons && k->load <= 0)
+		reasons = CLK_EVT_GPU_IDLE;
+	return val(reasons);
+}
+static u64v sim_viol_low_util_ns(const struct sim_tick *k)
+{
+	return val_if(k->g->caps.viol, (uint64_t)(load_integral(k->g->d, k->t, f_idle) * 1e9));
+}
+static u64v sim_pcie_gen(const struct sim_tick *k)
+{
+	return val(k->pcie_gen);
+}
+static u64v sim_pcie_width(const struct sim_tick *k)
+{
+	return val(k->pcie_width);
+}
+/* a busy GPU moves a few percent of the link's bandwidth; KiB/s */
+static double link_kbps(const struct sim_tick *k)
+{
+	unsigned gen = k->pcie_gen;
 	double lane_kbps = (gen >= 5 ? 3.9e6 : gen == 4 ? 1.95e6 : gen == 3 ? 0.98e6 : 0.49e6) / 16.0;
-	double link_kbps = lane_kbps * width;
-	double util = util_at(st->gpu[gpu].d, t);
-	double tx = 150 + link_kbps * 0.04 * util / 100.0 * (1 + 0.1 * noise(st, gpu, N_PCIE_TX, t));
-	double rx = 300 + link_kbps * 0.06 * util / 100.0 * (1 + 0.1 * noise(st, gpu, N_PCIE_RX, t));
-	VAL_SET(o->pcie_tx_kbps, (uint64_t)lround(tx));
-	VAL_SET(o->pcie_rx_kbps, (uint64_t)lround(rx));
-	/* a link trained down retries: one replay every 5 s while degraded */
+	return lane_kbps * k->pcie_width;
+}
+static u64v sim_pcie_tx_kbps(const struct sim_tick *k)
+{
+	double util = util_at(k->g->d, k->t);
+	return val((uint64_t)lround(150 + link_kbps(k) * 0.04 * util / 100.0 *
+						  (1 + 0.1 * noise(k->st, k->gpu, N_PCIE_TX, k->t))));
+}
+static u64v sim_pcie_rx_kbps(const struct sim_tick *k)
+{
+	double util = util_at(k->g->d, k->t);
+	return val((uint64_t)lround(300 + link_kbps(k) * 0.06 * util / 100.0 *
+						  (1 + 0.1 * noise(k->st, k->gpu, N_PCIE_RX, k->t))));
+}
+/* a link trained down retries: one replay every 5 s while degraded */
+static u64v sim_pcie_replays(const struct sim_tick *k)
+{
 	double replays = 0;
-	for (unsigned i = 0; i < st->nfaults; i++)
-		if (st->faults[i].f.gpu == gpu && st->faults[i].f.kind == SIM_FAULT_PCIE_DEGRADED)
-			replays += active_secs(&st->faults[i], now_ns) / 5.0;
-	VAL_SET(o->pcie_replays, (uint64_t)replays);
+	for (unsigned i = 0; i < k->st->nfaults; i++)
+		if (k->st->faults[i].f.gpu == k->gpu && k->st->faults[i].f.kind == SIM_FAULT_PCIE_DEGRADED)
+			replays += active_secs(&k->st->faults[i], k->now_ns) / 5.0;
+	return val((uint64_t)replays);
 }
 
 static void sample_nvlink(const struct sim_state *st, unsigned gpu, double t, uint64_t now_ns, bool errors,
@@ -541,19 +608,37 @@ static void sample_nvlink(const struct sim_state *st, unsigned gpu, double t, ui
 void sim_model_sample(const struct sim_state *st, unsigned gpu, unsigned groups, uint64_t now_ns,
 		      struct gpu_sample *out)
 {
-	double t = secs(st, now_ns);
+	struct sim_tick tick = { .st = st, .g = &st->gpu[gpu], .gpu = gpu, .t = secs(st, now_ns), .now_ns = now_ns };
+	const struct sim_tick *k = &tick;
 	if (groups & GPU_GRP_BASIC)
-		sample_basic(st, gpu, t, now_ns, out);
-	if (groups & GPU_GRP_ENERGY)
-		sample_energy(st, gpu, t, out);
-	if (groups & GPU_GRP_VIOL)
-		sample_viol(st, gpu, t, now_ns, out);
-	if (groups & GPU_GRP_ECC)
-		sample_ecc(st, gpu, now_ns, out);
+		tick_basic(&tick);
 	if (groups & GPU_GRP_PCIE)
-		sample_pcie(st, gpu, t, now_ns, out);
+		tick_pcie(&tick);
+	/* each row of an asked group, by its sim column: SIM_##sim(member)
+	 * pastes MODEL into SIM_MODEL(member), and FAULT_SUM(...) into
+	 * SIM_FAULT_SUM(...)(member), whose SIM_MEMBER takes the (member) */
+#define SIM_ROW(member, group, unit, api_key, role, metric, type, labels, help, series, nvml_read, nvml_field, sim, \
+		moncol, info) \
+	if (groups & GPU_GRP_##group) \
+		out->member = SIM_##sim(member);
+#define SIM_MEMBER(member)
+#define SIM_MODEL(member) sim_##member(k)
+#define SIM_ZERO(cap) val_if(k->g->caps.cap, 0) SIM_MEMBER
+#define SIM_FAULT_SUM(cap, kind, param) \
+	val_if(k->g->caps.cap, started_sum(st, gpu, SIM_FAULT_##kind, now_ns, p_##param)) SIM_MEMBER
+#define SIM_FAULT_TIME(cap, kind) val_if(k->g->caps.cap, active_ns(st, gpu, SIM_FAULT_##kind, now_ns)) SIM_MEMBER
+#define SIM_FAULT_ACTIVE(cap, kind) \
+	val_if(k->g->caps.cap, sim_find_active(st, gpu, SIM_FAULT_##kind, now_ns) != NULL) SIM_MEMBER
+	GPU_SAMPLE_FIELDS(SIM_ROW)
+#undef SIM_ROW
+#undef SIM_MEMBER
+#undef SIM_MODEL
+#undef SIM_ZERO
+#undef SIM_FAULT_SUM
+#undef SIM_FAULT_TIME
+#undef SIM_FAULT_ACTIVE
 	if (groups & GPU_GRP_NVLINK)
-		sample_nvlink(st, gpu, t, now_ns, (groups & GPU_GRP_NVLINK_ERR) != 0, out);
+		sample_nvlink(st, gpu, tick.t, now_ns, (groups & GPU_GRP_NVLINK_ERR) != 0, out);
 }
 
 /* ---- topology and MIG ---- */

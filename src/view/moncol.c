@@ -4,28 +4,25 @@
 #include <ctype.h>
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#define MIB_D 1048576.0
-
 /* ---- getters ---- */
 
-static void set_u64(u64v v, double scale, struct moncol_value *out)
+static u64v field_of(const struct moncol *c, const struct gpu_sample *s)
 {
-	out->st = v.st;
-	if (v.st == VAL_OK)
-		out->num = (double)v.v * scale;
+	return *(const u64v *)((const char *)s + c->field);
 }
 
 /* Rate of a cumulative slow-group counter per second (times scale), between
  * the two readings sampler_rate_base names (the sampler may read the counter
  * only every few ticks: never over one tick of carried values). */
-static void set_rate(u64v (*counter)(const struct gpu_sample *), const struct gpu_view *c, const struct gpu_view *p,
-		     double scale, struct moncol_value *out)
+static void set_rate(u64v (*counter)(const struct moncol *, const struct gpu_sample *), const struct moncol *col,
+		     const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *out)
 {
-	u64v cur = counter(&c->s);
+	u64v cur = counter(col, &c->s);
 	if (cur.st != VAL_OK) {
 		out->st = cur.st;
 		return;
@@ -33,81 +30,65 @@ static void set_rate(u64v (*counter)(const struct gpu_sample *), const struct gp
 	out->st = VAL_UNKNOWN;
 	double dt_s;
 	const struct gpu_sample *base = sampler_rate_base(c, p, &dt_s);
-	u64v prev = base ? counter(base) : (u64v){ 0 };
+	u64v prev = base ? counter(col, base) : (u64v){ 0 };
 	if (!base || prev.st != VAL_OK || cur.v < prev.v)
 		return;
-	out->num = (double)(cur.v - prev.v) / dt_s * scale;
+	out->num = (double)(cur.v - prev.v) / dt_s * col->scale;
 	out->st = VAL_OK;
 }
 
-static void get_power(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
+/* The field table's columns (calc VALUE, RATE_PCT, PSTATE, THROTTLE). */
+static void get_value(const struct moncol *col, const struct gpu_view *c, const struct gpu_view *p,
+		      struct moncol_value *o)
 {
 	(void)p;
-	set_u64(c->s.power_mw, 1e-3, o);
+	u64v v = field_of(col, &c->s);
+	o->st = v.st;
+	if (v.st == VAL_OK)
+		o->num = (double)v.v * col->scale;
 }
-static void get_power_limit(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
-{
-	(void)p;
-	set_u64(c->s.power_limit_mw, 1e-3, o);
-}
-static void get_energy(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
-{
-	(void)p;
-	set_u64(c->s.energy_mj, 1e-3, o);
-}
-static void get_gtemp(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
-{
-	(void)p;
-	set_u64(c->s.temp_c, 1, o);
-}
-static void get_mtemp(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
-{
-	(void)p;
-	set_u64(c->s.temp_mem_c, 1, o);
-}
-static void get_sm(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
-{
-	(void)p;
-	set_u64(c->s.util_gpu_pct, 1, o);
-}
-static void get_mem(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
-{
-	(void)p;
-	set_u64(c->s.util_mem_pct, 1, o);
-}
-static void get_mclk(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
-{
-	(void)p;
-	set_u64(c->s.mem_clock_mhz, 1, o);
-}
-static void get_pclk(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
-{
-	(void)p;
-	set_u64(c->s.sm_clock_mhz, 1, o);
-}
-static u64v viol_power(const struct gpu_sample *s) { return s->viol_power_ns; }
-static u64v viol_thermal(const struct gpu_sample *s) { return s->viol_thermal_ns; }
 
-/* Throttled time as a percentage of the interval. */
-static void get_pviol(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
+/* A nanosecond counter's growth as a percentage of the interval (throttled time). */
+static void get_rate_pct(const struct moncol *col, const struct gpu_view *c, const struct gpu_view *p,
+			 struct moncol_value *o)
 {
-	set_rate(viol_power, c, p, 100.0 / 1e9, o);
+	set_rate(field_of, col, c, p, o);
 	if (o->st == VAL_OK && o->num > 100.0)
 		o->num = 100.0;
 }
-static void get_tviol(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
+
+/* A text column's field: its status in o, true with its value when it has one. */
+static bool text_field(const struct moncol *col, const struct gpu_view *c, struct moncol_value *o, uint64_t *v)
 {
-	set_rate(viol_thermal, c, p, 100.0 / 1e9, o);
-	if (o->st == VAL_OK && o->num > 100.0)
-		o->num = 100.0;
+	u64v f = field_of(col, &c->s);
+	o->st = f.st;
+	*v = f.v;
+	return f.st == VAL_OK;
 }
-static void get_fb(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
+
+static void get_pstate(const struct moncol *col, const struct gpu_view *c, const struct gpu_view *p,
+		       struct moncol_value *o)
 {
 	(void)p;
-	set_u64(c->s.mem_used_bytes, 1.0 / MIB_D, o);
+	uint64_t v;
+	if (text_field(col, c, o, &v))
+		snprintf(o->text, sizeof(o->text), "P%u", (unsigned)(v % 100));
 }
-static void get_fbpct(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
+
+static void get_throttle(const struct moncol *col, const struct gpu_view *c, const struct gpu_view *p,
+			 struct moncol_value *o)
 {
+	(void)p;
+	uint64_t v;
+	if (text_field(col, c, o, &v))
+		moncol_throttle_short(v, o->text, sizeof(o->text));
+}
+
+/* moncol.c's own columns: values that are not one field */
+static void get_fbpct(const struct moncol *col, const struct gpu_view *c, const struct gpu_view *p,
+		      struct moncol_value *o)
+{
+	(void)col;
 	(void)p;
 	u64v used = c->s.mem_used_bytes, total = c->s.mem_total_bytes;
 	if (used.st != VAL_OK || total.st != VAL_OK) {
@@ -116,32 +97,6 @@ static void get_fbpct(const struct gpu_view *c, const struct gpu_view *p, struct
 	}
 	o->st = total.v ? VAL_OK : VAL_ERROR;
 	o->num = total.v ? 100.0 * (double)used.v / (double)total.v : 0;
-}
-static void get_sbecc(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
-{
-	(void)p;
-	set_u64(c->s.ecc_vol_corrected, 1, o);
-}
-static void get_dbecc(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
-{
-	(void)p;
-	set_u64(c->s.ecc_vol_uncorrected, 1, o);
-}
-static void get_replay(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
-{
-	(void)p;
-	set_u64(c->s.pcie_replays, 1, o);
-}
-/* NVML reports PCIe throughput in KiB/s; columns are MB/s (decimal). */
-static void get_rxpci(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
-{
-	(void)p;
-	set_u64(c->s.pcie_rx_kbps, 1024.0 / 1e6, o);
-}
-static void get_txpci(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
-{
-	(void)p;
-	set_u64(c->s.pcie_tx_kbps, 1024.0 / 1e6, o);
 }
 
 /* Sum of a per-link byte counter over the links that report it. */
@@ -159,59 +114,61 @@ static u64v nvlink_sum(const struct gpu_sample *s, bool tx)
 	}
 	return sum;
 }
-static u64v nvlink_tx(const struct gpu_sample *s) { return nvlink_sum(s, true); }
-static u64v nvlink_rx(const struct gpu_sample *s) { return nvlink_sum(s, false); }
-static void get_nvtx(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
+static u64v nvlink_tx(const struct moncol *col, const struct gpu_sample *s)
 {
-	set_rate(nvlink_tx, c, p, 1e-6, o);
+	(void)col;
+	return nvlink_sum(s, true);
 }
-static void get_nvrx(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
+static u64v nvlink_rx(const struct moncol *col, const struct gpu_sample *s)
 {
-	set_rate(nvlink_rx, c, p, 1e-6, o);
+	(void)col;
+	return nvlink_sum(s, false);
 }
-static void get_pstate(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
+static void get_nvtx(const struct moncol *col, const struct gpu_view *c, const struct gpu_view *p,
+		     struct moncol_value *o)
 {
-	(void)p;
-	o->st = c->s.pstate.st;
-	if (o->st == VAL_OK)
-		snprintf(o->text, sizeof(o->text), "P%u", (unsigned)(c->s.pstate.v % 100));
+	set_rate(nvlink_tx, col, c, p, o);
 }
-static void get_throttle(const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *o)
+static void get_nvrx(const struct moncol *col, const struct gpu_view *c, const struct gpu_view *p,
+		     struct moncol_value *o)
 {
-	(void)p;
-	o->st = c->s.clock_event_reasons.st;
-	if (o->st == VAL_OK)
-		moncol_throttle_short(c->s.clock_event_reasons.v, o->text, sizeof(o->text));
+	set_rate(nvlink_rx, col, c, p, o);
 }
 
+/* The columns, in the order of the places the field table's COL(pos, ...)
+ * and the rows below give them. MC_##moncol(member, group) pastes a row's
+ * COL(...) into MC_COL(...)(member, group): MC_COL ends in MC_FIELD, which
+ * takes the (member, group) that follows. */
+#define MC_KIND_VALUE MONCOL_NUM
+#define MC_KIND_RATE_PCT MONCOL_NUM
+#define MC_KIND_PSTATE MONCOL_TEXT
+#define MC_KIND_THROTTLE MONCOL_TEXT
+#define MC_GET_VALUE get_value
+#define MC_GET_RATE_PCT get_rate_pct
+#define MC_GET_PSTATE get_pstate
+#define MC_GET_THROTTLE get_throttle
+#define MC_ROW(member, group, unit, api_key, role, metric, type, labels, help, series, nvml_read, nvml_field, sim, \
+	       moncol, info) \
+	MC_##moncol(member, group)
+#define MC_NOCOL(member, group)
+#define MC_COL(pos, name, key, unit, grp, width, calc, factor, help) \
+	[pos] = { name, key, unit, grp, MC_KIND_##calc, width, 0, help, MC_GET_##calc, .scale = factor, MC_FIELD
+#define MC_FIELD(member, group) .field = offsetof(struct gpu_sample, member), .groups = GPU_GRP_##group },
 #define NUM MONCOL_NUM
-#define TXT MONCOL_TEXT
 const struct moncol moncols[] = {
-	{ "pwr", "power_w", "W", 'p', NUM, 6, 0, "power draw", get_power },
-	{ "gtemp", "gpu_temp_c", "C", 'p', NUM, 5, 0, "GPU temperature", get_gtemp },
-	{ "mtemp", "mem_temp_c", "C", 'p', NUM, 5, 0, "memory (HBM) temperature", get_mtemp },
-	{ "sm", "sm_util_pct", "%", 'u', NUM, 4, 0, "GPU (SM) utilization", get_sm },
-	{ "mem", "mem_util_pct", "%", 'u', NUM, 4, 0, "memory controller utilization", get_mem },
-	{ "mclk", "mem_clock_mhz", "MHz", 'c', NUM, 5, 0, "memory clock", get_mclk },
-	{ "pclk", "sm_clock_mhz", "MHz", 'c', NUM, 5, 0, "SM clock", get_pclk },
-	{ "pviol", "power_viol_pct", "%", 'v', NUM, 5, 0, "share of the interval throttled for power", get_pviol },
-	{ "tviol", "thermal_viol_pct", "%", 'v', NUM, 5, 0, "share of the interval throttled for temperature", get_tviol },
-	{ "fb", "fb_used_mib", "MiB", 'm', NUM, 7, 0, "GPU memory used", get_fb },
-	{ "fbpct", "fb_used_pct", "%", 'm', NUM, 5, 0, "GPU memory used, share of total", get_fbpct },
-	{ "sbecc", "ecc_corrected", "errs", 'e', NUM, 5, 0, "corrected ECC errors since driver load", get_sbecc },
-	{ "dbecc", "ecc_uncorrected", "errs", 'e', NUM, 5, 0, "uncorrected ECC errors since driver load", get_dbecc },
-	{ "pci", "pcie_replays", "errs", 'e', NUM, 5, 0, "PCIe replays", get_replay },
-	{ "rxpci", "pcie_rx_mbs", "MB/s", 't', NUM, 6, 0, "PCIe receive throughput", get_rxpci },
-	{ "txpci", "pcie_tx_mbs", "MB/s", 't', NUM, 6, 0, "PCIe transmit throughput", get_txpci },
-	{ "nvrx", "nvlink_rx_mbs", "MB/s", 'n', NUM, 7, 0, "NVLink receive throughput, all links", get_nvrx },
-	{ "nvtx", "nvlink_tx_mbs", "MB/s", 'n', NUM, 7, 0, "NVLink transmit throughput, all links", get_nvtx },
-	{ "pst", "pstate", "", 's', TXT, 3, 0, "performance state", get_pstate },
-	{ "thr", "throttle", "", 's', TXT, 8, 0, "main clock-event (throttle) reason, + if more", get_throttle },
-	{ "plim", "power_limit_w", "W", 0, NUM, 5, 0, "power limit (--columns only)", get_power_limit },
-	{ "energy", "energy_j", "J", 0, NUM, 10, 0, "energy since driver load (--columns only)", get_energy },
+	GPU_SAMPLE_FIELDS(MC_ROW)
+	[10] = { "fbpct", "fb_used_pct", "%", 'm', NUM, 5, 0, "GPU memory used, share of total", get_fbpct, 0, 1,
+		 GPU_GRP_BASIC },
+	[16] = { "nvrx", "nvlink_rx_mbs", "MB/s", 'n', NUM, 7, 0, "NVLink receive throughput, all links", get_nvrx, 0,
+		 1e-6, GPU_GRP_NVLINK | GPU_GRP_NVLINK_ERR },
+	[17] = { "nvtx", "nvlink_tx_mbs", "MB/s", 'n', NUM, 7, 0, "NVLink transmit throughput, all links", get_nvtx, 0,
+		 1e-6, GPU_GRP_NVLINK | GPU_GRP_NVLINK_ERR },
 };
 #undef NUM
-#undef TXT
+#undef MC_ROW
+#undef MC_NOCOL
+#undef MC_COL
+#undef MC_FIELD
 const unsigned moncol_count = sizeof(moncols) / sizeof(moncols[0]);
 
 /* ---- selection ---- */
@@ -288,17 +245,8 @@ int moncol_select(const char *groups, const char *columns, const struct moncol *
 unsigned moncol_sampler_groups(const struct moncol *const *cols, unsigned n)
 {
 	unsigned g = GPU_GRP_BASIC;
-	for (unsigned i = 0; i < n; i++) {
-		switch (cols[i]->group) {
-		case 'v': g |= GPU_GRP_VIOL; break;
-		case 'e': g |= GPU_GRP_ECC | GPU_GRP_PCIE; break;
-		case 't': g |= GPU_GRP_PCIE; break;
-		case 'n': g |= GPU_GRP_NVLINK | GPU_GRP_NVLINK_ERR; break;
-		default: break;
-		}
-		if (cols[i]->get == get_energy)
-			g |= GPU_GRP_ENERGY; /* costs a read of its own: only when shown */
-	}
+	for (unsigned i = 0; i < n; i++)
+		g |= cols[i]->groups; /* energy costs a read of its own: only when shown */
 	return g;
 }
 
@@ -313,7 +261,7 @@ void moncol_eval(const struct moncol *c, const struct gpu_view *cur, const struc
 		return;
 	}
 	/* a previous view of a down GPU gives no rate */
-	c->get(cur, prev && prev->up ? prev : NULL, out);
+	c->get(c, cur, prev && prev->up ? prev : NULL, out);
 }
 
 void moncol_format(const struct moncol *c, const struct moncol_value *v, char *out, size_t outlen)

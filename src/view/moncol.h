@@ -11,6 +11,8 @@
  *   s state (P-state, throttle reason)
  * Machine output (CSV header, JSON keys) uses each column's `key`, which
  * carries the unit; docs/dmon.md lists them and is the stable interface.
+ * A column of one sample field is that field's COL(...) in the field table
+ * (device/gpu_fields.h); moncol.c adds those of other values (fbpct, NVLink).
  */
 #ifndef GPUCTL_MONCOL_H
 #define GPUCTL_MONCOL_H
@@ -40,7 +42,11 @@ struct moncol {
 	unsigned decimals;
 	const char *help;     /* one line for --help and the docs */
 	/* prev may be NULL (no rate yet) */
-	void (*get)(const struct gpu_view *cur, const struct gpu_view *prev, struct moncol_value *out);
+	void (*get)(const struct moncol *c, const struct gpu_view *cur, const struct gpu_view *prev,
+		    struct moncol_value *out);
+	size_t field;         /* a field table column: the u64v's offset in struct gpu_sample */
+	double scale;         /* and the factor it is shown with */
+	unsigned groups;      /* the GPU_GRP_* the sampler reads it in */
 };
 
 extern const struct moncol moncols[];

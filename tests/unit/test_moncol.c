@@ -147,6 +147,41 @@ static void test_select(void **state)
 	assert_string_equal(cols[8]->name, "fbpct");
 }
 
+/* The column table, part from the field table (COL(pos, ...)) and part from
+ * moncol.c: every place is taken (a gap would be a column without a name),
+ * names and keys are unique, and a field's column reads in its field's group. */
+static void test_column_table(void **state)
+{
+	(void)state;
+	assert_true(moncol_count >= 22);
+	for (unsigned i = 0; i < moncol_count; i++) {
+		const struct moncol *c = &moncols[i];
+		assert_non_null(c->name);
+		assert_non_null(c->key);
+		assert_non_null(c->get);
+		assert_non_null(c->help);
+		assert_true(c->width > 0);
+		assert_true(c->groups != 0);
+		for (unsigned k = 0; k < i; k++) {
+			assert_string_not_equal(moncols[k].name, c->name);
+			assert_string_not_equal(moncols[k].key, c->key);
+		}
+	}
+	assert_string_equal(moncols[0].name, "pwr");
+	assert_int_equal(moncol_find("pwr")->groups, GPU_GRP_BASIC);
+	assert_int_equal(moncol_find("pviol")->groups, GPU_GRP_VIOL);
+	assert_int_equal(moncol_find("energy")->groups, GPU_GRP_ENERGY);
+	assert_int_equal(moncol_find("sbecc")->groups, GPU_GRP_ECC);
+	assert_int_equal(moncol_find("pci")->groups, GPU_GRP_PCIE);
+	const struct moncol *cols[MONCOL_MAX_SELECTED];
+	char err[128];
+	int n = moncol_select("e", NULL, cols, MONCOL_MAX_SELECTED, err, sizeof(err));
+	assert_int_equal(n, 3);
+	assert_int_equal(moncol_sampler_groups(cols, (unsigned)n), GPU_GRP_BASIC | GPU_GRP_ECC | GPU_GRP_PCIE);
+	n = moncol_select(NULL, "energy", cols, MONCOL_MAX_SELECTED, err, sizeof(err));
+	assert_int_equal(moncol_sampler_groups(cols, (unsigned)n), GPU_GRP_BASIC | GPU_GRP_ENERGY);
+}
+
 static void test_select_rules(void **state)
 {
 	(void)state;
@@ -257,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_rates_with_slow_groups),
 		cmocka_unit_test(test_throttle_short),
 		cmocka_unit_test(test_select),
+		cmocka_unit_test(test_column_table),
 		cmocka_unit_test(test_select_rules),
 		cmocka_unit_test(test_text_rows),
 		cmocka_unit_test(test_csv_rows),
