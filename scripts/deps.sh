@@ -9,6 +9,8 @@ pkgs=(build-essential cmake pkg-config libjansson-dev libmicrohttpd-dev libsqlit
 # container jobs (tests/cli/pool_container.sh): podman with runc (its images
 # imported from a tar of busybox-static; catatonit is podman --init's PID 1)
 [ "${GPUCTL_TEST_DEPS:-0}" = 1 ] && pkgs+=(podman runc catatonit uidmap busybox-static)
+# and through docker (tests/cli/pool_docker.sh: dockerd 20.10, its own containerd)
+[ "${GPUCTL_TEST_DEPS:-0}" = 1 ] && pkgs+=(docker.io)
 # the Debian package's test (scripts/test_deb.sh): lintian, a clean root, man, completion
 [ "${GPUCTL_TEST_DEPS:-0}" = 1 ] && pkgs+=(lintian debootstrap man-db dpkg-dev bash-completion)
 missing=()

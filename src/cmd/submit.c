@@ -57,11 +57,11 @@ static const struct opt_spec submit_opts[] = {
 			       INT64_MAX, NULL },
 	[OPT_SUBMIT_SHELL] = { "shell", 0, OPT_FLAG, NULL, "run COMMAND (one string) with /bin/sh -c", NULL, 0, 0, NULL },
 	[OPT_SUBMIT_IMAGE] = { "image", 0, OPT_STRING, "IMAGE",
-			       "run COMMAND in a container of IMAGE (podman, as you) with exactly\n"
+			       "run COMMAND in a container of IMAGE (podman or docker, as you) with exactly\n"
 			       "its GPUs (CDI); refused when the image needs a newer CUDA than the\n"
 			       "driver's (docs/containers.md)",
 			       NULL, 0, 0, NULL },
-	[OPT_SUBMIT_RUNTIME] = { "runtime", 0, OPT_STRING, "NAME", "the container runtime: podman (the default and only one)",
+	[OPT_SUBMIT_RUNTIME] = { "runtime", 0, OPT_STRING, "NAME", "the container runtime: podman (the default) or docker",
 				 NULL, 0, 0, NULL },
 	[OPT_SUBMIT_MOUNT] = { "mount", 0, OPT_STRING, "SRC:DST[:ro]", "bind-mount SRC at DST in the container (repeatable)",
 			       NULL, 0, 0, NULL },
@@ -74,7 +74,7 @@ static const struct cmd_help submit_help = {
 	.name = "submit",
 	.usage = "[--gpus N | --gpu-ids LIST | --mig PROFILE] [--mem-per-gpu SIZE] [--nvlink]\n"
 		 "                     [--priority P] [--time LIMIT] [--name NAME] [--after JOB] [--shell]\n"
-		 "                     [--image IMAGE [--runtime podman] [--mount SRC:DST[:ro]]... [--env K=V]...]\n"
+		 "                     [--image IMAGE [--runtime podman|docker] [--mount SRC:DST[:ro]]... [--env K=V]...]\n"
 		 "                     [--socket PATH] [--json | --id-only] [--] COMMAND [ARGS...]",
 	.what = "Queues COMMAND on the GPU pool (the agent started with --pool) and prints its job id.\n"
 		"It runs as you, in this directory, with this environment and CUDA_VISIBLE_DEVICES set\n"
@@ -111,7 +111,7 @@ static int container_flag(struct proto_submit *s, const char *flag, const char *
 	}
 	if (strcmp(flag, "--runtime") == 0) {
 		if (strlen(v) >= sizeof(s->runtime)) {
-			snprintf(msg, len, "unknown runtime (podman)");
+			snprintf(msg, len, "unknown runtime (podman or docker)");
 			return -1;
 		}
 		if (container_check_runtime(v, msg, len))

@@ -8,6 +8,8 @@
 
 #include "core/cudaver.h"
 
+#define PATH_FLAG_LEN (2 * 4096 + 32) /* --volume=HOST:PATH:ro, each path at most PATH_MAX */
+
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 
 static bool is_alnum(char c)
@@ -87,11 +89,19 @@ int container_check_env(const char *kv, char *err, size_t errlen)
 
 int container_check_runtime(const char *runtime, char *err, size_t errlen)
 {
-	if (strcmp(runtime, "podman") == 0)
+	if (strcmp(runtime, "podman") == 0 || strcmp(runtime, "docker") == 0)
 		return 0;
-	if (strcmp(runtime, "docker") == 0)
-		FAIL("runtime 'docker' is not supported by the pool yet (podman only; docs/containers.md)");
-	FAIL("unknown runtime '%.40s' (podman)", runtime);
+	FAIL("unknown runtime '%.40s' (podman or docker)", runtime);
+}
+
+enum container_runtime container_runtime_of(const char *name)
+{
+	return name && strcmp(name, "docker") == 0 ? CONTAINER_DOCKER : CONTAINER_PODMAN;
+}
+
+const char *container_runtime_name(enum container_runtime rt)
+{
+	return rt == CONTAINER_DOCKER ? "docker" : "podman";
 }
 
 void container_cdi_kind(const char *tag, char *out, size_t outlen)
@@ -146,12 +156,173 @@ static void add(struct strv *a, const char *p1, const char *p2, const char *p3)
 	a->v[a->n] = NULL;
 }
 
+static void strv_free(struct strv *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	a->v = NULL;
+	a->n = a->cap = 0;
+}
+
+/* ---- docker: the CDI spec's edits as flags ------------------------------------- */
+
+/* Appends what went missing to lost, once per kind ("hooks", "mount options ..."). */
+static void note_lost(char *lost, size_t lostlen, const char *what)
+{
+	if (strstr(lost, what))
+		return;
+	size_t n = strlen(lost);
+	snprintf(lost + n, lostlen - n, "%s%s", n ? "; " : "", what);
+}
+
+static bool in_list(const struct strv *a, const char *s)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->v[i], s) == 0)
+			return true;
+	return false;
+}
+
+/* A path docker's HOST:PATH[:OPT] flags can carry: absolute, no ':' or ',', no control bytes. */
+static bool flag_path_ok(const char *p)
+{
+	if (!p || p[0] != '/')
+		return false;
+	for (; *p; p++)
+		if (*p == ':' || *p == ',' || (unsigned char)*p < 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
+/* One containerEdits object's nodes, mounts, environment and hooks. */
+static int docker_edits(const json_t *edits, struct strv *a, char *lost, size_t lostlen, char *err, size_t errlen)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(json_object_get(edits, "deviceNodes"), i, x) {
+		const char *path = json_string_value(json_object_get(x, "path"));
+		const char *host = json_string_value(json_object_get(x, "hostPath"));
+		const char *perms = json_string_value(json_object_get(x, "permissions"));
+		if (!host)
+			host = path;
+		if (!flag_path_ok(path) || !flag_path_ok(host))
+			FAIL("the CDI spec names a device node docker's --device cannot carry");
+		if (perms && (!perms[0] || strspn(perms, "rwm") != strlen(perms)))
+			FAIL("the CDI spec gives device node %.100s bad permissions", path);
+		char flag[PATH_FLAG_LEN];
+		snprintf(flag, sizeof(flag), "--device=%s:%s%s%s", host, path, perms ? ":" : "", perms ? perms : "");
+		if (!in_list(a, flag))
+			add(a, flag, NULL, NULL);
+	}
+	json_array_foreach(json_object_get(edits, "mounts"), i, x) {
+		const char *host = json_string_value(json_object_get(x, "hostPath"));
+		const char *path = json_string_value(json_object_get(x, "containerPath"));
+		if (!flag_path_ok(path) || !flag_path_ok(host))
+			FAIL("the CDI spec names a mount docker's --volume cannot carry");
+		bool ro = false;
+		size_t k;
+		json_t *o;
+		json_array_foreach(json_object_get(x, "options"), k, o) {
+			const char *opt = json_string_value(o);
+			if (!opt)
+				continue;
+			if (strcmp(opt, "ro") == 0)
+				ro = true;
+			else if (strcmp(opt, "rw") != 0 && strcmp(opt, "bind") != 0 && strcmp(opt, "rbind") != 0) {
+				char what[80];
+				snprintf(what, sizeof(what), "mount option %.40s", opt);
+				note_lost(lost, lostlen, what);
+			}
+		}
+		char flag[PATH_FLAG_LEN];
+		snprintf(flag, sizeof(flag), "--volume=%s:%s:%s", host, path, ro ? "ro" : "rw");
+		if (!in_list(a, flag))
+			add(a, flag, NULL, NULL);
+	}
+	json_array_foreach(json_object_get(edits, "env"), i, x) {
+		const char *kv = json_string_value(x);
+		if (!kv || !strchr(kv, '=') || kv[0] == '=')
+			FAIL("the CDI spec holds an environment entry that is not KEY=VALUE");
+		add(a, "--env=", kv, NULL);
+	}
+	if (json_array_size(json_object_get(edits, "hooks")))
+		note_lost(lost, lostlen, "hooks (docker runs no CDI hook)");
+	return 0;
+}
+
+char **container_docker_cdi_flags(const json_t *spec, const char *devices, char *lost, size_t lostlen, char *err,
+				  size_t errlen)
+{
+	struct strv a = { 0 };
+	lost[0] = '\0';
+	const json_t *devs = json_object_get(spec, "devices");
+	for (const char *d = devices; d && *d;) {
+		size_t len = strcspn(d, ",");
+		const json_t *found = NULL;
+		size_t i;
+		json_t *dev;
+		json_array_foreach(devs, i, dev) {
+			const char *name = json_string_value(json_object_get(dev, "name"));
+			if (name && strlen(name) == len && strncmp(name, d, len) == 0)
+				found = dev;
+		}
+		if (!found) {
+			snprintf(err, errlen, "the CDI spec has no device '%.*s'", (int)(len < 100 ? len : 100), d);
+			strv_free(&a);
+			return NULL;
+		}
+		if (docker_edits(json_object_get(found, "containerEdits"), &a, lost, lostlen, err, errlen)) {
+			strv_free(&a);
+			return NULL;
+		}
+		d += len;
+		d += *d == ',';
+	}
+	if (docker_edits(json_object_get(spec, "containerEdits"), &a, lost, lostlen, err, errlen)) {
+		strv_free(&a);
+		return NULL;
+	}
+	if (a.oom || !a.v) { /* no flags at all cannot be: a GPU device has its node */
+		snprintf(err, errlen, a.oom ? "out of memory" : "the CDI spec gives the devices nothing");
+		strv_free(&a);
+		return NULL;
+	}
+	return a.v;
+}
+
+/* The flags of a docker job: container_run_argv's docker form. */
+static void docker_argv(const struct container_run *r, struct strv *a, const char *name)
+{
+	char user[48], group[24];
+	add(a, "docker", NULL, NULL);
+	add(a, "run", NULL, NULL);
+	add(a, "--rm", NULL, NULL);
+	add(a, "--name=", name, NULL);
+	add(a, "--init", NULL, NULL); /* docker-init passes a cancel's SIGTERM on, as podman's catatonit */
+	snprintf(user, sizeof(user), "%u:%u", r->uid, r->gid);
+	add(a, "--user=", user, NULL); /* dockerd runs containers as root otherwise */
+	for (size_t i = 0; i < r->ngroups; i++)
+		if (r->groups[i] != r->gid) {
+			snprintf(group, sizeof(group), "%u", r->groups[i]);
+			add(a, "--group-add=", group, NULL);
+		}
+	if (r->cgroup_parent)
+		add(a, "--cgroup-parent=", r->cgroup_parent, NULL);
+	for (size_t i = 0; r->cdi_flags && r->cdi_flags[i]; i++)
+		add(a, r->cdi_flags[i], NULL, NULL);
+}
+
 char **container_run_argv(const struct container_run *r)
 {
 	struct strv a = { 0 };
 	char name[48], id[24];
 	container_name(r->job, name, sizeof(name));
 	snprintf(id, sizeof(id), "%llu", (unsigned long long)r->job);
+	if (r->runtime == CONTAINER_DOCKER) {
+		docker_argv(r, &a, name);
+		goto common;
+	}
 	/* cgroupfs: --cgroups=split names cgroups by path, as the pool made the job's */
 	add(&a, "podman", NULL, NULL);
 	add(&a, "--cgroup-manager=cgroupfs", NULL, NULL);
@@ -171,6 +342,7 @@ char **container_run_argv(const struct container_run *r)
 		d += len;
 		d += *d == ',';
 	}
+common:
 	add(&a, "--env=CUDA_VISIBLE_DEVICES=", r->devices, NULL);
 	add(&a, "--env=GPUCTL_JOB_ID=", id, NULL);
 	add(&a, "--env=GPUCTL_JOB_GPUS=", r->gpus, NULL);
@@ -182,9 +354,7 @@ char **container_run_argv(const struct container_run *r)
 	for (size_t i = 0; i < r->ncmd; i++)
 		add(&a, r->cmd[i], NULL, NULL);
 	if (a.oom) {
-		for (size_t i = 0; i < a.n; i++)
-			free(a.v[i]);
-		free(a.v);
+		strv_free(&a);
 		return NULL;
 	}
 	return a.v;
@@ -197,7 +367,7 @@ int container_image_need(const char *inspect_json, unsigned *need, char *err, si
 	json_error_t je;
 	json_t *doc = json_loads(inspect_json, 0, &je);
 	if (!doc)
-		FAIL("podman image inspect's output is not JSON");
+		FAIL("image inspect's output is not JSON");
 	json_t *img = json_is_array(doc) ? json_array_get(doc, 0) : doc;
 	json_t *env = json_object_get(json_object_get(img, "Config"), "Env");
 	const char *require = NULL, *cuda_version = NULL;
@@ -214,7 +384,7 @@ int container_image_need(const char *inspect_json, unsigned *need, char *err, si
 	}
 	int rc = json_is_object(img) ? cudaver_image_need(require, cuda_version, need, err, errlen) : -1;
 	if (!json_is_object(img))
-		snprintf(err, errlen, "podman image inspect's output holds no image");
+		snprintf(err, errlen, "image inspect's output holds no image");
 	json_decref(doc);
 	return rc;
 }

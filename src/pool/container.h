@@ -1,9 +1,10 @@
 /*
  * container.h - container jobs (`gpuctl submit --image`, docs/containers.md):
  * the checks of what a request names (image, mounts, environment), the
- * podman command line the pool runs as the job, and the image's CUDA need
- * read from `podman image inspect`. Pure: no I/O (pool_container.c runs
- * podman and writes the CDI spec).
+ * podman or docker command line the pool runs as the job (for docker, which
+ * reads no CDI spec, the spec's edits as docker flags), and the image's CUDA
+ * need read from `podman|docker image inspect`. Pure: no I/O
+ * (pool_container.c runs the runtime and writes the CDI spec).
  */
 #ifndef GPUCTL_POOL_CONTAINER_H
 #define GPUCTL_POOL_CONTAINER_H
@@ -11,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <jansson.h>
 
 #define CONTAINER_IMAGE_LEN 256u   /* bytes of an image reference, NUL included */
 #define CONTAINER_MAX_MOUNTS 64u
@@ -29,8 +31,14 @@ int container_check_mount(const char *spec, char *err, size_t errlen);
  * sets (CUDA_VISIBLE_DEVICES, GPUCTL_JOB_ID, GPUCTL_JOB_GPUS,
  * NVIDIA_VISIBLE_DEVICES); no control characters. */
 int container_check_env(const char *kv, char *err, size_t errlen);
-/* "podman" (the only runtime the pool starts; "docker" is refused, said why). */
+/* "podman" or "docker". */
 int container_check_runtime(const char *runtime, char *err, size_t errlen);
+
+enum container_runtime { CONTAINER_PODMAN, CONTAINER_DOCKER };
+/* The runtime a stored job names: docker for "docker", else podman (the
+ * default, and what jobs stored before there was a choice ran with). */
+enum container_runtime container_runtime_of(const char *name);
+const char *container_runtime_name(enum container_runtime rt);
 
 /* The CDI kind of one pool's spec: "gpuctl.pool/gpu-TAG" (its own kind, so
  * that it never conflicts with nvidia-ctk's nvidia.com/gpu names nor with
@@ -40,13 +48,33 @@ void container_cdi_path(const char *tag, char *out, size_t outlen);
 /* "gpuctl-job-ID" */
 void container_name(uint64_t job, char *out, size_t outlen);
 
+/* Docker 20.10 reads no CDI spec: the pool applies it itself, as NVIDIA's
+ * runtime did before CDI. The flags for the devices named in `devices`
+ * (comma-separated device names of spec's kind) and the spec's own
+ * containerEdits: --device=HOST:PATH[:PERMS] per node, --volume=HOST:PATH:ro
+ * (or :rw) per mount, --env=K=V per variable; each node or mount once.
+ * A NULL-terminated heap array of heap strings (free each and the array), or
+ * NULL with err (a device the spec lacks, a path docker's flags cannot carry,
+ * out of memory). What docker's flags cannot carry is named in lost ("" when
+ * nothing): createContainer and other hooks (not run), mount options other
+ * than ro/rw/bind/rbind (nosuid, nodev: dropped). */
+char **container_docker_cdi_flags(const json_t *spec, const char *devices, char *lost, size_t lostlen, char *err,
+				  size_t errlen);
+
 struct container_run {
+	enum container_runtime runtime;
 	uint64_t job;
 	const char *image;
 	const char *cdi_kind;
 	const char *devices;         /* the job's GPUs: UUIDs (or one MIG UUID), comma-separated */
 	const char *gpus;            /* GPUCTL_JOB_GPUS: indexes */
-	bool in_cgroup;              /* the job has its own cgroup: --cgroups=split keeps the container in it */
+	bool in_cgroup;              /* podman: the job has its own cgroup: --cgroups=split keeps the container in it */
+	/* docker only: */
+	char *const *cdi_flags;      /* container_docker_cdi_flags() */
+	unsigned uid, gid;           /* --user=UID:GID: the submitting user, as podman's rootless user */
+	const unsigned *groups;      /* --group-add: the user's supplementary groups */
+	size_t ngroups;
+	const char *cgroup_parent;   /* --cgroup-parent (the job's cgroup under a cgroupfs v2 dockerd), or NULL */
 	char *const *mounts;         /* checked "SRC:DST[:ro]" */
 	size_t nmounts;
 	char *const *env;            /* checked "K=V" */
@@ -58,10 +86,13 @@ struct container_run {
 /* The job's argv, NULL-terminated (heap strings in a heap array; free each
  * and the array): podman --cgroup-manager=cgroupfs run --rm --name
  * gpuctl-job-ID --init [--cgroups=split] --device KIND=UUID... --env ...
- * --volume ... IMAGE CMD... NULL when out of memory. */
+ * --volume ... IMAGE CMD...; or docker run --rm --name gpuctl-job-ID --init
+ * --user UID:GID [--group-add G]... [--cgroup-parent P] CDI-FLAGS... --env
+ * ... --volume ... IMAGE CMD... NULL when out of memory. */
 char **container_run_argv(const struct container_run *r);
 
-/* The CUDA an image needs, from `podman image inspect`'s JSON (an array of
+/* The CUDA an image needs, from `podman image inspect`'s JSON (docker's is
+ * the same shape) (an array of
  * one object whose Config.Env holds NVIDIA_REQUIRE_CUDA / CUDA_VERSION):
  * 1 with *need, 0 when the image says nothing, -1 malformed (err says). */
 int container_image_need(const char *inspect_json, unsigned *need, char *err, size_t errlen);

@@ -2,9 +2,10 @@
  * pool_container.c - the pool's container jobs (docs/containers.md): before
  * one starts, the pool's CDI spec is written (refreshed: MIG instances come
  * and go) and the image's CUDA need is checked against the driver's; the job
- * itself is `podman run` under the shim (container.h builds its command
- * line), as the submitting user, in the job's cgroup; after one ends other
- * than done, `podman rm -f` removes what is left of its container.
+ * itself is `podman run` (or `docker run`, with the spec's edits as flags)
+ * under the shim (container.h builds its command line), as the submitting
+ * user, in the job's cgroup; after one ends other than done, `podman rm -f`
+ * (`docker rm -f`) removes what is left of its container.
  * p->mu is held in all of these (called from pool.c).
  */
 #include "pool_internal.h"
@@ -25,6 +26,7 @@
 #include "core/cudaver.h"
 #include "pool/cdi_host.h"
 #include "pool/container.h"
+#include "pool/runner.h"
 
 #define INSPECT_TIMEOUT_MS 60000 /* podman image inspect: a bound, not a guess of its speed */
 #define INSPECT_MAX_OUTPUT (4u << 20)
@@ -39,8 +41,9 @@ bool pool_job_is_container(const struct pool_job *j)
 	return image;
 }
 
-/* Writes (or refreshes) the pool's CDI spec. 0, or -1 with why. */
-static int write_cdi_spec(struct pool *p, char *msg, size_t len)
+/* Writes (or refreshes) the pool's CDI spec; *keep gets it (docker's flags
+ * are made from it) when not NULL. 0, or -1 with why. */
+static int write_cdi_spec(struct pool *p, json_t **keep, char *msg, size_t len)
 {
 	struct cdi_host *h = calloc(1, sizeof(*h));
 	struct cdi_gpu *gpus = calloc(GPU_MAX_GPUS, sizeof(*gpus));
@@ -69,6 +72,10 @@ static int write_cdi_spec(struct pool *p, char *msg, size_t len)
 		goto out;
 	}
 	rc = 0;
+	if (keep) {
+		*keep = spec;
+		spec = NULL;
+	}
 out:
 	json_decref(spec);
 	free(h);
@@ -228,27 +235,54 @@ static unsigned driver_cuda(struct pool *p)
 	return 0;
 }
 
-static int prepare(struct pool *p, const struct pool_job *j, char **env, char *msg, size_t len)
+/* What the start of one container job needs beyond its stored spec. */
+struct prepared {
+	enum container_runtime rt;
+	json_t *cdi;                 /* docker: the pool's CDI spec, applied as flags */
+	char cgroup_parent[300];     /* docker: --cgroup-parent, "" for none */
+};
+
+/* docker: the job's cgroup as --cgroup-parent when dockerd can take it: a
+ * cgroup v2 daemon with the cgroupfs driver (a path from the cgroup2 root);
+ * the systemd driver takes only slices, a v1 daemon makes its own hierarchy
+ * paths. Otherwise "": the container stays in dockerd's cgroups. */
+static void docker_cgroup_parent(const struct as_user *u, const struct pool_job *j, char *out, size_t outlen)
+{
+	char *const argv[] = { "docker", "info", "--format", "{{.CgroupVersion}} {{.CgroupDriver}}", NULL };
+	char *text = NULL, line[300], mnt[256];
+	out[0] = '\0';
+	int st = j->cgroup[0] ? run_capture(u, argv, &text, line, sizeof(line)) : -1;
+	size_t n = strlen(j->cgroup), m;
+	if (st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && strncmp(text, "2 cgroupfs", 10) == 0 &&
+	    runner_cgroup2_mount(mnt, sizeof(mnt)) == 0 && (m = strlen(mnt)) < n && strncmp(j->cgroup, mnt, m) == 0 &&
+	    j->cgroup[m] == '/')
+		snprintf(out, outlen, "%s", j->cgroup + m);
+	free(text);
+}
+
+static int prepare(struct pool *p, const struct pool_job *j, char **env, struct prepared *pr, char *msg, size_t len)
 {
 	json_t *spec = json_loads(j->spec_json, 0, NULL);
 	const char *image = json_string_value(json_object_get(spec, "image"));
 	int rc = -1;
+	pr->rt = container_runtime_of(json_string_value(json_object_get(spec, "runtime")));
+	const char *rt = container_runtime_name(pr->rt);
 	if (!image) {
 		snprintf(msg, len, "the job's stored image is damaged");
 		goto out;
 	}
-	if (write_cdi_spec(p, msg, len))
+	if (write_cdi_spec(p, pr->rt == CONTAINER_DOCKER ? &pr->cdi : NULL, msg, len))
 		goto out;
 	struct as_user u;
 	as_user_init(p, j, env, &u);
-	char *const argv[] = { "podman", "image", "inspect", (char *)image, NULL };
+	char *const argv[] = { (char *)rt, "image", "inspect", (char *)image, NULL };
 	char *text = NULL, line[300];
 	int st = run_capture(&u, argv, &text, line, sizeof(line));
 	if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		if (st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 127)
-			snprintf(msg, len, "podman is not installed (not found in the job's PATH, as its user)");
+			snprintf(msg, len, "%s is not installed (not found in the job's PATH, as its user)", rt);
 		else
-			snprintf(msg, len, "image '%.100s' is not there (podman image inspect: %.120s)", image,
+			snprintf(msg, len, "image '%.100s' is not there (%s image inspect: %.120s)", image, rt,
 				 line[0] ? line : "failed");
 		free(text);
 		goto out;
@@ -268,20 +302,26 @@ static int prepare(struct pool *p, const struct pool_job *j, char **env, char *m
 			 "an image built for CUDA %s or older)", image, need_s, have_s, have_s);
 		goto out;
 	}
+	if (pr->rt == CONTAINER_DOCKER)
+		docker_cgroup_parent(&u, j, pr->cgroup_parent, sizeof(pr->cgroup_parent));
 	rc = 0;
 out:
 	json_decref(spec);
 	return rc;
 }
 
-static char **run_argv(struct pool *p, const struct pool_job *j, char **cmd, const char *gpus)
+static char **run_argv(struct pool *p, const struct pool_job *j, const struct prepared *pr, char **cmd,
+		       const char *gpus, char *msg, size_t len)
 {
 	json_t *spec = json_loads(j->spec_json, 0, NULL);
 	json_t *m = json_object_get(spec, "mounts"), *e = json_object_get(spec, "container_env");
 	const char *image = json_string_value(json_object_get(spec, "image"));
 	size_t nm = json_array_size(m), ne = json_array_size(e), nc = 0;
 	char **mounts = calloc(nm + 1, sizeof(char *)), **cenv = calloc(ne + 1, sizeof(char *)), **argv = NULL;
-	char kind[64];
+	char **cdi_flags = NULL, kind[64], lost[300];
+	gid_t groups[256]; /* unsigned int, as container_run's */
+	int ngroups = 256;
+	snprintf(msg, len, "out of memory");
 	if (!image || !mounts || !cenv)
 		goto out;
 	for (size_t i = 0; i < nm; i++)
@@ -291,13 +331,28 @@ static char **run_argv(struct pool *p, const struct pool_job *j, char **cmd, con
 	while (cmd && cmd[nc])
 		nc++;
 	container_cdi_kind(p->cgroup_tag, kind, sizeof(kind));
+	if (pr->rt == CONTAINER_DOCKER) {
+		if (!(cdi_flags = container_docker_cdi_flags(pr->cdi, j->devices, lost, sizeof(lost), msg, len)))
+			goto out;
+		if (lost[0]) {
+			char dir[512];
+			pool_job_dir(p, j->id, dir, sizeof(dir));
+			pool_job_note(dir, "docker does not apply this of the GPUs' CDI spec", lost);
+		}
+		if (getgrouplist(j->user, j->gid, groups, &ngroups) < 0 || ngroups < 0)
+			ngroups = 0;
+	}
 	struct container_run r = {
-		.job = j->id, .image = image, .cdi_kind = kind, .devices = j->devices, .gpus = gpus,
+		.runtime = pr->rt, .job = j->id, .image = image, .cdi_kind = kind, .devices = j->devices, .gpus = gpus,
 		.in_cgroup = j->cgroup[0] != '\0', .mounts = mounts, .nmounts = nm, .env = cenv, .nenv = ne,
-		.cmd = cmd, .ncmd = nc,
+		.cmd = cmd, .ncmd = nc, .cdi_flags = cdi_flags, .uid = j->uid, .gid = j->gid, .groups = groups,
+		.ngroups = (size_t)ngroups, .cgroup_parent = pr->cgroup_parent[0] ? pr->cgroup_parent : NULL,
 	};
 	argv = container_run_argv(&r);
 out:
+	for (size_t i = 0; cdi_flags && cdi_flags[i]; i++)
+		free(cdi_flags[i]);
+	free(cdi_flags);
 	free(mounts);
 	free(cenv);
 	json_decref(spec);
@@ -307,13 +362,13 @@ out:
 int pool_container_wrap(struct pool *p, const struct pool_job *j, char ***argv, char **env, const char *gpus,
 			char *msg, size_t len)
 {
-	if (prepare(p, j, env, msg, len))
+	struct prepared pr = { .rt = CONTAINER_PODMAN };
+	char **wrapped = NULL;
+	if (prepare(p, j, env, &pr, msg, len) == 0)
+		wrapped = run_argv(p, j, &pr, *argv, gpus, msg, len);
+	json_decref(pr.cdi);
+	if (!wrapped)
 		return -1;
-	char **wrapped = run_argv(p, j, *argv, gpus);
-	if (!wrapped) {
-		snprintf(msg, len, "out of memory");
-		return -1;
-	}
 	for (size_t i = 0; (*argv)[i]; i++)
 		free((*argv)[i]);
 	free(*argv);
@@ -337,11 +392,15 @@ pid_t pool_container_remove(struct pool *p, const struct pool_job *j)
 				env[k++] = (char *)json_string_value(json_array_get(e, i));
 		struct as_user u;
 		as_user_init(p, j, env, &u);
-		char *const argv[] = { "podman", "rm", "--force", "--ignore", "--time=0", name, NULL };
+		/* docker rm --force has no --ignore (a container gone already is an error it prints: to /dev/null) */
+		char *const podman_rm[] = { "podman", "rm", "--force", "--ignore", "--time=0", name, NULL };
+		char *const docker_rm[] = { "docker", "rm", "--force", name, NULL };
+		bool docker = container_runtime_of(json_string_value(json_object_get(spec, "runtime"))) ==
+			      CONTAINER_DOCKER;
 		pid = fork();
 		if (pid == 0) {
 			setsid(); /* not in the agent's process group: a Ctrl-C of a foreground agent leaves it be */
-			exec_as(&u, argv, -1, -1);
+			exec_as(&u, docker ? docker_rm : podman_rm, -1, -1);
 		}
 	}
 	free(env);

@@ -62,7 +62,7 @@ int pool_limit_devices(struct pool *p, const struct pool_job *j, const unsigned 
 	return rc;
 }
 
-void pool_devices_warn(const char *job_dir, const char *why)
+void pool_job_note(const char *job_dir, const char *what, const char *why)
 {
 	char path[600];
 	snprintf(path, sizeof(path), "%s/stderr", job_dir);
@@ -70,8 +70,13 @@ void pool_devices_warn(const char *job_dir, const char *why)
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return;
-	dprintf(fd, "gpuctl: warning: this job's devices are not limited to its GPUs: %s\n", why);
+	dprintf(fd, "gpuctl: %s: %s\n", what, why);
 	close(fd);
+}
+
+void pool_devices_warn(const char *job_dir, const char *why)
+{
+	pool_job_note(job_dir, "warning: this job's devices are not limited to its GPUs", why);
 }
 
 void pool_devices_cleanup(struct pool *p, const struct pool_job *j)

@@ -102,6 +102,8 @@ int pool_limit_devices(struct pool *p, const struct pool_job *j, const unsigned 
 		       char *v1_dir, size_t v1_len);
 /* pool_isolation = best-effort: the warning, as the first line of the job's stderr. */
 void pool_devices_warn(const char *job_dir, const char *why);
+/* Appends "gpuctl: WHAT: WHY" to the job's stderr file before it starts. */
+void pool_job_note(const char *job_dir, const char *what, const char *why);
 /* Removes the job's v1 devices cgroup (later, if still busy). */
 void pool_devices_cleanup(struct pool *p, const struct pool_job *j);
 struct runner_exit;

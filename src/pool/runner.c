@@ -453,6 +453,22 @@ void runner_boot_id(char *out, size_t outlen)
 
 /* ---- cgroups ---------------------------------------------------------------------- */
 
+int runner_cgroup2_mount(char *out, size_t outlen)
+{
+	char line[1024];
+	int rc = -1;
+	FILE *f = fopen("/proc/self/mounts", "re");
+	if (!f)
+		return -1;
+	while (rc && fgets(line, sizeof(line), f)) {
+		char dev[128], dir[256], type[32];
+		if (sscanf(line, "%127s %255s %31s", dev, dir, type) == 3 && strcmp(type, "cgroup2") == 0)
+			rc = snprintf(out, outlen, "%s", dir) < (int)outlen ? 0 : -1;
+	}
+	fclose(f);
+	return rc;
+}
+
 int runner_cgroup_base(const char *parent, char *out, size_t outlen, char *err, size_t errlen)
 {
 	if (parent && parent[0]) {
@@ -465,22 +481,11 @@ int runner_cgroup_base(const char *parent, char *out, size_t outlen, char *err, 
 		return 0;
 	}
 	char mnt[256] = "", line[1024], self[512] = "";
-	FILE *f = fopen("/proc/self/mounts", "re");
-	if (f) {
-		while (fgets(line, sizeof(line), f)) {
-			char dev[128], dir[256], type[32];
-			if (sscanf(line, "%127s %255s %31s", dev, dir, type) == 3 && strcmp(type, "cgroup2") == 0) {
-				snprintf(mnt, sizeof(mnt), "%s", dir);
-				break;
-			}
-		}
-		fclose(f);
-	}
-	if (!mnt[0]) {
+	if (runner_cgroup2_mount(mnt, sizeof(mnt))) {
 		snprintf(err, errlen, "no cgroup v2 hierarchy is mounted");
 		return -1;
 	}
-	f = fopen("/proc/self/cgroup", "re");
+	FILE *f = fopen("/proc/self/cgroup", "re");
 	if (f) {
 		while (fgets(line, sizeof(line), f))
 			if (strncmp(line, "0::", 3) == 0) {

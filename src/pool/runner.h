@@ -73,6 +73,9 @@ bool proc_in_jobs(int pid, const int *shim_pids, unsigned n);
 /* The boot id (/proc/sys/kernel/random/boot_id), "" when unreadable. */
 void runner_boot_id(char *out, size_t outlen);
 
+/* The cgroup2 mount point ("/sys/fs/cgroup", or ".../unified" on a hybrid
+ * host). 0, or -1 when none is mounted. */
+int runner_cgroup2_mount(char *out, size_t outlen);
 /* cgroup v2: where the job cgroups go: the agent's own cgroup in the
  * cgroup2 mount (hybrid or unified), or parent when given. 0 with the
  * directory, or -1 with why there is none. */

@@ -61,7 +61,7 @@ bad "mount not absolute" --image localhost/gpuctl-test/cuda12 --mount data:/data
 bad "mount with a bad option" --image localhost/gpuctl-test/cuda12 --mount /a:/b:rx
 bad "env with a bad name" --image localhost/gpuctl-test/cuda12 --env "1X=2"
 bad "env the pool sets" --image localhost/gpuctl-test/cuda12 --env CUDA_VISIBLE_DEVICES=0
-bad "runtime docker" --image localhost/gpuctl-test/cuda12 --runtime docker
+bad "runtime crun" --image localhost/gpuctl-test/cuda12 --runtime crun
 bad "mount without image" --mount /a:/b
 check "nothing queued by the bad requests" test "$("$G" jobs --history --all --json | jq '.jobs | length')" -eq 0
 
@@ -80,22 +80,7 @@ job_cmd() { # job_cmd NAME: the shell command of a held job that reports what it
 }
 a=$("$G" submit --id-only --image localhost/gpuctl-test/cuda12 --mount "$tmp:$tmp" --env GREETING=hi -- sh -c "$(job_cmd a)")
 b=$("$G" submit --id-only --image localhost/gpuctl-test/cuda12 --mount "$tmp:$tmp" -- sh -c "$(job_cmd b)")
-check "a running" wait_state "$a" running
-check "b running" wait_state "$b" running
-check "a's container reported" wait_until 120 test -s "$tmp/a.seen"
-check "b's container reported" wait_until 120 test -s "$tmp/b.seen"
-check "both running at once" test "$(state_of "$a")/$(state_of "$b")" = running/running
-sees_only_its_gpu() { # sees_only_its_gpu NAME: exactly its GPU's node (sim: minor = index) and nvidiactl
-	local g nodes
-	g=$(sed -n 's/^gpus=//p' "$tmp/$1.seen")
-	nodes=$(grep '^nvidia' "$tmp/$1.seen" | tr '\n' ' ')
-	[ -n "$g" ] && [ "$nodes" = "nvidia$g nvidiactl " ] && return 0
-	echo "job $1 on GPU '$g' sees: $nodes"
-	return 1
-}
-check "a sees exactly its GPU's node" sees_only_its_gpu a
-check "b sees exactly its GPU's node" sees_only_its_gpu b
-check "a and b on different GPUs" test "$(grep gpus= "$tmp/a.seen")" != "$(grep gpus= "$tmp/b.seen")"
+check_two_container_jobs "$a" "$b" "$tmp"
 check "a's CUDA_VISIBLE_DEVICES is its GPU's UUID" test "$(sed -n 's/^cvd=//p' "$tmp/a.seen")" = "$(jobfield "$a" cuda_visible_devices)"
 check "a's container has its name" test -n "$(podman ps -q --filter "name=^gpuctl-job-$a\$")"
 

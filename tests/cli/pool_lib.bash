@@ -75,3 +75,30 @@ wait_reason() {
 	echo "job $1's reason is '$(reason_of "$1")', want '$2'"
 	return 1
 }
+
+# container_sees_only_its_gpu SEEN: a container job's report (SEEN: "gpus=N"
+# and the lines of `ls /dev | grep nvidia`) names exactly its GPU's node (on
+# the simulator, minor = index) and nvidiactl (pool_container.sh, pool_docker.sh)
+container_sees_only_its_gpu() {
+	local g nodes
+	g=$(sed -n 's/^gpus=//p' "$1")
+	nodes=$(grep '^nvidia' "$1" | tr '\n' ' ')
+	[ -n "$g" ] && [ "$nodes" = "nvidia$g nvidiactl " ] && return 0
+	echo "$1: on GPU '$g' sees: $nodes"
+	return 1
+}
+
+# check_two_container_jobs A B DIR: the checks of two held 1-GPU container
+# jobs A and B side by side whose commands wrote DIR/a.seen and DIR/b.seen:
+# both running at once, each sees exactly its GPU's node, different GPUs
+check_two_container_jobs() {
+	local a="$1" b="$2" dir="$3"
+	check "a running" wait_state "$a" running
+	check "b running" wait_state "$b" running
+	check "a's container reported" wait_until 120 test -s "$dir/a.seen"
+	check "b's container reported" wait_until 120 test -s "$dir/b.seen"
+	check "both running at once" test "$(state_of "$a")/$(state_of "$b")" = running/running
+	check "a sees exactly its GPU's node" container_sees_only_its_gpu "$dir/a.seen"
+	check "b sees exactly its GPU's node" container_sees_only_its_gpu "$dir/b.seen"
+	check "a and b on different GPUs" test "$(grep gpus= "$dir/a.seen")" != "$(grep gpus= "$dir/b.seen")"
+}

@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (!s->image[0] && (s->runtime[0] || s->nmounts || s->ncenv))
 				__builtin_trap();
 			if (s->image[0] && (container_check_image(s->image, cerr, sizeof(cerr)) ||
-					    strcmp(s->runtime, "podman") != 0))
+					    container_check_runtime(s->runtime, cerr, sizeof(cerr))))
 				__builtin_trap();
 			for (size_t i = 0; i < s->nmounts; i++)
 				if (container_check_mount(s->mounts[i], cerr, sizeof(cerr)))

@@ -1,6 +1,7 @@
 /* test_pool_container.c - container jobs' pure parts (src/pool/container.c):
- * what an image, a mount and an environment entry may be, the podman command
- * line, and the CUDA an image needs as podman image inspect shows it. */
+ * what an image, a mount and an environment entry may be, the podman and
+ * docker command lines (docker's with the CDI spec's edits as flags), and the
+ * CUDA an image needs as podman image inspect shows it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -65,10 +66,137 @@ static void test_runtime(void **state)
 	(void)state;
 	char err[256];
 	assert_int_equal(container_check_runtime("podman", err, sizeof(err)), 0);
-	assert_int_equal(container_check_runtime("docker", err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "podman only"));
+	assert_int_equal(container_check_runtime("docker", err, sizeof(err)), 0);
 	assert_int_equal(container_check_runtime("", err, sizeof(err)), -1);
 	assert_int_equal(container_check_runtime("crun", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "podman or docker"));
+	assert_int_equal(container_runtime_of("docker"), CONTAINER_DOCKER);
+	assert_int_equal(container_runtime_of("podman"), CONTAINER_PODMAN);
+	assert_int_equal(container_runtime_of(NULL), CONTAINER_PODMAN); /* stored before --runtime existed */
+	assert_string_equal(container_runtime_name(CONTAINER_DOCKER), "docker");
+}
+
+static void free_argv(char **argv)
+{
+	for (size_t i = 0; argv && argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+static void assert_argv(char **argv, const char *const *want, size_t nwant)
+{
+	assert_non_null(argv);
+	size_t n = 0;
+	while (argv[n])
+		n++;
+	for (size_t i = 0; i < n && i < nwant; i++)
+		assert_string_equal(argv[i], want[i]);
+	assert_int_equal(n, nwant);
+}
+
+/* A spec as cdi_spec_build makes it: two GPUs (nodes in a test's dev dir),
+ * a MIG device, the common nodes, libraries, the environment. */
+static const char *const spec_text =
+	"{\"cdiVersion\":\"0.5.0\",\"kind\":\"gpuctl.pool/gpu-0a1b2c3d\",\"devices\":["
+	"{\"name\":\"0\",\"containerEdits\":{\"deviceNodes\":[{\"path\":\"/dev/nvidia0\",\"hostPath\":\"/t/dev/nvidia0\"}]}},"
+	"{\"name\":\"GPU-aaa\",\"containerEdits\":{\"deviceNodes\":[{\"path\":\"/dev/nvidia0\",\"hostPath\":\"/t/dev/nvidia0\"}]}},"
+	"{\"name\":\"GPU-bbb\",\"containerEdits\":{\"deviceNodes\":[{\"path\":\"/dev/nvidia3\",\"permissions\":\"rw\"}]}},"
+	"{\"name\":\"MIG-ccc\",\"containerEdits\":{\"deviceNodes\":[{\"path\":\"/dev/nvidia0\",\"hostPath\":\"/t/dev/nvidia0\"},"
+	"{\"path\":\"/dev/nvidia-caps/nvidia-cap21\"}]}}],"
+	"\"containerEdits\":{\"env\":[\"NVIDIA_VISIBLE_DEVICES=void\",\"LD_LIBRARY_PATH=/usr/local/nvidia/lib64\"],"
+	"\"deviceNodes\":[{\"path\":\"/dev/nvidiactl\",\"hostPath\":\"/t/dev/nvidiactl\"}],"
+	"\"mounts\":[{\"hostPath\":\"/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15\","
+	"\"containerPath\":\"/usr/local/nvidia/lib64/libcuda.so.1\",\"options\":[\"ro\",\"nosuid\",\"nodev\",\"bind\"]}]}}";
+
+static void test_docker_cdi_flags(void **state)
+{
+	(void)state;
+	char err[256], lost[300];
+	json_t *spec = json_loads(spec_text, 0, NULL);
+	assert_non_null(spec);
+	/* two GPUs: each one's node, then the spec's common edits once */
+	char **f = container_docker_cdi_flags(spec, "GPU-aaa,GPU-bbb", lost, sizeof(lost), err, sizeof(err));
+	const char *want[] = { "--device=/t/dev/nvidia0:/dev/nvidia0", "--device=/dev/nvidia3:/dev/nvidia3:rw",
+			       "--device=/t/dev/nvidiactl:/dev/nvidiactl",
+			       "--volume=/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15:/usr/local/nvidia/lib64/libcuda.so.1:ro",
+			       "--env=NVIDIA_VISIBLE_DEVICES=void", "--env=LD_LIBRARY_PATH=/usr/local/nvidia/lib64" };
+	assert_argv(f, want, sizeof(want) / sizeof(want[0]));
+	free_argv(f);
+	/* what docker's flags cannot carry is said, each kind once */
+	assert_string_equal(lost, "mount option nosuid; mount option nodev");
+	/* a MIG instance: its GPU's node and its capability node */
+	f = container_docker_cdi_flags(spec, "MIG-ccc", lost, sizeof(lost), err, sizeof(err));
+	assert_non_null(f);
+	assert_string_equal(f[0], "--device=/t/dev/nvidia0:/dev/nvidia0");
+	assert_string_equal(f[1], "--device=/dev/nvidia-caps/nvidia-cap21:/dev/nvidia-caps/nvidia-cap21");
+	free_argv(f);
+	/* the same node named twice (index and UUID of one GPU) goes in once */
+	f = container_docker_cdi_flags(spec, "0,GPU-aaa", lost, sizeof(lost), err, sizeof(err));
+	assert_non_null(f);
+	assert_string_equal(f[1], "--device=/t/dev/nvidiactl:/dev/nvidiactl");
+	free_argv(f);
+	/* a device the spec lacks */
+	assert_null(container_docker_cdi_flags(spec, "GPU-aaa,GPU-zzz", lost, sizeof(lost), err, sizeof(err)));
+	assert_non_null(strstr(err, "no device 'GPU-zzz'"));
+	json_decref(spec);
+	/* hooks are not run: said; paths a flag cannot carry, bad permissions: refused */
+	spec = json_loads("{\"devices\":[{\"name\":\"0\",\"containerEdits\":{\"deviceNodes\":[{\"path\":\"/dev/nvidia0\"}],"
+			  "\"hooks\":[{\"hookName\":\"createContainer\",\"path\":\"/usr/bin/nvidia-cdi-hook\"}]}}]}",
+			  0, NULL);
+	f = container_docker_cdi_flags(spec, "0", lost, sizeof(lost), err, sizeof(err));
+	assert_non_null(f);
+	assert_non_null(strstr(lost, "hooks"));
+	free_argv(f);
+	json_decref(spec);
+	const char *bad[] = {
+		"{\"devices\":[{\"name\":\"0\",\"containerEdits\":{\"deviceNodes\":[{\"path\":\"/dev/a:b\"}]}}]}",
+		"{\"devices\":[{\"name\":\"0\",\"containerEdits\":{\"deviceNodes\":[{\"path\":\"dev/a\"}]}}]}",
+		"{\"devices\":[{\"name\":\"0\",\"containerEdits\":{\"deviceNodes\":[{\"path\":\"/dev/a\",\"permissions\":\"x\"}]}}]}",
+		"{\"devices\":[{\"name\":\"0\",\"containerEdits\":{\"mounts\":[{\"hostPath\":\"/a,b\",\"containerPath\":\"/b\"}]}}]}",
+		"{\"devices\":[{\"name\":\"0\",\"containerEdits\":{\"env\":[\"=x\"]}}]}",
+		"{\"devices\":[{\"name\":\"0\"}]}",
+		"[]",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		spec = json_loads(bad[i], 0, NULL);
+		assert_null(container_docker_cdi_flags(spec, "0", lost, sizeof(lost), err, sizeof(err)));
+		assert_null(strchr(err, '\n'));
+		json_decref(spec);
+	}
+}
+
+static void test_docker_argv(void **state)
+{
+	(void)state;
+	char *mounts[] = { "/data:/data:ro" }, *env[] = { "A=1" }, *cmd[] = { "nvidia-smi", "-L" };
+	char *cdi[] = { "--device=/dev/nvidia3:/dev/nvidia3", "--env=NVIDIA_VISIBLE_DEVICES=void", NULL };
+	unsigned groups[] = { 1000, 27, 44 };
+	struct container_run r = { .runtime = CONTAINER_DOCKER, .job = 42, .image = "localhost/x:1",
+				   .cdi_kind = "gpuctl.pool/gpu-0a1b2c3d", .devices = "GPU-bbb", .gpus = "3",
+				   .in_cgroup = true, .mounts = mounts, .nmounts = 1, .env = env, .nenv = 1, .cmd = cmd,
+				   .ncmd = 2, .cdi_flags = cdi, .uid = 1000, .gid = 1000, .groups = groups,
+				   .ngroups = 3, .cgroup_parent = "/gpuctl-0a1b2c3d-job-42" };
+	char **argv = container_run_argv(&r);
+	const char *want[] = { "docker", "run", "--rm", "--name=gpuctl-job-42", "--init", "--user=1000:1000",
+			       "--group-add=27", "--group-add=44", "--cgroup-parent=/gpuctl-0a1b2c3d-job-42",
+			       "--device=/dev/nvidia3:/dev/nvidia3", "--env=NVIDIA_VISIBLE_DEVICES=void",
+			       "--env=CUDA_VISIBLE_DEVICES=GPU-bbb", "--env=GPUCTL_JOB_ID=42", "--env=GPUCTL_JOB_GPUS=3",
+			       "--env=A=1", "--volume=/data:/data:ro", "localhost/x:1", "nvidia-smi", "-L" };
+	assert_argv(argv, want, sizeof(want) / sizeof(want[0]));
+	free_argv(argv);
+	/* no parent (a v1 or systemd-driven dockerd), root, the image's command */
+	r.cgroup_parent = NULL;
+	r.uid = r.gid = 0;
+	r.ngroups = 0;
+	r.ncmd = 0;
+	argv = container_run_argv(&r);
+	assert_non_null(argv);
+	for (size_t i = 0; argv[i]; i++) {
+		assert_null(strstr(argv[i], "--cgroup"));
+		assert_null(strstr(argv[i], "podman"));
+	}
+	assert_string_equal(argv[5], "--user=0:0");
+	free_argv(argv);
 }
 
 static void test_run_argv(void **state)
@@ -150,6 +278,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_image),     cmocka_unit_test(test_mount),    cmocka_unit_test(test_env),
 		cmocka_unit_test(test_runtime),   cmocka_unit_test(test_run_argv), cmocka_unit_test(test_image_need),
+		cmocka_unit_test(test_docker_cdi_flags), cmocka_unit_test(test_docker_argv),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
