@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/help.h"
 
 #ifndef GPUCTL_VERSION
 #define GPUCTL_VERSION "0.0.0"
@@ -29,24 +30,38 @@ static const struct cmd_entry commands[] = {
 #undef CMD
 };
 
-static void usage(FILE *out)
+enum { OPT_GLOBAL_SIM, OPT_GLOBAL_OR_SIM, OPT_GLOBAL_DATA_DIR };
+static const struct opt_spec global_opts[] = {
+	[OPT_GLOBAL_SIM] = { "sim", 0, OPT_STRING, "NAME|FILE",
+			     "use a simulated server (shipped NAME, or a JSON file); output says SIMULATED", NULL, 0, 0,
+			     NULL },
+	[OPT_GLOBAL_OR_SIM] = { "or-sim", 0, OPT_STRING, "NAME",
+				"use the real GPUs if the driver finds any, else simulated server NAME", NULL, 0, 0, NULL },
+	[OPT_GLOBAL_DATA_DIR] = { "data-dir", 0, OPT_STRING, "DIR", "where the shipped data files are", "built-in paths", 0,
+				  0, NULL },
+};
+
+static void print_commands(FILE *out)
 {
-	fprintf(out,
-		"usage: gpuctl [--sim NAME|FILE | --or-sim NAME] [--data-dir DIR] COMMAND [ARGS]\n"
-		"       gpuctl --version | --help | COMMAND [SUB] --help | help COMMAND [SUB]\n\n"
-		"GPU server toolkit: inventory, monitoring, health, benchmarks, planning, job pool.\n\n"
-		"commands:\n");
+	fputs("commands:\n", out);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out,
-		"\nglobal options:\n"
-		"  --sim NAME|FILE   use a simulated server (shipped NAME, or a JSON file); output says SIMULATED\n"
-		"  --or-sim NAME     use the real GPUs if the driver finds any, else simulated server NAME\n"
-		"  --data-dir DIR    where the shipped data files are (default: built-in paths)\n"
-		"environment: GPUCTL_SIM, GPUCTL_DATA_DIR\n"
-		"exit codes: 0 ok, 1 warning, 2 failure, 64 usage, 65 bad data, 66 no input,\n"
-		"            69 unavailable (no driver/GPU), 70 internal, 74 I/O, 75 try again\n");
 }
+
+static const struct cmd_help global_help = {
+	.name = NULL,
+	.usage = "[--sim NAME|FILE | --or-sim NAME] [--data-dir DIR] COMMAND [ARGS]\n"
+		 "       gpuctl --version | --help | COMMAND [SUB] --help | help COMMAND [SUB]",
+	.what = "GPU server toolkit: inventory, monitoring, health, benchmarks, planning, job pool.\n\n"
+		"global options:",
+	.opts = global_opts,
+	.nopts = sizeof(global_opts) / sizeof(global_opts[0]),
+	.more = print_commands,
+	.notes = "Global options stand before the command or among its arguments, up to a \"--\".\n"
+		 "environment: GPUCTL_SIM, GPUCTL_DATA_DIR\n",
+	.exits = "0 ok, 1 warning, 2 failure, 64 usage, 65 bad data, 66 no input,\n"
+		 "            69 unavailable (no driver/GPU), 70 internal, 74 I/O, 75 try again",
+};
 
 /* A reader that went away (a closed pipe) makes a write fail with EPIPE
  * instead of killing gpuctl (exit 141): the output is then lost, which is 74
@@ -74,46 +89,30 @@ static int output_status(const struct cmd_ctx *ctx, int rc)
 	return EXIT_IOERR;
 }
 
-/* Removes global options from argv (up to "--"); returns the new argc, or -1 on error. */
+/* Takes the global options out of argv[1..argc-1] (up to "--"), through
+ * the option table; the rest stays in order for the command. Returns how many
+ * words are left from argv[1] on, or -1 after a usage error (printed). */
 static int take_global_options(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	int w = 0;
-	for (int r = 0; r < argc; r++) {
-		const char *a = argv[r];
-		const char **slot = NULL;
-		const char *opts[] = { "--sim", "--or-sim", "--data-dir" };
-		const char **slots[] = { &ctx->sim, &ctx->or_sim, &ctx->data_dir };
-		if (strcmp(a, "--") == 0) {
-			while (r < argc)
-				argv[w++] = argv[r++];
-			break;
+	const char **slots[] = { [OPT_GLOBAL_SIM] = &ctx->sim, [OPT_GLOBAL_OR_SIM] = &ctx->or_sim,
+				 [OPT_GLOBAL_DATA_DIR] = &ctx->data_dir };
+	struct opt_parser p;
+	struct opt_value v;
+	int opt, kept = 0;
+	opt_init(&p, argc, argv, global_help.opts, global_help.nopts);
+	p.pass_through = true;
+	while ((opt = opt_next(&p, &v)) != OPT_DONE) {
+		if (opt == OPT_ERROR) {
+			cmd_error(ctx, NULL, "%s", p.err);
+			return -1;
 		}
-		for (size_t k = 0; k < 3; k++) {
-			size_t n = strlen(opts[k]);
-			if (strncmp(a, opts[k], n) != 0)
-				continue;
-			if (a[n] == '=') {
-				*slots[k] = a + n + 1;
-				slot = slots[k];
-			} else if (a[n] == '\0') {
-				if (r + 1 >= argc) {
-					cmd_error(ctx, NULL, "option '%s' needs a value", opts[k]);
-					return -1;
-				}
-				*slots[k] = argv[++r];
-				slot = slots[k];
-			}
-			if (slot && !**slot) {
-				cmd_error(ctx, NULL, "option '%s' needs a value", opts[k]);
-				return -1;
-			}
-			break;
-		}
-		if (!slot)
-			argv[w++] = argv[r];
+		if (opt == OPT_OPERAND)
+			argv[1 + kept++] = (char *)v.text; /* never past what the parser has read */
+		else
+			*slots[opt] = v.text;
 	}
-	argv[w] = NULL;
-	return w;
+	argv[1 + kept] = NULL;
+	return kept;
 }
 
 int main(int argc, char **argv)
@@ -127,17 +126,16 @@ int main(int argc, char **argv)
 	sigemptyset(&pipe_action.sa_mask);
 	sigaction(SIGPIPE, &pipe_action, NULL);
 
-	/* skip argv[0] */
-	int n = take_global_options(argc - 1, argv + 1, &ctx);
+	int n = take_global_options(argc, argv, &ctx);
 	if (n < 0)
 		return EXIT_USAGE;
 	char **args = argv + 1;
 	if (n == 0) {
-		usage(stderr);
+		help_print_cmd(stderr, &global_help);
 		return EXIT_USAGE;
 	}
 	if (strcmp(args[0], "--help") == 0 || strcmp(args[0], "-h") == 0 || (strcmp(args[0], "help") == 0 && n == 1)) {
-		usage(stdout);
+		help_print_cmd(stdout, &global_help);
 		return output_status(&ctx, EXIT_OK);
 	}
 	/* gpuctl help COMMAND [SUB]: what gpuctl COMMAND [SUB] --help says */

@@ -104,7 +104,7 @@ void help_print_cmd(FILE *out, const struct cmd_help *h)
 			width = (int)strlen(term);
 	}
 	width += 2;
-	fprintf(out, "usage: gpuctl %s %s\n\n%s\n", h->name, h->usage, h->what);
+	fprintf(out, "usage: gpuctl %s%s%s\n\n%s\n", h->name ? h->name : "", h->name ? " " : "", h->usage, h->what);
 	for (size_t i = 0; i <= h->nopts; i++) {
 		const struct opt_spec *s = i < h->nopts ? &h->opts[i] : &help_opt;
 		if (!s->help)

@@ -21,7 +21,7 @@
  *   (notes)
  *   exit codes: EXITS                                                  */
 struct cmd_help {
-	const char *name;   /* "topo" */
+	const char *name;   /* "topo"; NULL: gpuctl's own (main.c's global options) */
 	const char *usage;  /* after "usage: gpuctl NAME ": "[--json] [-i SPEC]" (more lines: "\n       gpuctl NAME ...") */
 	const char *what;   /* what it does: lines, each ending in '\n' */
 	const struct opt_spec *opts;

@@ -189,18 +189,24 @@ int opt_next(struct opt_parser *p, struct opt_value *v)
 		return OPT_OPERAND;
 	}
 	if (a[1] != '-') {
+		if (p->pass_through && (a[1] == 'h' || find_short(p, a[1]) < 0))
+			return v->text = a, OPT_OPERAND;
 		p->bundle = a + 1;
 		return next_short(p, v);
 	}
 	if (a[2] == '\0') { /* "--" */
 		p->options_ended = true;
+		if (p->pass_through)
+			return v->text = a, OPT_OPERAND;
 		return opt_next(p, v);
 	}
 	const char *name = a + 2, *eq = strchr(name, '=');
 	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	int i = find_long(p, name, len);
+	if (p->pass_through && i < 0)
+		return v->text = a, OPT_OPERAND;
 	if (len == 4 && strncmp(name, "help", 4) == 0 && !eq)
 		return OPT_HELP;
-	int i = find_long(p, name, len);
 	if (i < 0) {
 		char spelled[41];
 		snprintf(p->err, sizeof(p->err), "unknown option '--%.*s'", (int)(len < 38 ? len : 38),

@@ -58,6 +58,9 @@ struct opt_parser {
 	int index;            /* the next argv element to read */
 	bool options_ended;   /* "--" seen (or the first operand, with stop_at_operand) */
 	bool stop_at_operand; /* everything from the first operand on is an operand (a command to run) */
+	bool pass_through;    /* only the table's options are taken: anything else (an unknown option,
+			       * -h, --help, "--" and all after it) is an operand, as given (main's
+			       * global options, taken out of a line that is the command's) */
 	const char *bundle;   /* the rest of "-qj" after -q */
 	char err[256];
 	bool err_see_help;    /* the error is an unknown option: the message points at --help */

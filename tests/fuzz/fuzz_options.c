@@ -1,6 +1,7 @@
 /* fuzz_options.c - the option parser (core/opts.h) and the units grammar
  * (core/units.h) on arbitrary bytes, split at NUL bytes into argv: no crash,
- * no hang; every error is one line; every value returned is within its
+ * no hang (also with stop_at_operand and pass_through, chosen by the
+ * first word); every error is one line; every value returned is within its
  * option's bounds and is what the units parser reads from its text; every
  * duration and size the units parser accepts is written back (units_fmt_*)
  * as text that reads back to the same value. */
@@ -70,6 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct opt_parser p;
 	opt_init(&p, argc, argv, specs, (size_t)NSPECS);
 	p.stop_at_operand = argc > 1 && argv[1][0] == 's';
+	p.pass_through = argc > 1 && argv[1][0] == 'p';
 	for (int steps = 0;; steps++) {
 		struct opt_value v;
 		int k = opt_next(&p, &v);

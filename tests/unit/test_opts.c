@@ -32,8 +32,10 @@ struct seen {
 	char err[300];
 };
 
-/* Parses the NULL-terminated words (argv[0] is the command) to the end or the first error. */
-static struct seen parse_words(bool stop_at_operand, const char **words)
+enum { PLAIN, STOP_AT_OPERAND, PASS_THROUGH };
+/* Parses the NULL-terminated words (argv[0] is the command) to the end or the
+ * first error; mode: PLAIN, STOP_AT_OPERAND or PASS_THROUGH (the parser's flags). */
+static struct seen parse_words(int mode, const char **words)
 {
 	char *argv[32];
 	int argc = 0;
@@ -46,7 +48,8 @@ static struct seen parse_words(bool stop_at_operand, const char **words)
 	struct seen s;
 	memset(&s, 0, sizeof(s));
 	opt_init(&p, argc, argv, specs, O_N);
-	p.stop_at_operand = stop_at_operand;
+	p.stop_at_operand = mode == STOP_AT_OPERAND;
+	p.pass_through = mode == PASS_THROUGH;
 	for (;;) {
 		struct opt_value v;
 		int k = opt_next(&p, &v);
@@ -64,7 +67,7 @@ static struct seen parse_words(bool stop_at_operand, const char **words)
 	return s;
 }
 
-#define PARSE(...) parse_words(false, (const char *[]){ "cmd", __VA_ARGS__, NULL })
+#define PARSE(...) parse_words(PLAIN, (const char *[]){ "cmd", __VA_ARGS__, NULL })
 
 static void test_long_and_short_spellings_give_the_same(void **state)
 {
@@ -72,7 +75,7 @@ static void test_long_and_short_spellings_give_the_same(void **state)
 	const char *forms[][3] = { { "--count", "7", NULL }, { "--count=7", NULL, NULL }, { "-c", "7", NULL },
 				   { "-c7", NULL, NULL } };
 	for (size_t i = 0; i < 4; i++) {
-		struct seen s = parse_words(false, (const char *[]){ "cmd", forms[i][0], forms[i][1], NULL });
+		struct seen s = parse_words(PLAIN, (const char *[]){ "cmd", forms[i][0], forms[i][1], NULL });
 		assert_int_equal(s.n, 1);
 		assert_int_equal(s.codes[0], O_COUNT);
 		assert_int_equal(s.values[0].num, 7);
@@ -131,13 +134,39 @@ static void test_operands_and_double_dash(void **state)
 			assert_string_equal(s.values[i].text, text[i]);
 	}
 	/* a command to run: its own options are its own */
-	s = parse_words(true, (const char *[]){ "cmd", "-j", "python", "-q", "--count", NULL });
+	s = parse_words(STOP_AT_OPERAND, (const char *[]){ "cmd", "-j", "python", "-q", "--count", NULL });
 	assert_int_equal(s.n, 4);
 	assert_int_equal(s.codes[0], O_JSON);
 	assert_int_equal(s.codes[1], OPT_OPERAND);
 	assert_int_equal(s.codes[2], OPT_OPERAND);
 	assert_int_equal(s.codes[3], OPT_OPERAND);
 	assert_string_equal(s.values[3].text, "--count");
+}
+
+/* main's global options: only the table's are taken, the rest of the line is
+ * the command's, as given, "--" and what follows it included */
+static void test_pass_through_takes_only_the_tables_options(void **state)
+{
+	(void)state;
+	struct seen s = parse_words(PASS_THROUGH, (const char *[]){ "cmd", "info", "--count=3", "-x", "--help", "-h",
+								   "-q", "--frob=1", "-i", "0", "--", "--count", "4",
+								   NULL });
+	int want[] = { OPT_OPERAND, O_COUNT, OPT_OPERAND, OPT_OPERAND, OPT_OPERAND, O_QUIET, OPT_OPERAND, O_ID,
+		       OPT_OPERAND, OPT_OPERAND, OPT_OPERAND };
+	const char *text[] = { "info", "3", "-x", "--help", "-h", NULL, "--frob=1", "0", "--", "--count", "4" };
+	assert_int_equal(s.n, 11);
+	for (int i = 0; i < 11; i++) {
+		assert_int_equal(s.codes[i], want[i]);
+		if (text[i])
+			assert_string_equal(s.values[i].text, text[i]);
+	}
+	assert_int_equal(s.values[1].num, 3);
+	/* the table's options still refuse a bad or missing value */
+	s = parse_words(PASS_THROUGH, (const char *[]){ "cmd", "top", "--count", NULL });
+	assert_int_equal(s.codes[s.n - 1], OPT_ERROR);
+	assert_string_equal(s.err, "option '--count' needs a value");
+	s = parse_words(PASS_THROUGH, (const char *[]){ "cmd", "--count=x", NULL });
+	assert_int_equal(s.codes[0], OPT_ERROR);
 }
 
 static void test_help_and_a_kept_spelling(void **state)
@@ -158,7 +187,7 @@ static void test_help_and_a_kept_spelling(void **state)
 
 static void expect_error(const char *want, const char **words)
 {
-	struct seen s = parse_words(false, words);
+	struct seen s = parse_words(PLAIN, words);
 	assert_true(s.n >= 1);
 	assert_int_equal(s.codes[s.n - 1], OPT_ERROR);
 	assert_string_equal(s.err, want);
@@ -226,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_every_kind_reads_its_value),
 		cmocka_unit_test(test_operands_and_double_dash),
 		cmocka_unit_test(test_help_and_a_kept_spelling),
+		cmocka_unit_test(test_pass_through_takes_only_the_tables_options),
 		cmocka_unit_test(test_errors_are_one_line_naming_the_option_as_spelled),
 		cmocka_unit_test(test_value_parse_for_a_value_read_elsewhere),
 		cmocka_unit_test(test_unbounded_int_is_zero_up),
