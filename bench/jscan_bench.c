@@ -15,22 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_clock.h"
 #include "pool/jscan.h"
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 /* The agent's compact answer to `queue` with n pending jobs. */
 static char *queue_answer(unsigned n, size_t *len)
@@ -102,15 +89,15 @@ int main(int argc, char **argv)
 	if (!answer || !tj || !ts)
 		return 1;
 	for (unsigned r = 0; r < runs; r++) {
-		double t0 = now_ms();
+		double t0 = bench_now_ms();
 		size_t jl = 0;
 		char *j = via_jansson(answer, len, &jl);
-		double t1 = now_ms();
+		double t1 = bench_now_ms();
 		struct abuf out;
 		abuf_init(&out);
 		enum jscan_tok ok;
 		int rc = jscan_pretty(answer, len, "ok", &out, &ok);
-		double t2 = now_ms();
+		double t2 = bench_now_ms();
 		if (!j || rc != 0 || ok != JS_TRUE || out.len != jl || memcmp(out.p, j, jl) != 0) {
 			fprintf(stderr, "jscan_bench: jscan_pretty's text is not jansson's\n");
 			return 1;
@@ -120,8 +107,8 @@ int main(int argc, char **argv)
 		free(j);
 		abuf_free(&out);
 	}
-	qsort(tj, runs, sizeof(double), cmp_double);
-	qsort(ts, runs, sizeof(double), cmp_double);
+	qsort(tj, runs, sizeof(double), bench_cmp_double);
+	qsort(ts, runs, sizeof(double), bench_cmp_double);
 	printf("queue answer: %u jobs, %zu bytes; %u runs, same bytes each run\n", n, len, runs);
 	printf("jansson load+dump: median %.2f ms, min %.2f ms\n", tj[runs / 2], tj[0]);
 	printf("jscan_pretty:      median %.2f ms, min %.2f ms (%.1fx)\n", ts[runs / 2], ts[0], tj[runs / 2] / ts[runs / 2]);

@@ -9,15 +9,16 @@ var SPARK_SECONDS = 900;   /* the cards' sparklines: 15 minutes */
 var SERIES = [             /* /api/v1/history's series: key, label, unit scale */
   { key: "utilization_gpu_percent", label: "utilization %", max: 100 },
   { key: "utilization_memory_percent", label: "memory bandwidth %", max: 100 },
-  { key: "memory_used_bytes", label: "memory used GiB", scale: 1 / 1073741824, maxKey: "memory_total_bytes" },
-  { key: "power_watts", label: "power W", maxKey: "power_limit_watts" },
+  { key: "memory_used_bytes", label: "memory used GiB", scale: 1 / 1073741824, maxKey: "mem_total_bytes" },
+  { key: "power_watts", label: "power W", maxKey: "power_limit_mw", maxUnit: 0.001 },
   { key: "temperature_celsius", label: "temperature C" },
   { key: "sm_clock_mhz", label: "SM clock MHz" }
 ];
 var SPARKS = ["utilization_gpu_percent", "memory_used_bytes", "power_watts", "temperature_celsius"];
-/* NVML clock event reasons (docs/metrics.md) */
-var THROTTLE_BITS = [[0x1, "idle"], [0x2, "app clocks"], [0x4, "SW power cap"], [0x8, "HW slowdown"],
-  [0x10, "sync boost"], [0x20, "SW thermal"], [0x40, "HW thermal"], [0x80, "HW power brake"], [0x100, "display clocks"]];
+/* the clock event reasons /api/v1/gpus names (docs/json.md), as the card says them */
+var THROTTLE_NAMES = { gpu_idle: "idle", applications_clocks_setting: "app clocks", sw_power_cap: "SW power cap",
+  hw_slowdown: "HW slowdown", sync_boost: "sync boost", sw_thermal_slowdown: "SW thermal",
+  hw_thermal_slowdown: "HW thermal", hw_power_brake_slowdown: "HW power brake", display_clock_setting: "display clocks" };
 
 var state = { interval: 1, gpus: [], health: null, hist: {}, lastT: 0, cards: {}, detail: -1, detailHist: null,
   detailBusy: false, updates: 0, timer: 0 };
@@ -39,11 +40,15 @@ function num(v, digits) { return typeof v === "number" ? v.toFixed(digits || 0) 
 function gib(b) { return typeof b === "number" ? (b / 1073741824).toFixed(1) : "-"; }
 function verdictOf(v) { return ["PASS", "WARN", "FAIL"].indexOf(v) >= 0 ? v : "N/A"; }
 function timeText(t) { return typeof t === "number" ? new Date(t * 1000).toLocaleString() : "-"; }
-function throttleText(bits) {
-  if (typeof bits !== "number") return "";
-  var names = [];
-  THROTTLE_BITS.forEach(function (b) { if (bits & b[0]) names.push(b[1]); });
+function throttleText(reasons) {
+  if (!Array.isArray(reasons)) return "";
+  var names = reasons.map(function (r) { return THROTTLE_NAMES[r] || String(r); });
   return names.length ? "clock event reasons: " + names.join(", ") : "";
+}
+/* a value of a GPU's sample (docs/json.md: absent when there is none), times unit */
+function sv(g, key, unit) {
+  var v = g && g.sample ? g.sample[key] : undefined;
+  return typeof v === "number" ? v * (unit || 1) : null;
 }
 
 function getJSON(url) {
@@ -144,20 +149,21 @@ function updateCard(g, now) {
   c.badge.className = "badge v-" + v.replace("/", "");
   c.badge.textContent = g.up ? v : v + " (down)";
   var r = c.rows;
-  r.util.v.textContent = num(g.utilization_gpu_percent) + " %";
-  r.mem.v.textContent = gib(g.memory_used_bytes) + " / " + gib(g.memory_total_bytes) + " GiB";
-  r.power.v.textContent = num(g.power_watts) + " / " + num(g.power_limit_watts) + " W";
-  r.temp.v.textContent = num(g.temperature_celsius) + " C";
-  r.clock.v.textContent = num(g.sm_clock_mhz) + " MHz";
-  c.throttle.textContent = throttleText(g.clock_event_reasons);
-  c.lasterr.textContent = g.up ? "" : (g.last_error || "down");
+  var memTotal = sv(g, "mem_total_bytes"), powerLimit = sv(g, "power_limit_mw", 0.001);
+  r.util.v.textContent = num(sv(g, "util_gpu_pct")) + " %";
+  r.mem.v.textContent = gib(sv(g, "mem_used_bytes")) + " / " + gib(memTotal) + " GiB";
+  r.power.v.textContent = num(sv(g, "power_mw", 0.001)) + " / " + num(powerLimit) + " W";
+  r.temp.v.textContent = num(sv(g, "temp_c")) + " C";
+  r.clock.v.textContent = num(sv(g, "sm_clock_mhz")) + " MHz";
+  c.throttle.textContent = throttleText(g.sample && g.sample.clock_event_reasons);
+  c.lasterr.textContent = g.up ? "" : (g.error || "down");
   var h = state.hist[g.index];
   if (h && h.t.length) {
     /* the last 15 minutes, or what there is of them while the agent is younger */
     var t0 = Math.max(now - SPARK_SECONDS, h.t[0]);
     draw(r.util.spark, h.t, h.utilization_gpu_percent, t0, now, 100);
-    draw(r.mem.spark, h.t, h.memory_used_bytes, t0, now, g.memory_total_bytes);
-    draw(r.power.spark, h.t, h.power_watts, t0, now, g.power_limit_watts);
+    draw(r.mem.spark, h.t, h.memory_used_bytes, t0, now, memTotal);
+    draw(r.power.spark, h.t, h.power_watts, t0, now, powerLimit);
     draw(r.temp.spark, h.t, h.temperature_celsius, t0, now, 0);
   }
 }
@@ -186,14 +192,14 @@ function updateTables() {
   var procs = [], xids = [], links = [], finds = [];
   state.gpus.forEach(function (g) {
     (g.processes || []).forEach(function (p) {
-      procs.push([g.index, p.pid, p.user, p.comm, { cls: "num", text: gib(p.memory_used_bytes) + " GiB" }]);
+      procs.push([g.index, p.pid, p.user, p.name, { cls: "num", text: gib(p.used_mem_bytes) + " GiB" }]);
     });
     (g.xid || []).forEach(function (x) {
       xids.push([g.index, x.xid, { cls: "num", text: x.count }, timeText(x.last_seen)]);
     });
-    var pcie = g.pcie_link_generation ? "gen " + g.pcie_link_generation + " x" + g.pcie_link_width : "-";
+    var pcie = sv(g, "pcie_gen") ? "gen " + sv(g, "pcie_gen") + " x" + num(sv(g, "pcie_width")) : "-";
     var nvl = typeof g.nvlink_links === "number" ? g.nvlink_links_up + " / " + g.nvlink_links : "-";
-    links.push([g.index, g.pci_bus_id || "-", pcie, { cls: "num", text: num(g.pcie_replays) }, nvl]);
+    links.push([g.index, g.pci_bus_id || "-", pcie, { cls: "num", text: num(sv(g, "pcie_replays")) }, nvl]);
   });
   var h = state.health;
   if (h) {
@@ -275,7 +281,7 @@ function refreshDetail() {
     SERIES.forEach(function (s) {
       var b = $("chart-" + s.key), vs = scaled(h[s.key], s.scale), lo = null, hi = null;
       vs.forEach(function (v) { if (typeof v === "number") { lo = lo === null || v < lo ? v : lo; hi = hi === null || v > hi ? v : hi; } });
-      var max = s.max || (s.maxKey && typeof cur[s.maxKey] === "number" ? cur[s.maxKey] * (s.scale || 1) : 0);
+      var max = s.max || (s.maxKey ? sv(cur, s.maxKey, s.maxUnit) * (s.scale || 1) : 0);
       draw(b.querySelector("svg"), h.t, vs, Math.max(t1 - span, h.t.length ? h.t[0] : 0), t1, max);
       b.querySelector(".range").textContent = lo === null ? "no data" : "min " + lo.toFixed(1) + "  max " + hi.toFixed(1);
     });

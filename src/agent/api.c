@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "metrics.h"
+#include "view/json_util.h"
 
 void api_doc_init(struct api_doc *d)
 {
@@ -78,9 +79,12 @@ static void dump_into(struct abuf *b, json_t *o)
 	json_decref(o);
 }
 
-/* Present: number (divided by div when div > 1); unsupported: left out; error or unread: null.
- * No key (a field the API does not show): nothing. */
-static void put_u64v(json_t *o, const char *key, u64v v, double div)
+/* The keys /api/v1/gpus wrote before it wrote the --json vocabulary (the field
+ * table's api_key column), kept beside the new ones for one release
+ * (docs/json.md, "Deprecated /api/v1/gpus keys"): present: a number (divided
+ * by div when div > 1); unsupported: left out; error or unread: null. No key
+ * (a field the old API did not show): nothing. */
+static void put_deprecated(json_t *o, const char *key, u64v v, double div)
 {
 	if (!key || v.st == VAL_UNSUPPORTED)
 		return;
@@ -134,63 +138,57 @@ static void write_head(struct abuf *b, json_t *root, const char *key)
 	abuf_free(&tmp);
 }
 
+/* The old keys of one GPU's object, its processes and MIG instances (above). */
+static void put_deprecated_keys(json_t *g, const struct gpu_view *v)
+{
+	json_object_set_new(g, "last_error", v->up || !v->last_error[0] ? json_null() : json_string(v->last_error));
+	if (!v->up)
+		return;
+	const struct gpu_sample *s = &v->s;
+#define API_FIELD(member, group, unit, api_key, ...) put_deprecated(g, api_key, s->member, GPU_UNIT_##unit##_API);
+	GPU_SAMPLE_FIELDS(API_FIELD)
+#undef API_FIELD
+	json_t *procs = json_object_get(g, "processes");
+	for (unsigned k = 0; k < v->nproc && k < GPU_MAX_PROCS; k++) {
+		json_t *po = json_array_get(procs, k);
+		json_object_set(po, "comm", json_object_get(po, "name"));
+		put_deprecated(po, "memory_used_bytes", v->procs[k].used_mem_bytes, 1);
+	}
+	if (v->nmig) {
+		json_t *migs = json_array();
+		for (unsigned k = 0; k < v->nmig && k < GPU_MAX_MIG; k++) {
+			const struct gpu_mig *m = &v->mig[k];
+			json_t *mo = json_object();
+			json_object_set_new(mo, "gpu_instance", json_integer(m->gi_id));
+			json_object_set_new(mo, "compute_instance", json_integer(m->ci_id));
+			json_object_set_new(mo, "profile", json_string(m->profile));
+			json_object_set_new(mo, "uuid", json_string(m->uuid));
+			put_deprecated(mo, "memory_used_bytes", m->mem_used_bytes, 1);
+			put_deprecated(mo, "memory_total_bytes", m->mem_total_bytes, 1);
+			json_array_append_new(migs, mo);
+		}
+		json_object_set_new(g, "mig", migs);
+	}
+}
+
+/* One GPU: the object `info --json` writes (view/json_util.c) without the
+ * per-link NVLink objects, then what only the agent knows, then the old keys. */
 static json_t *gpu_object(const struct snapshot *snap, unsigned i)
 {
 	const struct gpu_view *v = &snap->gpu[i];
-	const struct gpu_sample *s = &v->s;
-	json_t *g = json_object();
-	json_object_set_new(g, "index", json_integer(i));
-	put_strv(g, "uuid", &v->st.uuid);
-	put_strv(g, "name", &v->st.name);
-	put_strv(g, "pci_bus_id", &v->st.pci_bus_id);
-	json_object_set_new(g, "up", json_boolean(v->up));
-	json_object_set_new(g, "last_error", v->up || !v->last_error[0] ? json_null() : json_string(v->last_error));
+	json_t *g = json_gpu_view(v, JSON_GPU_NO_NVLINK_LIST);
+	json_object_set_new(g, "index", json_integer(i)); /* the snapshot's position, what ?gpu= selects */
 	if (v->last_ok_ns)
 		json_object_set_new(g, "sample_age_seconds",
 				    json_real(snap->taken_ns > v->last_ok_ns ? (double)(snap->taken_ns - v->last_ok_ns) / 1e9 : 0));
 	json_object_set_new(g, "samples", json_integer((json_int_t)v->samples));
 	json_object_set_new(g, "errors", json_integer((json_int_t)v->errors));
-	if (v->up) {
-		/* the field table's rows that have an API key, in its order */
-#define API_FIELD(member, group, unit, api_key, ...) put_u64v(g, api_key, s->member, GPU_UNIT_##unit##_API);
-		GPU_SAMPLE_FIELDS(API_FIELD)
-#undef API_FIELD
-		if (s->nvlink_n) {
-			unsigned up = 0;
-			for (unsigned l = 0; l < s->nvlink_n && l < GPU_MAX_NVLINKS; l++)
-				up += VAL_HAS(s->nvlink[l].active) && s->nvlink[l].active.v;
-			json_object_set_new(g, "nvlink_links", json_integer(s->nvlink_n));
-			json_object_set_new(g, "nvlink_links_up", json_integer(up));
-		}
-		json_t *procs = json_array();
-		for (unsigned k = 0; k < v->nproc && k < GPU_MAX_PROCS; k++) {
-			const struct gpu_process *p = &v->procs[k];
-			json_t *po = json_object();
-			json_object_set_new(po, "pid", json_integer(p->pid));
-			char clean[sizeof(p->name)];
-			utf8_clean(clean, sizeof(clean), p->user);
-			json_object_set_new(po, "user", json_string(clean));
-			utf8_clean(clean, sizeof(clean), p->name);
-			json_object_set_new(po, "comm", json_string(clean));
-			put_u64v(po, "memory_used_bytes", p->used_mem_bytes, 1);
-			json_array_append_new(procs, po);
-		}
-		json_object_set_new(g, "processes", procs);
-		if (v->nmig) {
-			json_t *migs = json_array();
-			for (unsigned k = 0; k < v->nmig && k < GPU_MAX_MIG; k++) {
-				const struct gpu_mig *m = &v->mig[k];
-				json_t *mo = json_object();
-				json_object_set_new(mo, "gpu_instance", json_integer(m->gi_id));
-				json_object_set_new(mo, "compute_instance", json_integer(m->ci_id));
-				json_object_set_new(mo, "profile", json_string(m->profile));
-				json_object_set_new(mo, "uuid", json_string(m->uuid));
-				put_u64v(mo, "memory_used_bytes", m->mem_used_bytes, 1);
-				put_u64v(mo, "memory_total_bytes", m->mem_total_bytes, 1);
-				json_array_append_new(migs, mo);
-			}
-			json_object_set_new(g, "mig", migs);
-		}
+	if (v->up && v->s.nvlink_n) {
+		unsigned up = 0;
+		for (unsigned l = 0; l < v->s.nvlink_n && l < GPU_MAX_NVLINKS; l++)
+			up += VAL_HAS(v->s.nvlink[l].active) && v->s.nvlink[l].active.v;
+		json_object_set_new(g, "nvlink_links", json_integer(v->s.nvlink_n));
+		json_object_set_new(g, "nvlink_links_up", json_integer(up));
 	}
 	json_t *xids = json_array();
 	for (unsigned k = 0; k < v->nxid && k < 32; k++) {
@@ -201,6 +199,8 @@ static json_t *gpu_object(const struct snapshot *snap, unsigned i)
 		json_array_append_new(xids, xo);
 	}
 	json_object_set_new(g, "xid", xids);
+	put_deprecated_keys(g, v);
+	json_unavailable_last(g);
 	return g;
 }
 

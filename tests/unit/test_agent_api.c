@@ -1,7 +1,9 @@
-/* test_agent_api.c - the agent's JSON documents: present values as numbers,
- * unsupported ones left out, unreadable ones null, a down GPU without
- * telemetry but with its error and XIDs, GPU selection and pretty printing,
- * and the health document with and without rules. */
+/* test_agent_api.c - the agent's JSON documents: /api/v1/gpus writes each
+ * GPU as info --json does (the same serializer: missing values named under
+ * "unavailable", reasons as names) plus the old keys for a release (present
+ * values as numbers, unsupported ones left out, unreadable ones null), a down
+ * GPU without telemetry but with its error and XIDs, GPU selection and pretty
+ * printing, and the health document with and without rules. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "agent/api.h"
+#include "view/json_util.h"
 
 static struct snapshot *snapshot3(void)
 {
@@ -25,6 +28,7 @@ static struct snapshot *snapshot3(void)
 	sn->n = 3;
 	for (unsigned i = 0; i < 3; i++) {
 		struct gpu_view *v = &sn->gpu[i];
+		v->st.index = i;
 		v->up = true;
 		v->last_ok_ns = sn->taken_ns - 500000000ull;
 		v->samples = 10 + i;
@@ -75,20 +79,34 @@ static void test_gpus_document(void **state)
 	assert_int_equal(json_array_size(gpus), 3);
 	json_t *g0 = json_array_get(gpus, 0);
 	assert_true(json_is_true(json_object_get(g0, "up")));
+	assert_true(json_is_null(json_object_get(g0, "error")));
+	assert_float_equal(json_real_value(json_object_get(g0, "sample_age_seconds")), 0.5, 1e-9);
+	/* the --json vocabulary: values in the key's unit, the missing ones named, never a 0 */
+	json_t *s0 = json_object_get(g0, "sample"), *u0 = json_object_get(s0, "unavailable");
+	assert_int_equal(json_integer_value(json_object_get(s0, "power_mw")), 123456);
+	assert_int_equal(json_integer_value(json_object_get(s0, "mem_used_bytes")), 1000);
+	assert_null(json_object_get(s0, "fan_pct"));
+	assert_string_equal(json_string_value(json_object_get(u0, "fan_pct")), "not supported");
+	assert_null(json_object_get(s0, "temp_c"));
+	assert_string_equal(json_string_value(json_object_get(u0, "temp_c")), "error");
+	assert_string_equal(json_string_value(json_object_get(u0, "util_gpu_pct")), "not read");
+	/* the deprecated keys, for one release: unsupported absent, error null */
 	assert_true(json_is_null(json_object_get(g0, "last_error")));
 	assert_float_equal(json_real_value(json_object_get(g0, "power_watts")), 123.456, 1e-9);
 	assert_int_equal(json_integer_value(json_object_get(g0, "memory_used_bytes")), 1000);
-	assert_float_equal(json_real_value(json_object_get(g0, "sample_age_seconds")), 0.5, 1e-9);
-	/* unsupported: absent; error: null; never a 0 */
 	assert_null(json_object_get(g0, "fan_percent"));
 	assert_non_null(json_object_get(g0, "temperature_celsius"));
 	assert_true(json_is_null(json_object_get(g0, "temperature_celsius")));
 	/* a down GPU: why, its XIDs, no telemetry */
 	json_t *g2 = json_array_get(gpus, 2);
 	assert_true(json_is_false(json_object_get(g2, "up")));
+	assert_string_equal(json_string_value(json_object_get(g2, "error")), "GPU 2 has fallen off the bus");
 	assert_string_equal(json_string_value(json_object_get(g2, "last_error")), "GPU 2 has fallen off the bus");
+	json_t *s2 = json_object_get(g2, "sample");
+	assert_null(json_object_get(s2, "power_mw"));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(s2, "unavailable"), "power_mw")), "not read");
 	assert_null(json_object_get(g2, "power_watts"));
-	assert_null(json_object_get(g2, "processes"));
+	assert_int_equal(json_array_size(json_object_get(g2, "processes")), 0);
 	json_t *x = json_array_get(json_object_get(g2, "xid"), 0);
 	assert_int_equal(json_integer_value(json_object_get(x, "xid")), 79);
 	assert_int_equal(json_integer_value(json_object_get(x, "count")), 1);
@@ -105,6 +123,52 @@ static void test_gpus_document(void **state)
 	json_decref(root);
 	root = load(&d, 1ull << 40, false, NULL);
 	assert_int_equal(json_array_size(json_object_get(root, "gpus")), 0);
+	json_decref(root);
+	api_doc_free(&d);
+	free(sn);
+}
+
+/* Each GPU of /api/v1/gpus holds the object info --json writes for it (less
+ * the per-link NVLink objects), member for member: one serializer. */
+static void test_gpus_as_info_json(void **state)
+{
+	(void)state;
+	struct snapshot *sn = snapshot3();
+	struct gpu_view *v = &sn->gpu[1];
+	VAL_SET(v->s.clock_event_reasons, CLK_EVT_HW_THERMAL | CLK_EVT_SW_POWER_CAP);
+	v->nproc = 1;
+	v->procs[0] = (struct gpu_process){ .pid = 77, .uid = (uint32_t)-1, .type = 'C', .mig_gi = -1 };
+	snprintf(v->procs[0].name, sizeof(v->procs[0].name), "train\x80");
+	VAL_SET(v->procs[0].used_mem_bytes, 1 << 30);
+	struct api_doc d;
+	api_doc_init(&d);
+	assert_int_equal(api_render_gpus(&d, sn, NULL), 0);
+	json_t *root = load(&d, ~0ull, false, NULL);
+	json_t *gpus = json_object_get(root, "gpus");
+	for (unsigned i = 0; i < sn->n; i++) {
+		json_t *want = json_gpu_view(&sn->gpu[i], JSON_GPU_NO_NVLINK_LIST), *got = json_array_get(gpus, i);
+		const char *key;
+		json_t *val;
+		json_object_foreach(want, key, val) {
+			if (strcmp(key, "processes") == 0)
+				continue; /* below: the old keys are added to each */
+			if (!json_equal(val, json_object_get(got, key)))
+				fail_msg("GPU %u: /api/v1/gpus's %s is not info --json's", i, key);
+		}
+		json_decref(want);
+	}
+	json_t *g1 = json_array_get(gpus, 1), *s1 = json_object_get(g1, "sample");
+	json_t *r = json_object_get(s1, "clock_event_reasons");
+	assert_int_equal(json_array_size(r), 2);
+	assert_string_equal(json_string_value(json_array_get(r, 0)), "sw_power_cap");
+	assert_string_equal(json_string_value(json_array_get(r, 1)), "hw_thermal_slowdown");
+	assert_int_equal(json_integer_value(json_object_get(g1, "clock_event_reasons")), 0x44); /* deprecated */
+	json_t *p = json_array_get(json_object_get(g1, "processes"), 0);
+	assert_string_equal(json_string_value(json_object_get(p, "name")), "train?");
+	assert_int_equal(json_integer_value(json_object_get(p, "used_mem_bytes")), 1 << 30);
+	assert_string_equal(json_string_value(json_object_get(p, "comm")), "train?"); /* deprecated */
+	assert_int_equal(json_integer_value(json_object_get(p, "memory_used_bytes")), 1 << 30);
+	assert_null(json_object_get(s1, "nvlinks"));
 	json_decref(root);
 	api_doc_free(&d);
 	free(sn);
@@ -176,6 +240,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gpus_document),
+		cmocka_unit_test(test_gpus_as_info_json),
 		cmocka_unit_test(test_health_without_rules),
 		cmocka_unit_test(test_health_with_report),
 	};
