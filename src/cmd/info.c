@@ -521,25 +521,9 @@ static int print_json(struct cmd_ctx *ctx, const struct snapshot *snap, uint64_t
 	json_object_set_new(doc, "simulated", json_boolean(snap->sys.simulated));
 	json_object_set_new(doc, "system", json_gpu_system(&snap->sys));
 	json_t *gpus = json_array();
-	for (unsigned i = 0; i < snap->n; i++) {
-		if (!gpu_select_has(mask, i))
-			continue;
-		const struct gpu_view *v = &snap->gpu[i];
-		json_t *g = json_gpu_static(&v->st);
-		json_object_set_new(g, "up", json_boolean(v->up));
-		json_object_set_new(g, "error", v->last_error[0] ? json_string(v->last_error) : json_null());
-		json_object_set_new(g, "sample", json_gpu_sample(&v->s));
-		json_t *procs = json_array();
-		for (unsigned k = 0; k < v->nproc; k++)
-			json_array_append_new(procs, json_gpu_process(&v->procs[k]));
-		json_object_set_new(g, "processes", procs);
-		json_t *migs = json_array();
-		for (unsigned k = 0; k < v->nmig; k++)
-			json_array_append_new(migs, json_gpu_mig(&v->mig[k]));
-		json_object_set_new(g, "mig_instances", migs);
-		json_unavailable_last(g);
-		json_array_append_new(gpus, g);
-	}
+	for (unsigned i = 0; i < snap->n; i++)
+		if (gpu_select_has(mask, i))
+			json_array_append_new(gpus, json_gpu_view(&snap->gpu[i], 0));
 	json_object_set_new(doc, "gpus", gpus);
 	int rc = json_write(doc, ctx->out);
 	json_decref(doc);
