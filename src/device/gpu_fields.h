@@ -262,6 +262,11 @@
 	X(pcie_replays, PCIE, COUNT, "pcie_replays", FAMILY, "gpuctl_gpu_pcie_replays_total", COUNTER, "", \
 	  "PCIe replay events (link retransmissions).", "", CODE, 0, \
 	  MODEL, COL(13, "pci", "pcie_replays", "errs", 'e', 5, VALUE, 1, "PCIe replays"), \
-	  INFO(PCIE, 6, "Replays", U, ""))
+	  INFO(PCIE, 6, "Replays", U, "")) \
+	/* since the driver loaded; a link that keeps retraining is failing */ \
+	X(pcie_l0_recoveries, PCIE, COUNT, NULL, FAMILY, "gpuctl_gpu_pcie_link_recoveries_total", COUNTER, "", \
+	  "PCIe link recoveries: times the link left L0 to retrain.", "", BATCH, NVML_FI_DEV_PCIE_L0_TO_RECOVERY_COUNTER, \
+	  MODEL, COL(22, "prcv", "pcie_recoveries", "errs", 0, 5, VALUE, 1, "PCIe link recoveries (--columns only)"), \
+	  INFO(PCIE, 7, "Link Recoveries", U, ""))
 
 #endif

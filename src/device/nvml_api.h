@@ -144,6 +144,7 @@ enum {
 #define NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY 162
 #define NVML_FI_DEV_NVLINK_ERROR_DL_CRC 163 /* which CRC counter it is, the header does not say */
 #define NVML_FI_DEV_NVLINK_GET_STATE 165
+#define NVML_FI_DEV_PCIE_L0_TO_RECOVERY_COUNTER 169 /* times the link left L0 for recovery (retraining) */
 /* mW; scopeId 0 = the GPU alone. AVERAGE (over 1 s, Ampere on, not GA100) is
  * what nvmlDeviceGetPowerUsage answers on those GPUs. */
 #define NVML_FI_DEV_POWER_AVERAGE 185

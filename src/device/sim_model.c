@@ -147,6 +147,7 @@ static uint64_t started_sum(const struct sim_state *st, unsigned gpu, enum sim_f
 	return sum;
 }
 
+static uint64_t p_one(const struct sim_fault *f) { (void)f; return 1; }
 static uint64_t p_count(const struct sim_fault *f) { return f->count ? f->count : 1; }
 static uint64_t p_sbe(const struct sim_fault *f) { return f->sbe; }
 static uint64_t p_dbe(const struct sim_fault *f) { return f->dbe; }
@@ -563,6 +564,11 @@ static u64v sim_pcie_replays(const struct sim_tick *k)
 		if (k->st->faults[i].f.gpu == k->gpu && k->st->faults[i].f.kind == SIM_FAULT_PCIE_DEGRADED)
 			replays += active_secs(&k->st->faults[i], k->now_ns) / 5.0;
 	return val((uint64_t)replays);
+}
+/* the link retrained (left L0 for recovery) once into each degraded state */
+static u64v sim_pcie_l0_recoveries(const struct sim_tick *k)
+{
+	return val(started_sum(k->st, k->gpu, SIM_FAULT_PCIE_DEGRADED, k->now_ns, p_one));
 }
 
 static void sample_nvlink(const struct sim_state *st, unsigned gpu, double t, uint64_t now_ns, bool errors,

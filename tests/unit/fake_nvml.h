@@ -131,6 +131,7 @@ static bool field_value(nvmlDevice_t d, unsigned id, unsigned scope, unsigned lo
 	case NVML_FI_DEV_REMAPPED_PENDING: *v = 1; return true;
 	case NVML_FI_DEV_REMAPPED_FAILURE: return true;
 	case NVML_FI_DEV_PCIE_REPLAY_COUNTER: *v = 3; return true;
+	case NVML_FI_DEV_PCIE_L0_TO_RECOVERY_COUNTER: *v = 4; return scope == 0;
 	case NVML_FI_DEV_PERF_POLICY_POWER: *v = 1000; return true; /* as f_violation */
 	case NVML_FI_DEV_PERF_POLICY_POWER + 1: *v = 2000; return true;
 	case NVML_FI_DEV_PERF_POLICY_POWER + 2: *v = 3000; return true;

@@ -92,9 +92,10 @@ static void test_calls_per_group(void **state)
 	assert_int_equal(s.remap_failure.st, VAL_OK);
 	assert_int_equal(s.remap_failure.v, 0);
 
-	/* PCIe: gen, width, two throughput calls and the batch (replays) */
+	/* PCIe: gen, width, two throughput calls and the batch (replays, recoveries) */
 	assert_int_equal(calls_for(be, GPU_GRP_PCIE, &s), 5);
 	assert_int_equal(s.pcie_replays.v, 3);
+	assert_int_equal(s.pcie_l0_recoveries.v, 4); /* a field of the table's own (BATCH) */
 
 	/* NVLink, 18 links: was 90 calls. One batch for state, replay and
 	 * recovery of all links (scoped ids) and both CRC counters of links 0-11;
@@ -298,6 +299,7 @@ static void test_no_field_values(void **state)
 	assert_nvlink_values(&single);
 	assert_int_equal(single.temp_mem_c.st, VAL_UNSUPPORTED); /* a field only */
 	assert_int_equal(single.power_instant_mw.st, VAL_UNSUPPORTED);
+	assert_int_equal(single.pcie_l0_recoveries.st, VAL_UNSUPPORTED);
 	/* every link counter its own call: once a minute, the states each time */
 	assert_int_equal(calls_for(&old, NVL_ALL, &single), 18);
 	assert_nvlink_values(&single);

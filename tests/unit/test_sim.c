@@ -208,6 +208,7 @@ static void check_sample(const struct server_expect *x, const struct gpu_sample 
 	assert_int_equal(s->pcie_tx_kbps.st, VAL_OK);
 	assert_int_equal(s->pcie_rx_kbps.st, VAL_OK);
 	assert_u64(s->pcie_replays, 0);
+	assert_u64(s->pcie_l0_recoveries, 0);
 	assert_int_equal(s->nvlink_n, x->nvlinks);
 	for (unsigned k = 0; k < s->nvlink_n; k++) {
 		const struct gpu_nvlink *l = &s->nvlink[k];

@@ -168,6 +168,7 @@ static void test_pcie_degraded(void **state)
 	assert_u64(s.pcie_gen, 3);
 	assert_u64(s.pcie_width, 8);
 	assert_true(s.pcie_replays.v > 0);
+	assert_u64(s.pcie_l0_recoveries, 1); /* retrained once into the degraded state */
 	struct gpu_static st;
 	assert_int_equal(be.ops->static_info(&be, 6, &st, &err), GPU_OK);
 	assert_u64(st.pcie_gen_max, 5);
