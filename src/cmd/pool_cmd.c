@@ -13,42 +13,6 @@
 #include "pool/pool.h"
 #include "pool/proto.h"
 
-const char *pool_cmd_value(int argc, char **argv, int *i, const char *flag, bool *bad)
-{
-	size_t n = strlen(flag);
-	const char *a = argv[*i];
-	if (strncmp(a, flag, n) != 0)
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n] != '\0')
-		return NULL;
-	if (*i + 1 >= argc) {
-		*bad = true;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
-int pool_cmd_flag(const struct cmd_ctx *ctx, const char *cmd, int argc, char **argv, int *i, struct pool_opts *o)
-{
-	if (strcmp(argv[*i], "--json") == 0) {
-		o->json = true;
-		return 1;
-	}
-	bool bad = false;
-	const char *v = pool_cmd_value(argc, argv, i, "--socket", &bad);
-	if (bad) {
-		cmd_error(ctx, cmd, "option '--socket' needs a value");
-		return -1;
-	}
-	if (v) {
-		o->socket = v;
-		return 1;
-	}
-	return 0;
-}
-
 bool pool_cmd_take(struct pool_opts *o, int k, const struct opt_value *v)
 {
 	if (k == POOL_OPT_SOCKET)

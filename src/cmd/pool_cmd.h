@@ -10,10 +10,6 @@
 	"0 done, 64 usage or a bad job id, 65 the agent refused (not your job, an ended job,\n"               \
 	"            a request this server can never meet), 74 the exchange with the agent failed,\n"          \
 	"            75 no agent on the socket"
-#define POOL_CMD_EXITS \
-	"exit codes: 0 done, 64 usage or a bad job id, 65 the agent refused (not your job, an ended job,\n" \
-	"            a request this server can never meet), 74 the exchange with the agent failed,\n" \
-	"            75 no agent on the socket\n"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -36,15 +32,10 @@ struct pool_opts {
 	char socket_buf[256];
 };
 
-/* Takes --socket PATH / --socket=PATH / --json at argv[*i]: 1 taken, 0 not
- * this flag, -1 error printed (EXIT_USAGE). */
-int pool_cmd_flag(const struct cmd_ctx *ctx, const char *cmd, int argc, char **argv, int *i, struct pool_opts *o);
 /* Takes option k of the table if it is --socket or --json: true when taken. */
 bool pool_cmd_take(struct pool_opts *o, int k, const struct opt_value *v);
 /* Adds job id text to ids[*n] (at most 256); EXIT_OK, else prints and returns EXIT_USAGE. */
 int pool_cmd_add_job(const struct cmd_ctx *ctx, const char *cmd, const char *text, uint64_t ids[256], unsigned *n);
-/* "--flag value" or "--flag=value" at argv[*i]; NULL when not this flag (*bad on a missing value). */
-const char *pool_cmd_value(int argc, char **argv, int *i, const char *flag, bool *bad);
 /* Parses a job id ("12"); 0 on success, else prints and returns EXIT_USAGE. */
 int pool_cmd_job_id(const struct cmd_ctx *ctx, const char *cmd, const char *s, uint64_t *id);
 

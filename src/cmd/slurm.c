@@ -32,7 +32,7 @@ static const struct sub_help verb_help[] = {
 	  "gres.conf lines for this node (Type, File, Cores, Links = NVLink counts; MIG instances\n"
 	  "as MultipleFiles) and the slurm.conf 'NodeName ... Gres=' fragment\n",
 	  "0 written, 64 usage (a bad --node or --type), 65 a CPU list it cannot turn into cores, 66/69 no server" },
-	{ "health-check", "[--node NAME] [--window SECONDS] [--idle] [--scontrol PATH] [--dry-run]",
+	{ "health-check", "[--node NAME] [--window DURATION] [--idle] [--scontrol PATH] [--dry-run]",
 	  "for HealthCheckProgram: on FAIL drains the node with 'gpuctl: GPU N RULE';\n"
 	  "when healthy again resumes it, only if gpuctl drained it\n",
 	  "0 PASS, 1 WARN, 2 FAIL (drained), 64 usage, 69 the node or scontrol could not be read or updated" },
@@ -51,6 +51,75 @@ static const struct sub_help verb_help[] = {
 static const char verb_notes[] = "Environment defaults: SLURMD_NODENAME (--node), SLURM_JOB_ID (--job),\n"
 				 "SLURM_JOB_GPUS (--gpus), SLURM_JOB_UID (--uid), SLURM_JOB_USER (--user).\n";
 #define NVERBS (sizeof(verb_help) / sizeof(verb_help[0]))
+enum { VERB_GRES_CONF, VERB_HEALTH_CHECK, VERB_JOB_START, VERB_JOB_END, VERB_STATS, VERB_SWEEP };
+
+/* Each verb's option table (core/opts.h); sweep's is in slurm_sweep.c. */
+enum { GRES_NODE, GRES_DEV_DIR, GRES_TYPE, GRES_NO_FRAGMENT };
+static const struct opt_spec gres_opts[] = {
+	[GRES_NODE] = { "node", 0, OPT_STRING, "NAME", "the node's name in the lines", "this host's", 0, 0, NULL },
+	[GRES_DEV_DIR] = { "dev-dir", 0, OPT_STRING, "DIR", "the device nodes' directory in File=", "/dev", 0, 0, NULL },
+	[GRES_TYPE] = { "type", 0, OPT_STRING, "NAME", "the GPUs' Type= (no spaces, ':', ',' or '=')", "from the model", 0, 0,
+			NULL },
+	[GRES_NO_FRAGMENT] = { "no-fragment", 0, OPT_FLAG, NULL, "leave out the slurm.conf fragment", NULL, 0, 0, NULL },
+};
+enum { HC_NODE, HC_WINDOW, HC_IDLE, HC_SCONTROL, HC_DRY_RUN };
+static const struct opt_spec hc_opts[] = {
+	[HC_NODE] = { "node", 0, OPT_STRING, "NAME", "the node to drain or resume", "$SLURMD_NODENAME, else the host name", 0,
+		      0, NULL },
+	[HC_WINDOW] = { "window", 0, OPT_DURATION, NULL, "the health check's window, 0 to 10m (docs/units.md)", "1s", 0,
+			600 * (long long)UNITS_NS_PER_S, NULL },
+	[HC_IDLE] = { "idle", 0, OPT_FLAG, NULL, "the GPUs should be idle (no process, no load)", NULL, 0, 0, NULL },
+	[HC_SCONTROL] = { "scontrol", 0, OPT_STRING, "PATH", "the scontrol to run", "scontrol", 0, 0, NULL },
+	[HC_DRY_RUN] = { "dry-run", 0, OPT_FLAG, NULL, "say the action, change nothing", NULL, 0, 0, NULL },
+};
+/* job-start, job-end and stats: one table (each verb's usage line says what it takes) */
+enum { JOB_ID = POOL_OPT_FIRST_OWN, JOB_GPUS, JOB_UID, JOB_USER, JOB_STATE, JOB_SCONTROL, JOB_ADMIN_COMMENT };
+static const struct opt_spec job_opts[] = {
+	POOL_OPT_SPECS,
+	[JOB_ID] = { "job", 0, OPT_STRING, "ID", "the Slurm job", "$SLURM_JOB_ID", 0, 0, NULL },
+	[JOB_GPUS] = { "gpus", 0, OPT_STRING, "LIST", "job-start: its GPUs (Slurm's list, 0,2-3)", "$SLURM_JOB_GPUS", 0, 0,
+		       NULL },
+	[JOB_UID] = { "uid", 0, OPT_STRING, "UID", "job-start: its user id", "$SLURM_JOB_UID", 0, 0, NULL },
+	[JOB_USER] = { "user", 0, OPT_STRING, "NAME", "job-start: its user name", "$SLURM_JOB_USER", 0, 0, NULL },
+	[JOB_STATE] = { "state", 0, OPT_STRING, "STATE", "job-end: how it ended (done, failed, cancelled, timeout)", "done",
+			0, 0, NULL },
+	[JOB_SCONTROL] = { "scontrol", 0, OPT_STRING, "PATH", "stats --admin-comment: the scontrol to run", "scontrol", 0, 0,
+			   NULL },
+	[JOB_ADMIN_COMMENT] = { "admin-comment", 0, OPT_FLAG, NULL, "stats: also write the line to the job's AdminComment",
+				NULL, 0, 0, NULL },
+};
+#define NOPTS_OF(t) (sizeof(t) / sizeof((t)[0]))
+static const struct { const struct opt_spec *opts; size_t n; } verb_opts[] = {
+	[VERB_GRES_CONF] = { gres_opts, NOPTS_OF(gres_opts) },
+	[VERB_HEALTH_CHECK] = { hc_opts, NOPTS_OF(hc_opts) },
+	[VERB_JOB_START] = { job_opts, NOPTS_OF(job_opts) },
+	[VERB_JOB_END] = { job_opts, NOPTS_OF(job_opts) },
+	[VERB_STATS] = { job_opts, NOPTS_OF(job_opts) },
+};
+
+/* The verb's --help: its verb_help row with its option table (not sweep's: slurm_sweep.c has it). */
+static struct cmd_help verb_cmd_help(unsigned verb, char name[32])
+{
+	snprintf(name, 32, "slurm %s", verb_help[verb].name);
+	return (struct cmd_help){ .name = name, .usage = verb_help[verb].usage, .what = verb_help[verb].what,
+				  .opts = verb_opts[verb].opts, .nopts = verb_opts[verb].n, .notes = verb_notes,
+				  .exits = verb_help[verb].exits };
+}
+
+/* The parser over the verb's table, from argv[2] on (argv[1] is the verb). */
+static void verb_opt_init(struct opt_parser *p, unsigned verb, int argc, char **argv)
+{
+	opt_init(p, argc - 1, argv + 1, verb_opts[verb].opts, verb_opts[verb].n);
+}
+
+/* help_opt_next with the verb's help: OPT_ERROR with *rc 64 after its line is
+ * printed. (--help never gets here: cmd_slurm answers it first.) */
+static int verb_opt_next(struct cmd_ctx *ctx, unsigned verb, struct opt_parser *p, struct opt_value *v, int *rc)
+{
+	char name[32];
+	struct cmd_help h = verb_cmd_help(verb, name);
+	return help_opt_next(ctx, &h, p, v, rc);
+}
 
 /* Runs argv (no shell), its stdout into out (may be NULL). Returns the exit status, -1 if it could not run. */
 static int run_prog(char *const argv[], char *out, size_t outlen)
@@ -177,21 +246,18 @@ static int do_gres_conf(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct slurm_gres_opts o = { 0 };
 	bool fragment = true;
-	for (int i = 2; i < argc; i++) {
-		bool missing = false;
-		const char *v;
-		if ((v = pool_cmd_value(argc, argv, &i, "--node", &missing)))
-			o.node = v;
-		else if ((v = pool_cmd_value(argc, argv, &i, "--dev-dir", &missing)))
-			o.dev_dir = v;
-		else if ((v = pool_cmd_value(argc, argv, &i, "--type", &missing)))
-			o.type = v;
-		else if (strcmp(argv[i], "--no-fragment") == 0)
-			fragment = false;
-		else {
-			cmd_error(ctx, "slurm gres-conf", missing ? "option '%s' needs a value" : "unknown option '%s'",
-				  argv[i]);
-			return EXIT_USAGE;
+	struct opt_parser p;
+	struct opt_value v;
+	int opt, opt_rc;
+	verb_opt_init(&p, VERB_GRES_CONF, argc, argv);
+	while ((opt = verb_opt_next(ctx, VERB_GRES_CONF, &p, &v, &opt_rc)) != OPT_DONE) {
+		if (opt == OPT_HELP || opt == OPT_ERROR)
+			return opt_rc;
+		switch (opt) {
+		case GRES_NODE: o.node = v.text; break;
+		case GRES_DEV_DIR: o.dev_dir = v.text; break;
+		case GRES_TYPE: o.type = v.text; break;
+		case GRES_NO_FRAGMENT: fragment = false; break;
 		}
 	}
 	if (o.type && (!o.type[0] || strpbrk(o.type, " :,=\t"))) {
@@ -246,28 +312,19 @@ static int do_health_check(int argc, char **argv, struct cmd_ctx *ctx)
 	const char *node = getenv("SLURMD_NODENAME"), *scontrol = "scontrol";
 	double window = 1.0;
 	bool idle = false, dry = false;
-	for (int i = 2; i < argc; i++) {
-		bool missing = false;
-		const char *v;
-		if ((v = pool_cmd_value(argc, argv, &i, "--node", &missing)))
-			node = v;
-		else if ((v = pool_cmd_value(argc, argv, &i, "--scontrol", &missing)))
-			scontrol = v;
-		else if ((v = pool_cmd_value(argc, argv, &i, "--window", &missing))) {
-			char *end;
-			window = strtod(v, &end);
-			if (end == v || *end || !(window >= 0 && window <= 600)) {
-				cmd_error(ctx, "slurm health-check", "bad window '%s' (0 to 600 seconds)", v);
-				return EXIT_USAGE;
-			}
-		} else if (strcmp(argv[i], "--idle") == 0)
-			idle = true;
-		else if (strcmp(argv[i], "--dry-run") == 0)
-			dry = true;
-		else {
-			cmd_error(ctx, "slurm health-check", missing ? "option '%s' needs a value" : "unknown option '%s'",
-				  argv[i]);
-			return EXIT_USAGE;
+	struct opt_parser p;
+	struct opt_value v;
+	int opt, opt_rc;
+	verb_opt_init(&p, VERB_HEALTH_CHECK, argc, argv);
+	while ((opt = verb_opt_next(ctx, VERB_HEALTH_CHECK, &p, &v, &opt_rc)) != OPT_DONE) {
+		if (opt == OPT_HELP || opt == OPT_ERROR)
+			return opt_rc;
+		switch (opt) {
+		case HC_NODE: node = v.text; break;
+		case HC_WINDOW: window = (double)v.num / 1e9; break;
+		case HC_IDLE: idle = true; break;
+		case HC_SCONTROL: scontrol = v.text; break;
+		case HC_DRY_RUN: dry = true; break;
 		}
 	}
 	char host[256];
@@ -336,38 +393,31 @@ struct job_args {
 	struct pool_opts po;
 };
 
-static int job_args_parse(int argc, char **argv, struct cmd_ctx *ctx, const char *cmd, struct job_args *a)
+static int job_args_parse(int argc, char **argv, struct cmd_ctx *ctx, unsigned verb, const char *cmd,
+			  struct job_args *a)
 {
 	a->job = getenv("SLURM_JOB_ID");
 	a->gpus = getenv("SLURM_JOB_GPUS");
 	a->uid = getenv("SLURM_JOB_UID");
 	a->user = getenv("SLURM_JOB_USER");
 	a->scontrol = "scontrol";
-	for (int i = 2; i < argc; i++) {
-		int f = pool_cmd_flag(ctx, cmd, argc, argv, &i, &a->po);
-		if (f < 0)
+	struct opt_parser p;
+	struct opt_value v;
+	int opt, opt_rc;
+	verb_opt_init(&p, verb, argc, argv);
+	while ((opt = verb_opt_next(ctx, verb, &p, &v, &opt_rc)) != OPT_DONE) {
+		if (opt == OPT_HELP || opt == OPT_ERROR)
 			return EXIT_USAGE;
-		if (f > 0)
+		if (pool_cmd_take(&a->po, opt, &v))
 			continue;
-		bool missing = false;
-		const char *v;
-		if ((v = pool_cmd_value(argc, argv, &i, "--job", &missing)))
-			a->job = v;
-		else if ((v = pool_cmd_value(argc, argv, &i, "--gpus", &missing)))
-			a->gpus = v;
-		else if ((v = pool_cmd_value(argc, argv, &i, "--uid", &missing)))
-			a->uid = v;
-		else if ((v = pool_cmd_value(argc, argv, &i, "--user", &missing)))
-			a->user = v;
-		else if ((v = pool_cmd_value(argc, argv, &i, "--state", &missing)))
-			a->state = v;
-		else if ((v = pool_cmd_value(argc, argv, &i, "--scontrol", &missing)))
-			a->scontrol = v;
-		else if (strcmp(argv[i], "--admin-comment") == 0)
-			a->admin_comment = true;
-		else {
-			cmd_error(ctx, cmd, missing ? "option '%s' needs a value" : "unknown option '%s'", argv[i]);
-			return EXIT_USAGE;
+		switch (opt) {
+		case JOB_ID: a->job = v.text; break;
+		case JOB_GPUS: a->gpus = v.text; break;
+		case JOB_UID: a->uid = v.text; break;
+		case JOB_USER: a->user = v.text; break;
+		case JOB_STATE: a->state = v.text; break;
+		case JOB_SCONTROL: a->scontrol = v.text; break;
+		case JOB_ADMIN_COMMENT: a->admin_comment = true; break;
 		}
 	}
 	if (!a->job) {
@@ -387,7 +437,7 @@ static int slurm_call(struct cmd_ctx *ctx, const char *cmd, struct job_args *a, 
 static int do_job_start(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct job_args a = { 0 };
-	int rc = job_args_parse(argc, argv, ctx, "slurm job-start", &a);
+	int rc = job_args_parse(argc, argv, ctx, VERB_JOB_START, "slurm job-start", &a);
 	if (rc)
 		return rc;
 	struct slurm_req r = { .op = SLURM_OP_START };
@@ -427,7 +477,7 @@ static int show(struct cmd_ctx *ctx, const char *cmd, struct job_args *a, uint64
 static int do_job_end(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct job_args a = { 0 };
-	int rc = job_args_parse(argc, argv, ctx, "slurm job-end", &a);
+	int rc = job_args_parse(argc, argv, ctx, VERB_JOB_END, "slurm job-end", &a);
 	if (rc)
 		return rc;
 	if (a.admin_comment) {
@@ -472,7 +522,7 @@ static int write_admin_comment(struct cmd_ctx *ctx, struct job_args *a, uint64_t
 static int do_stats(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct job_args a = { 0 };
-	int rc = job_args_parse(argc, argv, ctx, "slurm stats", &a);
+	int rc = job_args_parse(argc, argv, ctx, VERB_STATS, "slurm stats", &a);
 	if (rc)
 		return rc;
 	uint64_t job;
@@ -512,10 +562,13 @@ int cmd_slurm(int argc, char **argv, struct cmd_ctx *ctx)
 			continue;
 		if (help_asked(argc, argv, 2)) {
 			/* sweep reads its options from a table: its help lists each one */
-			if (verbs[v] == slurm_sweep)
+			char name[32];
+			if (v == VERB_SWEEP) {
 				slurm_sweep_help(ctx->out);
-			else
-				help_print_sub(ctx->out, "slurm", &verb_help[v], verb_notes);
+			} else {
+				struct cmd_help h = verb_cmd_help((unsigned)v, name);
+				help_print_cmd(ctx->out, &h);
+			}
 			return EXIT_OK;
 		}
 		return verbs[v](argc, argv, ctx);
