@@ -2,8 +2,9 @@
  * gpu_fields.h - the field table: every scalar value a sample of a GPU holds,
  * one row each, in struct gpu_sample's order (which is --json's). Each
  * consumer expands the rows it needs: the struct (gpu.h), the sampler's carry
- * of the slow groups, --json's "sample" object (view/json_util.c), the
- * agent's exposition (agent/metrics.c) and API (agent/api.c), the nvml
+ * of the slow groups, the "sample" object of --json and of the agent's API
+ * (view/json_util.c), the agent's exposition (agent/metrics.c) and the API's
+ * deprecated old keys (agent/api.c), the nvml
  * backend's field-value batch, the simulator (device/sim_model.c), the dmon
  * and top columns (view/moncol.c), `info -q` (cmd/info.c) and the tests.
  * Adding a value read from NVML is a row here, its model in the simulator
@@ -11,13 +12,14 @@
  *
  * X(member, group, unit, api_key, role, metric, type, labels, help, series, nvml_read, nvml_field,
  *   sim, moncol, info)
- *   member  the u64v in struct gpu_sample, and its key in --json's "sample"
+ *   member  the u64v in struct gpu_sample, and its key in "sample" (--json, API)
  *   group   GPU_GRP_<group> reads it; a slow group's values are carried
  *           between the ticks that read them (sampler.c)
  *   unit    GPU_UNIT_<unit>: what the integer counts, which fixes how it
- *           becomes the exposition's and the API's base unit (below)
- *   api_key its key in the agent's /api/v1/gpus, or NULL (deprecated keys:
- *           docs/json.md)
+ *           becomes the exposition's base unit and a deprecated key's (below)
+ *   api_key its old key in the agent's /api/v1/gpus, deprecated: written
+ *           beside "sample" for one release (docs/json.md); NULL for none,
+ *           and for every new field
  *   role    FAMILY: the first row of a Prometheus family (metric, type,
  *           labels and help); SERIES: one more series of the family just
  *           above (metric and type repeated, labels and help NULL); NONE: not
@@ -56,7 +58,8 @@
 #define GPUCTL_GPU_FIELDS_H
 
 /* Units: the factor and decimal places that turn the integer into the
- * exposition's base unit (value * MUL / 10^DEC), and the API's divisor. */
+ * exposition's base unit (value * MUL / 10^DEC), and the divisor of the
+ * API's deprecated keys. */
 #define GPU_UNIT_PCT_MUL 1       /* percent -> ratio */
 #define GPU_UNIT_PCT_DEC 2
 #define GPU_UNIT_PCT_API 1
