@@ -209,6 +209,7 @@ int api_render_gpus(struct api_doc *d, const struct snapshot *snap, const char *
 	reset(d);
 	json_t *root = json_object();
 	head_common(root, snap, hostname);
+	json_object_set_new(root, "system", json_gpu_system(&snap->sys)); /* as info --json's */
 	write_head(&d->head, root, "gpus");
 	bool oom = d->head.oom;
 	for (unsigned i = 0; i < snap->n && i < GPU_MAX_GPUS; i++) {

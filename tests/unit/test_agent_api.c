@@ -75,6 +75,11 @@ static void test_gpus_document(void **state)
 	json_t *root = load(&d, ~0ull, false, NULL);
 	assert_true(json_is_true(json_object_get(root, "simulated")));
 	assert_string_equal(json_string_value(json_object_get(root, "hostname")), "h200x8");
+	/* the server as info --json writes it: the host name it lacks is named, not null */
+	json_t *sys = json_object_get(root, "system");
+	assert_string_equal(json_string_value(json_object_get(sys, "backend")), "sim");
+	assert_null(json_object_get(sys, "hostname"));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(sys, "unavailable"), "hostname")), "not supported");
 	json_t *gpus = json_object_get(root, "gpus");
 	assert_int_equal(json_array_size(gpus), 3);
 	json_t *g0 = json_array_get(gpus, 0);
