@@ -144,44 +144,123 @@ static void print_header(struct cmd_ctx *ctx, const struct snapshot *snap)
 
 /* ---- the table ---- */
 
+/* A column of the table: a chosen value of each GPU, or two to a cell. Its
+ * cell puts its text in *text (in b, or a constant) and says whether it shows
+ * a value that is missing (n/s, ERR, -: the table's footnote explains them). */
+struct info_table_col {
+	const char *header;
+	enum table_align align;
+	bool (*cell)(const struct info_table_col *col, const struct gpu_view *v, unsigned gpu, char *b, size_t n,
+		     const char **text);
+	size_t off;               /* cell_sample's u64v in struct gpu_sample, cell_mode's in struct gpu_static */
+	const char *unit;         /* cell_sample's */
+};
+
+static bool cell_gpu(const struct info_table_col *col, const struct gpu_view *v, unsigned gpu, char *b, size_t n,
+		     const char **text)
+{
+	(void)col, (void)v;
+	snprintf(b, n, "%u", gpu);
+	*text = b;
+	return false;
+}
+
+static bool cell_name(const struct info_table_col *col, const struct gpu_view *v, unsigned gpu, char *b, size_t n,
+		      const char **text)
+{
+	(void)col, (void)gpu, (void)b, (void)n;
+	*text = !v->up ? "DOWN (below)" : VAL_HAS(v->st.name) ? v->st.name.s : why(v->st.name.st, true);
+	return v->up && !VAL_HAS(v->st.name);
+}
+
+static bool cell_bus_id(const struct info_table_col *col, const struct gpu_view *v, unsigned gpu, char *b,
+			size_t n, const char **text)
+{
+	(void)col, (void)gpu, (void)b, (void)n;
+	*text = VAL_HAS(v->st.pci_bus_id) ? v->st.pci_bus_id.s : why(v->st.pci_bus_id.st, true);
+	return !VAL_HAS(v->st.pci_bus_id);
+}
+
+static bool cell_memory(const struct info_table_col *col, const struct gpu_view *v, unsigned gpu, char *b,
+			size_t n, const char **text)
+{
+	(void)col, (void)gpu;
+	u64v used = v->s.mem_used_bytes, total = v->s.mem_total_bytes;
+	if (VAL_HAS(used) && VAL_HAS(total)) {
+		snprintf(b, n, "%" PRIu64 " / %" PRIu64 " MiB", used.v >> 20, total.v >> 20);
+		*text = b;
+		return false;
+	}
+	*text = fmt_mib(b, n, VAL_HAS(used) ? total : used, true);
+	return true;
+}
+
+static bool cell_power(const struct info_table_col *col, const struct gpu_view *v, unsigned gpu, char *b, size_t n,
+		       const char **text)
+{
+	(void)col, (void)gpu;
+	char draw[48], limit[48];
+	snprintf(b, n, "%s / %s", fmt_w(draw, sizeof(draw), v->s.power_mw, true),
+		 fmt_w(limit, sizeof(limit), v->s.power_limit_mw, true));
+	*text = b;
+	return !VAL_HAS(v->s.power_mw) || !VAL_HAS(v->s.power_limit_mw);
+}
+
+static bool cell_sample(const struct info_table_col *col, const struct gpu_view *v, unsigned gpu, char *b,
+			size_t n, const char **text)
+{
+	(void)gpu;
+	u64v x = *(const u64v *)((const char *)&v->s + col->off);
+	*text = fmt_u(b, n, x, col->unit, true);
+	return !VAL_HAS(x);
+}
+
+static bool cell_mode(const struct info_table_col *col, const struct gpu_view *v, unsigned gpu, char *b, size_t n,
+		      const char **text)
+{
+	(void)gpu, (void)b, (void)n;
+	u64v x = *(const u64v *)((const char *)&v->st + col->off);
+	*text = fmt_onoff(x, true);
+	return !VAL_HAS(x);
+}
+
+#define SAMPLE_COL(header, member, unit) \
+	{ header, TABLE_RIGHT, cell_sample, offsetof(struct gpu_sample, member), unit }
+#define MODE_COL(header, member) { header, TABLE_RIGHT, cell_mode, offsetof(struct gpu_static, member), NULL }
+static const struct info_table_col info_table_cols[] = {
+	{ "GPU", TABLE_RIGHT, cell_gpu, 0, NULL },
+	{ "Name", TABLE_LEFT, cell_name, 0, NULL },
+	{ "Bus-Id", TABLE_LEFT, cell_bus_id, 0, NULL },
+	{ "Memory used / total", TABLE_RIGHT, cell_memory, 0, NULL },
+	SAMPLE_COL("Util", util_gpu_pct, "%"),
+	SAMPLE_COL("Temp", temp_c, "C"),
+	{ "Power / limit", TABLE_RIGHT, cell_power, 0, NULL },
+	MODE_COL("Pers", persistence_mode),
+	MODE_COL("ECC", ecc_mode),
+	MODE_COL("MIG", mig_mode),
+	SAMPLE_COL("SM clock", sm_clock_mhz, "MHz"),
+	SAMPLE_COL("Mem clock", mem_clock_mhz, "MHz"),
+};
+#undef SAMPLE_COL
+#undef MODE_COL
+
 static void print_table(struct cmd_ctx *ctx, const struct snapshot *snap, uint64_t mask)
 {
-	static const char *const hdr[] = { "GPU", "Name", "Bus-Id", "Memory used / total", "Util",
-					   "Temp", "Power / limit", "Pers", "ECC", "MIG", "SM clock", "Mem clock" };
-	enum { NCOL = sizeof(hdr) / sizeof(hdr[0]) };
+	enum { NCOL = sizeof(info_table_cols) / sizeof(info_table_cols[0]) };
 	struct table *t = table_new(NCOL);
 	for (unsigned c = 0; c < NCOL; c++)
-		table_col(t, c, hdr[c], c == 1 || c == 2 ? TABLE_LEFT : TABLE_RIGHT);
+		table_col(t, c, info_table_cols[c].header, info_table_cols[c].align);
 	bool any_missing = false;
 	for (unsigned i = 0; i < snap->n; i++) {
 		if (!gpu_select_has(mask, i))
 			continue;
-		const struct gpu_view *v = &snap->gpu[i];
-		const struct gpu_sample *s = &v->s;
-		char a[48], b[48];
 		table_row(t);
-		table_cellf(t, "%u", i);
-		if (!v->up)
-			table_cell(t, "DOWN (below)");
-		else
-			table_cell(t, VAL_HAS(v->st.name) ? v->st.name.s : why(v->st.name.st, true));
-		table_cell(t, VAL_HAS(v->st.pci_bus_id) ? v->st.pci_bus_id.s : why(v->st.pci_bus_id.st, true));
-		if (VAL_HAS(s->mem_used_bytes) && VAL_HAS(s->mem_total_bytes))
-			table_cellf(t, "%" PRIu64 " / %" PRIu64 " MiB", s->mem_used_bytes.v >> 20, s->mem_total_bytes.v >> 20);
-		else
-			table_cell(t, fmt_mib(a, sizeof(a), VAL_HAS(s->mem_used_bytes) ? s->mem_total_bytes : s->mem_used_bytes, true));
-		table_cell(t, fmt_u(a, sizeof(a), s->util_gpu_pct, "%", true));
-		table_cell(t, fmt_u(a, sizeof(a), s->temp_c, "C", true));
-		table_cellf(t, "%s / %s", fmt_w(a, sizeof(a), s->power_mw, true), fmt_w(b, sizeof(b), s->power_limit_mw, true));
-		table_cell(t, fmt_onoff(v->st.persistence_mode, true));
-		table_cell(t, fmt_onoff(v->st.ecc_mode, true));
-		table_cell(t, fmt_onoff(v->st.mig_mode, true));
-		table_cell(t, fmt_u(a, sizeof(a), s->sm_clock_mhz, "MHz", true));
-		table_cell(t, fmt_u(a, sizeof(a), s->mem_clock_mhz, "MHz", true));
-		u64v shown[] = { s->mem_used_bytes, s->util_gpu_pct, s->temp_c, s->power_mw, s->power_limit_mw,
-				 v->st.persistence_mode, v->st.ecc_mode, v->st.mig_mode, s->sm_clock_mhz, s->mem_clock_mhz };
-		for (size_t k = 0; k < sizeof(shown) / sizeof(shown[0]); k++)
-			any_missing |= !VAL_HAS(shown[k]);
+		for (unsigned c = 0; c < NCOL; c++) {
+			char b[112];
+			const char *text;
+			any_missing |= info_table_cols[c].cell(&info_table_cols[c], &snap->gpu[i], i, b, sizeof(b), &text);
+			table_cell(t, text);
+		}
 	}
 	table_print(t, ctx->out);
 	table_free(t);
