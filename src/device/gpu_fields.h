@@ -4,11 +4,11 @@
  * consumer expands the rows it needs: the struct (gpu.h), the sampler's carry
  * of the slow groups, the "sample" object of --json and of the agent's API
  * (view/json_util.c), the agent's exposition (agent/metrics.c) and the API's
- * deprecated old keys (agent/api.c), the nvml
- * backend's field-value batch, the simulator (device/sim_model.c), the dmon
- * and top columns (view/moncol.c), `info -q` (cmd/info.c) and the tests.
- * Adding a value read from NVML is a row here, its model in the simulator
- * and its line in docs/json.md and docs/metrics.md (docs/hacking.md).
+ * deprecated old keys (agent/api.c), the nvml backend's field-value batch,
+ * the simulator (device/sim_model.c), the dmon and top columns
+ * (view/moncol.c), `info -q` (cmd/info.c) and the tests. Adding a value read
+ * from NVML is a row here (and its sim_<member> when its sim column is
+ * MODEL) and its lines in docs/json.md and docs/metrics.md (docs/hacking.md).
  *
  * X(member, group, unit, api_key, role, metric, type, labels, help, series, nvml_read, nvml_field,
  *   sim, moncol, info)
