@@ -30,26 +30,6 @@ void perr(struct pctx *p, const char *fmt, ...)
 	cmd_error(p->ctx, p->sub, "%s", msg);
 }
 
-int popt(struct pctx *p, int argc, char **argv, int *i, const char *name, const char **val)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-	if (strncmp(a, "--", 2) != 0 || strncmp(a + 2, name, n) != 0)
-		return 0;
-	if (a[2 + n] == '=') {
-		*val = a + 3 + n;
-		return 1;
-	}
-	if (a[2 + n] != '\0')
-		return 0;
-	if (*i + 1 >= argc) {
-		perr(p, "option '--%s' needs a value", name);
-		return -1;
-	}
-	*val = argv[++*i];
-	return 1;
-}
-
 int pnum(struct pctx *p, const char *flag, const char *s, double *out, bool allow_zero)
 {
 	char *end;
@@ -90,7 +70,7 @@ int pwhole(struct pctx *p, const char *flag, const char *s, double *out, bool al
 	return 0;
 }
 
-static int puint(struct pctx *p, const char *flag, const char *s, unsigned *out, bool allow_zero)
+int puint(struct pctx *p, const char *flag, const char *s, unsigned *out, bool allow_zero)
 {
 	double v;
 	if (pwhole(p, flag, s, &v, allow_zero))
@@ -99,33 +79,31 @@ static int puint(struct pctx *p, const char *flag, const char *s, unsigned *out,
 	return 0;
 }
 
-int popt_uints(struct pctx *p, int argc, char **argv, int *i, const struct popt_uint *u, size_t n)
+int plan_read_options(struct pctx *p, int argc, char **argv, plan_take_fn take, void *arg)
 {
-	const char *v;
-	int r;
-	for (size_t k = 0; k < n; k++)
-		if ((r = popt(p, argc, argv, i, u[k].name, &v)) != 0) {
-			char flag[40];
-			snprintf(flag, sizeof(flag), "--%s", u[k].name);
-			return r < 0 ? r : puint(p, flag, v, u[k].dst, u[k].zero_ok) ? -1 : 1;
-		}
-	return 0;
-}
-
-int popt_nums(struct pctx *p, int argc, char **argv, int *i, const struct popt_num *d, size_t n)
-{
-	const char *v;
-	int r;
-	for (size_t k = 0; k < n; k++)
-		if ((r = popt(p, argc, argv, i, d[k].name, &v)) != 0) {
-			char flag[40];
-			snprintf(flag, sizeof(flag), "--%s", d[k].name);
-			if (r < 0 || pnum(p, flag, v, d[k].dst, d[k].zero_ok))
-				return -1;
-			*d[k].dst *= d[k].scale;
-			return 1;
-		}
-	return 0;
+	struct opt_parser parser;
+	struct opt_value v;
+	int opt, rc;
+	opt_init(&parser, argc, argv, p->help->opts, p->help->nopts);
+	while ((opt = help_opt_next(p->ctx, p->help, &parser, &v, &rc)) != OPT_DONE) {
+		if (opt == OPT_HELP) /* not reached: cmd_plan answers -h/--help (help_asked) before */
+			return EXIT_OK;
+		if (opt == OPT_ERROR)
+			return rc;
+		if (opt == PLAN_OPT_JSON)
+			p->json = true;
+		else if (opt == PLAN_OPT_EXPLAIN)
+			p->explain = true;
+		else if (opt == PLAN_OPT_PRICES)
+			p->prices_file = v.text;
+		else if (take(p, opt, &v, arg))
+			return EXIT_USAGE;
+	}
+	if (p->prices_file && !p->takes_prices) {
+		perr(p, "'--prices' goes with plan train and plan cost");
+		return EXIT_USAGE;
+	}
+	return p->prices_file ? plan_load_prices(p) : 0; /* a bad file is an error whatever else is asked */
 }
 
 const char *gb(char *buf, size_t n, double bytes)
@@ -225,39 +203,35 @@ void model_opts_init(struct model_opts *o)
 	o->gated = o->tied = o->bias = o->layernorm = -1;
 }
 
-int model_opt(struct pctx *p, int argc, char **argv, int *i, struct model_opts *o)
+int model_take(struct pctx *p, int opt, const struct opt_value *v, struct model_opts *o)
 {
-	const char *v;
-	int r;
-	const struct popt_uint u[] = {
-		{ "layers", &o->layers, false }, { "hidden", &o->hidden, false }, { "heads", &o->heads, false },
-		{ "kv-heads", &o->kv_heads, false }, { "vocab", &o->vocab, false }, { "ffn", &o->ffn, false },
-		{ "max-pos", &o->max_pos, true }, { "experts", &o->experts, true },
-		{ "experts-active", &o->experts_active, true },
+	char flag[40];
+	const struct { unsigned *dst; bool zero_ok; } counts[] = {
+		[MODEL_OPT_LAYERS - MODEL_OPT_LAYERS] = { &o->layers, false },
+		[MODEL_OPT_HIDDEN - MODEL_OPT_LAYERS] = { &o->hidden, false },
+		[MODEL_OPT_HEADS - MODEL_OPT_LAYERS] = { &o->heads, false },
+		[MODEL_OPT_KV_HEADS - MODEL_OPT_LAYERS] = { &o->kv_heads, false },
+		[MODEL_OPT_VOCAB - MODEL_OPT_LAYERS] = { &o->vocab, false },
+		[MODEL_OPT_FFN - MODEL_OPT_LAYERS] = { &o->ffn, false },
+		[MODEL_OPT_MAX_POS - MODEL_OPT_LAYERS] = { &o->max_pos, true },
+		[MODEL_OPT_EXPERTS - MODEL_OPT_LAYERS] = { &o->experts, true },
+		[MODEL_OPT_EXPERTS_ACTIVE - MODEL_OPT_LAYERS] = { &o->experts_active, true },
 	};
-	if ((r = popt(p, argc, argv, i, "model", &v)) != 0) {
-		o->preset = v;
-		return r;
-	}
-	if ((r = popt(p, argc, argv, i, "params", &v)) != 0)
-		return r < 0 ? r : pnum(p, "--params", v, &o->params, false) ? -1 : 1;
-	if ((r = popt_uints(p, argc, argv, i, u, sizeof(u) / sizeof(u[0]))) != 0)
-		return r;
-	const struct { const char *on, *off; int *dst; } b[] = {
-		{ "--gated-mlp", "--no-gated-mlp", &o->gated }, { "--tied", "--untied", &o->tied },
-		{ "--bias", "--no-bias", &o->bias }, { "--layernorm", "--rmsnorm", &o->layernorm },
-	};
-	for (size_t k = 0; k < sizeof(b) / sizeof(b[0]); k++) {
-		if (strcmp(argv[*i], b[k].on) == 0) {
-			*b[k].dst = 1;
-			return 1;
-		}
-		if (strcmp(argv[*i], b[k].off) == 0) {
-			*b[k].dst = 0;
-			return 1;
-		}
-	}
-	return 0;
+	/* the on/off pairs, each on its row and off the next */
+	int *const toggles[] = { &o->gated, &o->tied, &o->bias, &o->layernorm };
+	if (opt < MODEL_OPT_MODEL || opt >= MODEL_OPT_END)
+		return 0;
+	opt_spelling(&p->help->opts[opt], flag, sizeof(flag));
+	if (opt == MODEL_OPT_MODEL)
+		o->preset = v->text;
+	else if (opt == MODEL_OPT_PARAMS)
+		return pnum(p, flag, v->text, &o->params, false) ? -1 : 1;
+	else if (opt < MODEL_OPT_GATED)
+		return puint(p, flag, v->text, counts[opt - MODEL_OPT_LAYERS].dst, counts[opt - MODEL_OPT_LAYERS].zero_ok)
+			       ? -1 : 1;
+	else
+		*toggles[(opt - MODEL_OPT_GATED) / 2] = (opt - MODEL_OPT_GATED) % 2 == 0;
+	return 1;
 }
 
 static int load_presets(struct pctx *p)
@@ -390,50 +364,31 @@ int cmd_plan(int argc, char **argv, struct cmd_ctx *ctx)
 		return argc < 2 ? EXIT_USAGE : EXIT_OK;
 	}
 	/* in sub_help's order; prices: it reads price tables (and so takes --prices FILE) */
-	static const struct { int (*fn)(struct pctx *, int, char **); bool prices; } subs[NSUBS] = {
-		{ plan_train_cmd, true }, { plan_serve_cmd, false }, { plan_cost_cmd, true }, { plan_mig_cmd, false },
+	static const struct {
+		int (*fn)(struct pctx *, int, char **);
+		const struct opt_spec *opts;
+		const size_t *nopts;
+		bool prices;
+	} subs[NSUBS] = {
+		{ plan_train_cmd, plan_train_opts, &plan_train_nopts, true },
+		{ plan_serve_cmd, plan_serve_opts, &plan_serve_nopts, false },
+		{ plan_cost_cmd, plan_cost_opts, &plan_cost_nopts, true },
+		{ plan_mig_cmd, plan_mig_opts, &plan_mig_nopts, false },
 	};
 	for (size_t i = 0; i < NSUBS; i++) {
 		if (strcmp(argv[1], sub_help[i].name) != 0)
 			continue;
-		if (help_asked(argc, argv, 2)) {
-			help_print_sub(ctx->out, "plan", &sub_help[i], sub_notes);
-			return EXIT_OK;
-		}
 		char sub[32];
 		snprintf(sub, sizeof(sub), "plan %s", sub_help[i].name);
-		struct pctx p = { .ctx = ctx, .sub = sub };
-		/* flags every subcommand takes */
-		int n = 0;
-		char **rest = calloc((size_t)argc + 1, sizeof(char *));
-		if (!rest)
-			return EXIT_SOFTWARE;
-		for (int k = 2; k < argc; k++) {
-			const char *v;
-			int r;
-			if (strcmp(argv[k], "--json") == 0)
-				p.json = true;
-			else if (strcmp(argv[k], "--explain") == 0)
-				p.explain = true;
-			else if ((r = popt(&p, argc, argv, &k, "prices", &v)) != 0) {
-				if (r < 0) {
-					free(rest);
-					return EXIT_USAGE;
-				}
-				p.prices_file = v;
-			} else
-				rest[n++] = argv[k];
+		const struct cmd_help help = { .name = sub, .usage = sub_help[i].usage, .what = sub_help[i].what,
+					       .opts = subs[i].opts, .nopts = *subs[i].nopts, .notes = sub_notes,
+					       .exits = sub_help[i].exits };
+		if (help_asked(argc, argv, 2)) {
+			help_print_cmd(ctx->out, &help);
+			return EXIT_OK;
 		}
-		int rc = EXIT_OK;
-		if (p.prices_file && !subs[i].prices) {
-			perr(&p, "'--prices' goes with plan train and plan cost");
-			rc = EXIT_USAGE;
-		} else if (p.prices_file) {
-			rc = plan_load_prices(&p); /* a bad file is an error whatever else is asked */
-		}
-		if (!rc)
-			rc = subs[i].fn(&p, n, rest);
-		free(rest);
+		struct pctx p = { .ctx = ctx, .sub = sub, .help = &help, .takes_prices = subs[i].prices };
+		int rc = subs[i].fn(&p, argc - 1, argv + 1);
 		if (p.cat_loaded)
 			catalog_free(&p.cat);
 		plan_presets_free(&p.presets);

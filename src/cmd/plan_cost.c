@@ -98,35 +98,64 @@ struct cost_opts {
 	struct plan_buy buy;
 };
 
-static int cost_opt(struct pctx *p, int argc, char **argv, int *i, struct cost_opts *o)
+enum {
+	COST_HOURS = PLAN_OPT_FIRST_OWN, COST_GPUS, COST_INSTANCES, COST_GPU, COST_INSTANCE, COST_SPOT_OVERHEAD, COST_BUY,
+	COST_POWER_KW, COST_PUE, COST_KWH_PRICE, COST_YEARS, COST_UTILIZATION, COST_OTHER_PER_YEAR, COST_RENT,
+	COST_RENT_PRICING,
+};
+#define COST_NUM_SPEC(id, name, arg, help, def) [id] = { name, 0, OPT_STRING, arg, help, def, 0, 0, NULL }
+const struct opt_spec plan_cost_opts[] = {
+	PLAN_COMMON_SPECS,
+	COST_NUM_SPEC(COST_HOURS, "hours", "H", "the job's hours", NULL),
+	PLAN_COUNT_SPEC(COST_GPUS, "gpus", "enough instances for N GPUs"),
+	PLAN_COUNT_SPEC(COST_INSTANCES, "instances", "instances (default 1)"),
+	[COST_GPU] = { "gpu", 0, OPT_STRING, "KEY", "rows of this catalog GPU (gpu_model)", NULL, 0, 0, NULL },
+	[COST_INSTANCE] = { "instance", 0, OPT_STRING, "TEXT", "rows whose instance holds TEXT (any case)", NULL, 0, 0,
+			    NULL },
+	COST_NUM_SPEC(COST_SPOT_OVERHEAD, "spot-overhead", "PCT", "hours added to spot jobs", "10"),
+	COST_NUM_SPEC(COST_BUY, "buy", "PRICE", "rent against buy: the purchase price", NULL),
+	COST_NUM_SPEC(COST_POWER_KW, "power-kw", "KW", "--buy: the server's average draw", NULL),
+	COST_NUM_SPEC(COST_PUE, "pue", "X", "--buy: power usage effectiveness", "1.4"),
+	COST_NUM_SPEC(COST_KWH_PRICE, "kwh-price", "P", "--buy: the price of a kWh", "0.10"),
+	COST_NUM_SPEC(COST_YEARS, "years", "Y", "--buy: years of use", "4"),
+	COST_NUM_SPEC(COST_UTILIZATION, "utilization", "PCT", "--buy: busy share of the hours", "80"),
+	COST_NUM_SPEC(COST_OTHER_PER_YEAR, "other-per-year", "X", "--buy: other costs per year", "0"),
+	COST_NUM_SPEC(COST_RENT, "rent", "RATE", "--buy: the rent per hour", "the one matching price row"),
+	[COST_RENT_PRICING] = { "rent-pricing", 0, OPT_STRING, "on-demand|1-year|3-year|spot", "--buy: the row's price",
+				"on-demand", 0, 0, NULL },
+};
+const size_t plan_cost_nopts = sizeof(plan_cost_opts) / sizeof(plan_cost_opts[0]);
+
+static int cost_take(struct pctx *p, int opt, const struct opt_value *v, void *arg)
 {
-	const char *v;
-	int r;
-	const struct { const char *name; double *dst; } counts[] = { { "gpus", &o->gpus }, { "instances", &o->instances } };
-	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
-		if ((r = popt(p, argc, argv, i, counts[k].name, &v)) != 0) {
-			char flag[16];
-			snprintf(flag, sizeof(flag), "--%s", counts[k].name);
-			return r < 0 || pwhole(p, flag, v, counts[k].dst, false) ? -1 : 1;
-		}
-	const struct { const char *name; const char **dst; } s[] = {
-		{ "gpu", &o->gpu }, { "instance", &o->instance }, { "rent-pricing", &o->rent_pricing },
+	struct cost_opts *o = arg;
+	char flag[40];
+	opt_spelling(&plan_cost_opts[opt], flag, sizeof(flag));
+	/* numbers: where each goes, its scale (percentages to fractions) and whether 0 is allowed */
+	const struct { double *dst; double scale; bool zero_ok; } nums[] = {
+		[COST_HOURS] = { &o->hours, 1, false },
+		[COST_SPOT_OVERHEAD] = { &o->spot_overhead, 0.01, true },
+		[COST_BUY] = { &o->buy.purchase, 1, false },
+		[COST_POWER_KW] = { &o->buy.power_kw, 1, true },
+		[COST_PUE] = { &o->buy.pue, 1, false },
+		[COST_KWH_PRICE] = { &o->buy.kwh_price, 1, true },
+		[COST_YEARS] = { &o->buy.years, 1, false },
+		[COST_UTILIZATION] = { &o->buy.utilization, 0.01, false },
+		[COST_OTHER_PER_YEAR] = { &o->buy.other_per_year, 1, true },
+		[COST_RENT] = { &o->rent, 1, false },
 	};
-	for (size_t k = 0; k < sizeof(s) / sizeof(s[0]); k++)
-		if ((r = popt(p, argc, argv, i, s[k].name, &v)) != 0) {
-			*s[k].dst = v;
-			return r;
-		}
-	const struct popt_num d[] = {
-		{ "hours", &o->hours, 1, false },
-		{ "spot-overhead", &o->spot_overhead, 0.01, true }, { "rent", &o->rent, 1, false },
-		{ "buy", &o->buy.purchase, 1, false }, { "power-kw", &o->buy.power_kw, 1, true },
-		{ "pue", &o->buy.pue, 1, false }, { "kwh-price", &o->buy.kwh_price, 1, true },
-		{ "years", &o->buy.years, 1, false }, { "utilization", &o->buy.utilization, 0.01, false },
-		{ "other-per-year", &o->buy.other_per_year, 1, true },
-	};
-	if ((r = popt_nums(p, argc, argv, i, d, sizeof(d) / sizeof(d[0]))) != 0)
-		return r;
+	switch (opt) {
+	case COST_GPUS: return pwhole(p, flag, v->text, &o->gpus, false);
+	case COST_INSTANCES: return pwhole(p, flag, v->text, &o->instances, false);
+	case COST_GPU: o->gpu = v->text; return 0;
+	case COST_INSTANCE: o->instance = v->text; return 0;
+	case COST_RENT_PRICING: o->rent_pricing = v->text; return 0;
+	}
+	if (opt < 0 || (size_t)opt >= sizeof(nums) / sizeof(nums[0]) || !nums[opt].dst)
+		return 0;
+	if (pnum(p, flag, v->text, nums[opt].dst, nums[opt].zero_ok))
+		return -1;
+	*nums[opt].dst *= nums[opt].scale;
 	return 0;
 }
 
@@ -209,15 +238,9 @@ int plan_cost_cmd(struct pctx *p, int argc, char **argv)
 {
 	struct cost_opts o = { .spot_overhead = 0.10,
 			       .buy = { .pue = 1.4, .kwh_price = 0.10, .years = 4, .utilization = 0.8 } };
-	for (int i = 0; i < argc; i++) {
-		int r = cost_opt(p, argc, argv, &i, &o);
-		if (r < 0)
-			return EXIT_USAGE;
-		if (r == 0) {
-			perr(p, "unknown option '%s'", argv[i]);
-			return EXIT_USAGE;
-		}
-	}
+	int rc = plan_read_options(p, argc, argv, cost_take, &o);
+	if (rc)
+		return rc;
 	if (!(o.hours > 0) && !(o.buy.purchase > 0)) {
 		perr(p, "give --hours H (job cost) and/or --buy PRICE (rent-vs-buy break-even)");
 		return EXIT_USAGE;
@@ -230,7 +253,6 @@ int plan_cost_cmd(struct pctx *p, int argc, char **argv)
 		perr(p, "--buy needs --power-kw (the server's average draw)");
 		return EXIT_USAGE;
 	}
-	int rc;
 	if ((rc = plan_load_prices(p)))
 		return rc;
 	if (o.gpu) {

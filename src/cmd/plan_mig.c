@@ -6,29 +6,41 @@
 #include "core/table.h"
 #include "plan_cmd.h"
 
+enum { MIG_GPU = PLAN_OPT_FIRST_OWN, MIG_REQUEST };
+const struct opt_spec plan_mig_opts[] = {
+	PLAN_COMMON_SPECS,
+	[MIG_GPU] = { "gpu", 0, OPT_STRING, "KEY", "a catalog GPU with MIG, e.g. 'H200 SXM'", NULL, 0, 0, NULL },
+	[MIG_REQUEST] = { "request", 0, OPT_STRING, "LIST", "instances to lay out, e.g. 3x1g.18gb,1x3g.71gb", NULL, 0, 0,
+			  NULL },
+};
+const size_t plan_mig_nopts = sizeof(plan_mig_opts) / sizeof(plan_mig_opts[0]);
+
+struct mig_opts {
+	const char *gpu, *request;
+};
+
+static int mig_take(struct pctx *p, int opt, const struct opt_value *v, void *arg)
+{
+	struct mig_opts *o = arg;
+	(void)p;
+	if (opt == MIG_GPU)
+		o->gpu = v->text;
+	else if (opt == MIG_REQUEST)
+		o->request = v->text;
+	return 0;
+}
+
 int plan_mig_cmd(struct pctx *p, int argc, char **argv)
 {
-	const char *gpu = NULL, *request = NULL, *v;
-	for (int i = 0; i < argc; i++) {
-		int r;
-		if ((r = popt(p, argc, argv, &i, "gpu", &v)) != 0) {
-			if (r < 0)
-				return EXIT_USAGE;
-			gpu = v;
-		} else if ((r = popt(p, argc, argv, &i, "request", &v)) != 0) {
-			if (r < 0)
-				return EXIT_USAGE;
-			request = v;
-		} else {
-			perr(p, "unknown option '%s'", argv[i]);
-			return EXIT_USAGE;
-		}
-	}
+	struct mig_opts o = { 0 };
+	int rc = plan_read_options(p, argc, argv, mig_take, &o);
+	if (rc)
+		return rc;
+	const char *gpu = o.gpu, *request = o.request;
 	if (!gpu) {
 		perr(p, "give --gpu KEY (a catalog GPU with MIG, e.g. 'H200 SXM')");
 		return EXIT_USAGE;
 	}
-	int rc;
 	if ((rc = plan_load_catalog(p)))
 		return rc;
 	const struct cat_gpu *g = plan_gpu(p, gpu);

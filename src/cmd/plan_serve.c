@@ -6,57 +6,80 @@
 #include "core/table.h"
 #include "plan_cmd.h"
 
-static int serve_opt(struct pctx *p, int argc, char **argv, int *i, struct model_opts *mo, struct plan_serve *s,
-		     const char **gpu)
+enum {
+	SERVE_WEIGHTS = MODEL_OPT_END, SERVE_KV, SERVE_TP, SERVE_CONTEXT, SERVE_BATCH, SERVE_PREFILL_TOKENS, SERVE_ENGINE,
+	SERVE_ATTENTION, SERVE_MEM_UTIL, SERVE_GPU,
+};
+const struct opt_spec plan_serve_opts[] = {
+	PLAN_COMMON_SPECS,
+	PLAN_MODEL_SPECS,
+	[SERVE_WEIGHTS] = { "weights", 0, OPT_STRING, "fp32|bf16|fp16|fp8|int8|int4", "weight precision", "bf16", 0, 0,
+			    NULL },
+	[SERVE_KV] = { "kv", 0, OPT_STRING, "bf16|fp16|fp8|int8", "KV-cache precision", "bf16", 0, 0, NULL },
+	PLAN_COUNT_SPEC(SERVE_TP, "tp", "tensor parallel GPUs (default 1)"),
+	PLAN_COUNT_SPEC(SERVE_CONTEXT, "context", "tokens per sequence, prompt and output (default 4096)"),
+	PLAN_COUNT_SPEC(SERVE_BATCH, "batch", "concurrent sequences (default: as many as fit)"),
+	PLAN_COUNT_SPEC(SERVE_PREFILL_TOKENS, "prefill-tokens", "tokens per prefill pass (docs/plan.md)"),
+	/* hf: transformers generate(), the whole prompt in one prefill; chunked: vLLM-style */
+	[SERVE_ENGINE] = { "engine", 0, OPT_STRING, "chunked|hf", "a vLLM-style server, or transformers generate()",
+			   "chunked", 0, 0, NULL },
+	[SERVE_ATTENTION] = { "attention", 0, OPT_STRING, "flash|eager", "engine hf: the attention kernel", "flash", 0, 0,
+			      NULL },
+	[SERVE_MEM_UTIL] = { "mem-util", 0, OPT_STRING, "PCT", "share of GPU memory the server may use", "90", 0, 0,
+			     NULL },
+	[SERVE_GPU] = { "gpu", 0, OPT_STRING, "KEY", "the catalog GPU", "H200 SXM", 0, 0, NULL },
+};
+const size_t plan_serve_nopts = sizeof(plan_serve_opts) / sizeof(plan_serve_opts[0]);
+
+struct serve_opts {
+	struct model_opts mo;
+	struct plan_serve s;
+	const char *gpu;
+};
+
+static int serve_take(struct pctx *p, int opt, const struct opt_value *v, void *arg)
 {
-	const char *v;
-	int r;
-	if ((r = model_opt(p, argc, argv, i, mo)) != 0)
-		return r;
-	const struct { const char *name; enum plan_prec *dst; } pr[] = { { "weights", &s->wprec }, { "kv", &s->kvprec } };
-	for (size_t k = 0; k < 2; k++)
-		if ((r = popt(p, argc, argv, i, pr[k].name, &v)) != 0) {
-			if (r < 0)
-				return r;
-			if (plan_prec_parse(v, pr[k].dst)) {
-				perr(p, "--%s must be one of fp32, bf16, fp16, fp8, int8, int4, not '%s'", pr[k].name, v);
-				return -1;
-			}
-			return 1;
-		}
-	const struct popt_uint u[] = {
-		{ "tp", &s->tp, false }, { "context", &s->context, false }, { "batch", &s->batch, true },
-		{ "prefill-tokens", &s->prefill_chunk, true },
-	};
-	if ((r = popt_uints(p, argc, argv, i, u, sizeof(u) / sizeof(u[0]))) != 0)
-		return r;
-	if ((r = popt(p, argc, argv, i, "engine", &v)) != 0) {
-		/* hf: transformers generate(), the whole prompt in one prefill; chunked: vLLM-style */
-		if (r > 0 && strcmp(v, "hf") != 0 && strcmp(v, "chunked") != 0) {
-			perr(p, "--engine must be one of hf, chunked, not '%s'", v);
+	struct serve_opts *o = arg;
+	struct plan_serve *s = &o->s;
+	char flag[40];
+	int r = model_take(p, opt, v, &o->mo);
+	if (r)
+		return r < 0 ? -1 : 0;
+	opt_spelling(&plan_serve_opts[opt], flag, sizeof(flag));
+	switch (opt) {
+	case SERVE_WEIGHTS:
+	case SERVE_KV:
+		if (plan_prec_parse(v->text, opt == SERVE_WEIGHTS ? &s->wprec : &s->kvprec)) {
+			perr(p, "%s must be one of fp32, bf16, fp16, fp8, int8, int4, not '%s'", flag, v->text);
 			return -1;
 		}
-		s->hf_engine = r > 0 && strcmp(v, "hf") == 0;
-		return r;
-	}
-	if ((r = popt(p, argc, argv, i, "attention", &v)) != 0) {
+		return 0;
+	case SERVE_TP: return puint(p, flag, v->text, &s->tp, false);
+	case SERVE_CONTEXT: return puint(p, flag, v->text, &s->context, false);
+	case SERVE_BATCH: return puint(p, flag, v->text, &s->batch, true);
+	case SERVE_PREFILL_TOKENS: return puint(p, flag, v->text, &s->prefill_chunk, true);
+	case SERVE_ENGINE:
+		if (strcmp(v->text, "hf") != 0 && strcmp(v->text, "chunked") != 0) {
+			perr(p, "--engine must be one of hf, chunked, not '%s'", v->text);
+			return -1;
+		}
+		s->hf_engine = strcmp(v->text, "hf") == 0;
+		return 0;
+	case SERVE_ATTENTION: {
 		enum plan_attn a = ATTN_FLASH;
-		if (r > 0 && plan_attn_parse(v, &a)) {
-			perr(p, "--attention must be one of flash, eager, not '%s'", v);
+		if (plan_attn_parse(v->text, &a)) {
+			perr(p, "--attention must be one of flash, eager, not '%s'", v->text);
 			return -1;
 		}
 		s->eager = a == ATTN_EAGER;
-		return r;
+		return 0;
 	}
-	if ((r = popt(p, argc, argv, i, "mem-util", &v)) != 0) {
-		if (r < 0 || pnum(p, "--mem-util", v, &s->mem_util, false))
+	case SERVE_MEM_UTIL:
+		if (pnum(p, flag, v->text, &s->mem_util, false))
 			return -1;
 		s->mem_util /= 100;
-		return 1;
-	}
-	if ((r = popt(p, argc, argv, i, "gpu", &v)) != 0) {
-		*gpu = v;
-		return r;
+		return 0;
+	case SERVE_GPU: o->gpu = v->text; return 0;
 	}
 	return 0;
 }
@@ -82,22 +105,16 @@ static json_t *result_json(const struct plan_serve_result *r)
 
 int plan_serve_cmd(struct pctx *p, int argc, char **argv)
 {
-	struct model_opts mo;
-	struct plan_serve s;
-	const char *gpu = "H200 SXM";
-	model_opts_init(&mo);
-	plan_serve_defaults(&s);
-	for (int i = 0; i < argc; i++) {
-		int r = serve_opt(p, argc, argv, &i, &mo, &s, &gpu);
-		if (r < 0)
-			return EXIT_USAGE;
-		if (r == 0) {
-			perr(p, "unknown option '%s'", argv[i]);
-			return EXIT_USAGE;
-		}
-	}
+	struct serve_opts o = { .gpu = "H200 SXM" };
+	model_opts_init(&o.mo);
+	plan_serve_defaults(&o.s);
+	int rc = plan_read_options(p, argc, argv, serve_take, &o);
+	if (rc)
+		return rc;
+	struct model_opts mo = o.mo;
+	struct plan_serve s = o.s;
+	const char *gpu = o.gpu;
 	struct plan_model m;
-	int rc;
 	if ((rc = model_build(p, &mo, &m)) || (rc = plan_load_catalog(p)))
 		return rc;
 	const struct cat_gpu *g = plan_gpu(p, gpu);

@@ -16,82 +16,107 @@ struct train_opts {
 	double tokens, mfu, spot_overhead;
 };
 
-static int parse_enum(struct pctx *p, const char *flag, const char *v, int rc, const char *choices)
+enum {
+	TRAIN_PRECISION = MODEL_OPT_END, TRAIN_OPTIMIZER, TRAIN_CHECKPOINTING, TRAIN_ATTENTION, TRAIN_FRAMEWORK,
+	TRAIN_OFFLOAD, TRAIN_MICRO_BATCH, TRAIN_SEQ, TRAIN_GRAD_ACCUM, TRAIN_DP, TRAIN_TP, TRAIN_PP, TRAIN_ZERO,
+	TRAIN_TOKENS, TRAIN_MFU, TRAIN_SPOT_OVERHEAD, TRAIN_FRAGMENTATION, TRAIN_CUDA_CONTEXT, TRAIN_GPU,
+	TRAIN_BENCH_RESULTS, TRAIN_INSTANCE, TRAIN_DROPOUT, TRAIN_SP,
+};
+const struct opt_spec plan_train_opts[] = {
+	PLAN_COMMON_SPECS,
+	PLAN_MODEL_SPECS,
+	[TRAIN_PRECISION] = { "precision", 0, OPT_STRING, "fp32|bf16|fp16|fp8|bf16-pure|fp16-pure",
+			      "weights, compute and optimizer precision", "bf16", 0, 0, NULL },
+	[TRAIN_OPTIMIZER] = { "optimizer", 0, OPT_STRING, "adamw|adamw-fused|adam8bit|sgd", "the optimizer", "adamw", 0, 0,
+			      NULL },
+	[TRAIN_CHECKPOINTING] = { "checkpointing", 0, OPT_STRING, "none|selective|full", "activation recomputation",
+				  "none", 0, 0, NULL },
+	[TRAIN_ATTENTION] = { "attention", 0, OPT_STRING, "flash|eager", "attention kernel", "flash", 0, 0, NULL },
+	[TRAIN_FRAMEWORK] = { "framework", 0, OPT_STRING, "transformers|pytorch|deepspeed|gpuctl", "whose memory model",
+			      "transformers", 0, 0, NULL },
+	[TRAIN_OFFLOAD] = { "offload", 0, OPT_STRING, "none|optimizer|params", "CPU offload (deepspeed)", "none", 0, 0,
+			    NULL },
+	PLAN_COUNT_SPEC(TRAIN_MICRO_BATCH, "micro-batch", "sequences per GPU per step (default 1)"),
+	PLAN_COUNT_SPEC(TRAIN_SEQ, "seq", "tokens per sequence (default 2048)"),
+	PLAN_COUNT_SPEC(TRAIN_GRAD_ACCUM, "grad-accum", "micro-batches per optimizer step (default 1)"),
+	PLAN_COUNT_SPEC(TRAIN_DP, "dp", "data parallel degree (default 1)"),
+	PLAN_COUNT_SPEC(TRAIN_TP, "tp", "tensor parallel degree (default 1)"),
+	PLAN_COUNT_SPEC(TRAIN_PP, "pp", "pipeline parallel degree (default 1)"),
+	PLAN_COUNT_SPEC(TRAIN_ZERO, "zero", "ZeRO stage 0..3 (deepspeed; default 0)"),
+	PLAN_COUNT_SPEC(TRAIN_TOKENS, "tokens", "training tokens, for the time (2T, 1e12)"),
+	[TRAIN_MFU] = { "mfu", 0, OPT_STRING, "X", "model FLOPs utilization, 0 to 1", "0.40", 0, 0, NULL },
+	[TRAIN_SPOT_OVERHEAD] = { "spot-overhead", 0, OPT_STRING, "PCT", "hours added to spot jobs", "10", 0, 0, NULL },
+	[TRAIN_FRAGMENTATION] = { "fragmentation", 0, OPT_STRING, "PCT", "allocator margin added to the peak", "10", 0, 0,
+				  NULL },
+	[TRAIN_CUDA_CONTEXT] = { "cuda-context", 0, OPT_SIZE, NULL, "CUDA context per process (docs/units.md)", "768M", 0,
+				 1ll << 40, NULL },
+	[TRAIN_GPU] = { "gpu", 0, OPT_STRING, "KEY", "a catalog GPU: largest micro-batch, time, cost", NULL, 0, 0, NULL },
+	[TRAIN_BENCH_RESULTS] = { "bench-results", 0, OPT_STRING, "FILE", "the peak (and MFU) from a gpuctl bench --save file",
+				  NULL, 0, 0, NULL },
+	[TRAIN_INSTANCE] = { "instance", 0, OPT_STRING, "NAME", "cost: instance types matching NAME", "all", 0, 0, NULL },
+	PLAN_FLAG_SPEC(TRAIN_DROPOUT, "dropout", "store dropout masks"),
+	PLAN_FLAG_SPEC(TRAIN_SP, "sp", "sequence parallelism (with --tp)"),
+};
+const size_t plan_train_nopts = sizeof(plan_train_opts) / sizeof(plan_train_opts[0]);
+
+/* --precision: bf16-pure, fp16-pure: 16-bit weights and optimizer states, no autocast (transformers) */
+static int parse_precision(const char *v, struct plan_train *t)
 {
-	if (rc)
-		perr(p, "%s must be one of %s, not '%s'", flag, choices, v);
-	return rc ? -1 : 1;
+	size_t n = strlen(v);
+	t->pure16 = n > 5 && strcmp(v + n - 5, "-pure") == 0;
+	char base[8];
+	snprintf(base, sizeof(base), "%.*s", t->pure16 ? (int)(n - 5) : (int)n, v);
+	return plan_prec_parse(base, &t->prec) || (t->pure16 && t->prec != PREC_BF16 && t->prec != PREC_FP16) ? -1 : 0;
 }
 
-static int train_opt(struct pctx *p, int argc, char **argv, int *i, struct train_opts *o)
+static int train_take(struct pctx *p, int opt, const struct opt_value *v, void *arg)
 {
-	const char *v;
-	int r;
+	struct train_opts *o = arg;
 	struct plan_train *t = &o->t;
-	if ((r = model_opt(p, argc, argv, i, &o->mo)) != 0)
-		return r;
-#define ENUM(name, fn, dst, choices)                                                                 \
-	if ((r = popt(p, argc, argv, i, name, &v)) != 0)                                                   \
-		return r < 0 ? r : parse_enum(p, "--" name, v, fn(v, dst), choices);
-	if ((r = popt(p, argc, argv, i, "precision", &v)) != 0) {
-		if (r < 0)
-			return r;
-		/* bf16-pure, fp16-pure: 16-bit weights and optimizer states, no autocast (transformers) */
-		size_t n = strlen(v);
-		t->pure16 = n > 5 && strcmp(v + n - 5, "-pure") == 0;
-		char base[8];
-		snprintf(base, sizeof(base), "%.*s", t->pure16 ? (int)(n - 5) : (int)n, v);
-		bool bad = plan_prec_parse(base, &t->prec) || (t->pure16 && t->prec != PREC_BF16 && t->prec != PREC_FP16);
-		return parse_enum(p, "--precision", v, bad ? -1 : 0, "fp32, bf16, fp16, fp8, bf16-pure, fp16-pure");
-	}
-	ENUM("optimizer", plan_optim_parse, &t->optim, "adamw, adamw-fused, adam8bit, sgd")
-	ENUM("checkpointing", plan_ckpt_parse, &t->ckpt, "none, selective, full")
-	ENUM("attention", plan_attn_parse, &t->attn, "flash, eager")
-	ENUM("framework", plan_framework_parse, &t->fw, "transformers, pytorch, deepspeed, gpuctl")
-	ENUM("offload", plan_offload_parse, &t->offload, "none, optimizer, params")
-#undef ENUM
-	const struct popt_uint u[] = {
-		{ "micro-batch", &t->micro_batch, false }, { "seq", &t->seq, false },
-		{ "grad-accum", &t->grad_accum, false }, { "dp", &t->dp, false }, { "tp", &t->tp, false },
-		{ "pp", &t->pp, false }, { "zero", &t->zero, true },
+	char flag[40];
+	int r = model_take(p, opt, v, &o->mo);
+	if (r)
+		return r < 0 ? -1 : 0;
+	opt_spelling(&plan_train_opts[opt], flag, sizeof(flag));
+	/* whole counts, and their zero_ok (only ZeRO's stage may be 0) */
+	unsigned *const counts[] = {
+		[TRAIN_MICRO_BATCH - TRAIN_MICRO_BATCH] = &t->micro_batch, [TRAIN_SEQ - TRAIN_MICRO_BATCH] = &t->seq,
+		[TRAIN_GRAD_ACCUM - TRAIN_MICRO_BATCH] = &t->grad_accum, [TRAIN_DP - TRAIN_MICRO_BATCH] = &t->dp,
+		[TRAIN_TP - TRAIN_MICRO_BATCH] = &t->tp, [TRAIN_PP - TRAIN_MICRO_BATCH] = &t->pp,
+		[TRAIN_ZERO - TRAIN_MICRO_BATCH] = &t->zero,
 	};
-	if ((r = popt_uints(p, argc, argv, i, u, sizeof(u) / sizeof(u[0]))) != 0)
-		return r;
-	const struct popt_num d[] = {
-		{ "tokens", &o->tokens, 1, false }, { "mfu", &o->mfu, 1, false },
-		{ "spot-overhead", &o->spot_overhead, 0.01, true }, { "fragmentation", &t->frag, 0.01, true },
-	};
-	if ((r = popt_nums(p, argc, argv, i, d, sizeof(d) / sizeof(d[0]))) != 0)
-		return r;
-	if ((r = popt(p, argc, argv, i, "cuda-context", &v)) != 0) {
-		/* a size in bytes: K/M/G as powers of 1024, as everywhere (docs/units.md) */
-		char msg[200];
-		uint64_t bytes;
-		if (r < 0 || units_parse_size(v, 0, 1ull << 40, &bytes, msg, sizeof(msg))) {
-			if (r > 0)
-				perr(p, "--cuda-context: %s", msg);
+	if (opt >= TRAIN_MICRO_BATCH && opt <= TRAIN_ZERO)
+		return puint(p, flag, v->text, counts[opt - TRAIN_MICRO_BATCH], opt == TRAIN_ZERO);
+	int bad = 0;
+	switch (opt) {
+	case TRAIN_PRECISION: bad = parse_precision(v->text, t); break;
+	case TRAIN_OPTIMIZER: bad = plan_optim_parse(v->text, &t->optim); break;
+	case TRAIN_CHECKPOINTING: bad = plan_ckpt_parse(v->text, &t->ckpt); break;
+	case TRAIN_ATTENTION: bad = plan_attn_parse(v->text, &t->attn); break;
+	case TRAIN_FRAMEWORK: bad = plan_framework_parse(v->text, &t->fw); break;
+	case TRAIN_OFFLOAD: bad = plan_offload_parse(v->text, &t->offload); break;
+	case TRAIN_TOKENS: return pnum(p, flag, v->text, &o->tokens, false);
+	case TRAIN_MFU: return pnum(p, flag, v->text, &o->mfu, false);
+	case TRAIN_SPOT_OVERHEAD:
+		if (pnum(p, flag, v->text, &o->spot_overhead, true))
 			return -1;
-		}
-		t->cuda_context_bytes = (double)bytes;
-		return 1;
+		o->spot_overhead *= 0.01;
+		return 0;
+	case TRAIN_FRAGMENTATION:
+		if (pnum(p, flag, v->text, &t->frag, true))
+			return -1;
+		t->frag *= 0.01;
+		return 0;
+	case TRAIN_CUDA_CONTEXT: t->cuda_context_bytes = (double)v->num; return 0;
+	case TRAIN_GPU: o->gpu = v->text; return 0;
+	case TRAIN_BENCH_RESULTS: o->bench = v->text; return 0;
+	case TRAIN_INSTANCE: o->instance = v->text; return 0;
+	case TRAIN_DROPOUT: t->dropout = true; return 0;
+	case TRAIN_SP: t->sp = true; return 0;
 	}
-	if ((r = popt(p, argc, argv, i, "gpu", &v)) != 0) {
-		o->gpu = v;
-		return r;
-	}
-	if ((r = popt(p, argc, argv, i, "bench-results", &v)) != 0) {
-		o->bench = v;
-		return r;
-	}
-	if ((r = popt(p, argc, argv, i, "instance", &v)) != 0) {
-		o->instance = v;
-		return r;
-	}
-	if (strcmp(argv[*i], "--dropout") == 0)
-		return t->dropout = true, 1;
-	if (strcmp(argv[*i], "--sp") == 0)
-		return t->sp = true, 1;
-	return 0;
+	if (bad) /* an enum's row: its value word lists the choices */
+		perr(p, "%s must be one of %s, not '%s'", flag, plan_train_opts[opt].arg, v->text);
+	return bad ? -1 : 0;
 }
 
 /* Smallest data-parallel size (x tp x pp) at which the job fits in mem; 0 if none up to 4096. */
@@ -240,21 +265,14 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 	struct train_opts o = { .mfu = NAN, .spot_overhead = 0.10 }; /* NAN: not given */
 	model_opts_init(&o.mo);
 	plan_train_defaults(&o.t);
-	for (int i = 0; i < argc; i++) {
-		int r = train_opt(p, argc, argv, &i, &o);
-		if (r < 0)
-			return EXIT_USAGE;
-		if (r == 0) {
-			perr(p, "unknown option '%s'", argv[i]);
-			return EXIT_USAGE;
-		}
-	}
+	int rc = plan_read_options(p, argc, argv, train_take, &o);
+	if (rc)
+		return rc;
 	if (o.mfu > 1) {
 		perr(p, "--mfu must be a fraction of peak between 0 and 1, not %g", o.mfu);
 		return EXIT_USAGE;
 	}
 	struct plan_model m;
-	int rc;
 	if ((rc = model_build(p, &o.mo, &m)) || (rc = plan_load_catalog(p)))
 		return rc;
 	const struct cat_gpu *g = NULL;

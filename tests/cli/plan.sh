@@ -64,7 +64,7 @@ check "size-only model: activations null" [ "$(jq '.memory_per_gpu.activations_b
 # --cuda-context is a size in bytes: K/M/G are powers of 1024 (docs/units.md), as bench --sizes
 "$GPUCTL" plan train --params 7B --cuda-context 1G --json >"$tmp/t1c"
 check "--cuda-context 1G = 1073741824 bytes" [ "$(jq '.memory_per_gpu.cuda_context_bytes' "$tmp/t1c")" = "1073741824" ]
-expect_error 64 "cuda-context: size '2T' out of range (0 to 1T)" plan train --params 7B --cuda-context 2T
+expect_error 64 "option '--cuda-context': size '2T' out of range (0 to 1T)" plan train --params 7B --cuda-context 2T
 "$GPUCTL" plan train --params 7B --framework deepspeed --zero 3 --dp 8 --json >"$tmp/t2"
 check "7B ZeRO-3 on 8 GPUs = 15.75e9 bytes per GPU" \
 	[ "$(jq '.memory_per_gpu | .weights_bytes + .gradients_bytes + .optimizer_bytes' "$tmp/t2")" = "15750000000" ]
