@@ -1,7 +1,7 @@
 /*
  * opts.h - the one option parser: each command has a table of its options
  * (name, short letter, kind of value, help text, default) and reads argv
- * through opt_next, one option at a time, as getopt_long is read. The same
+ * through opt_next, one option at a time, in a loop over its codes. The same
  * table prints --help (src/cmd/help.h: help_print_cmd). Pure: no I/O; errors
  * are one line in the parser's err (docs/units.md says the grammar).
  *
