@@ -4,11 +4,13 @@
  * first word); every error is one line; every value returned is within its
  * option's bounds and is what the units parser reads from its text; every
  * duration and size the units parser accepts is written back (units_fmt_*)
- * as text that reads back to the same value. */
+ * as text that reads back to the same value; bench --size's list reader
+ * (bench_sizes_parse, units_parse_size per item) keeps its bounds. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "bench/suite.h"
 #include "core/opts.h"
 #include "core/units.h"
 
@@ -63,9 +65,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		i += strlen(buf + i) + 1;
 	}
 	argv[argc] = NULL;
+	static struct bench_plan plan;
 	for (int i = 1; i < argc; i++) {
+		char err[256];
 		round_trip(argv[i], units_parse_duration, units_fmt_duration);
 		round_trip(argv[i], units_parse_size, units_fmt_size);
+		if (bench_sizes_parse(&plan, argv[i], err, sizeof(err)) != 0) {
+			one_line(err);
+			continue;
+		}
+		if (plan.nsizes < 1 || plan.nsizes > BENCH_MAX_SIZES)
+			__builtin_trap();
+		for (unsigned k = 0; k < plan.nsizes; k++)
+			if (plan.sizes[k] < 1 || plan.sizes[k] > BENCH_MAX_SIZE)
+				__builtin_trap();
 	}
 
 	struct opt_parser p;
