@@ -259,12 +259,8 @@ int proto_parse_request(const char *buf, size_t len, struct proto_request *out, 
 			known = true;
 		}
 	if (!known) {
-		char shown[41];
-		size_t k = 0;
-		for (const char *c = json_string_value(op); *c && k < sizeof(shown) - 1; c++)
-			shown[k++] = (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c; /* the message stays one line */
-		shown[k] = '\0';
-		snprintf(err, errlen, "unknown operation '%s'", shown);
+		char q[41]; /* the message stays one line */
+		snprintf(err, errlen, "unknown operation '%s'", units_quoted(json_string_value(op), q));
 		goto out;
 	}
 	uint64_t stream = 1, limit = 0;
@@ -385,15 +381,6 @@ static int read_field(const char **p, uint64_t *v)
 	return n ? 0 : -1;
 }
 
-/* s as a message shows it: 40 bytes at most, control characters as '?' (one line). */
-static const char *shown(const char *s, char out[41])
-{
-	size_t k = 0;
-	for (; s[k] && k < 40; k++)
-		out[k] = (unsigned char)s[k] < 0x20 || s[k] == 0x7f ? '?' : s[k];
-	out[k] = '\0';
-	return out;
-}
 
 #define TIME_FORMS "Slurm's MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, or units: 90s, 30m, 2h, 1d, 1h30m"
 
@@ -427,7 +414,7 @@ static int parse_slurm_time(const char *s, uint64_t *total, char *err, size_t er
 		f[2] = n > 1 ? parts[1] : 0;
 		f[3] = n > 2 ? parts[2] : 0;
 		if (f[1] > 23) {
-			snprintf(err, errlen, "bad time limit '%s': hours after the days are 0 to 23", shown(s, q));
+			snprintf(err, errlen, "bad time limit '%s': hours after the days are 0 to 23", units_quoted(s, q));
 			return -1;
 		}
 	} else if (n == 1) { /* MM */
@@ -442,13 +429,13 @@ static int parse_slurm_time(const char *s, uint64_t *total, char *err, size_t er
 	}
 	if (f[3] > 59 || ((days || n == 3) && f[2] > 59)) {
 		snprintf(err, errlen, "bad time limit '%s': minutes and seconds after another field are 0 to 59",
-			 shown(s, q));
+			 units_quoted(s, q));
 		return -1;
 	}
 	*total = ((f[0] * 24 + f[1]) * 60 + f[2]) * 60 + f[3];
 	return 0;
 bad:
-	snprintf(err, errlen, "bad time limit '%s' (" TIME_FORMS ")", shown(s, q));
+	snprintf(err, errlen, "bad time limit '%s' (" TIME_FORMS ")", units_quoted(s, q));
 	return -1;
 }
 
@@ -460,7 +447,7 @@ static int parse_unit_time(const char *s, uint64_t *total, char *err, size_t err
 	char q[41], why[160];
 	uint64_t ns;
 	if (units_parse_duration(s, 0, UINT64_MAX, &ns, why, sizeof(why)) || ns % UNITS_NS_PER_S) {
-		snprintf(err, errlen, "bad time limit '%s' (" TIME_FORMS ")", shown(s, q));
+		snprintf(err, errlen, "bad time limit '%s' (" TIME_FORMS ")", units_quoted(s, q));
 		return -1;
 	}
 	*total = ns / UNITS_NS_PER_S;
@@ -475,7 +462,7 @@ int proto_parse_time_limit(const char *s, uint64_t *seconds, char *err, size_t e
 	if ((units ? parse_unit_time : parse_slurm_time)(s, &total, err, errlen))
 		return -1;
 	if (total == 0 || total > PROTO_MAX_TIME_S) {
-		snprintf(err, errlen, "time limit '%s' out of range (1 s to 366 days)", shown(s, q));
+		snprintf(err, errlen, "time limit '%s' out of range (1 s to 366 days)", units_quoted(s, q));
 		return -1;
 	}
 	*seconds = total;
@@ -503,7 +490,7 @@ int proto_parse_gpu_ids(const char *s, uint64_t *mask, char *err, size_t errlen)
 				b = b * 10 + (unsigned long)(*p++ - '0');
 		}
 		if (a > 63 || b > 63 || b < a) {
-			snprintf(err, errlen, "GPU ids '%s' out of range (0 to 63, ranges low-high)", shown(s, q));
+			snprintf(err, errlen, "GPU ids '%s' out of range (0 to 63, ranges low-high)", units_quoted(s, q));
 			return -1;
 		}
 		for (unsigned long i = a; i <= b; i++)
@@ -518,7 +505,7 @@ int proto_parse_gpu_ids(const char *s, uint64_t *mask, char *err, size_t errlen)
 	*mask = m;
 	return 0;
 bad:
-	snprintf(err, errlen, "bad GPU ids '%s' (use e.g. 0,2,5-7)", shown(s, q));
+	snprintf(err, errlen, "bad GPU ids '%s' (use e.g. 0,2,5-7)", units_quoted(s, q));
 	return -1;
 }
 
