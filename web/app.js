@@ -6,15 +6,14 @@
 "use strict";
 
 var SPARK_SECONDS = 900;   /* the cards' sparklines: 15 minutes */
-var SERIES = [             /* /api/v1/history's series: key, label, unit scale */
-  { key: "utilization_gpu_percent", label: "utilization %", max: 100 },
-  { key: "utilization_memory_percent", label: "memory bandwidth %", max: 100 },
-  { key: "memory_used_bytes", label: "memory used GiB", scale: 1 / 1073741824, maxKey: "mem_total_bytes" },
-  { key: "power_watts", label: "power W", maxKey: "power_limit_mw", maxUnit: 0.001 },
-  { key: "temperature_celsius", label: "temperature C" },
+var SERIES = [             /* /api/v1/history's series (sample keys, docs/json.md): key, label, unit scale */
+  { key: "util_gpu_pct", label: "utilization %", max: 100 },
+  { key: "util_mem_pct", label: "memory bandwidth %", max: 100 },
+  { key: "mem_used_bytes", label: "memory used GiB", scale: 1 / 1073741824, maxKey: "mem_total_bytes" },
+  { key: "power_mw", label: "power W", scale: 0.001, maxKey: "power_limit_mw" },
+  { key: "temp_c", label: "temperature C" },
   { key: "sm_clock_mhz", label: "SM clock MHz" }
 ];
-var SPARKS = ["utilization_gpu_percent", "memory_used_bytes", "power_watts", "temperature_celsius"];
 /* the clock event reasons /api/v1/gpus names (docs/json.md), as the card says them */
 var THROTTLE_NAMES = { gpu_idle: "idle", applications_clocks_setting: "app clocks", sw_power_cap: "SW power cap",
   hw_slowdown: "HW slowdown", sync_boost: "sync boost", sw_thermal_slowdown: "SW thermal",
@@ -119,10 +118,10 @@ function makeCard(index) {
   head.appendChild(title); head.appendChild(badge); c.appendChild(head);
   var grid = el("div", "metrics");
   var rows = {
-    util: metricRow(grid, "utilization", "utilization_gpu_percent"),
-    mem: metricRow(grid, "memory", "memory_used_bytes"),
-    power: metricRow(grid, "power", "power_watts"),
-    temp: metricRow(grid, "temperature", "temperature_celsius"),
+    util: metricRow(grid, "utilization", "util_gpu_pct"),
+    mem: metricRow(grid, "memory", "mem_used_bytes"),
+    power: metricRow(grid, "power", "power_mw"),
+    temp: metricRow(grid, "temperature", "temp_c"),
     clock: metricRow(grid, "SM clock")
   };
   c.appendChild(grid);
@@ -161,10 +160,10 @@ function updateCard(g, now) {
   if (h && h.t.length) {
     /* the last 15 minutes, or what there is of them while the agent is younger */
     var t0 = Math.max(now - SPARK_SECONDS, h.t[0]);
-    draw(r.util.spark, h.t, h.utilization_gpu_percent, t0, now, 100);
-    draw(r.mem.spark, h.t, h.memory_used_bytes, t0, now, memTotal);
-    draw(r.power.spark, h.t, h.power_watts, t0, now, powerLimit);
-    draw(r.temp.spark, h.t, h.temperature_celsius, t0, now, 0);
+    draw(r.util.spark, h.t, h.util_gpu_pct, t0, now, 100);
+    draw(r.mem.spark, h.t, h.mem_used_bytes, t0, now, memTotal);
+    draw(r.power.spark, h.t, h.power_mw, t0, now, sv(g, "power_limit_mw"));
+    draw(r.temp.spark, h.t, h.temp_c, t0, now, 0);
   }
 }
 
@@ -281,7 +280,7 @@ function refreshDetail() {
     SERIES.forEach(function (s) {
       var b = $("chart-" + s.key), vs = scaled(h[s.key], s.scale), lo = null, hi = null;
       vs.forEach(function (v) { if (typeof v === "number") { lo = lo === null || v < lo ? v : lo; hi = hi === null || v > hi ? v : hi; } });
-      var max = s.max || (s.maxKey ? sv(cur, s.maxKey, s.maxUnit) * (s.scale || 1) : 0);
+      var max = s.max || (s.maxKey ? sv(cur, s.maxKey) * (s.scale || 1) : 0);
       draw(b.querySelector("svg"), h.t, vs, Math.max(t1 - span, h.t.length ? h.t[0] : 0), t1, max);
       b.querySelector(".range").textContent = lo === null ? "no data" : "min " + lo.toFixed(1) + "  max " + hi.toFixed(1);
     });

@@ -70,14 +70,10 @@ def cmp(r, src, gpu, what, mine, theirs, tol_abs, tol_rel=0.0):
     bad += not ok
     lines.append("r%d gpu%s %-8s %-18s gpuctl=%s nvidia-smi=%s %s" % (r, gpu, src, what, mine, theirs, "ok" if ok else "DIFFERS"))
 mib = lambda b: None if b is None else b / 1048576
-# /api/v1/gpus's sample keys (docs/json.md) under the history's names, in the history's units
-SAMPLE = {"power_watts": ("power_mw", 1e-3), "temperature_celsius": ("temp_c", 1), "memory_used_bytes": ("mem_used_bytes", 1),
-          "sm_clock_mhz": ("sm_clock_mhz", 1), "utilization_gpu_percent": ("util_gpu_pct", 1),
-          "power_limit_watts": ("power_limit_mw", 1e-3), "memory_total_bytes": ("mem_total_bytes", 1),
-          "memory_clock_mhz": ("mem_clock_mhz", 1)}
+watts = lambda mw: None if mw is None else mw / 1000
+# /api/v1/gpus's sample and /api/v1/history's series have the same keys and units (docs/json.md)
 def card(g):
-    s = g.get("sample", {})
-    return lambda k: None if s.get(SAMPLE[k][0]) is None else s[SAMPLE[k][0]] * SAMPLE[k][1]
+    return g.get("sample", {}).get
 for r in (1, 2, 3):
     gpus = {g["index"]: g for g in json.load(open("%s/gpus_%d.json" % (out, r)))["gpus"]}
     hist = {g["index"]: g for g in json.load(open("%s/history_%d.json" % (out, r)))["gpus"]}
@@ -93,14 +89,14 @@ for r in (1, 2, 3):
             lines.append("r%d gpu%d history: no point in the last 5 s" % (r, i))
         for src, get in (("cards", g), ("history", last)):
             q = 0 if src == "cards" else 1  # the history's quantization on top
-            cmp(r, src, i, "power.draw W", get("power_watts"), num(row[1]), 25 + 0.05 * q, 0.10)
-            cmp(r, src, i, "temperature.gpu C", get("temperature_celsius"), num(row[3]), 3)
-            cmp(r, src, i, "memory.used MiB", mib(get("memory_used_bytes")), num(row[4]), 64 + 2 * q, 0.02)
+            cmp(r, src, i, "power.draw W", watts(get("power_mw")), num(row[1]), 25 + 0.05 * q, 0.10)
+            cmp(r, src, i, "temperature.gpu C", get("temp_c"), num(row[3]), 3)
+            cmp(r, src, i, "memory.used MiB", mib(get("mem_used_bytes")), num(row[4]), 64 + 2 * q, 0.02)
             cmp(r, src, i, "clocks.sm MHz", get("sm_clock_mhz"), num(row[6]), 100, 0.10)
-            cmp(r, src, i, "utilization.gpu %", get("utilization_gpu_percent"), num(row[8]), 20)
-        cmp(r, "cards", i, "power.limit W", g("power_limit_watts"), num(row[2]), 1)
-        cmp(r, "cards", i, "memory.total MiB", mib(g("memory_total_bytes")), num(row[5]), 1)
-        cmp(r, "cards", i, "clocks.mem MHz", g("memory_clock_mhz"), num(row[7]), 1)
+            cmp(r, src, i, "utilization.gpu %", get("util_gpu_pct"), num(row[8]), 20)
+        cmp(r, "cards", i, "power.limit W", watts(g("power_limit_mw")), num(row[2]), 1)
+        cmp(r, "cards", i, "memory.total MiB", mib(g("mem_total_bytes")), num(row[5]), 1)
+        cmp(r, "cards", i, "clocks.mem MHz", g("mem_clock_mhz"), num(row[7]), 1)
     if not gpus:
         bad += 1
         lines.append("r%d: /api/v1/gpus had no GPU" % r)

@@ -7,16 +7,17 @@
 
 #define STEP_NS 10000000ull /* a stored time's unit: 10 ms */
 
+/* a row of the field table: key and unit those of --json's "sample" */
+#define SERIES(member, quantum) { #member, offsetof(struct gpu_sample, member), quantum }
 const struct history_series history_series[HISTORY_SERIES] = {
-	{ "utilization_gpu_percent", offsetof(struct gpu_sample, util_gpu_pct), 1, 0 },
-	{ "utilization_memory_percent", offsetof(struct gpu_sample, util_mem_pct), 1, 0 },
-	/* 4 MiB steps: up to 256 GiB per GPU */
-	{ "memory_used_bytes", offsetof(struct gpu_sample, mem_used_bytes), 4ull << 20, 0 },
-	/* mW -> 0.1 W steps: up to 6553.4 W */
-	{ "power_watts", offsetof(struct gpu_sample, power_mw), 100, 1 },
-	{ "temperature_celsius", offsetof(struct gpu_sample, temp_c), 1, 0 },
-	{ "sm_clock_mhz", offsetof(struct gpu_sample, sm_clock_mhz), 1, 0 },
+	SERIES(util_gpu_pct, 1),
+	SERIES(util_mem_pct, 1),
+	SERIES(mem_used_bytes, 4ull << 20), /* 4 MiB steps: up to 256 GiB per GPU */
+	SERIES(power_mw, 100),              /* 100 mW steps: up to 6553.4 W */
+	SERIES(temp_c, 1),
+	SERIES(sm_clock_mhz, 1),
 };
+#undef SERIES
 
 struct ring {
 	struct history_point *pts;
@@ -159,13 +160,10 @@ static unsigned copy_points(struct history *h, unsigned g, uint64_t since_ns, st
 
 static void put_value(struct abuf *b, unsigned series, uint16_t q)
 {
-	const struct history_series *d = &history_series[series];
 	if (q == HISTORY_MISSING)
 		abuf_puts(b, "null");
-	else if (d->decimals)
-		abuf_put_scaled(b, q, d->decimals);
 	else
-		abuf_put_u64(b, (uint64_t)q * d->quantum);
+		abuf_put_u64(b, (uint64_t)q * history_series[series].quantum);
 }
 
 struct history_cursor {

@@ -30,12 +30,13 @@ struct history_point {
 	uint16_t v[HISTORY_SERIES];
 };
 
-/* The series, in the order of history_point.v (the one table of them). */
+/* The series, in the order of history_point.v (the one table of them). Each
+ * is a row of the field table (device/gpu_fields.h): its key is the member's
+ * name, the key of "sample" in --json and /api/v1/gpus, in the same unit. */
 struct history_series {
-	const char *name;      /* the JSON key */
+	const char *name;      /* the JSON key: the gpu_sample member's name */
 	size_t field;          /* offsetof(struct gpu_sample, the u64v) */
-	uint64_t quantum;      /* stored value = round(sample value / quantum) */
-	unsigned decimals;     /* JSON: q printed with this many decimals (q * quantum as an integer when 0) */
+	uint64_t quantum;      /* stored value = round(sample value / quantum); written as q * quantum */
 };
 extern const struct history_series history_series[HISTORY_SERIES];
 

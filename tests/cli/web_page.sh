@@ -54,7 +54,11 @@ import json, sys, urllib.request
 d = json.load(urllib.request.urlopen(sys.argv[1]))
 g = d["gpus"]
 assert len(g) == 1 and g[0]["index"] == 2 and d["capacity"] == 3600 and d["simulated"] is True, d
-assert len(g[0]["t"]) >= 1 and len(g[0]["t"]) == len(g[0]["power_watts"]), g[0]' "$base/api/v1/history?gpu=2"
+assert len(g[0]["t"]) >= 1, g[0]
+# the series are --json sample keys in their units (docs/json.md): power an integer of mW
+for k in ("util_gpu_pct", "util_mem_pct", "mem_used_bytes", "power_mw", "temp_c", "sm_clock_mhz"):
+    assert len(g[0][k]) == len(g[0]["t"]), (k, g[0])
+assert all(isinstance(p, int) and 50000 <= p <= 700000 for p in g[0]["power_mw"]), g[0]["power_mw"]' "$base/api/v1/history?gpu=2"
 
 # --- in the browser
 n=0

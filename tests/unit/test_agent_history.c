@@ -57,12 +57,31 @@ static void test_quantize(void **state)
 	assert_int_equal(history_quantize(S_MEM, 6ull << 20, true), 2);       /* 4 MiB steps, rounded */
 	assert_int_equal(history_quantize(S_MEM, (6ull << 20) - 1, true), 1);
 	assert_int_equal(history_quantize(S_MEM, 300ull << 30, true), HISTORY_Q_MAX); /* saturates */
-	assert_int_equal(history_quantize(S_POWER, 640977, true), 6410);      /* 0.1 W steps */
+	assert_int_equal(history_quantize(S_POWER, 640977, true), 6410);      /* 100 mW steps */
 	assert_int_equal(history_quantize(S_POWER, 640949, true), 6409);
 	assert_int_equal(history_quantize(S_TEMP, 0, true), 0);               /* 0 is a value, not missing */
 	assert_int_equal(history_quantize(HISTORY_SERIES, 1, true), HISTORY_MISSING);
-	assert_string_equal(history_series[S_POWER].name, "power_watts");
+	assert_string_equal(history_series[S_POWER].name, "power_mw");
 	assert_string_equal(history_series[S_CLOCK].name, "sm_clock_mhz");
+}
+
+/* Every series is a row of the field table: named as its member (the key of
+ * --json's "sample") and reading that member. */
+static void test_series_are_fields(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < HISTORY_SERIES; i++) {
+		unsigned rows = 0;
+#define ROW(member, ...)                                                                          \
+	if (strcmp(history_series[i].name, #member) == 0) {                                       \
+		rows++;                                                                           \
+		assert_int_equal(history_series[i].field, offsetof(struct gpu_sample, member));  \
+	}
+		GPU_SAMPLE_FIELDS(ROW)
+#undef ROW
+		if (rows != 1)
+			fail_msg("history series %s is not a row of the field table", history_series[i].name);
+	}
 }
 
 static void test_slots(void **state)
@@ -112,9 +131,9 @@ static void test_ring_order_and_wrap(void **state)
 	json_t *g0 = json_array_get(gpus, 0), *g1 = json_array_get(gpus, 1);
 	assert_int_equal(json_integer_value(json_object_get(g0, "index")), 0);
 	assert_int_equal(json_array_size(json_object_get(g0, "t")), 0);
-	assert_int_equal(json_array_size(json_object_get(g0, "power_watts")), 0);
+	assert_int_equal(json_array_size(json_object_get(g0, "power_mw")), 0);
 	/* the last four, oldest first, times to 10 ms */
-	json_t *t = json_object_get(g1, "t"), *u = json_object_get(g1, "utilization_gpu_percent");
+	json_t *t = json_object_get(g1, "t"), *u = json_object_get(g1, "util_gpu_pct");
 	assert_int_equal(json_array_size(t), 4);
 	for (unsigned k = 0; k < 4; k++) {
 		assert_int_equal(json_integer_value(json_array_get(u, k)), 12 + k);
@@ -122,10 +141,13 @@ static void test_ring_order_and_wrap(void **state)
 		assert_true(json_number_value(json_array_get(t, k)) > want - 0.001 &&
 			    json_number_value(json_array_get(t, k)) < want + 0.001);
 	}
-	assert_true(json_is_null(json_array_get(json_object_get(g1, "utilization_memory_percent"), 0)));
-	assert_true(json_number_value(json_array_get(json_object_get(g1, "power_watts"), 0)) == 641.0);
-	assert_int_equal(json_integer_value(json_array_get(json_object_get(g1, "memory_used_bytes"), 0)), 1000ull << 20);
-	assert_int_equal(json_integer_value(json_array_get(json_object_get(g1, "temperature_celsius"), 3)), 65);
+	assert_true(json_is_null(json_array_get(json_object_get(g1, "util_mem_pct"), 0)));
+	/* power in integer mW, as --json's power_mw, quantized to 100 mW */
+	json_t *p0 = json_array_get(json_object_get(g1, "power_mw"), 0);
+	assert_true(json_is_integer(p0));
+	assert_int_equal(json_integer_value(p0), 641000);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(g1, "mem_used_bytes"), 0)), 1000ull << 20);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(g1, "temp_c"), 3)), 65);
 	assert_int_equal(json_integer_value(json_array_get(json_object_get(g1, "sm_clock_mhz"), 3)), 1980);
 	json_decref(root);
 
@@ -219,6 +241,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quantize),
+		cmocka_unit_test(test_series_are_fields),
 		cmocka_unit_test(test_slots),
 		cmocka_unit_test(test_memory_bound),
 		cmocka_unit_test(test_ring_order_and_wrap),
