@@ -96,7 +96,8 @@ static void put_deprecated(json_t *o, const char *key, u64v v, double div)
 		json_object_set_new(o, key, json_integer((json_int_t)v.v));
 }
 
-static void put_strv(json_t *o, const char *key, const strv *v)
+/* A string in the deprecated form: null when unread, left out when unsupported. */
+static void put_deprecated_str(json_t *o, const char *key, const strv *v)
 {
 	if (v->st == VAL_UNSUPPORTED)
 		return;
@@ -118,8 +119,6 @@ static void head_common(json_t *root, const struct snapshot *snap, const char *h
 	json_object_set_new(root, "hostname", json_string(host_of(snap, hostname)));
 	json_object_set_new(root, "backend", json_string(snap->sys.backend));
 	json_object_set_new(root, "taken", json_real((double)snap->taken_ns / 1e9));
-	put_strv(root, "driver_version", &snap->sys.driver_version);
-	put_strv(root, "cuda_driver_version", &snap->sys.cuda_driver_version);
 }
 
 /* Writes the document's head: the common fields, then `"<key>":[`. */
@@ -209,6 +208,9 @@ int api_render_gpus(struct api_doc *d, const struct snapshot *snap, const char *
 	reset(d);
 	json_t *root = json_object();
 	head_common(root, snap, hostname);
+	/* deprecated: "system" has both, by the one rule */
+	put_deprecated_str(root, "driver_version", &snap->sys.driver_version);
+	put_deprecated_str(root, "cuda_driver_version", &snap->sys.cuda_driver_version);
 	json_object_set_new(root, "system", json_gpu_system(&snap->sys)); /* as info --json's */
 	write_head(&d->head, root, "gpus");
 	bool oom = d->head.oom;
@@ -279,6 +281,12 @@ int api_render_health_watch(struct api_doc *d, const struct snapshot *snap, cons
 	reset(d);
 	json_t *root = json_object();
 	head_common(root, snap, hostname);
+	/* a version not read is left out and named under "unavailable" (docs/json.md),
+	 * which goes after "gpus", in the tail: the last member, where readers look */
+	json_put_strv(root, "driver_version", &snap->sys.driver_version);
+	json_put_strv(root, "cuda_driver_version", &snap->sys.cuda_driver_version);
+	json_t *unavailable = json_incref(json_object_get(root, "unavailable"));
+	json_object_del(root, "unavailable");
 	json_object_set_new(root, "rules", json_boolean(rep != NULL));
 	if (rep) {
 		json_object_set_new(root, "verdict", json_string(health_verdict_name(rep->verdict)));
@@ -306,16 +314,22 @@ int api_render_health_watch(struct api_doc *d, const struct snapshot *snap, cons
 			json_object_set_new(g, "verdict", json_string(v->up ? "PASS" : "FAIL"));
 		}
 		json_object_set_new(g, "index", json_integer(i));
-		put_strv(g, "uuid", &v->st.uuid);
+		json_put_strv(g, "uuid", &v->st.uuid);
 		json_object_set_new(g, "up", json_boolean(v->up));
 		if (!v->up && v->last_error[0])
 			json_object_set_new(g, "last_error", json_string(v->last_error));
 		if (lw)
 			json_object_set_new(g, "leaks", leaks_of(lw, i));
+		json_unavailable_last(g);
 		dump_into(&d->item[i], g);
 		oom |= d->item[i].oom;
 	}
 	d->n = snap->n;
-	abuf_puts(&d->tail, "]}");
+	abuf_putc(&d->tail, ']');
+	if (unavailable) {
+		abuf_puts(&d->tail, ",\"unavailable\":");
+		dump_into(&d->tail, unavailable);
+	}
+	abuf_putc(&d->tail, '}');
 	return oom || d->tail.oom ? -1 : 0;
 }

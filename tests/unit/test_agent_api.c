@@ -3,7 +3,8 @@
  * "unavailable", reasons as names) plus the old keys for a release (present
  * values as numbers, unsupported ones left out, unreadable ones null), a down
  * GPU without telemetry but with its error and XIDs, GPU selection and pretty
- * printing, and the health document with and without rules. */
+ * printing, and the health document with and without rules (versions and UUIDs
+ * not read named under "unavailable", never null). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -80,6 +81,9 @@ static void test_gpus_document(void **state)
 	assert_string_equal(json_string_value(json_object_get(sys, "backend")), "sim");
 	assert_null(json_object_get(sys, "hostname"));
 	assert_string_equal(json_string_value(json_object_get(json_object_get(sys, "unavailable"), "hostname")), "not supported");
+	/* deprecated beside "system" for a release: the old form, null when unread */
+	assert_true(json_is_null(json_object_get(root, "driver_version")));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(sys, "unavailable"), "driver_version")), "not read");
 	json_t *gpus = json_object_get(root, "gpus");
 	assert_int_equal(json_array_size(gpus), 3);
 	json_t *g0 = json_array_get(gpus, 0);
@@ -185,11 +189,25 @@ static void test_health_without_rules(void **state)
 	struct snapshot *sn = snapshot3();
 	struct api_doc d;
 	api_doc_init(&d);
+	VAL_MARK(sn->gpu[1].st.uuid, VAL_ERROR);
+	VAL_MARK(sn->sys.cuda_driver_version, VAL_UNSUPPORTED);
 	assert_int_equal(api_render_health(&d, sn, NULL, "node9"), 0);
-	json_t *root = load(&d, ~0ull, false, NULL);
+	char *text;
+	json_t *root = load(&d, ~0ull, false, &text);
 	assert_true(json_is_false(json_object_get(root, "rules")));
 	assert_string_equal(json_string_value(json_object_get(root, "hostname")), "node9");
+	/* values not there are left out and named under "unavailable", the last member (no null) */
+	assert_null(json_object_get(root, "driver_version"));
+	assert_null(json_object_get(root, "cuda_driver_version"));
+	const char *tail = "]," "\"unavailable\":{\"driver_version\":\"not read\",\"cuda_driver_version\":\"not supported\"}}\n";
+	assert_true(strlen(text) > strlen(tail));
+	assert_string_equal(text + strlen(text) - strlen(tail), tail);
+	free(text);
 	json_t *gpus = json_object_get(root, "gpus");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 0), "uuid")), "GPU-0");
+	json_t *g1 = json_array_get(gpus, 1);
+	assert_null(json_object_get(g1, "uuid"));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(g1, "unavailable"), "uuid")), "error");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 0), "verdict")), "PASS");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 2), "verdict")), "FAIL");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 2), "last_error")),
