@@ -316,10 +316,11 @@ int api_render_health_watch(struct api_doc *d, const struct snapshot *snap, cons
 		json_object_set_new(g, "index", json_integer(i));
 		json_put_strv(g, "uuid", &v->st.uuid);
 		json_object_set_new(g, "up", json_boolean(v->up));
-		if (!v->up && v->last_error[0])
-			json_object_set_new(g, "last_error", json_string(v->last_error));
+		json_object_set_new(g, "error", v->last_error[0] ? json_string(v->last_error) : json_null()); /* as json_gpu_view */
 		if (lw)
 			json_object_set_new(g, "leaks", leaks_of(lw, i));
+		if (!v->up && v->last_error[0]) /* deprecated for a release: "error" has it */
+			json_object_set_new(g, "last_error", json_string(v->last_error));
 		json_unavailable_last(g);
 		dump_into(&d->item[i], g);
 		oom |= d->item[i].oom;

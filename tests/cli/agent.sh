@@ -230,10 +230,12 @@ curl -s --max-time 5 "$base/metrics" >"$tmp/m2.txt"
 check "the 7 others still up" [ "$(grep -c '^gpuctl_gpu_up{.*} 1$' "$tmp/m2.txt")" -eq 7 ]
 check "no power value served for the lost GPU" [ "$(grep -c '^gpuctl_gpu_power_watts{gpu="3"' "$tmp/m2.txt")" -eq 0 ]
 check "XID 79 on GPU 3" wait_value gpuctl_gpu_xid_errors_total 'gpu="3".*xid="79"' 1
-check "the JSON API says why" python3 -c '
+check "the JSON API says why (gpus and health: error)" python3 -c '
 import json,sys,urllib.request
 d=json.load(urllib.request.urlopen(sys.argv[1] + "/api/v1/gpus?gpu=3"))
-g=d["gpus"][0]; assert not g["up"] and "fallen off" in g["last_error"], g' "$base"
+g=d["gpus"][0]; assert not g["up"] and "fallen off" in g["error"], g
+h=json.load(urllib.request.urlopen(sys.argv[1] + "/api/v1/health?gpu=3"))["gpus"][0]
+assert h["index"] == 3 and not h["up"] and "fallen off" in h["error"], h' "$base"
 
 # --- it comes back; then a hung call on GPU 5 makes it stale, alone
 echo '{"faults": [{"kind": "hang", "gpu": 5}]}' >"$faults"

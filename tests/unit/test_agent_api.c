@@ -210,6 +210,11 @@ static void test_health_without_rules(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_object_get(g1, "unavailable"), "uuid")), "error");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 0), "verdict")), "PASS");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 2), "verdict")), "FAIL");
+	/* "error" as /api/v1/gpus and info --json write it; "last_error" (down only) deprecated */
+	assert_true(json_is_null(json_object_get(json_array_get(gpus, 0), "error")));
+	assert_null(json_object_get(json_array_get(gpus, 0), "last_error"));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 2), "error")),
+			    "GPU 2 has fallen off the bus");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 2), "last_error")),
 			    "GPU 2 has fallen off the bus");
 	json_decref(root);
