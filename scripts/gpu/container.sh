@@ -36,33 +36,9 @@ step() { # step WHAT COMMAND...: logs the command's output and status; returns i
 verdict() { echo "VERDICT: $*" >>"$txt"; cat "$txt"; exit 0; }
 
 pm=/tmp/gpuctl-podman
-mkdir -p "$pm"
-step "unpack" tar -C "$pm" -xJf "$root/.device-carry/podman/podman.tar.xz" || verdict "the carried podman did not unpack"
-export PATH="$pm/bin:$PATH" LD_LIBRARY_PATH="$pm/lib"
-export CONTAINERS_CONF="$pm/containers.conf" CONTAINERS_STORAGE_CONF="$pm/storage.conf"
-# podman starts conmon (and conmon runc) with a clean environment: without
-# LD_LIBRARY_PATH the carried conmon lacks libglib (the first call's failure)
-for tool in conmon runc; do
-	printf '#!/bin/sh\nLD_LIBRARY_PATH="%s/lib" exec "%s/bin/%s" "$@"\n' "$pm" "$pm" "$tool" >"$pm/bin/$tool-env"
-	chmod +x "$pm/bin/$tool-env"
-done
-cat >"$CONTAINERS_CONF" <<EOF
-[containers]
-default_ulimits = []
-seccomp_profile = "$pm/share/seccomp.json"
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-conmon_path = ["$pm/bin/conmon-env"]
-init_path = "$pm/bin/catatonit"
-[engine.runtimes]
-runc = ["$pm/bin/runc-env"]
-EOF
-printf '[storage]\ndriver = "vfs"\ngraphroot = "%s/storage"\nrunroot = "%s/run"\n' "$pm" "$pm" >"$CONTAINERS_STORAGE_CONF"
-mkdir -p /etc/containers
-[ -e /etc/containers/policy.json ] ||
-	echo '{"default":[{"type":"insecureAcceptAnything"}]}' >/etc/containers/policy.json
+. "$root/scripts/gpu/lib.sh" # podman_setup
+echo "== unpack and set up podman in $pm" >>"$txt"
+podman_setup "$pm" >>"$txt" 2>&1 || verdict "the carried podman did not unpack"
 step "the machine" sh -c 'uname -a; id; cat /proc/self/cgroup; grep -E "cgroup|proc|sysfs" /proc/mounts; nvidia-smi -L; ls -la /dev/nvidia*'
 step "podman version" podman --version || verdict "podman does not start here (see above)"
 step "runc version" runc --version

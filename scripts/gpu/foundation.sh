@@ -24,10 +24,10 @@
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 mode="${1:-run}"
-pack_dir="$root/.device-carry/foundation"
+pack_dir="${GPUCTL_PACK:-$root/.device-carry/foundation}" # another pack: GPUCTL_PACK (and GPUCTL_PACK_BUILD)
 
 pack() {
-	local build="$root/build-device"
+	local build="${GPUCTL_PACK_BUILD:-$root/build-device}"
 	cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGPUCTL_WITH_CUDA=OFF -DBUILD_TESTING=OFF >/dev/null || exit 70
 	if ! cmake --build "$build" --target gpuctl -j2 >"$build/pack.log" 2>&1; then
 		# -O2 finds warnings the sanitizer build does not; -Werror makes them fatal.

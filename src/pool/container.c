@@ -332,8 +332,14 @@ char **container_run_argv(const struct container_run *r)
 	/* PID 1 in the container is catatonit: it passes on the SIGTERM of a cancel
 	 * (podman's --sig-proxy sends it there), which a command as PID 1 would ignore */
 	add(&a, "--init", NULL, NULL);
-	if (r->in_cgroup)
+	if (r->in_cgroup) {
 		add(&a, "--cgroups=split", NULL, NULL);
+		/* podman's default pids limit makes runc write pids.max in the
+		 * payload's cgroup, which the job's cgroup (no controllers given
+		 * to its children) lacks on a cgroup v2 host: the container did
+		 * not start on the H200. The job's limits are the pool's. */
+		add(&a, "--pids-limit=0", NULL, NULL);
+	}
 	for (const char *d = r->devices; d && *d;) {
 		size_t len = strcspn(d, ",");
 		char dev[256];

@@ -68,7 +68,8 @@ struct container_run {
 	const char *cdi_kind;
 	const char *devices;         /* the job's GPUs: UUIDs (or one MIG UUID), comma-separated */
 	const char *gpus;            /* GPUCTL_JOB_GPUS: indexes */
-	bool in_cgroup;              /* podman: the job has its own cgroup: --cgroups=split keeps the container in it */
+	bool in_cgroup;              /* podman as root, and the job has its own cgroup: --cgroups=split
+				      * keeps the container in it (rootless podman stays there without) */
 	/* docker only: */
 	char *const *cdi_flags;      /* container_docker_cdi_flags() */
 	unsigned uid, gid;           /* --user=UID:GID: the submitting user, as podman's rootless user */

@@ -233,11 +233,16 @@ static int attach_bpf(const struct devcg_rules *r, const char *cgroup_dir, char 
 	attr.target_fd = (uint32_t)cg;
 	attr.attach_bpf_fd = (uint32_t)pfd;
 	attr.attach_type = BPF_CGROUP_DEVICE;
-	/* no flags: nothing below the job's cgroup can replace it; where an
-	 * ancestor's program was attached with ALLOW_MULTI (systemd), ours must be too */
+	/* ALLOW_MULTI: a program attached below the job's cgroup runs as well
+	 * as ours, never instead (both must allow an access), and a container
+	 * runtime in the job (runc under podman --cgroups=split) can attach its
+	 * own: without the flag, runc's attach failed with EPERM on the H200
+	 * and the container did not start. No flags where an ancestor's
+	 * program forbids MULTI below it. */
+	attr.attach_flags = BPF_F_ALLOW_MULTI;
 	long rc = sys_bpf(BPF_PROG_ATTACH, &attr);
 	if (rc != 0) {
-		attr.attach_flags = BPF_F_ALLOW_MULTI;
+		attr.attach_flags = 0;
 		rc = sys_bpf(BPF_PROG_ATTACH, &attr);
 	}
 	int e = errno;

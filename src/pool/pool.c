@@ -348,8 +348,9 @@ static unsigned collect_shims(const struct pool *p, int shims[MAX_SHIMS])
 }
 
 /* Simulated processes are not host processes: always foreign. On real GPUs
- * a process is the pool's when it descends from a job's shim, and a pid
- * gone since the sample was taken no longer counts. */
+ * a process is the pool's when it descends from a job's shim or runs in a
+ * job's cgroup (a container's), and a pid gone since the sample was taken
+ * no longer counts. */
 static bool proc_foreign(const struct pool *p, int pid, const int *shims, unsigned nshim)
 {
 	if (p->simulated)
@@ -357,7 +358,7 @@ static bool proc_foreign(const struct pool *p, int pid, const int *shims, unsign
 	struct proc_stat ps;
 	if (proc_stat_read(pid, &ps) != 0)
 		return false;
-	return !proc_in_jobs(pid, shims, nshim);
+	return !proc_in_jobs(pid, shims, nshim) && !pool_proc_in_job_cgroup(p, pid);
 }
 
 /* Reads a new snapshot when the last is old enough; evaluates health and

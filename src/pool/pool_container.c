@@ -41,6 +41,32 @@ bool pool_job_is_container(const struct pool_job *j)
 	return image;
 }
 
+bool pool_proc_in_job_cgroup(const struct pool *p, int pid)
+{
+	char path[64], line[1024];
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	bool in = false;
+	while (!in && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3) != 0)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		for (size_t i = 0; i < p->njobs && !in; i++) {
+			const char *cg = p->jobs[i]->cgroup, *name = strrchr(cg, '/');
+			if (!cg[0] || !name)
+				continue;
+			/* "/gpuctl-TAG-job-ID" as a whole component of the process's path */
+			size_t n = strlen(name);
+			for (const char *at = strstr(line + 3, name); at && !in; at = strstr(at + 1, name))
+				in = at[n] == '\0' || at[n] == '/';
+		}
+	}
+	fclose(f);
+	return in;
+}
+
 /* Writes (or refreshes) the pool's CDI spec; *keep gets it (docker's flags
  * are made from it) when not NULL. 0, or -1 with why. */
 static int write_cdi_spec(struct pool *p, json_t **keep, char *msg, size_t len)
@@ -331,6 +357,12 @@ static char **run_argv(struct pool *p, const struct pool_job *j, const struct pr
 	while (cmd && cmd[nc])
 		nc++;
 	container_cdi_kind(p->cgroup_tag, kind, sizeof(kind));
+	/* podman as root: --cgroups=split makes its cgroups below the job's. A
+	 * rootless podman (any other user) can make none there (the job's cgroup
+	 * is root's; on a v1 or hybrid host it tries v1 hierarchies and fails):
+	 * without the flag it makes none, and conmon and the container stay in
+	 * the job's cgroup, where the shim started it */
+	bool rootful = p->euid == 0 && j->uid == 0;
 	if (pr->rt == CONTAINER_DOCKER) {
 		if (!(cdi_flags = container_docker_cdi_flags(pr->cdi, j->devices, lost, sizeof(lost), msg, len)))
 			goto out;
@@ -344,7 +376,7 @@ static char **run_argv(struct pool *p, const struct pool_job *j, const struct pr
 	}
 	struct container_run r = {
 		.runtime = pr->rt, .job = j->id, .image = image, .cdi_kind = kind, .devices = j->devices, .gpus = gpus,
-		.in_cgroup = j->cgroup[0] != '\0', .mounts = mounts, .nmounts = nm, .env = cenv, .nenv = ne,
+		.in_cgroup = j->cgroup[0] != '\0' && rootful, .mounts = mounts, .nmounts = nm, .env = cenv, .nenv = ne,
 		.cmd = cmd, .ncmd = nc, .cdi_flags = cdi_flags, .uid = j->uid, .gid = j->gid, .groups = groups,
 		.ngroups = (size_t)ngroups, .cgroup_parent = pr->cgroup_parent[0] ? pr->cgroup_parent : NULL,
 	};

@@ -139,6 +139,10 @@ bool pool_disk_low(const struct pool *p, char *why, size_t len);
 
 /* pool_container.c: container jobs (docs/containers.md). p->mu held. */
 bool pool_job_is_container(const struct pool_job *j);
+/* True when pid runs in (below) a job's cgroup v2: a container runtime's
+ * processes there (podman --cgroups=split: conmon, the container) are not
+ * the shim's descendants, yet they are the job's. */
+bool pool_proc_in_job_cgroup(const struct pool *p, int pid);
 /* Before the start: writes the pool's CDI spec, checks that the image is
  * there and that the driver's CUDA is what it needs; then *argv (the command
  * in the container, heap strings) becomes the podman command line. env: the

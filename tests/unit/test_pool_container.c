@@ -209,7 +209,7 @@ static void test_run_argv(void **state)
 	char **argv = container_run_argv(&r);
 	assert_non_null(argv);
 	const char *want[] = { "podman", "--cgroup-manager=cgroupfs", "run", "--rm", "--name=gpuctl-job-42", "--init",
-			       "--cgroups=split", "--device=gpuctl.pool/gpu-0a1b2c3d=GPU-aaa",
+			       "--cgroups=split", "--pids-limit=0", "--device=gpuctl.pool/gpu-0a1b2c3d=GPU-aaa",
 			       "--device=gpuctl.pool/gpu-0a1b2c3d=GPU-bbb", "--env=CUDA_VISIBLE_DEVICES=GPU-aaa,GPU-bbb",
 			       "--env=GPUCTL_JOB_ID=42", "--env=GPUCTL_JOB_GPUS=0,3", "--env=A=1", "--volume=/data:/data:ro",
 			       "localhost/x:1", "sh", "-c", "nvidia-smi -L" };
@@ -229,7 +229,7 @@ static void test_run_argv(void **state)
 	assert_non_null(argv);
 	bool split = false;
 	for (n = 0; argv[n]; n++) {
-		split |= strcmp(argv[n], "--cgroups=split") == 0;
+		split |= strcmp(argv[n], "--cgroups=split") == 0 || strcmp(argv[n], "--pids-limit=0") == 0;
 		free(argv[n]);
 	}
 	assert_false(split);
