@@ -2,14 +2,16 @@
  * agent_bench.c - load generator and cost meter for `gpuctl agent`
  * (run by bench/agent_bench.sh; results in bench/RESULTS.md).
  *
- *   agent_bench scrape PORT PID CLIENTS SECONDS [PERIOD_MS [gzip|plain]]
+ *   agent_bench scrape PORT PID CLIENTS SECONDS [PERIOD_MS [gzip|plain [smaps]]]
  *       CLIENTS threads, each on its own keep-alive connection to
  *       127.0.0.1:PORT, GET /metrics for SECONDS: every PERIOD_MS (each client
  *       at its own phase, as independent Prometheus servers would), or as fast
  *       as answered when PERIOD_MS is 0 (saturation); with Prometheus's
  *       Accept header, and its "Accept-Encoding: gzip" unless plain; prints
  *       the latency median/p99/max, scrapes per second, and the agent's CPU
- *       share and resident memory (from /proc/PID) over the same window.
+ *       share and resident memory (from /proc/PID) over the same window;
+ *       smaps: also where the resident memory goes (as below) a second
+ *       before the end, while every client's connection is open.
  *   agent_bench idle PID SECONDS
  *       the agent's CPU share and RSS with nobody scraping.
  *   agent_bench sweep SIMSPEC ROUNDS
@@ -17,9 +19,16 @@
  *       group, then the process list, one after the other, as an exporter
  *       that shells out to nvidia-smi on each scrape does) through the same
  *       simulated backend: median and max over ROUNDS.
+ *   agent_bench smaps PID
+ *       where PID's resident memory goes, from /proc/PID/smaps: each file
+ *       mapping (libraries, the binary), the heap, malloc's other arenas,
+ *       thread stacks by size (count, total, the deepest: its largest
+ *       mapping's Rss), the other anonymous mappings (those of 64 KiB or
+ *       more one by one).
  * Loopback only; bounded by SECONDS.
  */
 #include <arpa/inet.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -84,6 +93,8 @@ static long proc_rss_kib(int pid, const char *key)
 	fclose(f);
 	return v;
 }
+
+static int cmd_smaps(int pid);
 
 /* ---- scraping ---- */
 
@@ -210,7 +221,7 @@ static void *client_main(void *arg)
 	return NULL;
 }
 
-static int cmd_scrape(int port, int pid, int clients, double seconds, double period_ms, bool gzip)
+static int cmd_scrape(int port, int pid, int clients, double seconds, double period_ms, bool gzip, bool smaps)
 {
 	struct client *c = calloc((size_t)clients, sizeof(*c));
 	pthread_t *t = calloc((size_t)clients, sizeof(*t));
@@ -229,6 +240,10 @@ static int cmd_scrape(int port, int pid, int clients, double seconds, double per
 		pthread_attr_setstacksize(&a, 256 * 1024);
 		pthread_create(&t[i], &a, client_main, &c[i]);
 		pthread_attr_destroy(&a);
+	}
+	if (smaps && seconds > 2) {
+		usleep((useconds_t)((seconds - 1) * 1e6));
+		cmd_smaps(pid);
 	}
 	for (int i = 0; i < clients; i++)
 		pthread_join(t[i], NULL);
@@ -318,16 +333,166 @@ static int cmd_sweep(const char *spec, int rounds)
 	return 0;
 }
 
+/* ---- where the resident memory goes ---- */
+
+struct mapping {
+	uint64_t lo, hi;
+	char perms[5];
+	char path[256]; /* "" for anonymous */
+	long rss_kib, private_kib;
+};
+
+enum { MAPS_MAX = 4096, GROUPS_MAX = 64 };
+
+struct group {
+	char name[64];
+	unsigned n;
+	long rss_kib, private_kib, largest_kib;
+};
+
+static struct group *group_of(struct group *g, unsigned *ng, const char *name)
+{
+	for (unsigned i = 0; i < *ng; i++)
+		if (strcmp(g[i].name, name) == 0)
+			return &g[i];
+	if (*ng == GROUPS_MAX)
+		return &g[GROUPS_MAX - 1]; /* the last group takes the rest */
+	struct group *n = &g[(*ng)++];
+	memset(n, 0, sizeof(*n));
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	return n;
+}
+
+static int by_rss(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	return (x->rss_kib < y->rss_kib) - (x->rss_kib > y->rss_kib);
+}
+
+static unsigned maps_read(int pid, struct mapping *m)
+{
+	char path[64], line[512];
+	snprintf(path, sizeof(path), "/proc/%d/smaps", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	unsigned n = 0;
+	struct mapping *cur = NULL;
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t lo, hi;
+		char perms[5];
+		int off = 0;
+		long kib;
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %*s %*s %*s%n", &lo, &hi, perms, &off) == 3) {
+			cur = n < MAPS_MAX ? &m[n++] : NULL;
+			if (!cur)
+				continue;
+			memset(cur, 0, sizeof(*cur));
+			cur->lo = lo;
+			cur->hi = hi;
+			memcpy(cur->perms, perms, sizeof(cur->perms));
+			const char *p = line + off;
+			while (*p == ' ')
+				p++;
+			snprintf(cur->path, sizeof(cur->path), "%.*s", (int)strcspn(p, "\n"), p);
+		} else if (cur && sscanf(line, "Rss: %ld kB", &kib) == 1) {
+			cur->rss_kib = kib;
+		} else if (cur && (sscanf(line, "Private_Clean: %ld kB", &kib) == 1 ||
+				   sscanf(line, "Private_Dirty: %ld kB", &kib) == 1)) {
+			cur->private_kib += kib;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+/* An anonymous mapping's kind: a thread stack has a guard page mapped
+ * without access just below it; a malloc arena (other than the main heap)
+ * starts on a 64 MiB boundary with its unused reserve, without access,
+ * just above it. */
+static const char *anon_kind(const struct mapping *m, unsigned n, unsigned i)
+{
+	bool guard_below = i > 0 && m[i - 1].hi == m[i].lo && strcmp(m[i - 1].perms, "---p") == 0 && !m[i - 1].path[0];
+	bool reserve_above =
+		i + 1 < n && m[i + 1].lo == m[i].hi && strcmp(m[i + 1].perms, "---p") == 0 && !m[i + 1].path[0];
+	if ((m[i].lo & ((64ull << 20) - 1)) == 0 && (reserve_above || m[i].hi - m[i].lo == 64ull << 20))
+		return "malloc arenas (not the main heap)";
+	if (guard_below)
+		return "thread stacks";
+	return "other anonymous mappings";
+}
+
+static int cmd_smaps(int pid)
+{
+	struct mapping *m = calloc(MAPS_MAX, sizeof(*m));
+	struct group *g = calloc(GROUPS_MAX, sizeof(*g));
+	if (!m || !g)
+		return 1;
+	unsigned n = maps_read(pid, m), ng = 0;
+	if (!n) {
+		printf("smaps: cannot read /proc/%d/smaps\n", pid);
+		free(m);
+		free(g);
+		return 1;
+	}
+	long total = 0, file = 0;
+	char stack_name[64];
+	for (unsigned i = 0; i < n; i++) {
+		if (!m[i].rss_kib)
+			continue;
+		const char *name;
+		if (m[i].path[0] == '/') {
+			const char *base = strrchr(m[i].path, '/') + 1;
+			name = base;
+			file += m[i].rss_kib;
+		} else if (m[i].path[0]) {
+			name = m[i].path; /* [heap], [stack], [vdso], ... */
+		} else {
+			name = anon_kind(m, n, i);
+			if (strcmp(name, "thread stacks") == 0) {
+				/* by their size: the sampler's, and those of the default size */
+				snprintf(stack_name, sizeof(stack_name), "thread stacks of %" PRIu64 " KiB",
+					 (m[i].hi - m[i].lo) >> 10);
+				name = stack_name;
+			}
+		}
+		struct group *k = group_of(g, &ng, name);
+		k->n++;
+		k->rss_kib += m[i].rss_kib;
+		k->private_kib += m[i].private_kib;
+		if (m[i].rss_kib > k->largest_kib)
+			k->largest_kib = m[i].rss_kib;
+		total += m[i].rss_kib;
+	}
+	qsort(g, ng, sizeof(*g), by_rss);
+	printf("smaps: pid %d, %u mappings, Rss %ld KiB: file-backed %ld KiB, anonymous %ld KiB\n", pid, n, total, file,
+	       total - file);
+	printf("smaps: | what | mappings | Rss KiB | private KiB | largest mapping KiB |\n");
+	for (unsigned i = 0; i < ng; i++)
+		printf("smaps: | %s | %u | %ld | %ld | %ld |\n", g[i].name, g[i].n, g[i].rss_kib, g[i].private_kib,
+		       g[i].largest_kib);
+	/* the large ones of those one by one (a snapshot, the sampler's slots, ...) */
+	for (unsigned i = 0; i < n; i++)
+		if (!m[i].path[0] && m[i].rss_kib >= 64 && strcmp(anon_kind(m, n, i), "other anonymous mappings") == 0)
+			printf("smaps: anonymous mapping at %" PRIx64 ": %" PRIu64 " KiB, Rss %ld KiB\n", m[i].lo,
+			       (m[i].hi - m[i].lo) >> 10, m[i].rss_kib);
+	free(m);
+	free(g);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc >= 6 && argc <= 8 && strcmp(argv[1], "scrape") == 0)
+	if (argc >= 6 && argc <= 9 && strcmp(argv[1], "scrape") == 0)
 		return cmd_scrape(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atof(argv[5]), argc >= 7 ? atof(argv[6]) : 0,
-				  argc < 8 || strcmp(argv[7], "plain") != 0);
+				  argc < 8 || strcmp(argv[7], "plain") != 0, argc == 9 && strcmp(argv[8], "smaps") == 0);
 	if (argc == 4 && strcmp(argv[1], "idle") == 0)
 		return cmd_idle(atoi(argv[2]), atof(argv[3]));
 	if (argc == 4 && strcmp(argv[1], "sweep") == 0)
 		return cmd_sweep(argv[2], atoi(argv[3]) > 0 ? atoi(argv[3]) : 1);
-	fprintf(stderr, "usage: agent_bench scrape PORT PID CLIENTS SECONDS [PERIOD_MS [gzip|plain]] | idle PID SECONDS | "
-			"sweep SIMSPEC ROUNDS\n");
+	if (argc == 3 && strcmp(argv[1], "smaps") == 0)
+		return cmd_smaps(atoi(argv[2]));
+	fprintf(stderr, "usage: agent_bench scrape PORT PID CLIENTS SECONDS [PERIOD_MS [gzip|plain [smaps]]] | idle PID SECONDS | "
+			"sweep SIMSPEC ROUNDS | smaps PID\n");
 	return 64;
 }

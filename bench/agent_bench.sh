@@ -4,12 +4,16 @@
 # scrape latency median/p99 with CLIENTS concurrent scrapers (each once a
 # second, then all back-to-back; for each ENCODING: gzip, as Prometheus asks,
 # and plain, as curl without --compressed does), agent CPU and RSS
-# idle (1 s interval) and under load, against one serial nvidia-smi-style
-# sweep of the same fields; then `gpuctl top` on the same server in tmux (its
-# CPU and RSS; TOP=0 skips it). At 8 and 64 simulated GPUs. Loopback only.
+# idle (1 s interval) and under load, and where the RSS goes (smaps: libraries,
+# heap, arenas, thread stacks) idle and under the first load, against one
+# serial nvidia-smi-style sweep of the same fields; then `gpuctl top` on the
+# same server in tmux (its CPU and RSS; TOP=0 skips it). At 8 and 64 simulated
+# GPUs. Loopback only.
 #
 #   bench/agent_bench.sh                 # build (Release) and run
 #   BUILD=build-rel CLIENTS=100 SECONDS_LOAD=10 GPUS="8 64" ENCODINGS="gzip plain" bench/agent_bench.sh
+#   GPUCTL=/path/gpuctl AGENT_BENCH=/path/agent_bench bench/agent_bench.sh   # built elsewhere: no build
+#                                        # (scripts/gpu/agent_bench.sh, on the GPU machine)
 # Output: plain text; copy the figures into bench/RESULTS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,13 +25,13 @@ LATENCY_US="${LATENCY_US:-2000}"
 GPUS="${GPUS:-8 64}"
 ENCODINGS="${ENCODINGS:-gzip plain}"
 HISTORY="${HISTORY:-60m}" # the agent's history (/api/v1/history): its default (1 h), or off
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
+if [ -z "${GPUCTL:-}" ] && [ "${SKIP_BUILD:-0}" != 1 ]; then
 	cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGPUCTL_WITH_CUDA=OFF >/dev/null
-	cmake --build "$BUILD" -j"$(nproc)" --target gpuctl >/dev/null
+	# agent_bench (CMakeLists.txt) links the layer libraries it needs: device and core
+	cmake --build "$BUILD" -j"${JOBS:-2}" --target gpuctl agent_bench >/dev/null
 fi
-# the device and core layers' libraries (src/layers.cmake) hold all it calls
-cc -O2 -std=c11 -D_GNU_SOURCE -Isrc bench/agent_bench.c "$BUILD/libgpuctl_layer_device.a" "$BUILD/libgpuctl_layer_core.a" \
-	$(pkg-config --libs jansson libmicrohttpd sqlite3 ncursesw zlib) -lpthread -ldl -lm -o "$BUILD/agent_bench"
+GPUCTL="${GPUCTL:-$BUILD/gpuctl}"
+AGENT_BENCH="${AGENT_BENCH:-$BUILD/agent_bench}"
 export GPUCTL_DATA_DIR="$PWD/data"
 tmp=$(mktemp -d)
 agent_pid=""
@@ -40,7 +44,7 @@ for gpus in $GPUS; do
 	# the scrapers all come from 127.0.0.1 but stand for as many Prometheus servers:
 	# no per-address limit (per_ip_connections is 32 by default)
 	printf 'per_ip_connections = 0\nhistory = %s\n' "$HISTORY" >"$tmp/agent.conf"
-	"$BUILD/gpuctl" --sim "$spec" agent --config "$tmp/agent.conf" --listen 127.0.0.1:0 --interval 1s \
+	"$GPUCTL" --sim "$spec" agent --config "$tmp/agent.conf" --listen 127.0.0.1:0 --interval 1s \
 		--kernel-log off 2>"$tmp/agent.err" &
 	agent_pid=$!
 	port=""
@@ -56,25 +60,28 @@ for gpus in $GPUS; do
 		grep -qx gpuctl-links /proc/"$agent_pid"/task/*/comm 2>/dev/null || break
 		sleep 0.1
 	done
-	"$BUILD/agent_bench" idle "$agent_pid" "$SECONDS_IDLE"
+	"$AGENT_BENCH" idle "$agent_pid" "$SECONDS_IDLE"
+	"$AGENT_BENCH" smaps "$agent_pid"
 	# one Prometheus scraping every second (the exposition rendered at every tick)
-	"$BUILD/agent_bench" scrape "$port" "$agent_pid" 1 "$SECONDS_IDLE" 1000 gzip
+	"$AGENT_BENCH" scrape "$port" "$agent_pid" 1 "$SECONDS_IDLE" 1000 gzip
+	smaps=smaps # where the memory goes under the first load (its connections open)
 	for enc in $ENCODINGS; do
 		# 100 scrapers each once a second (independent Prometheus servers, at spread phases)
-		"$BUILD/agent_bench" scrape "$port" "$agent_pid" "$CLIENTS" "$SECONDS_LOAD" 1000 "$enc"
+		"$AGENT_BENCH" scrape "$port" "$agent_pid" "$CLIENTS" "$SECONDS_LOAD" 1000 "$enc" $smaps
+		smaps=""
 		# the same 100 scraping back-to-back: saturation, the worst case
-		"$BUILD/agent_bench" scrape "$port" "$agent_pid" "$CLIENTS" "$SECONDS_LOAD" 0 "$enc"
+		"$AGENT_BENCH" scrape "$port" "$agent_pid" "$CLIENTS" "$SECONDS_LOAD" 0 "$enc"
 	done
-	"$BUILD/agent_bench" idle "$agent_pid" 5
+	"$AGENT_BENCH" idle "$agent_pid" 5
 	kill "$agent_pid"
 	wait "$agent_pid" 2>/dev/null || true
 	agent_pid=""
-	"$BUILD/agent_bench" sweep "$spec" 5
+	"$AGENT_BENCH" sweep "$spec" 5
 	# gpuctl top on the same server in a terminal (tmux 200x60, its 1 s refresh):
 	# its CPU and RSS over SECONDS_IDLE, once its first screen is up (TOP=0: skip)
 	if [ "${TOP:-1}" = 1 ] && command -v tmux >/dev/null; then
 		tmux -S "$tmp/tmux" -f /dev/null new-session -d -x 200 -y 60 \
-			"exec env TERM=xterm-256color LANG=C.UTF-8 GPUCTL_DATA_DIR='$GPUCTL_DATA_DIR' '$BUILD/gpuctl' --sim '$spec' top"
+			"exec env TERM=xterm-256color LANG=C.UTF-8 GPUCTL_DATA_DIR='$GPUCTL_DATA_DIR' '$GPUCTL' --sim '$spec' top"
 		top_pid=$(tmux -S "$tmp/tmux" display -p '#{pane_pid}')
 		for _ in $(seq 1 300); do
 			tmux -S "$tmp/tmux" capture-pane -p | grep -q "GPU" && break
@@ -82,7 +89,7 @@ for gpus in $GPUS; do
 		done
 		sleep 3 # its first ticks (rates need two snapshots)
 		echo "-- gpuctl top (pid $top_pid), 200x60 terminal:"
-		"$BUILD/agent_bench" idle "$top_pid" "$SECONDS_IDLE"
+		"$AGENT_BENCH" idle "$top_pid" "$SECONDS_IDLE"
 		tmux -S "$tmp/tmux" kill-server 2>/dev/null || true
 	fi
 done
