@@ -54,7 +54,7 @@ static const struct opt_spec bench_opts[] = {
 	[OPT_BENCH_FULL] = { "full", 0, OPT_FLAG, NULL, "size and shape sweeps, and the sustained load (minutes)", NULL, 0, 0,
 			     NULL },
 	[OPT_BENCH_SUITE] = { "suite", 's', OPT_STRING, "LIST",
-			      "copy,memory,compute,gemm,p2p,nccl,apps,sustained,host,train or all\n"
+			      "suites, comma-separated (listed below), or all\n"
 			      "(default: all but sustained; --full adds sustained)",
 			      NULL, 0, 0, NULL },
 	[OPT_BENCH_ID] = { "id", 'i', OPT_STRING, "GPUS", "GPUs to test: 0,1 / 0-3 / UUID / PCI bus id", "all", 0, 0, NULL },
@@ -85,6 +85,15 @@ static const struct opt_spec bench_opts[] = {
 	[OPT_BENCH_QUIET] = { "quiet", 'q', OPT_FLAG, NULL, "no progress lines on stderr", NULL, 0, 0, NULL },
 };
 
+/* The suite words, from the suites' table (bench/suite.h). */
+static void print_suites(FILE *out)
+{
+	fputs("suites:", out);
+	for (unsigned i = 0; i < BENCH_NSUITES; i++)
+		fprintf(out, "%s %s", i ? "," : "", bench_suite_name(1u << i));
+	fputc('\n', out);
+}
+
 static const struct cmd_help bench_help = {
 	.name = "bench",
 	.usage = "[--quick | --full] [-s SUITES] [-i GPUS] [--size LIST] [--iters N]\n"
@@ -95,6 +104,7 @@ static const struct cmd_help bench_help = {
 		"limit and the ratio; clocks, power, temperature and throttle reasons kept per test.\n",
 	.opts = bench_opts,
 	.nopts = sizeof(bench_opts) / sizeof(bench_opts[0]),
+	.more = print_suites,
 	.exits = "0 ok, 1 a result under its threshold, 2 a test failed, 64 usage, 65 bad results file,\n"
 		 "            66 no results file, 69 no driver, GPU or kernels module, 74 output error\n"
 		 "            (docs/exit-codes.md)",
