@@ -28,6 +28,7 @@
 #include "metrics.h"
 #include "pool/pool.h"
 #include "agent/pool_agent.h"
+#include "core/thread.h"
 #include "pool/runner.h"
 
 #define FIRST_SAMPLE_WAIT_NS 3000000000ull
@@ -554,6 +555,7 @@ static void *render_thread(void *arg)
 
 /* ---- life cycle ------------------------------------------------------------------ */
 
+
 static void sampler_cfg_of(const struct agent_config *c, struct sampler_config *sc)
 {
 	sampler_config_default(sc);
@@ -668,7 +670,7 @@ int agent_start(struct agent **out, struct gpu_backend *be, const struct agent_c
 		agent_stop(a);
 		return -1;
 	}
-	if (pthread_create(&a->render_thread, NULL, render_thread, a) != 0) {
+	if (thread_start(&a->render_thread, AGENT_THREAD_STACK_BYTES, render_thread, a) != 0) {
 		snprintf(err, errlen, "cannot start the render thread");
 		agent_stop(a);
 		return -1;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "core/thread.h"
 #include "kmsg.h"
 
 #define KLOG_POLL_MS 250u
@@ -102,7 +103,7 @@ void agent_start_klog(struct agent *a)
 		return;
 	}
 	atomic_store(&a->kernel_log, 1);
-	if (pthread_create(&a->klog_thread, NULL, klog_thread, k) == 0) {
+	if (thread_start(&a->klog_thread, AGENT_THREAD_STACK_BYTES, klog_thread, k) == 0) {
 		a->klog_started = true;
 	} else {
 		kmsg_reader_close(k->reader);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/thread.h"
 #include "httpreq.h"
 
 #define DOOR_SWEEP_MS 100 /* how often deadlines are checked */
@@ -326,7 +327,7 @@ int http_door_start(struct http_door **out, int listen_fd, struct MHD_Daemon *ht
 	*out = d;
 	if (d->epfd < 0 || d->wake_fd < 0 || epoll_ctl(d->epfd, EPOLL_CTL_ADD, listen_fd, &lev) != 0 ||
 	    epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->wake_fd, &wev) != 0 ||
-	    pthread_create(&d->thread, NULL, door_main, d) != 0) {
+	    thread_start(&d->thread, d->lim.stack_bytes, door_main, d) != 0) {
 		*out = NULL;
 		snprintf(err, errlen, "cannot start the HTTP door: %s", strerror(errno));
 		if (d->epfd >= 0)

@@ -27,6 +27,7 @@ struct http_door_limits {
 	unsigned per_ip;             /* of those from one address (0: no limit) */
 	uint64_t head_timeout_ns;    /* from accept to a complete head */
 	size_t head_limit;           /* bytes a head may take */
+	size_t stack_bytes;          /* the door thread's stack (0: the default, 8 MiB) */
 };
 
 /* Starts the door on listen_fd (bound and listening; the door owns it from

@@ -462,6 +462,7 @@ int agent_http_start(struct agent *a, char *err, size_t errlen)
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)a->cfg.connection_timeout_s,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_LIMIT,
 		MHD_OPTION_THREAD_POOL_SIZE, threads,
+		MHD_OPTION_THREAD_STACK_SIZE, (size_t)AGENT_THREAD_STACK_BYTES,
 		/* lenient: the door checked the first request strictly, and the
 		 * handler checks Host on later ones (libmicrohttpd 0.9.75's own
 		 * refusal sends its headers twice) */
@@ -478,6 +479,7 @@ int agent_http_start(struct agent *a, char *err, size_t errlen)
 		.per_ip = a->cfg.per_ip_connections,
 		.head_timeout_ns = (uint64_t)a->cfg.header_timeout_s * 1000000000ull,
 		.head_limit = HEAD_LIMIT,
+		.stack_bytes = AGENT_THREAD_STACK_BYTES,
 	};
 	if (http_door_start(&a->door, lfd, a->httpd, &lim, err, errlen)) {
 		MHD_stop_daemon(a->httpd);

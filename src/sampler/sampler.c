@@ -22,6 +22,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/thread.h"
+
 #define XID_MAX 32
 #define THREAD_STACK_BYTES (512u * 1024u)
 #define EVENT_POLL_MS 250u
@@ -153,10 +155,14 @@ static bool is_stopping(struct sampler *s)
 	return atomic_load(&s->stopping);
 }
 
-/* Heap buffers a GPU thread samples into, so the slot lock is held only for copies. */
+/* Heap buffers a GPU thread samples into, so the slot lock is held only for
+ * copies. The sample first and the tables after it, used up to their counts:
+ * a tick touches about one page of it. The static facts are read once (and
+ * after the GPU comes back) into st, allocated only for that: kept with the
+ * rest, they made 64 buffers 1.2 KB longer each, on pages touched every tick. */
 struct gpu_work {
-	struct gpu_static st;
 	struct gpu_sample smp;
+	struct gpu_static *st;   /* while need_static, else NULL */
 	struct gpu_process procs[GPU_MAX_PROCS];
 	struct gpu_mig mig[GPU_MAX_MIG];
 };
@@ -229,9 +235,12 @@ static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, u
 	/* After any backend call the sampler may have been stopped and, once its
 	 * grace ran out, the backend closed and freed: a thread that was inside the
 	 * call must not touch be again, only its own (abandoned, never freed) memory. */
-	if (need_static) {
-		memset(&w->st, 0, sizeof(w->st));
-		rc = be->ops->static_info(be, sl->index, &w->st, &err);
+	if (need_static && !w->st) {
+		rc = GPU_ENOMEM;
+		gpu_err_set(&err, "out of memory");
+	} else if (need_static) {
+		memset(w->st, 0, sizeof(*w->st));
+		rc = be->ops->static_info(be, sl->index, w->st, &err);
 		if (is_stopping(s))
 			return need_static;
 	}
@@ -258,7 +267,7 @@ static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, u
 		if (nproc > GPU_MAX_PROCS)
 			nproc = GPU_MAX_PROCS;
 	}
-	bool mig_on = need_static ? (VAL_HAS(w->st.mig_mode) && w->st.mig_mode.v == 1) : false;
+	bool mig_on = need_static && w->st ? (VAL_HAS(w->st->mig_mode) && w->st->mig_mode.v == 1) : false;
 	pthread_mutex_lock(&sl->mu);
 	if (!need_static)
 		mig_on = VAL_HAS(sl->g.st.mig_mode) && sl->g.st.mig_mode.v == 1;
@@ -279,7 +288,7 @@ static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, u
 	sl->call_started_ns = 0;
 	if (rc == GPU_OK) {
 		if (need_static)
-			v->st = w->st;
+			v->st = *w->st;
 		if (!w->smp.timestamp_ns)
 			w->smp.timestamp_ns = now;
 		if (skip_slow) {
@@ -353,12 +362,19 @@ static void *gpu_thread(void *arg)
 		pthread_mutex_unlock(&sl->mu);
 		return NULL;
 	}
+	w->st = NULL;
 	bool need_static = true;
 	uint64_t tick = 0;
 	struct timespec next;
 	mono_now(&next);
 	while (!is_stopping(s)) {
+		if (need_static && !w->st)
+			w->st = malloc(sizeof(*w->st)); /* NULL: this attempt fails, the next tries again */
 		need_static = sample_once(sl, w, need_static, tick++);
+		if (!need_static && w->st) {
+			free(w->st);
+			w->st = NULL;
+		}
 		/* next tick on this GPU's own schedule; ticks missed by a slow call are skipped */
 		struct timespec now;
 		mono_now(&now);
@@ -368,6 +384,7 @@ static void *gpu_thread(void *arg)
 		if (wait_until(s, &sl->mu, &sl->cv, &next))
 			break;
 	}
+	free(w->st);
 	free(w);
 	return NULL;
 }
@@ -465,12 +482,7 @@ static void *link_thread(void *arg)
 
 static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg)
 {
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, THREAD_STACK_BYTES);
-	int rc = pthread_create(t, &attr, fn, arg);
-	pthread_attr_destroy(&attr);
-	return rc;
+	return thread_start(t, THREAD_STACK_BYTES, fn, arg);
 }
 
 static void sampler_free(struct sampler *s)
