@@ -275,7 +275,18 @@ static void test_json_rows(void **state)
 	json_t *un = json_object_get(o, "unavailable");
 	assert_string_equal(json_string_value(json_object_get(un, "mem_temp_c")), "not supported");
 	assert_string_equal(json_string_value(json_object_get(un, "mem_clock_mhz")), "error");
+	/* a column of one sample value: also under --json's sample key, the exact integer */
+	assert_int_equal(json_integer_value(json_object_get(o, "power_mw")), 312500);
+	assert_null(json_object_get(o, "temp_mem_c"));
+	assert_string_equal(json_string_value(json_object_get(un, "temp_mem_c")), "not supported");
+	assert_null(json_object_get(un, "power_viol_pct")); /* a rate: its own key only */
 	json_decref(o);
+	/* the sample keys first, then the deprecated column keys; a key both share once */
+	const char *want = "{\"timestamp\":\"2026-11-30T00:10:05Z\",\"timestamp_ns\":";
+	assert_memory_equal(s, want, strlen(want));
+	assert_non_null(strstr(s, "\"simulated\":false,\"power_mw\":312500,\"power_viol_pct\":25,"
+				 "\"throttle\":\"pwrcap+\",\"power_w\":313,\"unavailable\":{\"temp_mem_c\":\"not supported\","
+				 "\"mem_clock_mhz\":\"error\",\"mem_temp_c\":\"not supported\"}}"));
 	/* second line: no previous view, so the rate is not ready */
 	o = json_loads(nl + 1, 0, &je);
 	assert_non_null(o);
