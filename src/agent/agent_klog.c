@@ -85,7 +85,7 @@ void agent_start_klog(struct agent *a)
 	if (!a->cfg.kernel_log[0] || !(a->cfg.groups & MG_XID))
 		return;
 	struct klog_ctx *k = calloc(1, sizeof(*k));
-	struct gpu_view *view = malloc(sizeof(*view));
+	struct gpu_view *view = gpu_view_new();
 	if (!k || !view) {
 		free(k);
 		free(view);

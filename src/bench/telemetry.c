@@ -148,7 +148,7 @@ struct bench_tel_rec {
 
 static void poll_once(struct bench_tel_rec *t)
 {
-	struct gpu_view *v = malloc(sizeof(*v));
+	struct gpu_view *v = gpu_view_new();
 	if (!v)
 		return;
 	pthread_mutex_lock(&t->mu);
@@ -222,7 +222,7 @@ void bench_tel_rec_end(struct bench_tel_rec *t, struct bench_result *r)
 void bench_tel_rec_now(struct bench_tel_rec *t, int gpu, double *sm_mhz, double *power_w, double *temp_c)
 {
 	*sm_mhz = *power_w = *temp_c = NAN;
-	struct gpu_view *v = t ? malloc(sizeof(*v)) : NULL;
+	struct gpu_view *v = t ? gpu_view_new() : NULL;
 	if (!v)
 		return;
 	sampler_read_gpu(t->s, (unsigned)gpu, v);

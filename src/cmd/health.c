@@ -160,8 +160,8 @@ int health_run_collect(struct cmd_ctx *ctx, const char *cmd, struct health_run *
 	}
 	if (lw)
 		leakwatch_update(lw, second, NULL, NULL);
-	snapshot_attach(&hr->prev, hr->views[0], hr->links[0], GPU_MAX_GPUS);
-	snapshot_attach(&hr->now, hr->views[1], hr->links[1], GPU_MAX_GPUS);
+	snapshot_attach(&hr->prev, hr->views[0], hr->links[0], &hr->tables[0], GPU_MAX_GPUS);
+	snapshot_attach(&hr->now, hr->views[1], hr->links[1], &hr->tables[1], GPU_MAX_GPUS);
 	snapshot_copy(&hr->now, second); /* cannot fail: room for every GPU */
 	hr->have_prev = second != first;
 	if (hr->have_prev)

@@ -25,6 +25,7 @@ struct health_run {
 	/* prev's and now's arrays, room for every GPU (a one-shot command's, on the heap) */
 	struct gpu_view views[2][GPU_MAX_GPUS];
 	struct gpu_link links[2][GPU_MAX_GPUS][GPU_MAX_GPUS];
+	struct snapshot_tables tables[2];
 };
 
 /* Loads the rules (rules_path NULL: the shipped ones), takes a snapshot,

@@ -98,6 +98,7 @@ struct report_state {
 	struct snapshot snap;       /* its arrays: */
 	struct gpu_view snap_views[GPU_MAX_GPUS];
 	struct gpu_link snap_links[GPU_MAX_GPUS][GPU_MAX_GPUS];
+	struct snapshot_tables snap_tables;
 	struct health_rules rules;
 	struct health_report health;
 	struct catalog cat, bench_catalog;
@@ -197,7 +198,7 @@ static void health(struct cmd_ctx *ctx, struct report_state *s)
 		snprintf(rep->health_note, sizeof(rep->health_note), "no health rules: %.150s", msg);
 		return;
 	}
-	snapshot_attach(&s->snap, s->snap_views, s->snap_links, GPU_MAX_GPUS);
+	snapshot_attach(&s->snap, s->snap_views, s->snap_links, &s->snap_tables, GPU_MAX_GPUS);
 	if (snapshot_take_with_sys(ctx->be, &ctx->sys, GPU_GRP_ALL, 0, &s->snap, &err) != GPU_OK) {
 		snprintf(rep->health_note, sizeof(rep->health_note), "cannot read the GPUs: %.150s", err.msg);
 		return;

@@ -6,11 +6,14 @@
  * reader needs no sampler.
  *
  * A snapshot's arrays are sized by the GPU count: snapshot_new(n) allocates
- * the header, n views and n link rows in one block (free() or snapshot_free
- * releases it). A 64-GPU snapshot is 64 views of ~21 KB (their process and
- * MIG tables used up to nproc and nmig) and 64 rows of 64 links; an 8-GPU one
- * is an eighth of that. A struct snapshot assigned by value shares the arrays
- * of the original; snapshot_copy copies them.
+ * the header, n views, n link rows and the room for n views' process and MIG
+ * tables in one block (free() or snapshot_free releases it). The views are
+ * dense (about 11 KB each) and their tables live after them: a fill
+ * (sampler_read, snapshot_copy) packs each view's table right after the one
+ * before, so that a 64-GPU snapshot's resident pages are its 64 views and the
+ * processes there are, not 64 process tables of 8 KB mostly unused between
+ * them (issue 14 part 6). A struct snapshot assigned by value shares the
+ * arrays of the original; snapshot_copy copies them.
  */
 #ifndef GPUCTL_SNAPSHOT_H
 #define GPUCTL_SNAPSHOT_H
@@ -51,12 +54,16 @@ struct gpu_view {
 	uint64_t nvlink_err_base_ns;
 	unsigned nvlink_err_base_n;
 	struct nvlink_err_counts nvlink_err_base[GPU_MAX_NVLINKS];
-	/* the tables last, each used up to its count: a copy of a view up to
-	 * procs[nproc] and mig[nmig] leaves the rest of its 17 KB untouched (a
-	 * snapshot holds 64 views) */
+	/* The process and MIG tables: nproc entries at procs, nmig at mig (the
+	 * pointers last: snapshot_copy_view copies what is before them). A view
+	 * of snapshot_new, snapshot_clear, snapshot_attach or gpu_view_new has
+	 * room for GPU_MAX_PROCS and GPU_MAX_MIG entries; after a fill that packs
+	 * them (sampler_read, snapshot_copy, snapshot_take) a snapshot's view has
+	 * room for its counts only: to write more, snapshot_clear it first.
+	 * NULL: no tables (the counts stay 0 when the view is filled). */
 	unsigned nproc, nmig;
-	struct gpu_process procs[GPU_MAX_PROCS];
-	struct gpu_mig mig[GPU_MAX_MIG];
+	struct gpu_process *procs;
+	struct gpu_mig *mig;
 };
 
 struct snapshot {
@@ -67,23 +74,47 @@ struct snapshot {
 	struct gpu_view *gpu;      /* cap views */
 	/* cap rows, [a][b] for GPUs a, b < n; read once at start: sampler_read fills rows [0, n) */
 	struct gpu_link (*link)[GPU_MAX_GPUS];
+	/* the room for the views' tables: cap x GPU_MAX_PROCS and cap x GPU_MAX_MIG entries */
+	struct gpu_process *proc_room;
+	struct gpu_mig *mig_room;
+};
+
+/* Caller-owned room for the tables of GPU_MAX_GPUS views (snapshot_attach). */
+struct snapshot_tables {
+	struct gpu_process procs[GPU_MAX_GPUS * GPU_MAX_PROCS];
+	struct gpu_mig mig[GPU_MAX_GPUS * GPU_MAX_MIG];
 };
 
 /* A zeroed snapshot with room for cap GPUs (1..GPU_MAX_GPUS; 0 counts as 1),
  * in one block. NULL when out of memory. */
 struct snapshot *snapshot_new(unsigned cap);
 void snapshot_free(struct snapshot *s);
-/* Points s at caller-owned arrays of cap views and cap link rows (a snapshot
- * inside a larger struct); zeroes the header. */
-void snapshot_attach(struct snapshot *s, struct gpu_view *views, struct gpu_link (*rows)[GPU_MAX_GPUS], unsigned cap);
-/* Zeroes s: its header (but for its arrays and cap) and all cap views and rows. */
+/* Points s at caller-owned arrays of cap (<= GPU_MAX_GPUS) views, cap link
+ * rows and the tables' room (a snapshot inside a larger struct); zeroes the
+ * header and points each view at its own part of the room. */
+void snapshot_attach(struct snapshot *s, struct gpu_view *views, struct gpu_link (*rows)[GPU_MAX_GPUS],
+		     struct snapshot_tables *tables, unsigned cap);
+/* Zeroes s's header but for its arrays and cap (the views are left as they are). */
+void snapshot_reset(struct snapshot *s);
+/* Zeroes s: its header (but for its arrays and cap), all cap views and rows
+ * and the table entries in use; each view gets its own part of the room back. */
 void snapshot_clear(struct snapshot *s);
+/* For a fill of views 0, 1, ... in that order: points view i's tables right
+ * after view i-1's (its nproc and nmig entries), or at the start of the room
+ * for view 0: packed, the tables in use are one run. View i then has room for
+ * GPU_MAX_PROCS and GPU_MAX_MIG entries (views i+1.. are placed after it). */
+void snapshot_place_tables(struct snapshot *s, unsigned i);
 /* Copies src into dst: the header, each view up to its process and MIG
- * counts, the link rows [0, n). Returns 0, or -1 (dst unchanged) when dst
- * has room for fewer than src->n GPUs. */
+ * counts (packed), the link rows [0, n). Returns 0, or -1 (dst unchanged)
+ * when dst has room for fewer than src->n GPUs. */
 int snapshot_copy(struct snapshot *dst, const struct snapshot *src);
-/* Copies one view up to its process and MIG counts (the rest of the tables
- * is 11 KB of each view, left untouched). */
+/* Copies one view, its tables up to their counts, into dst's tables (room
+ * for them: see struct gpu_view; none when dst's are NULL). */
 void snapshot_copy_view(struct gpu_view *dst, const struct gpu_view *src);
+/* A view on its own with room for its tables, in one block (free() releases
+ * it), zeroed; NULL when out of memory. */
+struct gpu_view *gpu_view_new(void);
+/* Zeroes v but for where its tables are (their entries are left as they are). */
+void gpu_view_zero(struct gpu_view *v);
 
 #endif

@@ -587,10 +587,9 @@ int sampler_start(struct sampler **out, struct gpu_backend *be, const struct sam
 static void read_slot(struct sampler *s, struct slot *sl, uint64_t now, struct gpu_view *out)
 {
 	pthread_mutex_lock(&sl->mu);
-	/* the processes there are, and the MIG instances there are: the unused
-	 * parts of procs[] and mig[] are 11 KiB of each view, and writing them kept
-	 * all of it resident in every snapshot. Readers use procs[0, nproc) and
-	 * mig[0, nmig) only. */
+	/* the processes there are, and the MIG instances there are: readers use
+	 * procs[0, nproc) and mig[0, nmig) only, and writing the rest of the
+	 * room would make it resident */
 	const struct gpu_state *g = &sl->g;
 	out->up = g->up;
 	out->last_ok_ns = g->last_ok_ns;
@@ -605,8 +604,9 @@ static void read_slot(struct sampler *s, struct slot *sl, uint64_t now, struct g
 	out->nvlink_err_base_ns = g->nvlink_err_base_ns;
 	out->nvlink_err_base_n = g->nvlink_err_base_n;
 	memcpy(out->nvlink_err_base, g->nvlink_err_base, g->nvlink_err_base_n * sizeof(g->nvlink_err_base[0]));
-	out->nproc = sl->nproc < GPU_MAX_PROCS ? sl->nproc : GPU_MAX_PROCS;
-	out->nmig = sl->nmig < GPU_MAX_MIG ? sl->nmig : GPU_MAX_MIG;
+	/* out's tables have room for GPU_MAX_PROCS and GPU_MAX_MIG (snapshot.h), or are NULL */
+	out->nproc = !out->procs ? 0 : sl->nproc < GPU_MAX_PROCS ? sl->nproc : GPU_MAX_PROCS;
+	out->nmig = !out->mig ? 0 : sl->nmig < GPU_MAX_MIG ? sl->nmig : GPU_MAX_MIG;
 	if (out->nproc)
 		memcpy(out->procs, sl->procs, out->nproc * sizeof(out->procs[0]));
 	if (out->nmig)
@@ -650,8 +650,11 @@ void sampler_read(struct sampler *s, struct snapshot *out)
 	/* out has room for sampler_gpu_count() GPUs (snapshot_new); one with less
 	 * gets the first GPUs it has room for, never a write past its arrays */
 	out->n = s->n <= out->cap ? s->n : out->cap;
-	for (unsigned i = 0; i < out->n; i++)
+	for (unsigned i = 0; i < out->n; i++) {
+		/* packed: the processes there are, one run after the views */
+		snapshot_place_tables(out, i);
 		read_slot(s, &s->slots[i], now, &out->gpu[i]);
+	}
 	pthread_mutex_lock(&s->link_mu);
 	/* the rows of the GPUs there are: the full 64x64 matrix is 64 KiB, and
 	 * copying it every tick kept two of them resident in the agent */
@@ -662,7 +665,7 @@ void sampler_read(struct sampler *s, struct snapshot *out)
 void sampler_read_gpu(struct sampler *s, unsigned gpu, struct gpu_view *out)
 {
 	if (gpu >= s->n) {
-		memset(out, 0, sizeof(*out));
+		gpu_view_zero(out);
 		snprintf(out->last_error, sizeof(out->last_error), "no GPU %u", gpu);
 		return;
 	}

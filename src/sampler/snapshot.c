@@ -29,7 +29,9 @@ struct sweep {
 	struct gpu_backend *be;
 	unsigned groups;
 	unsigned gpu, n;
-	struct gpu_view view;
+	struct gpu_view view;    /* its tables: procs, mig */
+	struct gpu_process procs[GPU_MAX_PROCS];
+	struct gpu_mig mig[GPU_MAX_MIG];
 	struct gpu_link row[GPU_MAX_GPUS];
 	pthread_mutex_t *lock;   /* the sweep's, outlives every thread: static */
 	pthread_cond_t *cond;
@@ -127,7 +129,7 @@ out:
 int snapshot_take_with_sys(struct gpu_backend *be, const struct gpu_system *sys, unsigned groups,
 			   uint64_t timeout_ns, struct snapshot *out, struct gpu_err *err)
 {
-	snapshot_attach(out, out->gpu, out->link, out->cap); /* the header zeroed, the arrays kept */
+	snapshot_reset(out); /* the header zeroed, the arrays kept */
 	if (!be || !be->ops) {
 		gpu_err_set(err, "no backend is open");
 		return GPU_EINVAL;
@@ -158,6 +160,8 @@ int snapshot_take_with_sys(struct gpu_backend *be, const struct gpu_system *sys,
 		}
 		*sw[i] = (struct sweep){ .be = be, .groups = groups, .gpu = i, .n = out->n,
 					 .lock = &sweep_lock, .cond = &sweep_cond };
+		sw[i]->view.procs = sw[i]->procs;
+		sw[i]->view.mig = sw[i]->mig;
 		pthread_t tid;
 		if (pthread_create(&tid, NULL, read_gpu, sw[i]) == 0) {
 			pthread_detach(tid);
@@ -183,8 +187,12 @@ int snapshot_take_with_sys(struct gpu_backend *be, const struct gpu_system *sys,
 			break;
 	}
 	for (unsigned i = 0; i < out->n; i++) {
-		if (!sw[i])
+		/* in order: each view's tables packed after the one before */
+		snapshot_place_tables(out, i);
+		if (!sw[i]) {
+			out->gpu[i].nproc = out->gpu[i].nmig = 0;
 			continue;
+		}
 		if (!sw[i]->done) {
 			/* hung: the thread owns its buffer from now on */
 			sw[i]->abandoned = true;
@@ -192,6 +200,7 @@ int snapshot_take_with_sys(struct gpu_backend *be, const struct gpu_system *sys,
 			v->st.index = i;
 			v->up = false;
 			v->errors = 1;
+			v->nproc = v->nmig = 0;
 			snprintf(v->last_error, sizeof(v->last_error), "no answer within %.1f s (hung driver call?)",
 				 (double)(timeout_ns ? timeout_ns : SNAPSHOT_DEFAULT_TIMEOUT_NS) / 1e9);
 			for (unsigned j = 0; j < out->n; j++)
@@ -199,7 +208,7 @@ int snapshot_take_with_sys(struct gpu_backend *be, const struct gpu_system *sys,
 			sw[i] = NULL;
 			continue;
 		}
-		out->gpu[i] = sw[i]->view;
+		snapshot_copy_view(&out->gpu[i], &sw[i]->view);
 		memcpy(out->link[i], sw[i]->row, out->n * sizeof(struct gpu_link));
 	}
 	pthread_mutex_unlock(&sweep_lock);

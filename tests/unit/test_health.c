@@ -21,7 +21,7 @@ static struct health_rules *rules;
 static void healthy_gpu(struct snapshot *s, unsigned i, uint64_t t_ns)
 {
 	struct gpu_view *g = &s->gpu[i];
-	memset(g, 0, sizeof(*g));
+	gpu_view_zero(g);
 	g->up = true;
 	g->samples = 1;
 	g->st.index = i;
@@ -121,6 +121,7 @@ struct fixture {
 	struct health_report rep;
 	struct gpu_view views[2][GPU_MAX_GPUS]; /* prev's and now's arrays */
 	struct gpu_link links[2][GPU_MAX_GPUS][GPU_MAX_GPUS];
+	struct snapshot_tables tables[2];
 };
 
 /* Two reports equal in what readers read: the head, and each entry up to its
@@ -197,8 +198,8 @@ static struct fixture *fx_new(void)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	assert_non_null(f);
-	snapshot_attach(&f->prev, f->views[0], f->links[0], GPU_MAX_GPUS);
-	snapshot_attach(&f->now, f->views[1], f->links[1], GPU_MAX_GPUS);
+	snapshot_attach(&f->prev, f->views[0], f->links[0], &f->tables[0], GPU_MAX_GPUS);
+	snapshot_attach(&f->now, f->views[1], f->links[1], &f->tables[1], GPU_MAX_GPUS);
 	healthy_pair(&f->prev, &f->now);
 	return f;
 }

@@ -19,6 +19,7 @@ struct run {
 	struct health_report rep;
 	struct gpu_view views[2][GPU_MAX_GPUS]; /* prev's and now's arrays */
 	struct gpu_link links[2][GPU_MAX_GPUS][GPU_MAX_GPUS];
+	struct snapshot_tables tables[2];
 };
 
 static int setup(void **state)
@@ -60,8 +61,8 @@ static void collect_events(struct gpu_backend *be, struct snapshot *snap)
 static void run_case(struct run *r, const char *server, const struct sim_fault *f, const struct health_opts *o)
 {
 	struct gpu_err err = { "" };
-	snapshot_attach(&r->prev, r->views[0], r->links[0], GPU_MAX_GPUS);
-	snapshot_attach(&r->now, r->views[1], r->links[1], GPU_MAX_GPUS);
+	snapshot_attach(&r->prev, r->views[0], r->links[0], &r->tables[0], GPU_MAX_GPUS);
+	snapshot_attach(&r->now, r->views[1], r->links[1], &r->tables[1], GPU_MAX_GPUS);
 	open_sim(&r->be, &r->clk, server);
 	r->clk.now += SEC;
 	assert_int_equal(snapshot_take(&r->be, GPU_GRP_ALL, &r->prev, &err), GPU_OK);

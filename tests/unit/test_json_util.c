@@ -162,7 +162,7 @@ static void assert_every_field(json_t *s, const char *why_absent)
 static void test_view(void **state)
 {
 	(void)state;
-	struct gpu_view *v = calloc(1, sizeof(*v));
+	struct gpu_view *v = gpu_view_new();
 	v->up = true;
 	v->st.index = 5;
 	snprintf(v->st.name.s, sizeof(v->st.name.s), "NVIDIA H200");

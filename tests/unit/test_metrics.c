@@ -26,7 +26,7 @@ static void set_str(strv *f, const char *s)
 /* Every field the renderer reads, present. */
 static void fill_gpu(struct gpu_view *v, unsigned i)
 {
-	memset(v, 0, sizeof(*v));
+	gpu_view_zero(v);
 	char buf[64];
 	v->up = true;
 	v->last_ok_ns = 1000000000000ull - 250000000ull; /* 0.25 s before taken_ns */

@@ -1,6 +1,7 @@
 /* test_snapshot.c - the one-shot sweep: every GPU read, a hung GPU bounded,
  * system facts read once, a snapshot too small refused; a snapshot's memory
- * (device/snapshot.h): sized by its GPU count, copied up to what is in use. */
+ * (device/snapshot.h): sized by its GPU count, dense views, their process and
+ * MIG tables packed after them, copied up to what is in use. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -158,6 +159,16 @@ static void test_sized_by_gpu_count(void **state)
 	big->link[GPU_MAX_GPUS - 1][GPU_MAX_GPUS - 1].nvlinks = 1;
 	assert_true((uintptr_t)s8->gpu % _Alignof(struct gpu_view) == 0);
 	assert_true((uintptr_t)s8->link % _Alignof(struct gpu_link) == 0);
+	assert_true((uintptr_t)s8->proc_room % _Alignof(struct gpu_process) == 0);
+	assert_true((uintptr_t)s8->mig_room % _Alignof(struct gpu_mig) == 0);
+	/* the views are dense: their tables are outside them (a view was 22 KB, 11 of them tables) */
+	assert_true(sizeof(struct gpu_view) < 12 * 1024);
+	/* a new view has its own part of the room: all GPU_MAX_PROCS entries writable */
+	assert_ptr_equal(s8->gpu[0].procs, s8->proc_room);
+	assert_ptr_equal(s8->gpu[7].procs, s8->proc_room + 7 * GPU_MAX_PROCS);
+	assert_ptr_equal(s8->gpu[7].mig, s8->mig_room + 7 * GPU_MAX_MIG);
+	s8->gpu[7].procs[GPU_MAX_PROCS - 1].pid = 1;
+	big->gpu[GPU_MAX_GPUS - 1].procs[GPU_MAX_PROCS - 1].pid = 1;
 	snapshot_free(s8);
 	snapshot_free(s0);
 	snapshot_free(big);
@@ -185,6 +196,9 @@ static void test_copy_what_is_in_use(void **state)
 	assert_ptr_not_equal(b->gpu, a->gpu);
 	assert_int_equal(b->gpu[1].procs[0].pid, 7);
 	assert_int_equal(b->gpu[1].procs[1].pid, 0);
+	/* packed: GPU 0 has no process, GPU 1's come first in b's room */
+	assert_ptr_equal(b->gpu[1].procs, b->proc_room);
+	assert_ptr_equal(b->gpu[1].mig, b->mig_room);
 	assert_int_equal(b->gpu[1].s.temp_c.v, 61);
 	assert_int_equal(b->link[1][0].kind, LINK_NVLINK);
 	snapshot_clear(b);
@@ -192,9 +206,91 @@ static void test_copy_what_is_in_use(void **state)
 	assert_int_equal(b->cap, 2);
 	assert_int_equal(b->gpu[1].procs[0].pid, 0);
 	assert_int_equal(b->link[1][0].kind, 0);
+	assert_ptr_equal(b->gpu[1].procs, b->proc_room + GPU_MAX_PROCS); /* its own part again */
+	assert_int_equal(b->proc_room[0].pid, 0); /* the entry in use was cleared */
 	free(a);
 	free(b);
 	free(small);
+}
+
+/* A fill places each view's tables after the one before (their counts); a
+ * view whose predecessor points elsewhere (not placed by this fill) falls
+ * back to its own part, never further: every view keeps room for
+ * GPU_MAX_PROCS entries inside the snapshot (ASan checks the block's end). */
+static void test_tables_placed_packed(void **state)
+{
+	(void)state;
+	struct snapshot *s = snapshot_new(4);
+	assert_non_null(s);
+	snapshot_place_tables(s, 0);
+	s->gpu[0].nproc = 3;
+	s->gpu[0].nmig = 2;
+	snapshot_place_tables(s, 1);
+	assert_ptr_equal(s->gpu[1].procs, s->proc_room + 3);
+	assert_ptr_equal(s->gpu[1].mig, s->mig_room + 2);
+	s->gpu[1].nproc = GPU_MAX_PROCS + 5; /* more than a table holds: counted as GPU_MAX_PROCS */
+	snapshot_place_tables(s, 2);
+	assert_ptr_equal(s->gpu[2].procs, s->proc_room + 3 + GPU_MAX_PROCS);
+	assert_ptr_equal(s->gpu[2].mig, s->mig_room + 2);
+	/* a predecessor outside the room: GPU 3 at its own part */
+	struct gpu_view *alone = gpu_view_new();
+	assert_non_null(alone);
+	s->gpu[2].procs = alone->procs;
+	s->gpu[2].mig = NULL;
+	snapshot_place_tables(s, 3);
+	assert_ptr_equal(s->gpu[3].procs, s->proc_room + 3 * GPU_MAX_PROCS);
+	assert_ptr_equal(s->gpu[3].mig, s->mig_room + 3 * GPU_MAX_MIG);
+	s->gpu[3].procs[GPU_MAX_PROCS - 1].pid = 9; /* the room's last entry */
+	snapshot_place_tables(s, 4); /* past cap: nothing */
+	/* a view on its own has room for full tables; a copy into one without tables copies none */
+	alone->procs[GPU_MAX_PROCS - 1].pid = 1;
+	alone->mig[GPU_MAX_MIG - 1].ci_id = 1;
+	struct gpu_view bare;
+	memset(&bare, 0, sizeof(bare));
+	alone->nproc = 2;
+	alone->nmig = 1;
+	snapshot_copy_view(&bare, alone);
+	assert_int_equal(bare.nproc, 0);
+	assert_int_equal(bare.nmig, 0);
+	free(alone);
+	free(s);
+}
+
+/* A snapshot in caller-owned arrays: each view points at its own part of the
+ * caller's room, and a copy into it packs as snapshot_new's does. */
+static void test_attach_caller_arrays(void **state)
+{
+	(void)state;
+	struct arrays {
+		struct gpu_view views[GPU_MAX_GPUS];
+		struct gpu_link links[GPU_MAX_GPUS][GPU_MAX_GPUS];
+		struct snapshot_tables tables;
+	} *a = calloc(1, sizeof(*a));
+	assert_non_null(a);
+	struct snapshot s;
+	snapshot_attach(&s, a->views, a->links, &a->tables, GPU_MAX_GPUS);
+	assert_int_equal(s.cap, GPU_MAX_GPUS);
+	assert_ptr_equal(s.gpu[5].procs, &a->tables.procs[5 * GPU_MAX_PROCS]);
+	assert_ptr_equal(s.gpu[5].mig, &a->tables.mig[5 * GPU_MAX_MIG]);
+	struct snapshot *src = snapshot_new(3);
+	assert_non_null(src);
+	src->n = 3;
+	src->gpu[0].nproc = 1;
+	src->gpu[0].procs[0].pid = 10;
+	src->gpu[2].nproc = 2;
+	src->gpu[2].procs[0].pid = 20;
+	src->gpu[2].procs[1].pid = 21;
+	src->gpu[2].nmig = 1;
+	src->gpu[2].mig[0].gi_id = 4;
+	assert_int_equal(snapshot_copy(&s, src), 0);
+	assert_ptr_equal(s.gpu[2].procs, &a->tables.procs[1]);
+	assert_int_equal(a->tables.procs[0].pid, 10);
+	assert_int_equal(a->tables.procs[1].pid, 20);
+	assert_int_equal(a->tables.procs[2].pid, 21);
+	assert_int_equal(s.gpu[2].mig[0].gi_id, 4);
+	assert_ptr_equal(s.gpu[2].mig, &a->tables.mig[0]);
+	free(src);
+	free(a);
 }
 
 int main(void)
@@ -206,6 +302,8 @@ int main(void)
 		cmocka_unit_test(test_too_small_refused),
 		cmocka_unit_test(test_sized_by_gpu_count),
 		cmocka_unit_test(test_copy_what_is_in_use),
+		cmocka_unit_test(test_tables_placed_packed),
+		cmocka_unit_test(test_attach_caller_arrays),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
