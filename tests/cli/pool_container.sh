@@ -25,10 +25,7 @@ export CONTAINERS_CONF="$tmp/containers.conf" CONTAINERS_STORAGE_CONF="$tmp/stor
 printf '[containers]\ndefault_ulimits = []\n[engine]\nruntime = "runc"\n' >"$CONTAINERS_CONF"
 printf '[storage]\ndriver = "vfs"\ngraphroot = "%s/storage"\nrunroot = "%s/run"\n' "$tmp" "$tmp" >"$CONTAINERS_STORAGE_CONF"
 on_exit 'podman rm -f -a -t 0 >/dev/null 2>&1; podman rmi -a -f >/dev/null 2>&1'
-mkdir -p "$tmp/rootfs/bin" "$tmp/rootfs/dev" "$tmp/rootfs/proc" "$tmp/rootfs/sys" "$tmp/rootfs/tmp"
-cp "$(command -v busybox)" "$tmp/rootfs/bin/busybox"
-for c in sh ls cat echo sleep grep wc test; do ln -s busybox "$tmp/rootfs/bin/$c"; done
-tar -C "$tmp/rootfs" -cf "$tmp/rootfs.tar" .
+busybox_rootfs_tar "$tmp/rootfs.tar"
 # the simulated server's driver runs CUDA 13.0 (data/sim/h200x8.json)
 podman import -q --change 'ENV NVIDIA_REQUIRE_CUDA="cuda>=12.4 brand=tesla,driver>=470,driver<471"' \
 	--change 'ENV CUDA_VERSION=12.4.1' "$tmp/rootfs.tar" localhost/gpuctl-test/cuda12 >/dev/null ||

@@ -21,10 +21,7 @@ set -u
 need dockerd docker runc busybox useradd runuser
 need_root "dockerd, mknod, useradd"
 G="$GPUCTL"
-u="gpt_d_$$"
-useradd -M -d /nonexistent -s /bin/sh "$u" || { echo "FAIL: useradd $u"; exit 1; }
-on_exit 'userdel "$u" 2>/dev/null'
-runuser -u "$u" -- test -x "$G" || skip "user $u cannot run '$G' here"
+make_test_user gpt_d
 
 # --- dockerd of its own; stopped (and its containers with it) on exit
 export DOCKER_HOST="unix://$tmp/docker.sock"
@@ -41,10 +38,7 @@ on_exit stop_dockerd # runs after the agent's stop (on_exit runs in reverse)
 docker_up() { docker info >/dev/null 2>&1; }
 wait_until 60 docker_up || { echo "FAIL: dockerd did not start:"; tail -20 "$tmp/dockerd.log"; exit 1; }
 
-mkdir -p "$tmp/rootfs/bin" "$tmp/rootfs/dev" "$tmp/rootfs/proc" "$tmp/rootfs/sys" "$tmp/rootfs/tmp"
-cp "$(command -v busybox)" "$tmp/rootfs/bin/busybox"
-for c in sh ls cat echo sleep grep id; do ln -s busybox "$tmp/rootfs/bin/$c"; done
-tar -C "$tmp/rootfs" -cf "$tmp/rootfs.tar" .
+busybox_rootfs_tar "$tmp/rootfs.tar"
 # the simulated server's driver runs CUDA 13.0 (data/sim/h200x8.json)
 docker import -c 'ENV CUDA_VERSION=12.4.1' "$tmp/rootfs.tar" gpuctl-test/cuda12 >/dev/null &&
 	docker import -c 'ENV NVIDIA_REQUIRE_CUDA=cuda>=99.0' "$tmp/rootfs.tar" gpuctl-test/cuda99 >/dev/null ||

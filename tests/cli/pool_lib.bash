@@ -102,3 +102,22 @@ check_two_container_jobs() {
 	check "b sees exactly its GPU's node" container_sees_only_its_gpu "$dir/b.seen"
 	check "a and b on different GPUs" test "$(grep gpus= "$dir/a.seen")" != "$(grep gpus= "$dir/b.seen")"
 }
+
+# busybox_rootfs_tar OUT: a tar of a root filesystem of busybox-static and its
+# shell tools (sh ls cat echo sleep grep wc test id), for `podman|docker import`
+busybox_rootfs_tar() {
+	local r="$tmp/rootfs" c
+	mkdir -p "$r/bin" "$r/dev" "$r/proc" "$r/sys" "$r/tmp"
+	cp "$(command -v busybox)" "$r/bin/busybox"
+	for c in sh ls cat echo sleep grep wc test id; do ln -sf busybox "$r/bin/$c"; done
+	tar -C "$r" -cf "$1" .
+}
+
+# make_test_user PREFIX: a Unix user PREFIX_PID in $u (useradd; userdel on
+# exit); skips when that user cannot run $GPUCTL (a build under /root)
+make_test_user() {
+	u="$1_$$"
+	useradd -M -d /nonexistent -s /bin/sh "$u" || { echo "FAIL: useradd $u"; exit 1; }
+	on_exit 'userdel "$u" 2>/dev/null'
+	runuser -u "$u" -- test -x "$GPUCTL" || skip "user $u cannot run '$GPUCTL' here"
+}
