@@ -35,7 +35,9 @@ AGENT_BENCH="${AGENT_BENCH:-$BUILD/agent_bench}"
 export GPUCTL_DATA_DIR="$PWD/data"
 tmp=$(mktemp -d)
 agent_pid=""
-trap '[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null; tmux -S "$tmp/tmux" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+# (|| true: under set -e a failing command in the trap, tmux with no server,
+# ended the script there with status 1 and left $tmp behind)
+trap '[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null; tmux -S "$tmp/tmux" kill-server 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ)  host: $(uname -n)  cpus: $(nproc)  $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 for gpus in $GPUS; do
