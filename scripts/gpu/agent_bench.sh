@@ -18,8 +18,11 @@
 #
 # gpuctl: find_gpuctl (scripts/gpu/lib.sh): $GPUCTL, else the packed build in
 # .device-carry/foundation, else a cmake build in /tmp/gpuctl-build.
-# Device tool, about 4 minutes on one H200 (no GPU call is made):
-#   run(command="scripts/gpu/agent_bench.sh", carry=[".device-carry"], kind="nvidia-h200", timeout_s=600)
+# Device tool, about 4 minutes on one H200 (no GPU call is made); after
+# `scripts/gpu/foundation.sh pack` and `scripts/gpu/agent_bench.sh pack` here
+# (all of .device-carry is over the 64 MiB a call carries):
+#   run(command="scripts/gpu/agent_bench.sh", carry=[".device-carry/foundation", ".device-carry/agent-bench"],
+#       kind="nvidia-h200", timeout_s=600)
 # Exit: 0 both passes ran, 1 a pass failed (run.log), 69 nothing could run.
 set -u -o pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
