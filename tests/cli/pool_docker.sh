@@ -7,7 +7,9 @@
 # group, root's as root, side by side on different GPUs; cancel removes the
 # container; kill -9 of the agent during a job, then a restart: re-attached,
 # run once, no container left; an image needing a newer CUDA than the
-# driver's is refused before it starts.
+# driver's is refused before it starts. Then a cgroup v2 dockerd (in a mount
+# namespace of its own on a hybrid host): the container runs below the job's
+# cgroup (--cgroup-parent), with runc's device program below the pool's.
 #
 # dockerd of its own (root; vfs storage, data and socket in $tmp, no bridge,
 # no iptables), its socket's group a user made here; the image is imported
@@ -29,8 +31,9 @@ dockerd --group "$u" --host "$DOCKER_HOST" --data-root "$tmp/docker" --exec-root
 	--pidfile "$tmp/docker.pid" --storage-driver vfs --bridge none --iptables=false --ip6tables=false \
 	--ip-masq=false >"$tmp/dockerd.log" 2>&1 &
 dockerd_pid=$!
+dk1="$DOCKER_HOST"
 stop_dockerd() {
-	docker rm -f $(docker ps -a -q) >/dev/null 2>&1
+	DOCKER_HOST="$dk1" docker rm -f $(DOCKER_HOST="$dk1" docker ps -a -q) >/dev/null 2>&1
 	kill "$dockerd_pid" 2>/dev/null
 	wait "$dockerd_pid" 2>/dev/null
 }
@@ -97,4 +100,44 @@ check "b's output in its log" sh -c "\"$G\" logs $b | grep -qx b-done"
 check "b's container gone (docker run --rm)" wait_until 60 container_gone "$b"
 check "no gpuctl container left" test -z "$(docker ps -a -q --filter name=gpuctl-job-)"
 release a
+
+# --- a cgroup v2 dockerd with the cgroupfs driver takes the job's cgroup as
+# --cgroup-parent: the container runs below the job's cgroup, and runc's own
+# device program attaches below the pool's (BPF_F_ALLOW_MULTI). On a hybrid
+# host this dockerd runs in a mount namespace whose /sys/fs/cgroup is the
+# cgroup2 mount (/sys/fs/cgroup/unified): the same cgroups, seen as v2.
+if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
+	echo "note: the host is cgroup v2 only: dockerd above was v2 already ($(docker info --format '{{.CgroupVersion}} {{.CgroupDriver}}'))"
+elif [ "$(stat -fc %T /sys/fs/cgroup/unified 2>/dev/null)" = cgroup2fs ] && command -v unshare >/dev/null; then
+	v2="unix://$tmp/docker2.sock"
+	unshare --mount --propagation private sh -c 'mount --bind /sys/fs/cgroup/unified /sys/fs/cgroup && exec "$@"' sh \
+		dockerd --group "$u" --host "$v2" --data-root "$tmp/docker2" --exec-root "$tmp/dx2" \
+		--pidfile "$tmp/docker2.pid" --storage-driver vfs --bridge none --iptables=false --ip6tables=false \
+		--ip-masq=false >"$tmp/dockerd2.log" 2>&1 &
+	dockerd2_pid=$!
+	on_exit 'DOCKER_HOST="$v2" docker rm -f $(DOCKER_HOST="$v2" docker ps -a -q) >/dev/null 2>&1; kill "$dockerd2_pid"; wait "$dockerd2_pid"'
+	export DOCKER_HOST="$v2"
+	check "a cgroup v2 dockerd started" wait_until 60 docker_up
+	check "it is v2 with cgroupfs" test "$(docker info --format '{{.CgroupVersion}} {{.CgroupDriver}}')" = "2 cgroupfs"
+	docker import -c 'ENV CUDA_VERSION=12.4.1' "$tmp/rootfs.tar" gpuctl-test/cuda12 >/dev/null
+	c=$(as_user submit --id-only --image gpuctl-test/cuda12 --runtime docker --mount "$tmp:$tmp" -- sh -c "$(job_cmd c)")
+	check "c running" wait_state "$c" running
+	check "c's container reported" wait_until 120 test -s "$tmp/out/c.seen"
+	check "c sees exactly its GPU's node" container_sees_only_its_gpu "$tmp/out/c.seen"
+	cg=$(jobfield "$c" cgroup)
+	init_below_job() { # docker-init, the container's PID 1, is in a cgroup below the job's
+		local f p
+		for f in "$cg"/*/cgroup.procs; do
+			for p in $(cat "$f" 2>/dev/null); do [ "$(cat "/proc/$p/comm" 2>/dev/null)" = docker-init ] && return 0; done
+		done
+		return 1
+	}
+	check "c's container runs below the job's cgroup" init_below_job
+	as_user cancel "$c" >/dev/null
+	check "c cancelled" wait_state "$c" cancelled 120
+	check "c's container removed" wait_until 120 container_gone "$c"
+	release c
+else
+	echo "note: no cgroup2 mount to give a dockerd: --cgroup-parent is not run here"
+fi
 finish
