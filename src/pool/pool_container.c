@@ -53,15 +53,8 @@ bool pool_proc_in_job_cgroup(const struct pool *p, int pid)
 		if (strncmp(line, "0::", 3) != 0)
 			continue;
 		line[strcspn(line, "\n")] = '\0';
-		for (size_t i = 0; i < p->njobs && !in; i++) {
-			const char *cg = p->jobs[i]->cgroup, *name = strrchr(cg, '/');
-			if (!cg[0] || !name)
-				continue;
-			/* "/gpuctl-TAG-job-ID" as a whole component of the process's path */
-			size_t n = strlen(name);
-			for (const char *at = strstr(line + 3, name); at && !in; at = strstr(at + 1, name))
-				in = at[n] == '\0' || at[n] == '/';
-		}
+		for (size_t i = 0; i < p->njobs && !in; i++)
+			in = p->jobs[i]->cgroup[0] && runner_cgroup_path_within(line + 3, p->jobs[i]->cgroup);
 	}
 	fclose(f);
 	return in;

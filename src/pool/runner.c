@@ -453,6 +453,18 @@ void runner_boot_id(char *out, size_t outlen)
 
 /* ---- cgroups ---------------------------------------------------------------------- */
 
+bool runner_cgroup_path_within(const char *proc_path, const char *job_cgroup)
+{
+	const char *name = strrchr(job_cgroup, '/');
+	if (!name || !name[1])
+		return false;
+	size_t n = strlen(name); /* "/gpuctl-TAG-job-ID": a component starts at a '/' */
+	for (const char *at = strstr(proc_path, name); at; at = strstr(at + 1, name))
+		if (at[n] == '\0' || at[n] == '/')
+			return true;
+	return false;
+}
+
 int runner_cgroup2_mount(char *out, size_t outlen)
 {
 	char line[1024];

@@ -89,6 +89,10 @@ void runner_cgroup_kill(const char *dir);
 /* Removes the cgroup when it is empty, with the empty cgroups a container
  * runtime made in it (podman --cgroups=split); true when it is gone. */
 bool runner_cgroup_remove(const char *dir);
+/* True when the cgroup v2 path (a /proc/PID/cgroup "0::" line's, "/a/b")
+ * has the job cgroup's directory name (its last component, "gpuctl-TAG-job-ID")
+ * as a whole component: the process runs in that cgroup or below it (pure). */
+bool runner_cgroup_path_within(const char *proc_path, const char *job_cgroup);
 /* Number of processes in the cgroup (-1: unreadable). */
 int runner_cgroup_count(const char *dir);
 

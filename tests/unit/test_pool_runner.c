@@ -214,6 +214,18 @@ static void test_parsers(void **state)
 	assert_int_equal(a, 10);
 	assert_int_equal(runner_parse_pids("10\n", &a, &b), -1);
 	assert_int_equal(runner_parse_pids("-1 3\n", &a, &b), -1);
+	/* a process in a job's cgroup or below it (a container's) */
+	const char *job = "/sys/fs/cgroup/x/gpuctl-0a1b2c3d-job-1";
+	assert_true(runner_cgroup_path_within("/x/gpuctl-0a1b2c3d-job-1", job));
+	assert_true(runner_cgroup_path_within("/x/gpuctl-0a1b2c3d-job-1/libpod-payload-f00", job));
+	assert_true(runner_cgroup_path_within("/x/gpuctl-0a1b2c3d-job-1/runtime", job));
+	assert_false(runner_cgroup_path_within("/x/gpuctl-0a1b2c3d-job-12", job));
+	assert_false(runner_cgroup_path_within("/x/gpuctl-0a1b2c3d-job-12/gpuctl-0a1b2c3d-job-1x", job));
+	assert_false(runner_cgroup_path_within("/x/my-gpuctl-0a1b2c3d-job-1", job));
+	assert_false(runner_cgroup_path_within("/docker/abc", job));
+	assert_false(runner_cgroup_path_within("/", job));
+	assert_false(runner_cgroup_path_within("/x/gpuctl-0a1b2c3d-job-1", ""));
+	assert_false(runner_cgroup_path_within("/x", "/"));
 }
 
 static void test_cgroup(void **state)
