@@ -56,11 +56,15 @@ int gk_device_info(int dev, struct gk_device_info *out)
 
 #define GK_STR2(x) #x
 #define GK_STR(x) GK_STR2(x)
+/* the architectures this module holds machine code for (kernels/CMakeLists.txt) */
+#ifndef GK_CUDA_ARCHS
+#define GK_CUDA_ARCHS "unknown architectures"
+#endif
 
 static const struct gk_api api_table = {
 	GK_ABI_VERSION,
 	sizeof(struct gk_api),
-	"gpuctl kernels ABI " GK_STR(GK_ABI_VERSION) ", CUDA " GK_STR(CUDART_VERSION) ", sm_80 sm_90",
+	"gpuctl kernels ABI " GK_STR(GK_ABI_VERSION) ", CUDA " GK_STR(CUDART_VERSION) ", " GK_CUDA_ARCHS,
 	gk_device_count,
 	gk_device_info,
 	gk_copy,
