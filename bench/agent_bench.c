@@ -8,7 +8,9 @@
  *       at its own phase, as independent Prometheus servers would), or as fast
  *       as answered when PERIOD_MS is 0 (saturation); with Prometheus's
  *       Accept header, and its "Accept-Encoding: gzip" unless plain; prints
- *       the latency median/p99/max, scrapes per second, and the agent's CPU
+ *       the latency median/p99/max (of how many scrapes, how many over 5 ms), the same for
+ *       each connection's first scrape and for the others apart, scrapes
+ *       per second, and the agent's CPU
  *       share and resident memory (from /proc/PID) over the same window;
  *       smaps: also where the resident memory goes (as below) a second
  *       before the end, while every client's connection is open.
@@ -257,15 +259,28 @@ static int cmd_scrape(int port, int pid, int clients, double seconds, double per
 		errors += c[i].errors;
 	}
 	uint64_t *all = malloc((total ? total : 1) * sizeof(*all));
-	size_t k = 0, bytes = 0;
+	/* each connection's first scrape, and the others: a first scrape may find
+	 * its exposition not yet rendered (nobody asked for it before) */
+	uint64_t *first = malloc((size_t)clients * sizeof(*first));
+	uint64_t *later = malloc((total ? total : 1) * sizeof(*later));
+	if (!all || !first || !later)
+		return 1;
+	size_t k = 0, nfirst = 0, nlater = 0, bytes = 0;
 	for (int i = 0; i < clients; i++) {
 		memcpy(all + k, c[i].lat, c[i].n * sizeof(*all));
 		k += c[i].n;
+		if (c[i].n) {
+			first[nfirst++] = c[i].lat[0];
+			memcpy(later + nlater, c[i].lat + 1, (c[i].n - 1) * sizeof(*later));
+			nlater += c[i].n - 1;
+		}
 		if (c[i].bytes)
 			bytes = c[i].bytes;
 		free(c[i].lat);
 	}
 	qsort(all, total, sizeof(*all), cmp_u64);
+	qsort(first, nfirst, sizeof(*first), cmp_u64);
+	qsort(later, nlater, sizeof(*later), cmp_u64);
 	if (!total) {
 		printf("scrape: no successful scrape (%u errors)\n", errors);
 		return 1;
@@ -276,12 +291,26 @@ static int cmd_scrape(int port, int pid, int clients, double seconds, double per
 	       (double)total / wall, gzipped, errors, bytes);
 	if (period_ms > 0)
 		printf("scrape: each client every %.0f ms\n", period_ms);
-	printf("scrape: latency median=%.3f ms p99=%.3f ms max=%.3f ms\n", (double)all[total / 2] / 1e6,
-	       (double)all[(size_t)((double)total * 0.99)] / 1e6, (double)all[total - 1] / 1e6);
+	/* a p99 of fewer than 100 scrapes is their max: the count says so, and how
+	 * many missed the 5 ms p99 goal (issue 18) */
+	size_t over_goal = 0;
+	while (over_goal < total && all[total - 1 - over_goal] > 5000000u)
+		over_goal++;
+	printf("scrape: latency median=%.3f ms p99=%.3f ms max=%.3f ms (of %zu scrapes, %zu over 5 ms)\n",
+	       (double)all[total / 2] / 1e6, (double)all[(size_t)((double)total * 0.99)] / 1e6,
+	       (double)all[total - 1] / 1e6, total, over_goal);
+	printf("scrape: first scrape of each connection: median=%.3f ms max=%.3f ms (of %zu)", (double)first[nfirst / 2] / 1e6,
+	       (double)first[nfirst - 1] / 1e6, nfirst);
+	if (nlater)
+		printf("; the others: median=%.3f ms p99=%.3f ms max=%.3f ms (of %zu)", (double)later[nlater / 2] / 1e6,
+		       (double)later[(size_t)((double)nlater * 0.99)] / 1e6, (double)later[nlater - 1] / 1e6, nlater);
+	printf("\n");
 	printf("scrape: agent cpu=%.1f%% of one core, rss=%ld KiB (private %ld KiB), peak rss=%ld KiB\n",
 	       100.0 * (cpu1 - cpu0) / wall, proc_rss_kib(pid, "VmRSS:"), proc_rss_kib(pid, "RssAnon:"),
 	       proc_rss_kib(pid, "VmHWM:"));
 	free(all);
+	free(first);
+	free(later);
 	free(c);
 	free(t);
 	return errors > total / 100; /* more than 1% failed: not a valid run */
