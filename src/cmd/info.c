@@ -552,7 +552,7 @@ static void detail_nvlink(FILE *out, const struct gpu_static *st, const struct g
 static void print_detail(struct cmd_ctx *ctx, const struct snapshot *snap, uint64_t mask)
 {
 	FILE *out = ctx->out;
-	char b[160];
+	char b[320]; /* a MIG line: profile, memory, SMs and a 96-byte UUID */
 	for (unsigned i = 0; i < snap->n; i++) {
 		if (!gpu_select_has(mask, i))
 			continue;
