@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # agent_bench.sh - `gpuctl agent` performance on simulated servers whose every
 # NVML-like call takes latency_us (default 2000 us, as a real H200 call does):
-# scrape latency median/p99 with CLIENTS concurrent scrapers (each once a
-# second, then all back-to-back; for each ENCODING: gzip, as Prometheus asks,
+# scrape latency median/p99 with one scraper once a second, one every 3 s, and
+# CLIENTS concurrent scrapers (each once a second, then all back-to-back; for each ENCODING: gzip, as Prometheus asks,
 # and plain, as curl without --compressed does), agent CPU and RSS
 # idle (1 s interval) and under load, and where the RSS goes (smaps: libraries,
 # heap, arenas, thread stacks) idle and under the first load, against one
@@ -21,6 +21,7 @@ BUILD="${BUILD:-build-release}"
 CLIENTS="${CLIENTS:-100}"
 SECONDS_LOAD="${SECONDS_LOAD:-10}"
 SECONDS_IDLE="${SECONDS_IDLE:-20}"
+SECONDS_SLOW="${SECONDS_SLOW:-24}" # the scraper every 3 s: 8 scrapes (at 8 and at 64 GPUs: 48 s)
 LATENCY_US="${LATENCY_US:-2000}"
 GPUS="${GPUS:-8 64}"
 ENCODINGS="${ENCODINGS:-gzip plain}"
@@ -66,6 +67,11 @@ for gpus in $GPUS; do
 	"$AGENT_BENCH" smaps "$agent_pid"
 	# one Prometheus scraping every second (the exposition rendered at every tick)
 	"$AGENT_BENCH" scrape "$port" "$agent_pid" 1 "$SECONDS_IDLE" 1000 gzip
+	# one slower than the tick, every 3 s: from its third scrape on, rendered at the
+	# tick before each (src/agent/render_ahead.c), not while it waits (SECONDS_SLOW=0: skip)
+	if [ "$SECONDS_SLOW" != 0 ]; then
+		"$AGENT_BENCH" scrape "$port" "$agent_pid" 1 "$SECONDS_SLOW" 3000 gzip
+	fi
 	smaps=smaps # where the memory goes under the first load (its connections open)
 	for enc in $ENCODINGS; do
 		# 100 scrapers each once a second (independent Prometheus servers, at spread phases)

@@ -18,7 +18,7 @@
 #
 # gpuctl: find_gpuctl (scripts/gpu/lib.sh): $GPUCTL, else the packed build in
 # .device-carry/foundation, else a cmake build in /tmp/gpuctl-build.
-# Device tool, about 4 minutes on one H200 (no GPU call is made); after
+# Device tool, about 5 minutes on one H200 (no GPU call is made); after
 # `scripts/gpu/foundation.sh pack` and `scripts/gpu/agent_bench.sh pack` here
 # (all of .device-carry is over the 64 MiB a call carries):
 #   run(command="scripts/gpu/agent_bench.sh", carry=[".device-carry/foundation", ".device-carry/agent-bench"],
@@ -63,13 +63,13 @@ fi
 # agent_bench links jansson statically (GPUCTL_STATIC_DEPS): libc only, nothing
 # exported (the packed libraries break the machine's tmux, which top runs in)
 rc=0
-# pass HISTORY GPUS ENCODINGS TOP
+# pass HISTORY GPUS ENCODINGS TOP SECONDS_SLOW (the scraper every 3 s: 24 s at each GPU count)
 pass() {
 	echo "== history $1: $(date -u '+%H:%M:%S'), load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$log"
-	GPUCTL="$GPUCTL" AGENT_BENCH="$bench" HISTORY="$1" GPUS="$2" ENCODINGS="$3" TOP="$4" \
+	GPUCTL="$GPUCTL" AGENT_BENCH="$bench" HISTORY="$1" GPUS="$2" ENCODINGS="$3" TOP="$4" SECONDS_SLOW="$5" \
 		SECONDS_IDLE=10 SECONDS_LOAD=10 "$root/bench/agent_bench.sh" >"$out/history-$1.txt" 2>>"$log" || rc=1
 }
-pass off "64 8" "gzip plain" 1
-pass 60m 64 gzip 0
+pass off "64 8" "gzip plain" 1 24
+pass 60m 64 gzip 0 0
 echo "done: $(date -u '+%H:%M:%S'), rc $rc" >>"$log"
 exit "$rc"

@@ -5,8 +5,9 @@
  * kernel-log XID reader. The HTTP server (http.c) only takes a reference on
  * the current published responses. The expositions (text, OpenMetrics) and
  * /api/v1/gpus are rendered by the same thread from the same snapshot, at the
- * tick when they were asked for in the two ticks before, else on the first
- * request (agent_variant_ready; variants_wanted says why).
+ * tick when they were asked for in the two ticks before or a periodic
+ * scraper is expected before the next tick, else on the first request
+ * (agent_variant_ready; variants_wanted says why).
  *
  * Published response sets come from a small pool: a set is rebuilt only when
  * no scrape still holds it, so the buffers keep their capacity from tick to
@@ -384,6 +385,8 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 		atomic_store(&p->ready[v], false);
 		atomic_store(&p->failed[v], false);
 		atomic_store(&p->asked[v], 0);
+		atomic_store(&p->first_ask_ns[v], 0);
+		atomic_store(&p->last_ask_ns[v], 0);
 	}
 	for (unsigned f = 0; f < EXPO_N; f++) {
 		abuf_reset(&p->expo[f].gz);
@@ -436,27 +439,37 @@ static int render_wait(struct agent *a, uint64_t until_mono_ns, unsigned *req)
 	return rc;
 }
 
-/* The variants asked for in the last tick's set. */
-static unsigned variants_asked(struct agent *a)
+/* The variants asked for in the last tick's set, and when first and last. */
+static unsigned variants_asked(struct agent *a, uint64_t first_ns[], uint64_t last_ns[])
 {
 	unsigned asked = 0;
 	pthread_mutex_lock(&a->pub_mu);
-	for (unsigned v = 0; a->current && v < RENDER_VARIANTS; v++)
-		if (atomic_load(&a->current->asked[v]))
+	for (unsigned v = 0; v < RENDER_VARIANTS; v++) {
+		first_ns[v] = last_ns[v] = 0;
+		if (a->current && atomic_load(&a->current->asked[v])) {
 			asked |= 1u << v;
+			first_ns[v] = atomic_load(&a->current->first_ask_ns[v]);
+			last_ns[v] = atomic_load(&a->current->last_ask_ns[v]);
+		}
+	}
 	pthread_mutex_unlock(&a->pub_mu);
 	return asked;
 }
 
 /* What was asked for in each of the last two ticks is rendered at the tick:
- * scrapers that come every tick find it ready; one that comes every 15 s
- * (Prometheus's default) has it rendered on request, once, and nobody
- * scraping costs no rendering. (One tick was not enough: every scrape of a
- * 15 s scraper then cost a second, unused, rendering at the next tick.) */
-static unsigned variants_wanted(struct agent *a, unsigned *asked_before)
+ * scrapers that come every tick find it ready. A scraper slower than the
+ * tick (Prometheus's 15 s) has it rendered at the tick before its next
+ * request, once it has come twice at the same period (render_ahead.h); its
+ * first two requests, and one that comes off its period, have it rendered on
+ * request. Nobody scraping costs no rendering. (Rendering at every tick what
+ * the last tick was asked for cost a 15 s scraper an unused rendering per
+ * scrape.) */
+static unsigned variants_wanted(struct agent *a, unsigned *asked_before, uint64_t tick_ns)
 {
-	unsigned asked = variants_asked(a);
-	unsigned want = asked & *asked_before;
+	uint64_t first_ns[RENDER_VARIANTS], last_ns[RENDER_VARIANTS];
+	unsigned asked = variants_asked(a, first_ns, last_ns);
+	unsigned want = render_ahead(a->expect, RENDER_VARIANTS, asked, *asked_before, first_ns, last_ns, tick_ns,
+				     a->cfg.interval_ns);
 	*asked_before = asked;
 	return want;
 }
@@ -489,12 +502,16 @@ static bool is_current(struct agent *a, const struct published *p)
 
 bool agent_variant_ready(struct agent *a, struct published *p, unsigned variant)
 {
+	uint64_t now = clock_mono_ns(), none = 0;
+	/* before asked: a tick that sees asked sees the time */
+	atomic_compare_exchange_strong(&p->first_ask_ns[variant], &none, now);
+	atomic_store(&p->last_ask_ns[variant], now);
 	atomic_fetch_add(&p->asked[variant], 1);
 	if (atomic_load(&p->ready[variant]))
 		return true;
 	/* bounded: a render takes milliseconds, but the render thread may be stopping */
 	struct timespec ts;
-	mono_deadline(&ts, clock_mono_ns() + EXPO_WAIT_NS);
+	mono_deadline(&ts, now + EXPO_WAIT_NS);
 	pthread_mutex_lock(&a->mu); /* then pub_mu (is_current); nothing takes them the other way */
 	while (!atomic_load(&p->ready[variant]) && !atomic_load(&p->failed[variant]) && !a->stopping &&
 	       is_current(a, p)) {
@@ -527,7 +544,7 @@ static void *render_thread(void *arg)
 			render_requested(a, s, req);
 		if (w < 0)
 			break;
-		unsigned want = variants_wanted(a, &asked_before);
+		unsigned want = variants_wanted(a, &asked_before, clock_mono_ns());
 		struct published *p = pool_take(a);
 		if (!p)
 			continue;

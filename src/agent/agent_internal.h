@@ -8,6 +8,7 @@
 
 #include "agent.h"
 #include "api.h"
+#include "render_ahead.h"
 #include "gz.h"
 #include "core/clock.h"
 
@@ -26,6 +27,7 @@ static inline unsigned expo_variant(unsigned fmt, bool gzip)
  * report that is not kept after it. */
 #define VAR_GPUS EXPO_VARIANTS
 #define RENDER_VARIANTS (EXPO_VARIANTS + 1)
+_Static_assert(RENDER_VARIANTS <= RENDER_AHEAD_VARIANTS, "a variant is a bit of render_ahead's set");
 
 /* One tick's rendered responses. Scrapes hold a reference while MHD sends.
  * Each variant is rendered at the tick or on its first request
@@ -41,6 +43,9 @@ struct published {
 	struct abuf plain[EXPO_N]; /* freed at a tick that does not render it at once */
 	atomic_bool ready[RENDER_VARIANTS], failed[RENDER_VARIANTS];
 	atomic_uint asked[RENDER_VARIANTS]; /* requests: what the next tick renders at once */
+	/* the set's first and last request of each variant (CLOCK_MONOTONIC, 0: none):
+	 * when periodic scrapers will come next (render_ahead.h) */
+	atomic_ullong first_ask_ns[RENDER_VARIANTS], last_ask_ns[RENDER_VARIANTS];
 	struct api_doc gpus;      /* VAR_GPUS; freed at a tick that does not render it at once */
 	struct api_doc health;    /* rendered at every tick */
 	uint64_t mono_ns;         /* when it was rendered (CLOCK_MONOTONIC) */
@@ -66,6 +71,7 @@ struct agent {
 	pthread_cond_t cv;
 	bool stopping;
 	unsigned render_req;          /* variant bits the current set's scrapers wait for */
+	struct render_expect expect[RENDER_VARIANTS]; /* the render thread's: periodic scrapers */
 	struct render_scratch *scratch; /* the render thread's (agent.c) */
 	pthread_t render_thread, klog_thread;
 	bool render_started, klog_started;
