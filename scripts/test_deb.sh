@@ -10,6 +10,7 @@
 # (nothing may stay). Root only (chroot). Run by scripts/test.sh.
 #   GPUCTL_DEB_BUILD=DIR  build directory (default build-deb)
 #   GPUCTL_DEB_WERROR=ON  warnings as errors (scripts/test.sh: this is CI's Release build)
+#   GPUCTL_DEB_CUDA_ARCHITECTURES="75;90"  the module's architectures (default: the catalog's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "test_deb.sh: needs root (chroot, dpkg --root)"; exit 1; }
@@ -17,11 +18,12 @@ build="${GPUCTL_DEB_BUILD:-build-deb}"
 fails=0
 fail() { echo "test_deb.sh: FAIL: $*"; fails=$((fails + 1)); }
 
-# 1. the package, with the CUDA kernels module for every architecture the
-# catalog covers when nvcc works here (what a GPU server installs: it needs no
-# nvcc); scripts/test.sh builds its test build for one architecture only
+# 1. the package, with the CUDA kernels module when nvcc works here (what a GPU
+# server installs: it needs no nvcc), for every architecture the catalog covers
+# unless GPUCTL_DEB_CUDA_ARCHITECTURES says which
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr -DGPUCTL_STATIC_DEPS=OFF \
-	-DBUILD_TESTING=OFF -DGPUCTL_WERROR="${GPUCTL_DEB_WERROR:-OFF}" >/dev/null
+	-DBUILD_TESTING=OFF -DGPUCTL_WERROR="${GPUCTL_DEB_WERROR:-OFF}" \
+	${GPUCTL_DEB_CUDA_ARCHITECTURES:+"-DCMAKE_CUDA_ARCHITECTURES=$GPUCTL_DEB_CUDA_ARCHITECTURES"} >/dev/null
 cmake --build "$build" -j"$(nproc)" >/dev/null
 rm -f "$build"/gpuctl_*.deb
 (cd "$build" && cpack -G DEB >/dev/null)
