@@ -27,7 +27,12 @@ static void test_stack_size_asked(void **state)
 	size_t got = 0;
 	assert_int_equal(thread_start(&t, 256u * 1024u, stack_size_of_self, &got), 0);
 	assert_int_equal(pthread_join(t, NULL), 0);
+#ifdef __SANITIZE_THREAD__
+	/* ThreadSanitizer's pthread_create gives a thread more than it was asked for */
+	assert_true(got >= 256u * 1024u);
+#else
 	assert_int_equal(got, 256u * 1024u);
+#endif
 	/* 0: the default, whatever it is here, at least as large as asked above */
 	assert_int_equal(thread_start(&t, 0, stack_size_of_self, &got), 0);
 	assert_int_equal(pthread_join(t, NULL), 0);
