@@ -11,34 +11,55 @@ set -u
 need jq
 unset CUDA_VISIBLE_DEVICES
 
+# Most runs here wait out a window (0.2 s to 1 s) doing next to nothing, so they
+# run side by side, at most 5 at a time: bg NAME ARGS... starts gpuctl ARGS with
+# stdout in $tmp/NAME.out, stderr in $tmp/NAME.err and its exit status in
+# $tmp/NAME.rc; each section waits for all (wait) and then checks the files.
+bg() {
+	local name=$1
+	shift
+	while [ "$(jobs -pr | wc -l)" -ge 5 ]; do wait -n; done
+	{ "$GPUCTL" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"; echo $? >"$tmp/$name.rc"; } &
+}
+rc_of() { cat "$tmp/$1.rc" 2>/dev/null || echo none; }
+
 # run_fault NAME FAULT_JSON GPU RULE VERDICT ACTION EXIT [extra health args...]
-# Injects one fault through a fault file and checks GPU's finding for RULE.
+# Injects one fault through a fault file and starts health on it; check_fault
+# NAME GPU RULE VERDICT ACTION EXIT (after wait) checks GPU's finding for RULE.
+fault_cases=()
 run_fault() {
-	local name=$1 fault=$2 gpu=$3 rule=$4 verdict=$5 action=$6 want_rc=$7
+	local name=$1 fault=$2
+	fault_cases+=("$1 $3 $4 $5 $6 $7")
 	shift 7
-	checks=$((checks + 1))
 	printf '{"faults": [%s]}\n' "$fault" > "$tmp/$name.json"
-	local out="$tmp/$name.out" rc
 	# a short window keeps the test quick; cases that need time pass --window 1
-	"$GPUCTL" --sim "h200x8,seed=7,hang_ms=200,faults=$tmp/$name.json" health --json --window 0.4 "$@" > "$out" 2> "$tmp/$name.err"
-	rc=$?
+	bg "$name" --sim "h200x8,seed=7,hang_ms=200,faults=$tmp/$name.json" health --json --window 0.4 "$@"
+}
+check_fault() {
+	local name=$1 gpu=$2 rule=$3 verdict=$4 action=$5 want_rc=$6
+	checks=$((checks + 1))
+	local out="$tmp/$name.out" rc
+	rc=$(rc_of "$name")
 	if [ "$rc" != "$want_rc" ]; then
 		fail "$name: exit $rc, want $want_rc ($(head -c 300 "$tmp/$name.err"))"
 		return
 	fi
-	local got
-	got=$(jq -r --argjson g "$gpu" --arg r "$rule" \
-		'.gpus[] | select(.index == $g) | .findings[] | select(.rule == $r) | "\(.verdict) \(.action)"' "$out" | sort -u | tail -1)
+	# one jq for the four facts, a line each: GPU's finding for RULE ("VERDICT
+	# ACTION", the last of them sorted), the other GPUs' verdicts, "simulated",
+	# whether the finding's evidence (the counter values) is there
+	local got others sim evidence
+	{ read -r got; read -r others; read -r sim; read -r evidence; } < <(jq -r --argjson g "$gpu" --arg r "$rule" '
+		[.gpus[] | select(.index == $g) | .findings[] | select(.rule == $r)] as $f
+		| ($f | map("\(.verdict) \(.action)") | unique | last // ""),
+		  ([.gpus[] | select(.index != $g) | .verdict] | unique | join(",")),
+		  .simulated,
+		  ($f | map(.evidence | length > 0) | last // false)' "$out")
 	[ "$got" = "$verdict $action" ] || fail "$name: GPU $gpu rule $rule: got '$got', want '$verdict $action'"
 	# the other GPUs stay healthy
-	local others
-	others=$(jq -r --argjson g "$gpu" '[.gpus[] | select(.index != $g) | .verdict] | unique | join(",")' "$out")
 	[ "$others" = "PASS" ] || fail "$name: other GPUs are '$others', want PASS"
-	[ "$(jq -r .simulated "$out")" = "true" ] || fail "$name: JSON lacks \"simulated\": true"
+	[ "$sim" = "true" ] || fail "$name: JSON lacks \"simulated\": true"
 	# evidence carries the counter values
-	jq -e --argjson g "$gpu" --arg r "$rule" \
-		'.gpus[] | select(.index == $g) | .findings[] | select(.rule == $r) | .evidence | length > 0' "$out" > /dev/null ||
-		fail "$name: no evidence"
+	[ "$evidence" = true ] || fail "$name: no evidence"
 }
 
 # --- one case per fault kind (retired_pages needs a Volta/Turing GPU: unit-tested) ---
@@ -64,56 +85,78 @@ run_fault foreign_process '{"kind": "foreign_process", "gpu": 7, "pid": 66666, "
 run_fault hang '{"kind": "hang", "gpu": 5}' 5 gpu-lost FAIL reboot 2
 
 # --- system-wide: fabric manager stopped, NVML/driver mismatch (server files) ---
+jq '.fabric_manager = "stopped"' "$GPUCTL_DATA_DIR/sim/h200x8.json" > "$tmp/srv_fm.json"
+jq '.nvml_version = "13.575.57.08"' "$GPUCTL_DATA_DIR/sim/h200x8.json" > "$tmp/srv_mismatch.json"
 for case in fm mismatch; do
-	checks=$((checks + 1))
-	if [ $case = fm ]; then
-		jq '.fabric_manager = "stopped"' "$GPUCTL_DATA_DIR/sim/h200x8.json" > "$tmp/srv_$case.json"
-		rule=fabric-manager-missing; action=none
-	else
-		jq '.nvml_version = "13.575.57.08"' "$GPUCTL_DATA_DIR/sim/h200x8.json" > "$tmp/srv_$case.json"
-		rule=driver-library-mismatch; action=reboot
-	fi
-	"$GPUCTL" --sim "$tmp/srv_$case.json" health --json > "$tmp/$case.out" 2>&1
-	rc=$?
-	[ $rc = 1 ] || fail "$case: exit $rc, want 1"
-	got=$(jq -r --arg r "$rule" '.system.findings[] | select(.rule == $r) | "\(.verdict) \(.action)"' "$tmp/$case.out")
-	[ "$got" = "WARN $action" ] || fail "$case: system finding '$got', want 'WARN $action'"
-	eff=$(jq -r '[.gpus[].effective_verdict] | unique | join(",")' "$tmp/$case.out")
-	[ "$eff" = "WARN" ] || fail "$case: every GPU's effective verdict should be WARN, got '$eff'"
+	bg "$case" --sim "$tmp/srv_$case.json" health --json
 done
 
 # --- every shipped simulated server, healthy: PASS everywhere ---------------
 # (rtx4090x2 describes a workstation with persistence mode off: that one WARN is expected)
 for srv in "$GPUCTL_DATA_DIR"/sim/*.json; do
 	name=$(basename "$srv" .json)
+	bg "ok_$name" --sim "$name" health --json --window 0.5
+	bg "t_$name" --sim "$name" health --window 0.2
+done
+
+# --- selection: a fault on GPU 1, -i 0,2 and -i 1
+printf '{"faults": [{"kind": "remap_failure", "gpu": 1}]}\n' > "$tmp/sel.json"
+bg sel --sim "h200x8,faults=$tmp/sel.json" health -i 0,2 --json
+bg sel1 --sim "h200x8,faults=$tmp/sel.json" health -i 1
+
+# --- every run above has ended: their checks
+wait
+for c in "${fault_cases[@]}"; do
+	# shellcheck disable=SC2086 # six words, none with a space
+	check_fault $c
+done
+# (these runs had stderr and stdout in one file)
+for f in fm mismatch sel sel1; do
+	cat "$tmp/$f.err" >>"$tmp/$f.out"
+done
+
+for case in fm mismatch; do
 	checks=$((checks + 1))
-	"$GPUCTL" --sim "$name" health --json --window 0.5 > "$tmp/ok_$name.out" 2> "$tmp/ok_$name.err"
-	rc=$?
-	rules=$(jq -r '[.system.findings[].rule, .gpus[].findings[].rule] | unique | join(",")' "$tmp/ok_$name.out")
+	if [ $case = fm ]; then
+		rule=fabric-manager-missing; action=none
+	else
+		rule=driver-library-mismatch; action=reboot
+	fi
+	rc=$(rc_of "$case")
+	[ "$rc" = 1 ] || fail "$case: exit $rc, want 1"
+	got=$(jq -r --arg r "$rule" '.system.findings[] | select(.rule == $r) | "\(.verdict) \(.action)"' "$tmp/$case.out")
+	[ "$got" = "WARN $action" ] || fail "$case: system finding '$got', want 'WARN $action'"
+	eff=$(jq -r '[.gpus[].effective_verdict] | unique | join(",")' "$tmp/$case.out")
+	[ "$eff" = "WARN" ] || fail "$case: every GPU's effective verdict should be WARN, got '$eff'"
+done
+
+for srv in "$GPUCTL_DATA_DIR"/sim/*.json; do
+	name=$(basename "$srv" .json)
+	checks=$((checks + 1))
+	rc=$(rc_of "ok_$name")
+	# the findings' rules and the GPUs' subsystems' verdicts, a line each
+	{ read -r rules; read -r subs; } < <(jq -r '([.system.findings[].rule, .gpus[].findings[].rule] | unique | join(",")),
+		([.gpus[].subsystems[]] | unique | join(","))' "$tmp/ok_$name.out")
 	want_rules="" want_rc=0
 	[ "$name" = rtx4090x2 ] && want_rules="persistence-off" && want_rc=1
 	[ "$rc" = "$want_rc" ] || fail "healthy $name: exit $rc, want $want_rc: $(head -c 300 "$tmp/ok_$name.err")"
 	[ "$rules" = "$want_rules" ] || fail "healthy $name: findings '$rules', want '$want_rules'"
 	if [ "$name" != rtx4090x2 ]; then
-		subs=$(jq -r '[.gpus[].subsystems[]] | unique | join(",")' "$tmp/ok_$name.out")
 		case "$subs" in *WARN*|*FAIL*) fail "healthy $name: subsystems '$subs'";; esac
 	fi
-	# the table says SIMULATED and ends with the verdict
-	"$GPUCTL" --sim "$name" health --window 0.2 > "$tmp/t_$name.out" 2>&1
+	# the table says SIMULATED and ends with the verdict (stderr and stdout in one file)
+	cat "$tmp/t_$name.err" >>"$tmp/t_$name.out"
 	grep -q SIMULATED "$tmp/t_$name.out" || fail "healthy $name: table lacks SIMULATED"
 	grep -Eq '^health: (PASS|WARN)' "$tmp/t_$name.out" || fail "healthy $name: no verdict line"
 done
 
 # --- selection, single snapshot, the table, usage errors ----------------------
 checks=$((checks + 1))
-printf '{"faults": [{"kind": "remap_failure", "gpu": 1}]}\n' > "$tmp/sel.json"
-"$GPUCTL" --sim "h200x8,faults=$tmp/sel.json" health -i 0,2 --json > "$tmp/sel.out" 2>&1
-rc=$?
-[ $rc = 0 ] || fail "-i 0,2 with a fault on GPU 1: exit $rc, want 0"
+rc=$(rc_of sel)
+[ "$rc" = 0 ] || fail "-i 0,2 with a fault on GPU 1: exit $rc, want 0"
 [ "$(jq -r '[.gpus[].index] | join(",")' "$tmp/sel.out")" = "0,2" ] || fail "-i 0,2 lists other GPUs"
-"$GPUCTL" --sim "h200x8,faults=$tmp/sel.json" health -i 1 > "$tmp/sel1.out" 2>&1
-rc=$?
-[ $rc = 2 ] || fail "-i 1 with remap failure: exit $rc, want 2"
+rc=$(rc_of sel1)
+[ "$rc" = 2 ] || fail "-i 1 with remap failure: exit $rc, want 2"
 grep -q 'row-remap-failure' "$tmp/sel1.out" || fail "table lacks the rule id"
 grep -q 'action:   replace the board' "$tmp/sel1.out" || fail "table lacks the action"
 grep -q 'evidence: remap_failure = 1' "$tmp/sel1.out" || fail "table lacks the evidence"
