@@ -9,6 +9,11 @@ cd "$(dirname "$0")/.."
 stage() { echo "test.sh: [$SECONDS s] $*"; }
 stage "dependencies"
 GPUCTL_TEST_DEPS=1 scripts/deps.sh
+# the package test's clean Debian root: on a new machine debootstrap downloads
+# it (minutes, mostly waiting on the mirror), so it starts now, beside the builds
+mkdir -p build-deb
+scripts/test_deb.sh --prepare-root >build-deb/prepare-root.log 2>&1 &
+prepare_root=$!
 # The test build: no kernels module (no GPU runs it here, and the tests do not
 # load it); nvcc compiles it once, in the package below, for the catalog's
 # oldest architecture (sm_75: no BF16 arithmetic, the guards must hold) and the
@@ -32,12 +37,16 @@ scripts/test_run_nvcc.sh
 # the Debian package (the Release build, warnings as errors): lintian, install
 # into a clean Debian 12 root, remove, purge
 stage "the Debian package (Release)"
+wait "$prepare_root" || { cat build-deb/prepare-root.log; echo "test.sh: the clean root for the package test failed"; exit 1; }
 GPUCTL_DEB_WERROR=ON GPUCTL_DEB_CUDA_ARCHITECTURES="75;90" scripts/test_deb.sh
 # ThreadSanitizer (the samplers, HTTP, klog, scheduler, pool server and diag
 # watchdogs are threads): the unit tests and the agent and pool CLI tests
 stage "the ThreadSanitizer build"
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Tsan -DGPUCTL_WERROR=ON -DGPUCTL_WITH_CUDA=OFF >/dev/null
-cmake --build build-tsan -j"$(nproc)"
+# only what its tests run: gpuctl, the unit tests and the fake kernel modules
+# they load (not the fuzz replays, the SPANK plugin nor the benches)
+cmake --build build-tsan -j"$(nproc)" --target gpuctl \
+	$(cmake --build build-tsan --target help | sed -n 's/^\.\.\. \(test_[a-z0-9_]*\|kmod_fake_[a-z0-9_]*\)$/\1/p')
 stage "the tests (ASan + UBSan)"
 cd build-test
 ctest -LE gpu --output-on-failure -j"$(nproc)" --timeout 600 | tee ctest.log

@@ -11,12 +11,50 @@
 #   GPUCTL_DEB_BUILD=DIR  build directory (default build-deb)
 #   GPUCTL_DEB_WERROR=ON  warnings as errors (scripts/test.sh: this is CI's Release build)
 #   GPUCTL_DEB_CUDA_ARCHITECTURES="75;90"  the module's architectures (default: the catalog's)
+# test_deb.sh --prepare-root: only make the cached clean root for the packages
+# the package is expected to depend on (below), before the package exists:
+# scripts/test.sh starts it first, in the background, so that debootstrap's
+# downloads (minutes on a new machine) overlap the builds. The package's real
+# Depends still decides: when they differ, this script makes its own root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "test_deb.sh: needs root (chroot, dpkg --root)"; exit 1; }
 build="${GPUCTL_DEB_BUILD:-build-deb}"
 fails=0
 fail() { echo "test_deb.sh: FAIL: $*"; fails=$((fails + 1)); }
+
+# 0. a clean Debian 12 root with the package's dependencies and man-db, made
+# once by debootstrap and kept as a tarball (a fresh copy for every run)
+# The cache lives outside the build folder (GPUCTL_TEST_CACHE, default
+# /var/cache/gpuctl-test where it can be made) so a fresh clone on the same
+# machine does not debootstrap again (minutes); a new machine makes it once.
+# root_cache PKGS: the tarball's path for the comma-separated packages PKGS
+# (made when missing; a concurrent maker's half-written .new never counts)
+root_cache() {
+	local pkgs=$1 cache_dir="${GPUCTL_TEST_CACHE:-/var/cache/gpuctl-test}" cache mirror new
+	mkdir -p "$cache_dir" 2>/dev/null && [ -w "$cache_dir" ] || cache_dir="$build"
+	cache="$cache_dir/bookworm-$(echo "man-db,$pkgs" | md5sum | cut -c1-12).tar"
+	if [ ! -s "$cache" ]; then
+		mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
+		[ -n "$mirror" ] || mirror=$(awk '/^deb /{ print $2; exit }' /etc/apt/sources.list 2>/dev/null)
+		mirror="${mirror:-http://deb.debian.org/debian}"
+		new="$build/bookworm.new.$$"
+		rm -rf "$new" && mkdir -p "$build"
+		echo "test_deb.sh: debootstrap bookworm from $mirror (once; cached in $cache)" >&2
+		debootstrap --variant=minbase --include="man-db,$pkgs" bookworm "$new" "$mirror" \
+			>"$build/debootstrap.$$.log" 2>&1 || { tail -20 "$build/debootstrap.$$.log" >&2; rm -rf "$new"; return 1; }
+		tar -C "$new" -cf "$cache.new.$$" . && mv "$cache.new.$$" "$cache"
+		rm -rf "$new"
+	fi
+	echo "$cache"
+}
+# What the package is expected to depend on (dpkg-shlibdeps' answer for the
+# libraries CMakeLists.txt links), for --prepare-root only.
+expected_depends="libc6,libjansson4,libmicrohttpd12,libncursesw6,libsqlite3-0,libtinfo6,zlib1g"
+if [ "${1:-}" = --prepare-root ]; then
+	root_cache "$expected_depends" >/dev/null
+	exit
+fi
 
 # 1. the package, with the CUDA kernels module when nvcc works here (what a GPU
 # server installs: it needs no nvcc), for every architecture the catalog covers
@@ -53,26 +91,12 @@ if grep -qE '^[EW]: ' "$build/lintian.log"; then
 	fail "lintian: errors or warnings not explained in packaging/lintian-overrides"
 fi
 
-# 3. a clean Debian 12 root with the package's dependencies and man-db, made
-# once by debootstrap and kept as a tarball (a fresh copy for every run)
-# The cache lives outside the build folder (GPUCTL_TEST_CACHE, default
-# /var/cache/gpuctl-test where it can be made) so a fresh clone on the same
-# machine does not debootstrap again (minutes); a new machine makes it once.
+# 3. the clean root for the package's own Depends (made by --prepare-root
+# already when they are the expected ones)
 pkgs=$(sed 's/([^)]*)//g; s/ //g' <<<"$depends" | tr '|' ',')
-cache_dir="${GPUCTL_TEST_CACHE:-/var/cache/gpuctl-test}"
-mkdir -p "$cache_dir" 2>/dev/null && [ -w "$cache_dir" ] || cache_dir="$build"
-cache="$cache_dir/bookworm-$(echo "man-db,$pkgs" | md5sum | cut -c1-12).tar"
-if [ ! -s "$cache" ]; then
-	mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
-	[ -n "$mirror" ] || mirror=$(awk '/^deb /{ print $2; exit }' /etc/apt/sources.list 2>/dev/null)
-	mirror="${mirror:-http://deb.debian.org/debian}"
-	rm -rf "$build/bookworm.new"
-	echo "test_deb.sh: debootstrap bookworm from $mirror (once; cached in $cache)"
-	debootstrap --variant=minbase --include="man-db,$pkgs" bookworm "$build/bookworm.new" "$mirror" \
-		>"$build/debootstrap.log" 2>&1 || { tail -20 "$build/debootstrap.log"; exit 1; }
-	tar -C "$build/bookworm.new" -cf "$cache.new" . && mv "$cache.new" "$cache"
-	rm -rf "$build/bookworm.new"
-fi
+[ "$pkgs" = "$expected_depends" ] ||
+	echo "test_deb.sh: note: Depends ($pkgs) differ from the expected ($expected_depends): update expected_depends"
+cache=$(root_cache "$pkgs")
 root="$build/root"
 rm -rf "$root" && mkdir -p "$root"
 tar -C "$root" -xf "$cache"
