@@ -13,7 +13,24 @@ set -u
 need python3 man
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
-python3 "$src/packaging/manpages.py" --gpuctl "$GPUCTL" --docs "$src/docs" --out "$tmp/man" >"$tmp/gen.err" 2>&1 ||
+# manpages.py, the completion and this walk all ask the binary for the same
+# help texts (each one up to three times): $once stands in for it, runs it once
+# per distinct argument list and answers a later ask from that run (the same
+# stdout, stderr and exit status), so every consumer reads the binary's texts
+mkdir "$tmp/once"
+once="$tmp/gpuctl-once"
+cat >"$once" <<END
+#!/usr/bin/env bash
+printf -v a '%q ' "\$@"
+r="$tmp/once/\${a//\//%}"
+[ -e "\$r.rc" ] || { "$GPUCTL" "\$@" >"\$r.out" 2>"\$r.err"; echo \$? >"\$r.rc"; }
+cat "\$r.out"
+[ -s "\$r.err" ] && cat "\$r.err" >&2
+read -r rc <"\$r.rc"
+exit "\$rc"
+END
+chmod +x "$once"
+python3 "$src/packaging/manpages.py" --gpuctl "$once" --docs "$src/docs" --out "$tmp/man" >"$tmp/gen.err" 2>&1 ||
 	{ cat "$tmp/gen.err"; fail "manpages.py failed"; finish; exit; }
 
 # the page as a reader sees it, one space between words
@@ -24,7 +41,7 @@ options_of() { sed '/^commands:/,/^$/d' | grep -oE '(^|[][ |,(])--?[A-Za-z][A-Za
 # the completion, as bash calls it: complete WORDS... (the last one is the cursor's)
 . "$src/packaging/gpuctl.bash-completion"
 complete_words() {
-	COMP_WORDS=("${completing_bin:-$GPUCTL}" "$@")
+	COMP_WORDS=("${completing_bin:-$once}" "$@")
 	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
 	COMPREPLY=()
 	_gpuctl
@@ -37,18 +54,26 @@ offers() { # offers WHAT WORD WORDS...: the completion of WORDS includes WORD
 }
 offers_all() { # offers_all WHAT WORDS... <<<EXPECTED: one completion of WORDS offers each line (not in a pipe: fail counts)
 	local what="$1" w; shift
+	local offered
 	complete_words "$@" >"$tmp/offered"
+	IFS= read -rd '' offered <"$tmp/offered"
+	offered=$'\n'$offered
 	while read -r w; do
 		checks=$((checks + 1))
-		grep -qxF -- "$w" "$tmp/offered" || fail "completion of '$*' does not offer $w ($what)"
+		# a whole line of the completion (as grep -qxF; in bash: a thousand greps took seconds)
+		[[ "$offered" == *$'\n'"$w"$'\n'* ]] || fail "completion of '$*' does not offer $w ($what)"
 	done
 }
+declare -A page_text # rendered page -> its text, read once
 has_entry() { # has_entry PAGE WORD: the rendered page names WORD
 	checks=$((checks + 1))
-	grep -qE -- "(^|[^A-Za-z0-9-])$2([^A-Za-z0-9-]|$)" "$1" || fail "$(basename "$1"): no entry for $2"
+	[ -n "${page_text[$1]+set}" ] || IFS= read -rd '' "page_text[$1]" <"$1"
+	# grep -E's pattern on the whole text, in bash (a thousand greps took
+	# seconds): a newline is a [^A-Za-z0-9-] too, so it matches where a line would
+	[[ "${page_text[$1]}" =~ (^|[^A-Za-z0-9-])$2([^A-Za-z0-9-]|$) ]] || fail "$(basename "$1"): no entry for $2"
 }
 
-"$GPUCTL" --help >"$tmp/top.help"
+"$once" --help >"$tmp/top.help"
 commands=$(sed -n '/^commands:/,/^$/s/^  \([a-z]*\) .*/\1/p' "$tmp/top.help")
 checks=$((checks + 1))
 [ "$(echo "$commands" | wc -w)" -ge 17 ] || fail "only $(echo "$commands" | wc -w) commands in gpuctl --help"
@@ -73,7 +98,7 @@ for c in $commands; do
 		checks=$((checks + 1))
 		grep -q "^$section\$" "$tmp/$c.txt" || fail "gpuctl-$c(1) has no $section section"
 	done
-	"$GPUCTL" "$c" --help >"$tmp/h"
+	"$once" "$c" --help >"$tmp/h"
 	for o in $(options_of <"$tmp/h"); do
 		has_entry "$tmp/$c.txt" "$o"
 	done
@@ -82,7 +107,7 @@ for c in $commands; do
 	[ -z "$subs" ] || offers_all "$c subcommand" "$c" "" <<<"$subs"
 	for s in $subs; do
 		has_entry "$tmp/$c.txt" "$s"
-		"$GPUCTL" "$c" "$s" --help >"$tmp/hs"
+		"$once" "$c" "$s" --help >"$tmp/hs"
 		for o in $(options_of <"$tmp/hs"); do
 			has_entry "$tmp/$c.txt" "$o"
 		done
