@@ -10,25 +10,47 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/pool_lib.bash"
 need python3
 
-# closed_pipe ARGS...: runs gpuctl with stdout on a pipe whose read end is
-# already closed (SIGPIPE at its default, as a shell leaves it); prints
-# "rc=N" (N negative: killed by that signal) and stderr to $tmp/err
-closed_pipe() {
-	python3 - "$GPUCTL" "$@" 2>"$tmp/py.err" <<'PY'
-import os, subprocess, sys
-r, w = os.pipe()
-os.close(r)
-p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                   timeout=60, restore_signals=True)
-sys.stderr.buffer.write(p.stderr)
-print("rc=%d" % p.returncode)
-PY
+# expect_closed_pipe DESCRIPTION ARGS...: gpuctl ARGS, run with stdout on a pipe
+# whose read end is already closed (SIGPIPE at its default, as a shell leaves
+# it), must exit 74. The cases are collected and run by closed_pipes, one
+# python3 for all of them (its start-up is the slow part): it prints "rc=N" a
+# line per case (N negative: killed by that signal), case I's stderr in $tmp/err.I
+pipe_whats=()
+pipe_args=()
+expect_closed_pipe() {
+	pipe_whats+=("$1")
+	shift
+	pipe_args+=("$@" ":::")
 }
-expect_closed_pipe() { # expect_closed_pipe DESCRIPTION ARGS...
-	local what="$1" got; shift
-	checks=$((checks + 1))
-	got=$(closed_pipe "$@")
-	[ "$got" = "rc=74" ] || fail "$what: $got, want rc=74 ($(head -c 300 "$tmp/py.err"))"
+closed_pipes() {
+	local got i=0
+	python3 - "$tmp/err" "$GPUCTL" "${pipe_args[@]}" 2>"$tmp/py.err" <<'PY' >"$tmp/rcs"
+import os, subprocess, sys
+err, gpuctl, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+cases, cur = [], []
+for a in args:
+    if a == ":::":
+        cases.append(cur)
+        cur = []
+    else:
+        cur.append(a)
+for i, case in enumerate(cases):
+    r, w = os.pipe()
+    os.close(r)
+    with open("%s.%d" % (err, i), "wb") as e:
+        p = subprocess.run([gpuctl] + case, stdout=w, stderr=e, stdin=subprocess.DEVNULL,
+                           timeout=60, restore_signals=True)
+    os.close(w)
+    print("rc=%d" % p.returncode, flush=True)
+PY
+	while [ "$i" -lt "${#pipe_whats[@]}" ]; do
+		checks=$((checks + 1))
+		got=$(sed -n "$((i + 1))p" "$tmp/rcs")
+		[ "$got" = "rc=74" ] || fail "${pipe_whats[i]}: ${got:-no result}, want rc=74 ($(head -c 300 "$tmp/err.$i" 2>/dev/null; head -c 300 "$tmp/py.err"))"
+		i=$((i + 1))
+	done
+	pipe_whats=()
+	pipe_args=()
 }
 
 expect_closed_pipe "info -q" --sim h200x8 info -q
@@ -41,6 +63,7 @@ expect_closed_pipe "dmon (endless)" --sim h200x8 dmon -d 0.1
 expect_closed_pipe "dmon --json" --sim h200x8 dmon -d 0.1 -c 3 --json
 expect_closed_pipe "report" --sim h200x8 report
 expect_closed_pipe "plan --json" plan train --params 7B --dp 8 --json
+closed_pipes
 
 # a pool job's output (logs reads it in pieces from the agent)
 make_free_server h200x8 "$tmp/free8.json"
@@ -49,6 +72,7 @@ if start_agent "$tmp/free8.json"; then
 	"$GPUCTL" wait "$id" >/dev/null
 	expect_closed_pipe "logs" logs "$id"
 	expect_closed_pipe "logs --json" logs --json "$id"
+	closed_pipes
 	stop_agent
 else
 	fail "the pool agent did not start"
