@@ -19,6 +19,7 @@
 #define GPUCTL_SNAPSHOT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "device/gpu.h"
@@ -27,6 +28,28 @@
 struct nvlink_err_counts {
 	u64v crc_flit, crc_data, replay, recovery;
 };
+
+/* The earlier reading a rate runs from (sampler_rate_base): of a sample, its
+ * time, every field of the table and the links' byte counters, the values a
+ * rate is taken of (the links' error counters have their own base, struct
+ * nvlink_err_counts); not the whole sample, whose links (3 KB of its 3.7) the
+ * sampler's slots and every view held twice. */
+struct gpu_rate_base {
+	uint64_t timestamp_ns;   /* when it was read; 0: no reading */
+	bool lost;
+#define GPU_RATE_BASE_MEMBER(member, ...) u64v member;
+	GPU_SAMPLE_FIELDS(GPU_RATE_BASE_MEMBER)
+#undef GPU_RATE_BASE_MEMBER
+	unsigned nvlink_n;       /* entries in nvlink[] */
+	struct { u64v tx_bytes, rx_bytes; } nvlink[GPU_MAX_NVLINKS];
+};
+
+/* The rate base of sample s: its time, fields and links' byte counters. */
+void gpu_rate_base_set(struct gpu_rate_base *b, const struct gpu_sample *s);
+/* The field of the table at byte offset sample_offset of struct gpu_sample
+ * (offsetof(struct gpu_sample, member), as the field table's readers name
+ * one); unknown status for an offset that is no field's. */
+u64v gpu_rate_base_field(const struct gpu_rate_base *b, size_t sample_offset);
 
 /* The latest view of one GPU. */
 struct gpu_view {
@@ -41,12 +64,12 @@ struct gpu_view {
 	struct { uint64_t code, count, last_ns; } xid[32];
 	/* The slow groups (SAMPLER_SLOW_GROUPS) are read every slow_group_every
 	 * ticks and carried in s between readings: slow_read_ns is when s's were
-	 * read (0: with the rest, at s.timestamp_ns), rate_base the sample that
-	 * held their reading before that one, its timestamp_ns the time of that
+	 * read (0: with the rest, at s.timestamp_ns), rate_base the counters of
+	 * their reading before that one, its timestamp_ns the time of that
 	 * reading (0: none yet). Every rate of a slow counter runs between those
 	 * two readings (sampler_rate_base), never over one tick of carried values. */
 	uint64_t slow_read_ns;
-	struct gpu_sample rate_base;
+	struct gpu_rate_base rate_base;
 	/* The NVLink error counters may be read less often still (the backend
 	 * serves them from an earlier reading: s.nvlink_err_read_ns): when s's were
 	 * read, and those of the reading before, its time (0: none yet) and links. */

@@ -184,3 +184,27 @@ struct gpu_view *gpu_view_new(void)
 	o->v.mig = o->mig;
 	return &o->v; /* the first member: free() of it frees o */
 }
+
+void gpu_rate_base_set(struct gpu_rate_base *b, const struct gpu_sample *s)
+{
+	b->timestamp_ns = s->timestamp_ns;
+	b->lost = s->lost;
+#define RATE_BASE_COPY(member, ...) b->member = s->member;
+	GPU_SAMPLE_FIELDS(RATE_BASE_COPY)
+#undef RATE_BASE_COPY
+	b->nvlink_n = min_u(s->nvlink_n, GPU_MAX_NVLINKS);
+	for (unsigned l = 0; l < b->nvlink_n; l++) {
+		b->nvlink[l].tx_bytes = s->nvlink[l].tx_bytes;
+		b->nvlink[l].rx_bytes = s->nvlink[l].rx_bytes;
+	}
+}
+
+u64v gpu_rate_base_field(const struct gpu_rate_base *b, size_t sample_offset)
+{
+#define RATE_BASE_FIELD(member, ...) \
+	if (sample_offset == offsetof(struct gpu_sample, member)) \
+		return b->member;
+	GPU_SAMPLE_FIELDS(RATE_BASE_FIELD)
+#undef RATE_BASE_FIELD
+	return (u64v){ 0, VAL_UNKNOWN };
+}

@@ -28,7 +28,8 @@ struct mval {
 struct ctx {
 	const struct snapshot *now;
 	const struct gpu_view *g;
-	const struct gpu_sample *p;   /* the reading rates start from (rate_base_of), NULL when none */
+	const struct gpu_rate_base *p; /* the reading rates start from (rate_base_of), NULL when none */
+	struct gpu_rate_base p_room;  /* p when it is the previous snapshot's sample */
 	unsigned index;
 	double dt_s;                  /* seconds from p's reading to g's; 0 without p */
 	/* the NVLink error counters' earlier reading (sampler_nvlink_err_base):
@@ -328,7 +329,8 @@ static bool metric_is_system(enum health_metric m)
 
 static struct mval mv_gpu(const struct ctx *c, enum health_metric m)
 {
-	const struct gpu_sample *s = &c->g->s, *ps = c->p;
+	const struct gpu_sample *s = &c->g->s;
+	const struct gpu_rate_base *ps = c->p;
 	const struct gpu_static *st = &c->g->st;
 	u64v none = { 0 };
 	struct mval r = { .st = MV_NA };
@@ -522,7 +524,8 @@ static void rate_base_of(struct ctx *c, const struct snapshot *prev, unsigned i)
 	const struct gpu_view *g = c->g, *pv = prev && i < prev->n ? &prev->gpu[i] : NULL;
 	if (!g->s.timestamp_ns && pv && pv->up && !pv->s.lost && !pv->s.timestamp_ns) {
 		/* samples without their time (made by hand): the snapshots' times */
-		c->p = prev->taken_ns < c->now->taken_ns ? &pv->s : NULL;
+		gpu_rate_base_set(&c->p_room, &pv->s);
+		c->p = prev->taken_ns < c->now->taken_ns ? &c->p_room : NULL;
 		c->dt_s = c->p ? (double)(c->now->taken_ns - prev->taken_ns) / 1e9 : 0;
 		c->nvl_n = c->p ? (int)(pv->s.nvlink_n < GPU_MAX_NVLINKS ? pv->s.nvlink_n : GPU_MAX_NVLINKS) : -1;
 		for (int l = 0; l < c->nvl_n; l++)
@@ -530,7 +533,7 @@ static void rate_base_of(struct ctx *c, const struct snapshot *prev, unsigned i)
 		c->nvl_dt_s = c->dt_s;
 		return;
 	}
-	c->p = sampler_rate_base(g, pv, &c->dt_s);
+	c->p = sampler_rate_base(g, pv, &c->p_room, &c->dt_s);
 	c->nvl_n = sampler_nvlink_err_base(g, pv, c->nvl_base, &c->nvl_dt_s);
 }
 

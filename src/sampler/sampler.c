@@ -40,7 +40,8 @@ struct xid_count {
  * XID counts (struct slot.xid) and the process and MIG tables, which a slot
  * keeps apart, sized to what it has seen. A gpu_view's tables are 11 KB and
  * mostly empty: 64 slots holding whole views were 1.2 MB apart from each
- * other, about 11 KB of each touched; dense, a slot is 6.5 KB. */
+ * other, about 11 KB of each touched; dense, a slot is 8.8 KB (11.3 KB while
+ * its rate base was a whole sample). */
 struct gpu_state {
 	bool up;                     /* the last attempt succeeded */
 	uint64_t last_ok_ns;
@@ -49,7 +50,7 @@ struct gpu_state {
 	struct gpu_static st;
 	struct gpu_sample s;
 	uint64_t slow_read_ns;       /* as in struct gpu_view */
-	struct gpu_sample rate_base;
+	struct gpu_rate_base rate_base;
 	uint64_t nvlink_err_read_ns, nvlink_err_base_ns;
 	unsigned nvlink_err_base_n;
 	struct nvlink_err_counts nvlink_err_base[GPU_MAX_NVLINKS];
@@ -296,7 +297,7 @@ static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, u
 		} else {
 			/* a new reading of the slow groups: the last one becomes the rate base */
 			if (v->s.timestamp_ns && !v->s.lost) {
-				v->rate_base = v->s;
+				gpu_rate_base_set(&v->rate_base, &v->s);
 				v->rate_base.timestamp_ns = v->slow_read_ns ? v->slow_read_ns : v->s.timestamp_ns;
 			} else {
 				memset(&v->rate_base, 0, sizeof(v->rate_base));
@@ -745,16 +746,18 @@ uint64_t sampler_slow_read_ns(const struct gpu_view *v)
 	return v->slow_read_ns ? v->slow_read_ns : v->s.timestamp_ns;
 }
 
-const struct gpu_sample *sampler_rate_base(const struct gpu_view *v, const struct gpu_view *prev, double *dt_s)
+const struct gpu_rate_base *sampler_rate_base(const struct gpu_view *v, const struct gpu_view *prev,
+					      struct gpu_rate_base *room, double *dt_s)
 {
-	const struct gpu_sample *base = NULL;
+	const struct gpu_rate_base *base = NULL;
 	uint64_t t0 = 0, t1 = sampler_slow_read_ns(v);
 	*dt_s = 0;
 	if (v->rate_base.timestamp_ns) {
 		base = &v->rate_base;
 		t0 = base->timestamp_ns;
 	} else if (prev && prev->up) {
-		base = &prev->s;
+		gpu_rate_base_set(room, &prev->s);
+		base = room;
 		t0 = sampler_slow_read_ns(prev);
 	}
 	if (!base || base->lost || t1 <= t0)

@@ -50,11 +50,12 @@ void sampler_stop(struct sampler *s);
 uint64_t sampler_slow_read_ns(const struct gpu_view *v);
 /* The earlier of the two readings a rate of a slow-group counter of v (ECC,
  * PCIe replays, NVLink, violation time: every counter gpuctl takes a rate of)
- * runs between: v's rate base when the sampler kept one, else prev (the same
- * GPU in the caller's previous snapshot; may be NULL). NULL when there is none
- * or it was not read before v's: the rate is then not known. *dt_s gets the
- * seconds between the two readings. */
-const struct gpu_sample *sampler_rate_base(const struct gpu_view *v, const struct gpu_view *prev, double *dt_s);
+ * runs between: v's rate base when the sampler kept one, else prev's sample
+ * (the same GPU in the caller's previous snapshot; may be NULL), put in
+ * *room. NULL when there is none or it was not read before v's: the rate is
+ * then not known. *dt_s gets the seconds between the two readings. */
+const struct gpu_rate_base *sampler_rate_base(const struct gpu_view *v, const struct gpu_view *prev,
+					      struct gpu_rate_base *room, double *dt_s);
 
 /* The same for the NVLink error counters of v: the counts of the earlier
  * reading, link by link, into base[GPU_MAX_NVLINKS]; returns how many links,

@@ -18,20 +18,28 @@ static u64v field_of(const struct moncol *c, const struct gpu_sample *s)
 	return *(const u64v *)((const char *)s + c->field);
 }
 
+/* A rate column's counter in a reading (the current one made a rate base too). */
+static u64v rate_field(const struct moncol *c, const struct gpu_rate_base *b)
+{
+	return gpu_rate_base_field(b, c->field);
+}
+
 /* Rate of a cumulative slow-group counter per second (times scale), between
  * the two readings sampler_rate_base names (the sampler may read the counter
  * only every few ticks: never over one tick of carried values). */
-static void set_rate(u64v (*counter)(const struct moncol *, const struct gpu_sample *), const struct moncol *col,
+static void set_rate(u64v (*counter)(const struct moncol *, const struct gpu_rate_base *), const struct moncol *col,
 		     const struct gpu_view *c, const struct gpu_view *p, struct moncol_value *out)
 {
-	u64v cur = counter(col, &c->s);
+	struct gpu_rate_base now, room;
+	gpu_rate_base_set(&now, &c->s);
+	u64v cur = counter(col, &now);
 	if (cur.st != VAL_OK) {
 		out->st = cur.st;
 		return;
 	}
 	out->st = VAL_UNKNOWN;
 	double dt_s;
-	const struct gpu_sample *base = sampler_rate_base(c, p, &dt_s);
+	const struct gpu_rate_base *base = sampler_rate_base(c, p, &room, &dt_s);
 	u64v prev = base ? counter(col, base) : (u64v){ 0 };
 	if (!base || prev.st != VAL_OK || cur.v < prev.v)
 		return;
@@ -54,7 +62,7 @@ static void get_value(const struct moncol *col, const struct gpu_view *c, const 
 static void get_rate_pct(const struct moncol *col, const struct gpu_view *c, const struct gpu_view *p,
 			 struct moncol_value *o)
 {
-	set_rate(field_of, col, c, p, o);
+	set_rate(rate_field, col, c, p, o);
 	if (o->st == VAL_OK && o->num > 100.0)
 		o->num = 100.0;
 }
@@ -102,7 +110,7 @@ static void get_fbpct(const struct moncol *col, const struct gpu_view *c, const 
 }
 
 /* Sum of a per-link byte counter over the links that report it. */
-static u64v nvlink_sum(const struct gpu_sample *s, bool tx)
+static u64v nvlink_sum(const struct gpu_rate_base *s, bool tx)
 {
 	u64v sum = { 0, VAL_UNSUPPORTED };
 	for (unsigned i = 0; i < s->nvlink_n && i < GPU_MAX_NVLINKS; i++) {
@@ -116,12 +124,12 @@ static u64v nvlink_sum(const struct gpu_sample *s, bool tx)
 	}
 	return sum;
 }
-static u64v nvlink_tx(const struct moncol *col, const struct gpu_sample *s)
+static u64v nvlink_tx(const struct moncol *col, const struct gpu_rate_base *s)
 {
 	(void)col;
 	return nvlink_sum(s, true);
 }
-static u64v nvlink_rx(const struct moncol *col, const struct gpu_sample *s)
+static u64v nvlink_rx(const struct moncol *col, const struct gpu_rate_base *s)
 {
 	(void)col;
 	return nvlink_sum(s, false);

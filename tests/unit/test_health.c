@@ -174,7 +174,7 @@ static void assert_same_with_slow_groups(const struct fixture *f, const struct h
 		struct gpu_view *v = &carried->gpu[i];
 		v->slow_read_ns = v->s.timestamp_ns;
 		v->s.timestamp_ns += 3 * SEC;
-		v->rate_base = f->prev.gpu[i].s;
+		gpu_rate_base_set(&v->rate_base, &f->prev.gpu[i].s);
 		keep_nvlink_base(v, &f->prev.gpu[i].s, f->prev.gpu[i].s.timestamp_ns, v->slow_read_ns);
 	}
 	assert_int_equal(snapshot_copy(tick_before, carried), 0);
@@ -434,10 +434,11 @@ static void test_crc_rate_steady_with_slow_groups(void **state)
 			tick[k]->taken_ns = v->s.timestamp_ns = at * SEC;
 			v->slow_read_ns = at_read * SEC;
 			VAL_SET(v->s.nvlink[3].crc_flit_errors, 30 * at_read);
-			v->rate_base = v->s;
-			v->rate_base.timestamp_ns = (at_read - 5) * SEC;
-			VAL_SET(v->rate_base.nvlink[3].crc_flit_errors, 30 * (at_read - 5));
-			keep_nvlink_base(v, &v->rate_base, (at_read - 5) * SEC, at_read * SEC);
+			struct gpu_sample before = v->s;
+			before.timestamp_ns = (at_read - 5) * SEC;
+			VAL_SET(before.nvlink[3].crc_flit_errors, 30 * (at_read - 5));
+			gpu_rate_base_set(&v->rate_base, &before);
+			keep_nvlink_base(v, &before, (at_read - 5) * SEC, at_read * SEC);
 		}
 		char err[128];
 		assert_int_equal(health_evaluate(rules, &f->now, &f->prev, NULL, &f->rep, err, sizeof(err)), 0);
@@ -466,7 +467,7 @@ static void test_crc_rate_with_counters_read_once_a_minute(void **state)
 		f->now.taken_ns = v->s.timestamp_ns = v->slow_read_ns = t * SEC;
 		VAL_SET(v->s.nvlink[3].crc_flit_errors, 30 * read);
 		v->s.nvlink_err_read_ns = read * SEC;
-		v->rate_base = v->s; /* the slow groups 5 s before: the same counters' reading */
+		gpu_rate_base_set(&v->rate_base, &v->s); /* the slow groups 5 s before: the same counters' reading */
 		v->rate_base.timestamp_ns = (t - 5) * SEC;
 		struct gpu_sample before = v->s;
 		VAL_SET(before.nvlink[3].crc_flit_errors, 30 * (read - 60));

@@ -91,7 +91,7 @@ static struct gpu_view *tick_reading_every_5th(uint64_t t)
 	struct gpu_view *v = view_at(read), *base = view_at(read - 5);
 	v->s.timestamp_ns = t * 1000000000ull;
 	v->slow_read_ns = read * 1000000000ull;
-	v->rate_base = base->s;
+	gpu_rate_base_set(&v->rate_base, &base->s);
 	free(base);
 	return v;
 }

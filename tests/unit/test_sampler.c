@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -500,13 +501,21 @@ static void check_steady_rate(unsigned slow_every)
 			sleep_ms(5);
 			continue;
 		}
-		double dt_s;
-		const struct gpu_sample *base = sampler_rate_base(v, prev, &dt_s);
+		/* the CRC counter's base (the links' error counters have their own),
+		 * and the rate base of every other slow counter: the same reading */
+		double dt_s, base_dt_s;
+		struct nvlink_err_counts errs[GPU_MAX_NVLINKS];
+		struct gpu_rate_base room;
+		int links = sampler_nvlink_err_base(v, prev, errs, &dt_s);
+		const struct gpu_rate_base *base = sampler_rate_base(v, prev, &room, &base_dt_s);
+		assert_true((links > 0) == (base != NULL));
 		if (base) {
-			double rate = (double)(v->s.nvlink[0].crc_flit_errors.v - base->nvlink[0].crc_flit_errors.v) / dt_s;
+			double rate = (double)(v->s.nvlink[0].crc_flit_errors.v - errs[0].crc_flit.v) / dt_s;
 			if (rate < 1800 || rate > 2200)
 				fail_msg("slow groups every %u: tick %u: %.0f/s over %.3f s, want 2000/s", slow_every, ticks,
 					 rate, dt_s);
+			assert_true(fabs(base_dt_s - dt_s) < 1e-9);
+			assert_int_equal(base->nvlink_n, v->s.nvlink_n);
 			ticks++;
 		}
 		carried += sampler_slow_read_ns(v) < v->s.timestamp_ns;

@@ -293,6 +293,56 @@ static void test_attach_caller_arrays(void **state)
 	free(a);
 }
 
+/* A rate base holds a sample's time, every field of the table (read back by
+ * the field's offset in struct gpu_sample, as moncol's rate columns name it)
+ * and the links' byte counters; an offset that is no field reads unknown. */
+static void test_rate_base_of_sample(void **state)
+{
+	(void)state;
+	struct gpu_sample *smp = calloc(1, sizeof(*smp));
+	struct gpu_rate_base *b = malloc(sizeof(*b));
+	assert_non_null(smp);
+	assert_non_null(b);
+	memset(b, 0xa5, sizeof(*b));
+	smp->timestamp_ns = 123;
+	smp->lost = true;
+	uint64_t k = 1;
+#define SET_FIELD(member, ...) VAL_SET(smp->member, 1000 + k++);
+	GPU_SAMPLE_FIELDS(SET_FIELD)
+#undef SET_FIELD
+	VAL_MARK(smp->pcie_replays, VAL_ERROR);
+	smp->nvlink_n = 3;
+	for (unsigned l = 0; l < 3; l++) {
+		VAL_SET(smp->nvlink[l].tx_bytes, 10 * l + 1);
+		VAL_SET(smp->nvlink[l].rx_bytes, 10 * l + 2);
+	}
+	gpu_rate_base_set(b, smp);
+	assert_int_equal(b->timestamp_ns, 123);
+	assert_true(b->lost);
+	unsigned fields = 0;
+#define CHECK_FIELD(member, ...) \
+	do { \
+		u64v got = gpu_rate_base_field(b, offsetof(struct gpu_sample, member)); \
+		assert_int_equal(got.st, smp->member.st); \
+		assert_int_equal(got.v, smp->member.v); \
+		assert_int_equal(b->member.v, smp->member.v); \
+		fields++; \
+	} while (0);
+	GPU_SAMPLE_FIELDS(CHECK_FIELD)
+#undef CHECK_FIELD
+	assert_int_equal(fields, k - 1);
+	assert_int_equal(gpu_rate_base_field(b, offsetof(struct gpu_sample, pcie_replays)).st, VAL_ERROR);
+	assert_int_equal(b->nvlink_n, 3);
+	assert_int_equal(b->nvlink[2].tx_bytes.v, 21);
+	assert_int_equal(b->nvlink[2].rx_bytes.v, 22);
+	assert_int_equal(gpu_rate_base_field(b, offsetof(struct gpu_sample, nvlink)).st, VAL_UNKNOWN);
+	assert_int_equal(gpu_rate_base_field(b, offsetof(struct gpu_sample, timestamp_ns)).st, VAL_UNKNOWN);
+	/* and it is much smaller than the sample it stands for */
+	assert_true(sizeof(*b) * 2 < sizeof(*smp));
+	free(b);
+	free(smp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_copy_what_is_in_use),
 		cmocka_unit_test(test_tables_placed_packed),
 		cmocka_unit_test(test_attach_caller_arrays),
+		cmocka_unit_test(test_rate_base_of_sample),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
