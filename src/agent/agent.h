@@ -36,6 +36,11 @@ struct agent_status {
 	uint64_t renders, scrapes;
 	uint64_t expo_renders;     /* expositions rendered (at a tick or on request) */
 	uint64_t doc_renders;      /* /api/v1/gpus documents rendered (at a tick or on request) */
+	/* the expositions the response sets hold (gzip bodies and texts): how
+	 * many and their bytes; only the current set's, and those of a set a
+	 * scrape still reads, once the render thread has moved on */
+	unsigned expo_buffers;
+	size_t expo_bytes;
 };
 
 /* Starts sampling and serving. The backend must stay open until agent_stop(). */

@@ -80,6 +80,7 @@ struct agent {
 	char kernel_log_error[256];   /* written before kernel_log leaves -1 */
 	char sim_fault_file_error[256]; /* under mu: why the simulated server's run-time fault file is not applied, "" */
 	atomic_ullong renders, scrapes, last_render_ns, expo_renders, doc_renders;
+	atomic_ullong expo_buffers, expo_bytes; /* what the sets hold of expositions (agent_status) */
 
 	struct MHD_Daemon *httpd;
 	struct http_door *door;       /* accepts, and checks each connection's first request head (door.c) */

@@ -285,11 +285,65 @@ static void test_gpus_document_when_asked(void **state)
 	gpu_backend_close(&be);
 }
 
+static unsigned expo_buffers(struct agent *a)
+{
+	struct agent_status st;
+	agent_get_status(a, &st);
+	return st.expo_buffers;
+}
+
+/* The expositions the response sets hold (resident): none while nobody
+ * asks. While a client scrapes every half tick, the current set's, and not a
+ * second copy in the set that waits to be rendered into (two at a look only
+ * when a tick replaced a set a scrape was still reading: it goes at the next
+ * tick; every look here found two before the sets dropped theirs). When the
+ * client stops, none again within a few ticks (bounded wait). Plain text,
+ * rendered for a client without gzip, goes the same way. */
+static void test_expositions_held_only_while_served(void **state)
+{
+	(void)state;
+	unsigned port;
+	struct agent *a = start_unasked(&port, expo_renders);
+	assert_int_equal(expo_buffers(a), 0);
+	unsigned looks = 0, single = 0;
+	for (unsigned i = 0; i < 30; i++) {
+		struct reply r;
+		assert_int_equal(get_metrics(port, true, &r), 0);
+		assert_non_null(strstr(r.head, "HTTP/1.1 200"));
+		free(r.body);
+		sleep_ms(INTERVAL_MS / 2);
+		if (i < 10)
+			continue; /* the first ticks: scrapes rendered on request, then at the tick */
+		unsigned n = expo_buffers(a);
+		assert_in_range(n, 0, 2);
+		looks++;
+		single += n <= 1;
+	}
+	if (single == 0)
+		fail_msg("%u looks while a client scraped: two expositions held at every one", looks);
+	struct reply pl;
+	assert_int_equal(get_metrics(port, false, &pl), 0);
+	assert_non_null(strstr(pl.body, "\ngpuctl_gpu_up{"));
+	free(pl.body);
+	uint64_t end = clock_mono_ns() + 40ull * INTERVAL_MS * 1000000ull;
+	while (expo_buffers(a) != 0 && clock_mono_ns() < end)
+		sleep_ms(INTERVAL_MS / 4);
+	struct agent_status st;
+	agent_get_status(a, &st);
+	if (st.expo_buffers != 0)
+		fail_msg("8 s after the last scrape the sets hold %u expositions (%zu bytes)", st.expo_buffers,
+			 st.expo_bytes);
+	assert_int_equal(st.expo_bytes, 0);
+	agent_stop(a);
+	gpu_backend_close(&be);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rendered_when_asked),
 		cmocka_unit_test(test_gpus_document_when_asked),
+		cmocka_unit_test(test_expositions_held_only_while_served),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
