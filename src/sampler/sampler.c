@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "core/thread.h"
@@ -156,11 +157,12 @@ static bool is_stopping(struct sampler *s)
 	return atomic_load(&s->stopping);
 }
 
-/* Heap buffers a GPU thread samples into, so the slot lock is held only for
- * copies. The sample first and the tables after it, used up to their counts:
- * a tick touches about one page of it. The static facts are read once (and
- * after the GPU comes back) into st, allocated only for that: kept with the
- * rest, they made 64 buffers 1.2 KB longer each, on pages touched every tick. */
+/* Buffers a GPU thread samples into, so the slot lock is held only for
+ * copies. The sample first and the tables after it, used up to their counts,
+ * in pages of their own (work_new): a tick writes the first page and, with
+ * more than two processes, the ones after it. The static facts are read once
+ * (and after the GPU comes back) into st, allocated only for that: kept with
+ * the rest, they made 64 buffers 1.2 KB longer each, on pages touched every tick. */
 struct gpu_work {
 	struct gpu_sample smp;
 	struct gpu_static *st;   /* while need_static, else NULL */
@@ -349,6 +351,21 @@ static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, u
 	return need_static;
 }
 
+/* A work buffer that starts on a page: its sample (3.7 KB) and first two
+ * process entries fill one. From the heap, at any offset, the same bytes
+ * spanned two pages of nearly every GPU's buffer: a page per GPU more. */
+static struct gpu_work *work_new(void)
+{
+	void *p = mmap(NULL, sizeof(struct gpu_work), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void work_free(struct gpu_work *w)
+{
+	if (w)
+		munmap(w, sizeof(*w));
+}
+
 static void *gpu_thread(void *arg)
 {
 	struct slot *sl = arg;
@@ -356,7 +373,7 @@ static void *gpu_thread(void *arg)
 	char name[16];
 	snprintf(name, sizeof(name), "gpuctl-gpu%u", sl->index);
 	pthread_setname_np(pthread_self(), name); /* shows in top -H and /proc/PID/task */
-	struct gpu_work *w = malloc(sizeof(*w));
+	struct gpu_work *w = work_new();
 	if (!w) {
 		pthread_mutex_lock(&sl->mu);
 		snprintf(sl->g.last_error, sizeof(sl->g.last_error), "out of memory");
@@ -386,7 +403,7 @@ static void *gpu_thread(void *arg)
 			break;
 	}
 	free(w->st);
-	free(w);
+	work_free(w);
 	return NULL;
 }
 
