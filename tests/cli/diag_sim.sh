@@ -22,21 +22,32 @@ for srv in "$GPUCTL_DATA_DIR"/sim/*.json; do
 	rc=$?
 	# a busy simulated server warns about its running processes; nothing fails
 	case $rc in 0|1) ;; *) fail "diag -r 1 on $name: exit $rc: $(head -c 300 "$tmp/$name.err")";; esac
-	[ "$(jq -r .simulated "$tmp/$name.out")" = true ] || fail "$name: not marked simulated"
-	[ "$(jq -r .level "$tmp/$name.out")" = 1 ] || fail "$name: level"
-	[ "$(verdict_of "$tmp/$name.out" driver null)" = PASS ] || fail "$name: driver check"
-	[ "$(verdict_of "$tmp/$name.out" cuda_context null)" = N/A ] || fail "$name: CUDA context must be N/A on a simulator"
-	[ "$(verdict_of "$tmp/$name.out" cuda_visible_devices null)" = PASS ] || fail "$name: CUDA_VISIBLE_DEVICES unset should pass"
-	n=$(jq '.health.gpus | length' "$tmp/$name.out")
-	np=$(jq '[.tests[] | select(.test == "persistence")] | length' "$tmp/$name.out")
+	# the result's facts, a line each, from one jq (not one per fact and GPU):
+	# simulated, level, the driver, CUDA context and CUDA_VISIBLE_DEVICES
+	# verdicts, the GPUs, the persistence checks, the failed checks, and each
+	# GPU's compute_processes verdict ("-" for none); verdicts of one test and
+	# GPU are joined with ","
+	{ read -r sim; read -r level; read -r driver; read -r context; read -r cvd; read -r n; read -r np; read -r fails_json
+	  read -r -a cp_verdicts; } < <(jq -r '
+		def verdicts($t; $g): [.tests[] | select(.test == $t and .gpu == $g) | .verdict] | join(",");
+		.simulated, .level, verdicts("driver"; null), verdicts("cuda_context"; null), verdicts("cuda_visible_devices"; null),
+		(.health.gpus | length), ([.tests[] | select(.test == "persistence")] | length),
+		([.tests[] | select(.verdict == "FAIL")] | length),
+		([range(.health.gpus | length) as $g | verdicts("compute_processes"; $g) | if . == "" then "-" else . end] | join(" "))' \
+		"$tmp/$name.out")
+	[ "$sim" = true ] || fail "$name: not marked simulated"
+	[ "$level" = 1 ] || fail "$name: level"
+	[ "$driver" = PASS ] || fail "$name: driver check"
+	[ "$context" = N/A ] || fail "$name: CUDA context must be N/A on a simulator"
+	[ "$cvd" = PASS ] || fail "$name: CUDA_VISIBLE_DEVICES unset should pass"
 	[ "$n" = "$np" ] || fail "$name: a persistence check per GPU ($np of $n)"
-	fails_json=$(jq '[.tests[] | select(.verdict == "FAIL")] | length' "$tmp/$name.out")
 	[ "$fails_json" = 0 ] || fail "$name: $fails_json failed checks on a healthy server"
 	# processes running -> WARN, none -> PASS, per GPU, from the simulated server's own process list
-	for ((g = 0; g < n; g++)); do
-		procs=$(jq --argjson g $g '[.gpus[$g].processes // [] | .[] | select((.type // "C") == "C")] | length' "$srv")
+	read -r -a server_procs < <(jq -r '[.gpus[] | [.processes // [] | .[] | select((.type // "C") == "C")] | length] | join(" ")' "$srv")
+	for ((g = 0; g < ${n:-0}; g++)); do
+		procs=${server_procs[g]:-0}
 		want=PASS; [ "$procs" -gt 0 ] && want=WARN
-		got=$(verdict_of "$tmp/$name.out" compute_processes $g)
+		got=${cp_verdicts[g]:--}
 		[ "$got" = "$want" ] || fail "$name GPU $g: compute_processes $got, want $want ($procs processes)"
 	done
 	# levels 2-4: one line, exit 69, nothing on stdout
@@ -45,8 +56,11 @@ for srv in "$GPUCTL_DATA_DIR"/sim/*.json; do
 		rc=$?
 		[ $rc = 69 ] || fail "diag -r $level on $name: exit $rc, want 69"
 		[ ! -s "$tmp/l.out" ] || fail "diag -r $level on $name printed results on a simulator"
-		[ "$(wc -l < "$tmp/l.err")" = 1 ] || fail "diag -r $level on $name: want one line, got $(cat "$tmp/l.err")"
-		grep -q "needs\|real GPUs" "$tmp/l.err" || fail "diag -r $level: message '$(cat "$tmp/l.err")'"
+		# (stderr's lines and words in bash: no wc or grep per run)
+		IFS= read -rd '' err <"$tmp/l.err"
+		newlines=${err//[!$'\n']/}
+		[ "${#newlines}" = 1 ] || fail "diag -r $level on $name: want one line, got $err"
+		[[ "$err" == *needs* || "$err" == *"real GPUs"* ]] || fail "diag -r $level: message '$err'"
 	done
 done
 
