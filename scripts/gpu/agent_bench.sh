@@ -23,6 +23,9 @@
 # (all of .device-carry is over the 64 MiB a call carries):
 #   run(command="scripts/gpu/agent_bench.sh", carry=[".device-carry/foundation", ".device-carry/agent-bench"],
 #       kind="nvidia-h200", timeout_s=600)
+# A shorter call: GPU_COUNTS (default "64 8") the counts of the first pass,
+# SLOW_SECONDS (default 24) its scraper every 3 s (0: skip), TOP=0 no top:
+#   run(command="GPU_COUNTS=64 SLOW_SECONDS=0 scripts/gpu/agent_bench.sh", ...)  about 3 minutes
 # Exit: 0 both passes ran, 1 a pass failed (run.log), 69 nothing could run.
 set -u -o pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -69,7 +72,7 @@ pass() {
 	GPUCTL="$GPUCTL" AGENT_BENCH="$bench" HISTORY="$1" GPUS="$2" ENCODINGS="$3" TOP="$4" SECONDS_SLOW="$5" \
 		SECONDS_IDLE=10 SECONDS_LOAD=10 "$root/bench/agent_bench.sh" >"$out/history-$1.txt" 2>>"$log" || rc=1
 }
-pass off "64 8" "gzip plain" 1 24
+pass off "${GPU_COUNTS:-64 8}" "gzip plain" "${TOP:-1}" "${SLOW_SECONDS:-24}"
 pass 60m 64 gzip 0 0
 echo "done: $(date -u '+%H:%M:%S'), rc $rc" >>"$log"
 exit "$rc"
