@@ -41,8 +41,8 @@ struct xid_count {
  * XID counts (struct slot.xid) and the process and MIG tables, which a slot
  * keeps apart, sized to what it has seen. A gpu_view's tables are 11 KB and
  * mostly empty: 64 slots holding whole views were 1.2 MB apart from each
- * other, about 11 KB of each touched; dense, a slot is 8.8 KB (11.3 KB while
- * its rate base was a whole sample). */
+ * other, about 11 KB of each touched; dense, a slot is 7.8 KB (11.3 KB while
+ * its rate base was a whole sample and its XID table in it). */
 struct gpu_state {
 	bool up;                     /* the last attempt succeeded */
 	uint64_t last_ok_ns;
@@ -63,7 +63,7 @@ struct slot {
 	bool attempted;              /* a first attempt has finished */
 	uint64_t call_started_ns;    /* backend clock; 0 when not inside a backend call */
 	unsigned nxid;
-	struct xid_count xid[XID_MAX];
+	struct xid_count *xid;       /* XID_MAX entries of sampler.xid_room */
 	pthread_t thread;
 	bool thread_started;
 	struct sampler *owner;
@@ -81,6 +81,10 @@ struct sampler {
 	struct gpu_system sys;
 	unsigned n;
 	struct slot *slots;
+	/* the slots' XID tables, n x XID_MAX, in pages of their own: untouched,
+	 * so not resident, until a GPU has an XID (in the slots, 1 KB each on
+	 * pages every tick writes) */
+	struct xid_count *xid_room;
 	/* topology, filled once in the background (NVML's common-ancestor call is slow) */
 	pthread_mutex_t link_mu;
 	struct gpu_link (*link)[GPU_MAX_GPUS];
@@ -351,13 +355,19 @@ static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, u
 	return need_static;
 }
 
+/* n zeroed bytes in pages of their own (munmap them); NULL when out of memory. */
+static void *pages_new(size_t n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
 /* A work buffer that starts on a page: its sample (3.7 KB) and first two
  * process entries fill one. From the heap, at any offset, the same bytes
  * spanned two pages of nearly every GPU's buffer: a page per GPU more. */
 static struct gpu_work *work_new(void)
 {
-	void *p = mmap(NULL, sizeof(struct gpu_work), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
+	return pages_new(sizeof(struct gpu_work));
 }
 
 static void work_free(struct gpu_work *w)
@@ -515,6 +525,8 @@ static void sampler_free(struct sampler *s)
 			free(s->slots[i].mig);
 		}
 	free(s->slots);
+	if (s->xid_room)
+		munmap(s->xid_room, (size_t)(s->n ? s->n : 1) * XID_MAX * sizeof(*s->xid_room));
 	free(s->link);
 	pthread_mutex_destroy(&s->link_mu);
 	pthread_mutex_destroy(&s->mu);
@@ -554,8 +566,9 @@ int sampler_start(struct sampler **out, struct gpu_backend *be, const struct sam
 	pthread_cond_init(&s->cv, &ca);
 
 	s->slots = calloc(s->n ? s->n : 1, sizeof(*s->slots));
+	s->xid_room = pages_new((size_t)(s->n ? s->n : 1) * XID_MAX * sizeof(*s->xid_room));
 	s->link = calloc(GPU_MAX_GPUS, sizeof(*s->link));
-	if (!s->slots || !s->link) {
+	if (!s->slots || !s->xid_room || !s->link) {
 		pthread_condattr_destroy(&ca);
 		free(s->slots);
 		s->slots = NULL;
@@ -581,6 +594,7 @@ int sampler_start(struct sampler **out, struct gpu_backend *be, const struct sam
 		pthread_cond_init(&sl->cv, &ca);
 		sl->owner = s;
 		sl->index = i;
+		sl->xid = s->xid_room + (size_t)i * XID_MAX;
 		sl->g.st.index = i;
 		snprintf(sl->g.last_error, sizeof(sl->g.last_error), "not sampled yet");
 	}
