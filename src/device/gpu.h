@@ -164,12 +164,15 @@ struct gpu_process {
 /* How two GPUs reach each other, as nvidia-smi topo -m names it. */
 enum gpu_link_kind { LINK_SELF = 0, LINK_NVLINK, LINK_PIX, LINK_PXB, LINK_PHB, LINK_NODE, LINK_SYS, LINK_UNKNOWN };
 
+/* 4 bytes: a snapshot holds n x GPU_MAX_GPUS of them (64 KiB at 16 bytes each
+ * for 64 GPUs, and the sampler as many again) */
 struct gpu_link {
-	enum gpu_link_kind kind; /* best path; LINK_NVLINK when nvlinks > 0 */
-	unsigned nvlinks;        /* number of NVLinks between the two (NV#) */
-	enum gpu_link_kind pcie; /* the PCIe path, whatever NVLink says */
-	bool p2p_supported;      /* P2P read/write possible */
+	enum gpu_link_kind kind : 8; /* best path; LINK_NVLINK when nvlinks > 0 */
+	unsigned nvlinks : 15;       /* number of NVLinks between the two (NV#; at most GPU_MAX_NVLINKS) */
+	enum gpu_link_kind pcie : 8; /* the PCIe path, whatever NVLink says */
+	bool p2p_supported : 1;      /* P2P read/write possible */
 };
+_Static_assert(sizeof(struct gpu_link) == 4, "a GPU pair's link in 4 bytes");
 
 struct gpu_mig {
 	unsigned gi_id, ci_id;
