@@ -136,23 +136,35 @@ static double active_secs(const struct sim_fault_rec *r, uint64_t now_ns)
 
 /* Sum of one parameter over the faults of a kind that have started. */
 static uint64_t started_sum(const struct sim_state *st, unsigned gpu, enum sim_fault_kind kind, uint64_t now_ns,
-			    uint64_t (*param)(const struct sim_fault *))
+			    uint64_t (*param)(const struct sim_fault_rec *, uint64_t))
 {
 	uint64_t sum = 0;
 	for (unsigned i = 0; i < st->nfaults; i++) {
 		const struct sim_fault_rec *r = &st->faults[i];
 		if (r->f.gpu == gpu && r->f.kind == kind && now_ns >= r->start_ns)
-			sum += param(&r->f);
+			sum += param(r, now_ns);
 	}
 	return sum;
 }
 
-static uint64_t p_one(const struct sim_fault *f) { (void)f; return 1; }
-static uint64_t p_count(const struct sim_fault *f) { return f->count ? f->count : 1; }
-static uint64_t p_sbe(const struct sim_fault *f) { return f->sbe; }
-static uint64_t p_dbe(const struct sim_fault *f) { return f->dbe; }
-static uint64_t p_dram(const struct sim_fault *f) { return f->location == SIM_LOC_DRAM ? p_count(f) : 0; }
-static uint64_t p_sram(const struct sim_fault *f) { return f->location == SIM_LOC_SRAM ? p_count(f) : 0; }
+static uint64_t p_one(const struct sim_fault_rec *r, uint64_t now_ns) { (void)r; (void)now_ns; return 1; }
+/* An error count: its step at the start ("count", 1 when not given), then
+ * "rate_per_s" more every second while it is active (a counter that keeps
+ * growing, whose rate a window sees whenever it starts). */
+static uint64_t p_count(const struct sim_fault_rec *r, uint64_t now_ns)
+{
+	return (r->f.count ? r->f.count : 1) + (uint64_t)(r->f.rate_per_s * active_secs(r, now_ns));
+}
+static uint64_t p_sbe(const struct sim_fault_rec *r, uint64_t now_ns) { (void)now_ns; return r->f.sbe; }
+static uint64_t p_dbe(const struct sim_fault_rec *r, uint64_t now_ns) { (void)now_ns; return r->f.dbe; }
+static uint64_t p_dram(const struct sim_fault_rec *r, uint64_t now_ns)
+{
+	return r->f.location == SIM_LOC_DRAM ? p_count(r, now_ns) : 0;
+}
+static uint64_t p_sram(const struct sim_fault_rec *r, uint64_t now_ns)
+{
+	return r->f.location == SIM_LOC_SRAM ? p_count(r, now_ns) : 0;
+}
 
 /* Nanoseconds faults of a kind have been active (the violation counters). */
 static uint64_t active_ns(const struct sim_state *st, unsigned gpu, enum sim_fault_kind kind, uint64_t now_ns)

@@ -235,12 +235,16 @@ before=$("$G" jobs --history --all --limit 100000 --json | jq '.jobs | length')
 send_each() { python3 - "$sock" "$@" <<'PY'
 import json, socket, sys
 for req in sys.argv[2:]:
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(sys.argv[1])
-    s.sendall(req.encode("latin-1"))
-    s.shutdown(socket.SHUT_WR)
-    print(json.dumps(s.makefile("rb").read().decode("utf-8", "replace")))
-    s.close()
+    # one request's socket error is its own line (a failed check), not the end of the rest
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.connect(sys.argv[1])
+            s.sendall(req.encode("latin-1"))
+            s.shutdown(socket.SHUT_WR)
+            answer = s.makefile("rb").read().decode("utf-8", "replace")
+    except OSError as e:
+        answer = "(socket error: %s)" % e
+    print(json.dumps(answer), flush=True)
 PY
 }
 if command -v python3 >/dev/null; then

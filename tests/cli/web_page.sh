@@ -164,7 +164,8 @@ printf '%s' '{"faults": [{"kind": "thermal", "gpu": 3},
 	>"$faults.tmp"
 mv "$faults.tmp" "$faults"
 written=$(date +%s.%N)
-data_after() { dump && python3 -c '
+# (each try removes the last try's picture first: the one kept is the try whose DOM passed)
+data_after() { rm -f "$shot_dir/web_page.png" && dump && python3 -c '
 import sys
 t = float(open(sys.argv[1]).read().split("taken ")[1].split()[0])
 sys.exit(0 if t >= float(sys.argv[2]) + 2 else 1)' "$tmp/dom.txt" "$written"; }

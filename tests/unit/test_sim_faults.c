@@ -33,6 +33,33 @@ static void test_ecc(void **state)
 	gpu_backend_close(&be);
 }
 
+/* a count with rate_per_s keeps growing while active: its step, then the rate */
+static void test_ecc_growing(void **state)
+{
+	(void)state;
+	struct gpu_backend be;
+	struct test_clock clk;
+	open_sim(&be, &clk, "h200x8");
+	inject(&be, F(.kind = SIM_FAULT_ECC_CORRECTED, .gpu = 1, .count = 5, .rate_per_s = 500, .duration_s = 10));
+	inject(&be, F(.kind = SIM_FAULT_ECC_UNCORRECTABLE, .gpu = 1, .rate_per_s = 2, .location = SIM_LOC_SRAM));
+	struct gpu_sample s = take(&be, 1, GPU_GRP_ECC);
+	assert_u64(s.ecc_vol_corrected, 5);
+	assert_u64(s.ecc_vol_uncorrected, 1);
+	clk.now += 3 * SEC;
+	s = take(&be, 1, GPU_GRP_ECC);
+	assert_u64(s.ecc_vol_corrected, 5 + 1500);
+	assert_u64(s.ecc_agg_corrected, 5 + 1500);
+	assert_u64(s.ecc_vol_uncorrected, 1 + 6);
+	assert_u64(s.ecc_sram_uncorrected, 1 + 6);
+	assert_u64(s.ecc_dram_uncorrected, 0);
+	/* it stops growing when the fault ends, and what happened stays */
+	clk.now += 20 * SEC;
+	assert_u64(take(&be, 1, GPU_GRP_ECC).ecc_vol_corrected, 5 + 5000);
+	clk.now += 20 * SEC;
+	assert_u64(take(&be, 1, GPU_GRP_ECC).ecc_vol_corrected, 5 + 5000);
+	gpu_backend_close(&be);
+}
+
 static void test_xid_events(void **state)
 {
 	(void)state;
@@ -584,6 +611,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ecc),
+		cmocka_unit_test(test_ecc_growing),
 		cmocka_unit_test(test_xid_events),
 		cmocka_unit_test(test_poll_wakes_on_inject),
 		cmocka_unit_test(test_thermal),
