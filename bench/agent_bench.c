@@ -336,7 +336,12 @@ static int cmd_sweep(const char *spec, int rounds)
 {
 	struct gpu_backend be = { 0 };
 	struct gpu_err err = { "" };
-	if (gpu_backend_open(&be, "sim", spec, &err) != GPU_OK) {
+	/* the simulator's files where the agent reads them (GPUCTL_DATA_DIR): the
+	 * built-in data directory is the build machine's, absent on the GPU machine */
+	char arg[1024];
+	const char *dir = getenv("GPUCTL_DATA_DIR");
+	snprintf(arg, sizeof(arg), "%s%s%s", spec, dir && *dir ? ",data_dir=" : "", dir && *dir ? dir : "");
+	if (gpu_backend_open(&be, "sim", arg, &err) != GPU_OK) {
 		fprintf(stderr, "sweep: %s\n", err.msg);
 		return 1;
 	}
