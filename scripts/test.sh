@@ -43,10 +43,9 @@ GPUCTL_DEB_WERROR=ON GPUCTL_DEB_CUDA_ARCHITECTURES="75;90" scripts/test_deb.sh
 # watchdogs are threads): the unit tests and the agent and pool CLI tests
 stage "the ThreadSanitizer build"
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Tsan -DGPUCTL_WERROR=ON -DGPUCTL_WITH_CUDA=OFF >/dev/null
-# only what its tests run: gpuctl, the unit tests and the fake kernel modules
-# they load (not the fuzz replays, the SPANK plugin nor the benches)
-cmake --build build-tsan -j"$(nproc)" --target gpuctl \
-	$(cmake --build build-tsan --target help | sed -n 's/^\.\.\. \(test_[a-z0-9_]*\|kmod_fake_[a-z0-9_]*\)$/\1/p')
+# only what its tests run: gpuctl and the unit tests (with the fake kernel
+# modules test_kmod loads), not the fuzz replays, the SPANK plugin nor the benches
+cmake --build build-tsan -j"$(nproc)" --target unit_tests
 stage "the tests (ASan + UBSan)"
 cd build-test
 ctest -LE gpu --output-on-failure -j"$(nproc)" --timeout 600 | tee ctest.log
