@@ -90,7 +90,7 @@ struct gpu_view {
 };
 
 struct snapshot {
-	uint64_t taken_ns;
+	uint64_t taken_ns;         /* backend clock when the reading ended: no sample in it is newer */
 	struct gpu_system sys;
 	unsigned n;                /* GPUs in gpu[] and rows of link */
 	unsigned cap;              /* GPUs there is room for (n <= cap <= GPU_MAX_GPUS) */

@@ -677,7 +677,6 @@ static void read_slot(struct sampler *s, struct slot *sl, uint64_t now, struct g
 void sampler_read(struct sampler *s, struct snapshot *out)
 {
 	uint64_t now = gpu_backend_now_ns(s->be);
-	out->taken_ns = now;
 	out->sys = s->sys;
 	/* out has room for sampler_gpu_count() GPUs (snapshot_new); one with less
 	 * gets the first GPUs it has room for, never a write past its arrays */
@@ -692,6 +691,10 @@ void sampler_read(struct sampler *s, struct snapshot *out)
 	 * copying it every tick kept two of them resident in the agent */
 	memcpy(out->link, s->link, out->n * sizeof(out->link[0]));
 	pthread_mutex_unlock(&s->link_mu);
+	/* a GPU's thread may publish a sample while the slots are being read (it
+	 * took its time before publishing): the snapshot is dated when the
+	 * reading ended, so that no sample in it is newer than the snapshot */
+	out->taken_ns = gpu_backend_now_ns(s->be);
 }
 
 void sampler_read_gpu(struct sampler *s, unsigned gpu, struct gpu_view *out)
