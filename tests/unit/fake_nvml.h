@@ -110,7 +110,8 @@ static nvmlReturn_t f_threshold(nvmlDevice_t d, int t, unsigned *v)
  * a sample reads the same values through the batch and without it.
  * field_rc[id] (when not 0) is the answer of field id, whatever its scope. */
 static nvmlReturn_t field_rc[256];
-static unsigned field_calls, field_values_asked;
+/* atomic: snapshot_take reads the GPUs from threads of its own */
+static _Atomic unsigned field_calls, field_values_asked;
 static bool legacy_link_ids_unsupported;
 static bool field_value(nvmlDevice_t d, unsigned id, unsigned scope, unsigned long long *v)
 {
