@@ -11,7 +11,7 @@
 
 static bool gpu1_lost;
 static nvmlReturn_t init_rc;
-static unsigned pcie_throughput_calls;
+static _Atomic unsigned pcie_throughput_calls; /* atomic: snapshot_take samples from threads */
 static unsigned events_left;
 
 static int gpu_of(nvmlDevice_t d) { return (int)(intptr_t)d - 1; }
