@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +30,7 @@
 #include "metrics.h"
 #include "pool/pool.h"
 #include "agent/pool_agent.h"
+#include "core/pages.h"
 #include "core/thread.h"
 #include "pool/runner.h"
 
@@ -104,20 +104,6 @@ static void published_free(struct published *p)
 	api_doc_free(&p->gpus);
 	api_doc_free(&p->health);
 	free(p);
-}
-
-/* Empties b and gives the whole pages of its buffer back to the kernel: the
- * buffer stays (the next rendering writes it from the start, and the pages it
- * writes come back as zeros), its contents were dead. */
-static void abuf_drop_pages(struct abuf *b)
-{
-	abuf_reset(b);
-	if (!b->p)
-		return;
-	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), at = (uintptr_t)b->p;
-	uintptr_t lo = (at + pg - 1) / pg * pg, hi = (at + b->cap) / pg * pg;
-	if (hi > lo)
-		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 /* The expositions of a set nobody serves (not current, no scrape holding
@@ -216,23 +202,6 @@ struct render_scratch {
  * pages: the ones a
  * tick no longer needs are given back to the kernel until the next tick
  * writes them again (pages_drop). */
-static size_t page_round(size_t n)
-{
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-	return (n + pg - 1) / pg * pg;
-}
-
-static void *pages_alloc(size_t n)
-{
-	void *p = mmap(NULL, page_round(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return p == MAP_FAILED ? NULL : p; /* zero-filled, as calloc */
-}
-
-static void pages_free(void *p, size_t n)
-{
-	if (p)
-		munmap(p, page_round(n));
-}
 
 static void scratch_free(struct render_scratch *s)
 {
@@ -258,13 +227,6 @@ static struct render_scratch *scratch_new(const struct agent *a)
 		return s;
 	scratch_free(s);
 	return NULL;
-}
-
-/* Gives pages_alloc'ed memory whose contents are dead back to the kernel;
- * it reads as zeros when it is written again. */
-static void pages_drop(void *p, size_t n)
-{
-	madvise(p, page_round(n), MADV_DONTNEED);
 }
 
 static int health_status(enum health_verdict v)

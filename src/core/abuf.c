@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pages.h"
+
 #define ABUF_FIRST_CAP 256
 
 void abuf_init(struct abuf *b)
@@ -195,4 +197,10 @@ void utf8_clean(char *dst, size_t dstlen, const char *src)
 		p += bad ? 1 : n;
 	}
 	dst[w] = '\0';
+}
+
+void abuf_drop_pages(struct abuf *b)
+{
+	abuf_reset(b);
+	pages_drop_inside(b->p, b->cap);
 }

@@ -26,6 +26,10 @@ struct abuf {
 void abuf_init(struct abuf *b);
 void abuf_free(struct abuf *b);
 void abuf_reset(struct abuf *b); /* len = 0, keeps the memory */
+/* Empties b and gives the whole pages of its memory back to the kernel: the
+ * buffer stays allocated, and what the next appends write comes back as
+ * zeroed pages (for a buffer that sits unread between renderings). */
+void abuf_drop_pages(struct abuf *b);
 /* Hands what the buffer holds to its sink (if any) and empties it. false when oom. */
 bool abuf_drain(struct abuf *b);
 bool abuf_reserve(struct abuf *b, size_t extra);

@@ -20,9 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
+#include "core/pages.h"
 #include "core/thread.h"
 
 #define XID_MAX 32
@@ -355,25 +355,17 @@ static bool sample_once(struct slot *sl, struct gpu_work *w, bool need_static, u
 	return need_static;
 }
 
-/* n zeroed bytes in pages of their own (munmap them); NULL when out of memory. */
-static void *pages_new(size_t n)
-{
-	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
-}
-
 /* A work buffer that starts on a page: its sample (3.7 KB) and first two
  * process entries fill one. From the heap, at any offset, the same bytes
  * spanned two pages of nearly every GPU's buffer: a page per GPU more. */
 static struct gpu_work *work_new(void)
 {
-	return pages_new(sizeof(struct gpu_work));
+	return pages_alloc(sizeof(struct gpu_work));
 }
 
 static void work_free(struct gpu_work *w)
 {
-	if (w)
-		munmap(w, sizeof(*w));
+	pages_free(w, sizeof(*w));
 }
 
 static void *gpu_thread(void *arg)
@@ -525,8 +517,7 @@ static void sampler_free(struct sampler *s)
 			free(s->slots[i].mig);
 		}
 	free(s->slots);
-	if (s->xid_room)
-		munmap(s->xid_room, (size_t)(s->n ? s->n : 1) * XID_MAX * sizeof(*s->xid_room));
+	pages_free(s->xid_room, (size_t)(s->n ? s->n : 1) * XID_MAX * sizeof(*s->xid_room));
 	free(s->link);
 	pthread_mutex_destroy(&s->link_mu);
 	pthread_mutex_destroy(&s->mu);
@@ -566,7 +557,7 @@ int sampler_start(struct sampler **out, struct gpu_backend *be, const struct sam
 	pthread_cond_init(&s->cv, &ca);
 
 	s->slots = calloc(s->n ? s->n : 1, sizeof(*s->slots));
-	s->xid_room = pages_new((size_t)(s->n ? s->n : 1) * XID_MAX * sizeof(*s->xid_room));
+	s->xid_room = pages_alloc((size_t)(s->n ? s->n : 1) * XID_MAX * sizeof(*s->xid_room));
 	s->link = calloc(GPU_MAX_GPUS, sizeof(*s->link));
 	if (!s->slots || !s->xid_room || !s->link) {
 		pthread_condattr_destroy(&ca);
