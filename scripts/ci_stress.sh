@@ -18,7 +18,8 @@ n="${1:-10}"
 [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "ci_stress.sh: N must be a positive count, not '$n'" >&2; exit 2; }
 command -v stress-ng >/dev/null || { echo "ci_stress.sh: stress-ng not found (apt-get install stress-ng)" >&2; exit 2; }
 commit="$(git -C "$root" rev-parse --short=12 "${2:-HEAD}" 2>/dev/null)" || { echo "ci_stress.sh: no commit '${2:-HEAD}'" >&2; exit 2; }
-out="$(mkdir -p "${3:-${TMPDIR:-/tmp}/gpuctl-ci-stress}" && cd "${3:-${TMPDIR:-/tmp}/gpuctl-ci-stress}" && pwd)" || exit 2
+out="${3:-${TMPDIR:-/tmp}/gpuctl-ci-stress}"
+mkdir -p "$out" && out="$(cd "$out" && pwd)" || exit 2
 stress=
 trap '[ -n "$stress" ] && kill "$stress" 2>/dev/null' EXIT
 trap 'exit 130' INT
