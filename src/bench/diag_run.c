@@ -263,23 +263,57 @@ static void run_sustained(struct job *j, struct gk_result *r)
 		"BF16 GEMM %.0f TFLOP/s at the start, %.0f after %d s: %s", first, last, steps * 10, jd.detail);
 }
 
+/* One pinned 256 MiB copy in one direction: its GB/s, or NAN with the failure
+ * recorded (*stop: the GPU's remaining tests must not run). */
+static double copy_once(struct job *j, struct gk_result *r, int dir, const char *name, bool *stop)
+{
+	struct gk_copy_args a = { .c = common(j, j->cuda, 60), .dir = dir, .host_mem = GK_PINNED, .engine = GK_CE,
+				  .async = true, .bytes = 256 * MIB };
+	memset(r, 0, sizeof(*r));
+	int rc = j->api->copy(&a, r);
+	if (rc != GK_OK) {
+		job_call_failed(j, name, j->gpu, -1, rc, r->err);
+		*stop = !go_on(rc);
+		return NAN;
+	}
+	return r->bytes / median_ms(r) / 1e6;
+}
+
+/* PCIe copies. For about half a second after a process frees a large part of
+ * the GPU's memory, the driver clears that memory on the copy engine that
+ * host-to-device copies use, and they run at half rate (measured on an H200:
+ * 29.6 GB/s instead of 55.4 for 0.5 s after 118 GiB was freed; bench/RESULTS.md,
+ * issue 31). diag's own memory test therefore runs after this; a figure under
+ * its threshold is measured again DIAG_RETAKE_NS later (the job that ended
+ * just before a Slurm epilog freed its memory too), and the retake is judged. */
+#define DIAG_RETAKE_NS 1000000000ull
 static void run_copy(struct job *j, struct gk_result *r)
 {
 	for (int dir = GK_H2D; dir <= GK_D2H; dir++) {
 		const char *name = dir == GK_H2D ? "pcie_h2d" : "pcie_d2h";
-		struct gk_copy_args a = { .c = common(j, j->cuda, 60), .dir = dir, .host_mem = GK_PINNED, .engine = GK_CE,
-					  .async = true, .bytes = 256 * MIB };
-		memset(r, 0, sizeof(*r));
-		int rc = j->api->copy(&a, r);
-		if (rc != GK_OK) {
-			job_call_failed(j, name, j->gpu, -1, rc, r->err);
-			if (!go_on(rc))
-				return;
+		bool stop = false;
+		double gbs = copy_once(j, r, dir, name, &stop);
+		if (stop)
+			return;
+		if (isnan(gbs))
 			continue;
-		}
 		struct diag_threshold th;
 		diag_threshold_for(j->cat, dir == GK_H2D ? DT_PCIE_H2D : DT_PCIE_D2H, 0, &th);
-		job_value(j, name, j->gpu, -1, r->bytes / median_ms(r) / 1e6, &th);
+		struct diag_judgement jd;
+		diag_judge(gbs, &th, &jd);
+		if (jd.verdict != HEALTH_FAIL || !j->h->sleep_ns) {
+			job_add(j, name, j->gpu, -1, jd.verdict, true, gbs, th.unit, "%s", jd.detail);
+			continue;
+		}
+		j->h->sleep_ns(j->h->arg, DIAG_RETAKE_NS);
+		double again = copy_once(j, r, dir, name, &stop);
+		if (stop)
+			return;
+		if (isnan(again))
+			continue;
+		diag_judge(again, &th, &jd);
+		job_add(j, name, j->gpu, -1, jd.verdict, true, again, th.unit, "%s (retaken 1 s after a first %.4g %s)",
+			jd.detail, gbs, th.unit);
 	}
 }
 
@@ -531,7 +565,7 @@ static unsigned nvlinks_between(const struct snapshot *snap, unsigned a, unsigne
 	return l->kind == LINK_NVLINK ? l->nvlinks : 0;
 }
 
-/* 1. device-local tests on every usable GPU at once, a thread each */
+/* 3. device-local tests on every usable GPU at once, a thread each */
 static void phase_local(const struct gk_api *api, const struct diag_hooks *h, const struct snapshot *snap,
 			const struct diag_run_opts *o, const struct cat_gpu *const *model, const int *cuda, bool *usable,
 			struct diag_results *out)
@@ -621,17 +655,19 @@ int diag_run_gpu_tests(const struct gk_api *api, const struct diag_hooks *h, con
 			diag_add(out, "catalog", (int)i, -1, HEALTH_NA, "GPU model not in the catalog: no thresholds");
 		usable[i] = cuda[i] >= 0;
 	}
-	phase_local(api, h, snap, o, model, cuda, usable, out);
-	/* 2. PCIe copies and device-memory bandwidth, one GPU at a time: bandwidth
+	/* 1. PCIe copies and device-memory bandwidth, one GPU at a time: bandwidth
 	 * measured while other GPUs run their tests from the same process came out
-	 * 12% under the same kernel alone (3.53 vs 4.01 TB/s on an H200) */
+	 * 12% under the same kernel alone (3.53 vs 4.01 TB/s on an H200). Before
+	 * the memory test: its free of 85% of the memory halves H2D copies for
+	 * about half a second after it (run_copy) */
 	for (unsigned i = 0; i < snap->n; i++) {
 		if (usable[i])
 			usable[i] = run_one(job_new(JOB_COPY, api, h, o, model[i], (int)i, cuda[i]), out);
 		if (usable[i] && o->level >= 3)
 			usable[i] = run_one(job_new(JOB_MEMBW, api, h, o, model[i], (int)i, cuda[i]), out);
 	}
-	/* 3. P2P for every ordered pair */
+	/* 2. P2P for every ordered pair (before the memory test too: a peer copy
+	 * writes the peer's memory on a copy engine) */
 	unsigned min_links = UINT32_MAX;
 	for (unsigned a = 0; a < snap->n; a++) {
 		for (unsigned b = 0; b < snap->n; b++) {
@@ -651,6 +687,8 @@ int diag_run_gpu_tests(const struct gk_api *api, const struct diag_hooks *h, con
 				usable[a] = usable[b] = false;
 		}
 	}
+	/* 3. the device-local tests, all GPUs at once; 4. NCCL */
+	phase_local(api, h, snap, o, model, cuda, usable, out);
 	phase_nccl(api, h, snap, o, model, cuda, usable, min_links, out);
 	return 0;
 }

@@ -9,11 +9,14 @@
  * that does not come back after its deadline is KGUARD_EHUNG, that test FAILs
  * ("GPU N is hung"), the GPU's remaining tests are skipped and the others go on.
  *
- * Order: device-local tests (memory test, GEMM stress, sustained load) on all
- * GPUs at once, a thread each; then, one at a time so that they do not share
- * links, PCIe copies and memory bandwidth per GPU, P2P per ordered pair, the
- * NCCL all-reduce and, when it fails, the all-reduce pair by pair to name the
- * culprit.
+ * Order: one at a time so that they do not share links, PCIe copies and
+ * memory bandwidth per GPU and P2P per ordered pair; then the device-local
+ * tests (memory test, GEMM stress, sustained load) on all GPUs at once, a
+ * thread each (after the bandwidth tests: the memory test frees most of the
+ * GPU's memory, and the driver clearing it halves host-to-device copies for
+ * about half a second); then the NCCL all-reduce and, when it fails, the
+ * all-reduce pair by pair to name the culprit. A PCIe figure under its
+ * threshold is measured once more a second later (hooks->sleep_ns).
  */
 #ifndef GPUCTL_DIAG_RUN_H
 #define GPUCTL_DIAG_RUN_H
@@ -62,6 +65,8 @@ struct diag_hooks {
 	void *arg;
 	/* CLOCK_MONOTONIC in ns (the module's deadlines are on that clock). Required. */
 	uint64_t (*now_ns)(void *arg);
+	/* Waits ns (before a PCIe retake). NULL: no retake. */
+	void (*sleep_ns)(void *arg, uint64_t ns);
 };
 
 /* The kernels module as the command found it. */

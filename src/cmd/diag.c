@@ -65,6 +65,12 @@ static uint64_t now_ns(void *arg)
 	return clock_mono_ns();
 }
 
+static void sleep_ns(void *arg, uint64_t ns)
+{
+	(void)arg;
+	clock_sleep_ns(ns);
+}
+
 static void print_results(const struct diag_results *rs, FILE *out)
 {
 	struct table *t = table_new(5);
@@ -246,7 +252,7 @@ int cmd_diag(int argc, char **argv, struct cmd_ctx *ctx)
 			if (!json)
 				fprintf(ctx->err, "gpuctl diag: level %d on %d GPU(s); every test has a timeout\n", o.level,
 					__builtin_popcountll(o.mask));
-			const struct diag_hooks hooks = { .now_ns = now_ns };
+			const struct diag_hooks hooks = { .now_ns = now_ns, .sleep_ns = sleep_ns };
 			if (diag_run_gpu_tests(km->api, &hooks, &hr->now, &cat, &o, rs, err, sizeof(err)) != 0) {
 				cmd_error(ctx, "diag", "CUDA finds no GPU: %s", err);
 				rc = EXIT_UNAVAILABLE;
