@@ -255,7 +255,7 @@ static void m_pcie_width(struct snapshot *p, struct snapshot *n, struct health_o
 static void m_thermal_viol(struct snapshot *p, struct snapshot *n, struct health_opts *o) { (void)o; VAL_SET(p->gpu[1].s.viol_thermal_ns, 5000000); VAL_SET(n->gpu[1].s.viol_thermal_ns, 505000000); }
 static void m_thermal_active(struct snapshot *p, struct snapshot *n, struct health_opts *o) { (void)p; (void)o; VAL_SET(n->gpu[1].s.clock_event_reasons, CLK_EVT_SW_THERMAL); }
 static void m_temp(struct snapshot *p, struct snapshot *n, struct health_opts *o) { (void)p; (void)o; VAL_SET(n->gpu[1].s.temp_c, 88); }
-static void m_power_viol(struct snapshot *p, struct snapshot *n, struct health_opts *o) { (void)o; VAL_SET(p->gpu[1].s.viol_power_ns, 1000); VAL_SET(n->gpu[1].s.viol_power_ns, 300001000); }
+static void m_power_viol(struct snapshot *p, struct snapshot *n, struct health_opts *o) { (void)o; VAL_SET(p->gpu[1].s.viol_power_ns, 1000); VAL_SET(n->gpu[1].s.viol_power_ns, 700001000); }
 static void m_power_brake(struct snapshot *p, struct snapshot *n, struct health_opts *o) { (void)p; (void)o; VAL_SET(n->gpu[1].s.clock_event_reasons, CLK_EVT_HW_POWER_BRAKE); }
 static void m_power_limit(struct snapshot *p, struct snapshot *n, struct health_opts *o) { (void)p; (void)o; VAL_SET(n->gpu[1].st.power_limit_mw, 500000); }
 static void m_persistence(struct snapshot *p, struct snapshot *n, struct health_opts *o) { (void)p; (void)o; VAL_SET(n->gpu[1].st.persistence_mode, 0); }
@@ -310,7 +310,7 @@ static const struct rule_case cases[] = {
 	{ "thermal-violation-growing", m_thermal_viol, false, HS_THERMAL, HEALTH_WARN, HEALTH_ACT_NONE, "= 500 ms/s", NULL },
 	{ "thermal-slowdown-active", m_thermal_active, false, HS_THERMAL, HEALTH_WARN, HEALTH_ACT_NONE, "= 1", NULL },
 	{ "temperature-over-slowdown", m_temp, false, HS_THERMAL, HEALTH_WARN, HEALTH_ACT_NONE, "= 1 C", NULL },
-	{ "power-violation-growing", m_power_viol, false, HS_POWER, HEALTH_WARN, HEALTH_ACT_NONE, "= 300 ms/s", NULL },
+	{ "power-violation-growing", m_power_viol, false, HS_POWER, HEALTH_WARN, HEALTH_ACT_NONE, "= 700 ms/s", NULL },
 	{ "power-brake-active", m_power_brake, false, HS_POWER, HEALTH_WARN, HEALTH_ACT_DRAIN, "= 1", NULL },
 	{ "power-limit-lowered", m_power_limit, false, HS_CONFIG, HEALTH_WARN, HEALTH_ACT_NONE, "= 200 W", NULL },
 	{ "persistence-off", m_persistence, false, HS_CONFIG, HEALTH_WARN, HEALTH_ACT_NONE, "persistence_off = 1", NULL },
@@ -385,6 +385,23 @@ static void test_crc_rate_needs_enough_errors(void **state)
 	assert_int_equal(health_evaluate(rules, &f->now, &f->prev, NULL, &f->rep, err, sizeof(err)), 0);
 	assert_null(find_rule(&f->rep.gpu[1], "nvlink-crc-rate-warn"));
 	assert_null(find_rule(&f->rep.gpu[1], "nvlink-crc-rate-fail"));
+	free(f);
+}
+
+/* An H200 idle just after a load: its power violation counter still grew by
+ * 257 ms a second (measured, issue 31's acceptance run): no finding, where
+ * "> 0" made every diag run after another a WARN. */
+static void test_power_violation_after_a_load_is_no_finding(void **state)
+{
+	(void)state;
+	struct fixture *f = fx_new();
+	uint64_t window_ns = f->now.taken_ns - f->prev.taken_ns;
+	VAL_SET(f->prev.gpu[1].s.viol_power_ns, 1000);
+	VAL_SET(f->now.gpu[1].s.viol_power_ns, 1000 + (uint64_t)(0.257 * (double)window_ns));
+	char err[128];
+	assert_int_equal(health_evaluate(rules, &f->now, &f->prev, NULL, &f->rep, err, sizeof(err)), 0);
+	assert_null(find_rule(&f->rep.gpu[1], "power-violation-growing"));
+	assert_int_equal(f->rep.gpu[1].verdict, HEALTH_PASS);
 	free(f);
 }
 
@@ -673,6 +690,7 @@ int main(void)
 		cmocka_unit_test(test_each_rule),
 		cmocka_unit_test(test_every_shipped_rule_has_a_case),
 		cmocka_unit_test(test_crc_fail_replaces_warn),
+		cmocka_unit_test(test_power_violation_after_a_load_is_no_finding),
 		cmocka_unit_test(test_crc_rate_needs_enough_errors),
 		cmocka_unit_test(test_rates_need_prev),
 		cmocka_unit_test(test_crc_rate_steady_with_slow_groups),
