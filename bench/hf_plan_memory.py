@@ -48,6 +48,9 @@ MODELS = {
     "qwen2.5-3b": ("qwen2", 36, 2048, 16, 2, 11008, 151936, True, 0, 0), # Qwen2.5-3B shape
     "mixtral-top1": ("mixtral", 8, 1024, 16, 8, 2816, 32000, False, 4, 1),
     "gpt2-large": ("gpt2", 36, 1280, 20, 20, 5120, 50304, True, 0, 0),
+    # round 2 (issue 34): checkpointing, long sequences, large tied vocabularies, GQA ratios
+    "tinyllama-1.1b": ("llama", 22, 2048, 32, 4, 5632, 32000, False, 0, 0),  # TinyLlama-1.1B shape
+    "llama-1.2b": ("llama", 16, 2048, 32, 8, 8192, 32000, False, 0, 0),      # Llama-3.2-1B, 32k vocab
 }
 
 
@@ -71,6 +74,27 @@ def case_list(which):
              T("mixtral-tiny", seq=128, mb=2, steps=1), S("llama-0.1b", 2, 64, new=4)]
     if which == "smoke":
         return smoke
+    # round 2 (issue 34): 12 cases the planner's checkpointing and logits terms are fitted to,
+    # and 12 held out that nothing is fitted to (report both halves apart)
+    tl, l12, q5, l0 = "tinyllama-1.1b", "llama-1.2b", "qwen2-0.5b", "llama-0.1b"
+    if which == "r2fit":
+        return sorted([
+            T("llama-3b", ckpt="full", seq=4096, mb=1), T(tl, ckpt="full", seq=2048, mb=4),
+            T(q5, ckpt="full", seq=4096, mb=4), T(l12, ckpt="full", seq=4096, mb=2), T(q5, seq=1024, mb=8),
+            T(l0, ckpt="full", seq=8192, mb=1, vocab=151936), T(l0, "bf16", ckpt="full", mb=16, tied=True),
+            T("mixtral-tiny", ckpt="full", seq=4096, mb=2), T("llama-1b", ckpt="full", seq=8192, mb=1),
+            T("gpt2-medium", ckpt="full", mb=16), T("qwen2-1.5b", ckpt="full", seq=4096, mb=2, optim="adamw-fused"),
+            T(l0, seq=4096, mb=4, kv_heads=12),
+        ], key=case_cost)
+    if which == "r2holdout":
+        return sorted([
+            T("llama-3b", ckpt="full", seq=8192, mb=1), T(tl, seq=2048, mb=2),
+            T(q5, "bf16", ckpt="full", seq=2048, mb=8), T(l12, seq=2048, mb=2),
+            T(q5, ckpt="full", mb=16, tied=False), T(l0, ckpt="full", seq=2048, mb=8, vocab=128256, kv_heads=2),
+            T("smol-360m", ckpt="full", seq=4096, mb=4), T("mixtral-3b", ckpt="full", seq=4096, mb=1),
+            T("llama-1b", ckpt="full", seq=4096, mb=4, tied=False), T("gpt2-large", ckpt="full", mb=8),
+            T("qwen2.5-3b", ckpt="full", seq=4096, mb=1, optim="adamw-fused"), T(tl, "bf16", ckpt="full", seq=8192, mb=1),
+        ], key=case_cost)
     if which == "holdout":
         sm, q3, m1, gl = "smol-360m", "qwen2.5-3b", "mixtral-top1", "gpt2-large"
         return sorted([
@@ -158,6 +182,7 @@ def build(c, dtype, attn, max_pos, use_cache):
     fam, layers, h, heads, kvh, ffn, vocab, tied, experts, k = MODELS[c["model"]]
     vocab = c.get("vocab", vocab)
     tied = c.get("tied", tied)
+    kvh = c.get("kv_heads", kvh)
     common = dict(vocab_size=vocab, tie_word_embeddings=tied, use_cache=use_cache)
     if fam == "gpt2":
         cfg = tf.GPT2Config(n_layer=layers, n_embd=h, n_head=heads, n_inner=ffn,
@@ -435,7 +460,7 @@ def done_indices(path):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--set", default="all", choices=("all", "smoke", "holdout"))
+    ap.add_argument("--set", default="all", choices=("all", "smoke", "holdout", "r2fit", "r2holdout"))
     ap.add_argument("--out", default="hf_plan_memory.jsonl")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--worker", action="store_true")
