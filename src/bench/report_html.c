@@ -449,7 +449,8 @@ void report_print_html(const struct report *rep, FILE *o)
 			table_html(o, REPORT_PLAN_COLS, NULL, (const char (*)[REPORT_CELL])cells, false);
 		}
 		fputs("</table>\n<p class=\"note\">sequence 2048, micro-batch 1 for training; 4096-token context "
-		      "for serving; details: gpuctl plan</p>\n", o);
+		      "for serving, which fits only when a sequence does within the planner's 90% of memory; "
+		      "details: gpuctl plan</p>\n", o);
 	} else {
 		fputs("<p>", o);
 		esc(o, rep->plan_note[0] ? rep->plan_note : "no planning figures");

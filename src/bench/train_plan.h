@@ -66,7 +66,7 @@ unsigned train_plan_rows(const struct bench_run *run, const struct bench_result 
 
 /* One train row as table cells (text output, report text and HTML). */
 #define TRAIN_PLAN_COLS 8
-#define TRAIN_PLAN_CELL 96
+#define TRAIN_PLAN_CELL 192
 extern const char *const train_plan_headers[TRAIN_PLAN_COLS];
 void train_plan_row(const struct bench_result *r, char cells[TRAIN_PLAN_COLS][TRAIN_PLAN_CELL]);
 /* What the planner columns are, one line. */

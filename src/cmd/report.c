@@ -257,10 +257,14 @@ static void planning(struct cmd_ctx *ctx, struct report_state *s)
 		row->trainn_bytes = plan_train_memory(m, &t, &mem, err, sizeof(err)) == 0 ? mem.total : NAN;
 		plan_serve_defaults(&sv);
 		sv.tp = rep->n;
+		sv.batch = 1; /* what one sequence needs; plan_serve_fit counts how many fit */
 		row->serve_bytes = NAN;
-		if (g && plan_serve_compute(m, &sv, g, rep->plan_mem_bytes, g->tflops_bf16, &sr, err, sizeof(err)) == 0) {
-			row->serve_bytes = sr.weights + sr.workspace + sv.cuda_context_bytes;
-			row->serve_seqs = sr.max_seqs;
+		struct plan_serve_fit fit;
+		if (g && plan_serve_compute(m, &sv, g, rep->plan_mem_bytes, 0, &sr, err, sizeof(err)) == 0 &&
+		    plan_serve_fit(m, &sv, g, rep->plan_mem_bytes, &fit, err, sizeof(err)) == 0) {
+			row->serve_bytes = sr.total;
+			row->serve_fits = fit.fits;
+			plan_serve_fit_text(&fit, &sv, row->serve_fit, sizeof(row->serve_fit));
 		}
 		rep->nplan++;
 	}

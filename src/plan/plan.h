@@ -195,6 +195,28 @@ int plan_serve_compute(const struct plan_model *m, const struct plan_serve *s, c
 		       double mem_bytes, double peak_tflops, struct plan_serve_result *r, char *err, size_t errlen);
 double plan_kv_bytes_per_token(const struct plan_model *m, enum plan_prec kvprec);
 
+/* Serving fits when the sequences asked (s->batch, or one when 0) of s->context tokens fit
+ * beside the weights and workspace within s->mem_util of mem_bytes: the weights fitting is
+ * not enough. When they do not, what would: fewer sequences (max_seqs, when some fit), the
+ * longest context at which the asked sequences fit, a one-byte (FP8/INT8) KV cache, and the
+ * fewest tensor-parallel GPUs (s->tp doubled, up to PLAN_SERVE_MAX_TP; not with engine hf). */
+#define PLAN_SERVE_MAX_TP 64
+struct plan_serve_fit {
+	bool fits;
+	unsigned want;            /* sequences asked: s->batch, or 1 */
+	unsigned max_seqs;        /* sequences of s->context that fit as given */
+	unsigned max_context;     /* not fitting: the longest context for `want` sequences (0: none) */
+	enum plan_prec kv_alt;    /* not fitting: PREC_FP8 when a one-byte KV cache holds `want`, else PREC_COUNT */
+	unsigned kv_alt_seqs;     /* sequences that fit with it */
+	unsigned tp_alt;          /* not fitting: the fewest tensor-parallel GPUs that hold `want` (0: none) */
+	unsigned tp_alt_seqs;     /* sequences that fit with them */
+};
+int plan_serve_fit(const struct plan_model *m, const struct plan_serve *s, const struct cat_gpu *g, double mem_bytes,
+		   struct plan_serve_fit *f, char *err, size_t errlen);
+/* "fits (31 x 4096-token sequences)", or "does not fit (0 x 4096-token sequences); would: context
+ * 1024, FP8/INT8 KV cache (3 sequences), tp 2 (31 sequences)". */
+void plan_serve_fit_text(const struct plan_serve_fit *f, const struct plan_serve *s, char *out, size_t len);
+
 /* ---- prices and cost ---------------------------------------------------- */
 struct plan_price {
 	char instance[48], provider[32], gpu_model[32], region[32], currency[8], date[16];

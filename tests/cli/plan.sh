@@ -75,6 +75,19 @@ check "serve JSON: kv per token" [ "$(jq '.per_gpu.kv_bytes_per_token' "$tmp/s2"
 check "serve JSON: 16 sequences of 8192 x 40960" \
 	[ "$(jq '.per_gpu.kv_cache_bytes' "$tmp/s2")" = "$(jq -n '16*8192*40960 | . * 1.0')" ]
 check "serve JSON: decode bound present" jqe '.per_gpu.decode_tokens_per_s_bound > 0' "$tmp/s2"
+check "serve JSON: 16 sequences fit over 8 GPUs" jqe '.fit.fits and .fit.sequences_asked == 16' "$tmp/s2"
+# issue 40: the weights fitting is not serving; on one H200 Llama-3-70B in BF16 leaves no room
+# for one 4096-token sequence at the 90% kept, and two GPUs would hold it
+"$GPUCTL" plan serve --model llama-3-70b --gpu 'H200 SXM' >"$tmp/s4"
+check "serve 70B on one H200: does not fit, tp 2 would" \
+	grep -qE '^verdict \(one sequence\): +does not fit \(0 x 4096-token sequences\); would: tp 2 \([0-9]+ sequences\)$' "$tmp/s4"
+"$GPUCTL" plan serve --model llama-3-70b --gpu 'H200 SXM' --json >"$tmp/s4j"
+check "serve 70B on one H200, JSON: fits false, tp_alt 2" \
+	jqe '(.fit.fits | not) and .fit.sequences_that_fit == 0 and .fit.tp_alt == 2 and .fit.max_context == null' "$tmp/s4j"
+"$GPUCTL" plan serve --model llama-3-70b --tp 2 --batch 120 --json >"$tmp/s5"
+check "serve: a batch larger than fits says what would (fewer, shorter, FP8 KV, more GPUs)" \
+	jqe '(.fit.fits | not) and .fit.sequences_that_fit < 120 and .fit.max_context < 4096 and .fit.kv_alt == "fp8|int8"
+		and .fit.kv_alt_sequences >= 120 and .fit.tp_alt == 4' "$tmp/s5"
 
 # measured cases: GPT-2 medium, BF16 autocast, seq 1024, micro-batch 8: 27.37 GB from
 # transformers (the default framework, vocabulary 50304), 17.29 GB in plain torch.nn
