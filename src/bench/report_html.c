@@ -336,7 +336,7 @@ static void html_train_table(const struct bench_run *b, FILE *o)
 	unsigned n = train_plan_rows(b, rows, 64);
 	if (!n)
 		return;
-	char cells[TRAIN_PLAN_COLS][TRAIN_PLAN_CELL], legend[256];
+	char cells[TRAIN_PLAN_COLS][TRAIN_PLAN_CELL], legend[384];
 	fputs("<h3>Training steps (GPT-2, micro-batch x sequence; MFU against the datasheet)</h3>\n<table>\n", o);
 	table_html(o, TRAIN_PLAN_COLS, train_plan_headers, NULL, true);
 	for (unsigned i = 0; i < n; i++) {

@@ -49,7 +49,8 @@ void train_plan_rates(const struct bench_run *run, enum plan_framework fw, enum 
 
 struct train_plan_pred {
 	double mem_gib, mem_diff_pct;   /* planned peak (GiB, as the row's mem_gib); (planned - measured) / measured */
-	double step_ms, step_diff_pct;  /* planned step at PLAN_DEFAULT_MFU of peak_tflops; NAN without a peak */
+	double step_ms, step_diff_pct;  /* planned step at the calibrated share of peak_tflops (the
+	                                 * datasheet of the row's precision: plan_train_rate); NAN without a peak */
 };
 /* What the planner predicts for row r given its precision's datasheet peak
  * (NAN: no step-time prediction). -1 when the row cannot be planned. */

@@ -159,8 +159,48 @@ double plan_train_flops(const struct plan_model *m, const struct plan_train *t, 
  * that peak): plan_train_flops / (gpus x peak x mfu). */
 double plan_train_seconds(const struct plan_model *m, const struct plan_train *t, double tokens, double gpus,
 			  double peak_tflops, double mfu);
-/* The MFU the time estimate assumes when nothing measured is given. */
-#define PLAN_DEFAULT_MFU 0.40
+
+/* What one GPU delivers to a training step (steptime.c, docs/plan.md "Time"): the peak
+ * the MFU is a share of, and where the figure comes from. Precisions are words: "fp32"
+ * (TF32 off), "tf32", "bf16", "fp16", "fp8". */
+struct plan_step_calib {
+	enum plan_framework fw;   /* whose runs: FW_GPUCTL (bench -s train) or FW_HF (transformers) */
+	const char *prec;         /* "bf16", "tf32", "fp32" */
+	double of_datasheet;      /* step TFLOP/s (planner FLOPs) over the catalog's dense peak */
+	double of_gemm;           /* over the same call's measured cuBLAS GEMM */
+	unsigned runs;            /* measured runs behind of_datasheet */
+	double worst_pct;         /* the step time's worst |error| over them */
+	unsigned gemm_runs;       /* runs with a GEMM in the same call, behind of_gemm */
+	double gemm_worst_pct;
+};
+/* The calibration used for a framework and precision: gpuctl's own for FW_GPUCTL,
+ * transformers' for the others; fp16 and fp8 take bf16's. note says what was
+ * borrowed ("" when the entry is the plan's own). NULL for an unknown word. */
+const struct plan_step_calib *plan_step_calibration(enum plan_framework fw, const char *prec, char *note,
+						    size_t notelen);
+const struct plan_step_calib *plan_step_calibrations(size_t *n); /* every entry (tests, docs) */
+
+enum plan_rate_basis { PLAN_RATE_OPTION = 0, PLAN_RATE_MEASURED, PLAN_RATE_GEMM, PLAN_RATE_CATALOG };
+const char *plan_rate_basis_name(enum plan_rate_basis b); /* "measured here", "catalog, calibrated on H200 runs" */
+struct plan_rate_in {
+	enum plan_framework fw;
+	const char *prec;         /* the word, as above */
+	double datasheet_tflops;  /* the catalog's dense peak of prec; <= 0 or NAN: unknown */
+	double gemm_tflops;       /* the GEMM of prec measured here (bench results); NAN: none */
+	double step_tflops;       /* a training step of prec and fw measured here, in planner FLOPs; NAN: none */
+	const char *step_row;     /* its name, "train 124M bf16" */
+	double mfu;               /* --mfu; NAN: not given */
+};
+struct plan_rate {
+	double peak_tflops;       /* the measured GEMM, else the datasheet */
+	double mfu;               /* the share of it a step reaches */
+	enum plan_rate_basis basis;
+	char peak_from[24];       /* "measured GEMM", "datasheet" */
+	char basis_text[200];     /* "catalog, calibrated on H200 runs (gpuctl bf16: 0.282 of the datasheet, within 8%)" */
+};
+/* The first basis that applies: --mfu, a measured step, the measured GEMM x the calibrated
+ * share, the datasheet x the calibrated share. 0, or -1 when no peak is known. */
+int plan_train_rate(const struct plan_rate_in *in, struct plan_rate *o);
 
 /* ---- serving ------------------------------------------------------------ */
 struct plan_serve {
