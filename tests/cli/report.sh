@@ -70,6 +70,14 @@ if ! ldconfig -p 2>/dev/null | grep -q 'libnvidia-ml.so.1'; then
 	expect 66 missing-without-driver -- report --results "$tmp/none.json"
 	has missing-without-driver.err "gpuctl report: cannot read '$tmp/none.json'"
 fi
+# --save keeps a quick run (real GPUs only); with nothing measured it says so and writes nothing
+expect 0 save-sim -- --sim h200x8 report --save "$tmp/saved.json"
+has save-sim.out "not saved (--save): no quick run was made"
+[ -e "$tmp/saved.json" ] && fail "save-sim: wrote a results file of nothing"
+expect 64 save-results -- --sim h200x8 report --results "$fixture" --save "$tmp/saved.json"
+has save-results.err "gpuctl report: --save keeps a quick run: with --results the figures are already in a file"
+one_line save-results.err
+expect 64 save-nobench -- --sim h200x8 report --no-bench --save "$tmp/saved.json"
 expect 64 usage -- --sim h200x8 report --frobnicate
 expect 74 unwritable -- --sim h200x8 report --html /nonexistent-dir/r.html
 finish
