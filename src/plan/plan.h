@@ -4,7 +4,9 @@
  *   model.c   model architectures, parameter counts, presets (data/plan/models.json)
  *   train.c   per-GPU training memory (weights, gradients, optimizer, activations,
  *             buffers, overhead), GPU fit, largest micro-batch, FLOPs and time
- *   serve.c   inference memory, KV cache, concurrency, token-rate bounds
+ *   steptime.c what a GPU delivers to a training step, per precision: measured here, or the
+ *             catalog with shares calibrated on H200 runs (the time's one source)
+ *   serve.c   inference memory, KV cache, concurrency, token-rate bounds, "fits" and what would
  *   cost.c    price table (the JSON files under data/prices), job cost, spot, rent-vs-buy
  *   mig.c     MIG layout search with the real placement rules
  *
