@@ -23,8 +23,10 @@ struct report_plan_row {
 	double params;            /* parameters */
 	double train1_bytes;      /* per GPU: BF16 mixed precision, AdamW, PyTorch, one GPU */
 	double trainn_bytes;      /* per GPU: DeepSpeed ZeRO-3 over the server's GPUs */
-	double serve_bytes;       /* per GPU: BF16 weights, tensor parallel over the server's GPUs */
-	unsigned serve_seqs;      /* 4096-token sequences whose KV cache fits besides */
+	double serve_bytes;       /* per GPU: BF16 weights, tensor parallel over the server's GPUs, with one
+	                           * 4096-token sequence's KV cache and the workspace (NAN: not planned) */
+	bool serve_fits;          /* at least one 4096-token sequence fits at the planner's 90% (plan_serve_fit) */
+	char serve_fit[160];      /* plan_serve_fit_text: "fits (31 x 4096-token sequences)" or what would */
 };
 #define REPORT_MAX_PLAN 12
 
@@ -90,7 +92,7 @@ unsigned report_roof_points(const struct bench_run *run, int gpu, struct report_
 unsigned report_p2p_matrix(const struct bench_run *run, double *m, unsigned max_gpus);
 
 /* Table rows shared by the text and HTML renderings (cells of at most 96 bytes). */
-#define REPORT_CELL 96
+#define REPORT_CELL 192
 #define REPORT_INV_COLS 10
 extern const char *const report_inventory_headers[REPORT_INV_COLS];
 void report_inventory_row(const struct report *rep, unsigned gpu, char cells[REPORT_INV_COLS][REPORT_CELL]);

@@ -365,23 +365,24 @@ const char *const report_plan_headers[REPORT_PLAN_COLS] = {
 	"model", "parameters", "train, 1 GPU (BF16, AdamW)", "train, all GPUs (ZeRO-3)", "serve BF16, all GPUs (TP)",
 };
 
-static void fits(char *cell, double need, double have, const char *extra)
+static void fits(char *cell, double need, double have)
 {
 	if (!isfinite(need)) {
 		snprintf(cell, REPORT_CELL, "n/a");
 		return;
 	}
-	snprintf(cell, REPORT_CELL, "%.1f GB/GPU, %s%s", need / 1e9, need <= have ? "fits" : "does not fit", extra);
+	snprintf(cell, REPORT_CELL, "%.1f GB/GPU, %s", need / 1e9, need <= have ? "fits" : "does not fit");
 }
 
 void report_plan_row(const struct report *rep, const struct report_plan_row *p, char c[REPORT_PLAN_COLS][REPORT_CELL])
 {
-	char seqs[48] = "";
 	snprintf(c[0], REPORT_CELL, "%s", p->model);
 	snprintf(c[1], REPORT_CELL, "%.3g B", p->params / 1e9);
-	fits(c[2], p->train1_bytes, rep->plan_mem_bytes, "");
-	fits(c[3], p->trainn_bytes, rep->plan_mem_bytes, "");
-	if (p->serve_bytes <= rep->plan_mem_bytes)
-		snprintf(seqs, sizeof(seqs), " (%u x 4K-token sequences)", p->serve_seqs);
-	fits(c[4], p->serve_bytes, rep->plan_mem_bytes, seqs);
+	fits(c[2], p->train1_bytes, rep->plan_mem_bytes);
+	fits(c[3], p->trainn_bytes, rep->plan_mem_bytes);
+	/* serving fits only when a sequence does, not when the weights do (issue 40) */
+	if (isfinite(p->serve_bytes))
+		snprintf(c[4], REPORT_CELL, "%.1f GB/GPU, %s", p->serve_bytes / 1e9, p->serve_fit);
+	else
+		snprintf(c[4], REPORT_CELL, "n/a");
 }

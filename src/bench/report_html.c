@@ -336,7 +336,7 @@ static void html_train_table(const struct bench_run *b, FILE *o)
 	unsigned n = train_plan_rows(b, rows, 64);
 	if (!n)
 		return;
-	char cells[TRAIN_PLAN_COLS][TRAIN_PLAN_CELL], legend[256];
+	char cells[TRAIN_PLAN_COLS][TRAIN_PLAN_CELL], legend[384];
 	fputs("<h3>Training steps (GPT-2, micro-batch x sequence; MFU against the datasheet)</h3>\n<table>\n", o);
 	table_html(o, TRAIN_PLAN_COLS, train_plan_headers, NULL, true);
 	for (unsigned i = 0; i < n; i++) {
@@ -449,7 +449,8 @@ void report_print_html(const struct report *rep, FILE *o)
 			table_html(o, REPORT_PLAN_COLS, NULL, (const char (*)[REPORT_CELL])cells, false);
 		}
 		fputs("</table>\n<p class=\"note\">sequence 2048, micro-batch 1 for training; 4096-token context "
-		      "for serving; details: gpuctl plan</p>\n", o);
+		      "for serving, which fits only when a sequence does within the planner's 90% of memory; "
+		      "details: gpuctl plan</p>\n", o);
 	} else {
 		fputs("<p>", o);
 		esc(o, rep->plan_note[0] ? rep->plan_note : "no planning figures");

@@ -155,7 +155,7 @@ void report_print_text(const struct report *rep, FILE *out)
 		const struct bench_result *train[64];
 		unsigned nt = train_plan_rows(b, train, 64);
 		if (nt) {
-			char legend[256];
+			char legend[384];
 			train_plan_legend(legend, sizeof(legend));
 			fprintf(out, "training steps (GPT-2, micro-batch x sequence; MFU against the datasheet):\n");
 			print_rows(out, TRAIN_PLAN_COLS, train_plan_headers, nt, train_row, train);

@@ -129,10 +129,16 @@ int train_plan_predict(const struct bench_result *r, double peak_tflops, struct 
 	p->mem_gib = mem.peak / (1024.0 * 1024 * 1024);
 	if (measured_gib > 0)
 		p->mem_diff_pct = 100.0 * (p->mem_gib - measured_gib) / measured_gib;
-	/* one GPU's share of a step: its own micro-batches at its own peak */
+	/* one GPU's share of a step: its own micro-batches at the planner's rate for the
+	 * precision (catalog, calibrated on H200 runs: steptime.c) */
 	double tokens = (double)t.micro_batch * t.seq * t.grad_accum;
-	if (peak_tflops > 0)
-		p->step_ms = 1e3 * plan_train_seconds(&m, &t, tokens, 1, peak_tflops, PLAN_DEFAULT_MFU);
+	char prec[8];
+	snprintf(prec, sizeof(prec), "%.*s", (int)strcspn(r->variant, "-"), r->variant);
+	struct plan_rate_in in = { .fw = t.fw, .prec = prec, .datasheet_tflops = peak_tflops, .gemm_tflops = NAN,
+				   .step_tflops = NAN, .mfu = NAN };
+	struct plan_rate rate;
+	if (plan_train_rate(&in, &rate) == 0)
+		p->step_ms = 1e3 * plan_train_seconds(&m, &t, tokens, 1, rate.peak_tflops, rate.mfu);
 	if (measured_ms > 0 && isfinite(p->step_ms))
 		p->step_diff_pct = 100.0 * (p->step_ms - measured_ms) / measured_ms;
 	return 0;
@@ -184,8 +190,13 @@ const char *const train_plan_headers[TRAIN_PLAN_COLS] = {
 
 void train_plan_legend(char *out, size_t len)
 {
-	snprintf(out, len, "planner: gpuctl plan train --framework gpuctl for the same model and batch; its step at MFU "
-		 "%.2f of the datasheet, its memory must agree within %.0f%%", PLAN_DEFAULT_MFU, TRAIN_PLAN_MEM_TOL_PCT);
+	char note[96];
+	const struct plan_step_calib *b = plan_step_calibration(TRAIN_PLAN_FRAMEWORK, "bf16", note, sizeof(note)),
+				     *t = plan_step_calibration(TRAIN_PLAN_FRAMEWORK, "tf32", note, sizeof(note)),
+				     *f = plan_step_calibration(TRAIN_PLAN_FRAMEWORK, "fp32", note, sizeof(note));
+	snprintf(out, len, "planner: gpuctl plan train --framework gpuctl for the same model and batch; its step from "
+		 "the catalog, calibrated on H200 runs (MFU %.3f bf16, %.3f tf32, %.3f fp32 of the datasheet), its memory "
+		 "must agree within %.0f%%", b->of_datasheet, t->of_datasheet, f->of_datasheet, TRAIN_PLAN_MEM_TOL_PCT);
 }
 
 static void with_diff(char *cell, double v, const char *unit, double diff_pct)
@@ -246,7 +257,7 @@ void bench_print_train(const struct bench_run *run, FILE *out)
 	}
 	fprintf(out, "\ntraining steps (GPT-2, micro-batch x sequence; MFU against the datasheet):\n");
 	table_print(t, out);
-	char legend[256];
+	char legend[384];
 	train_plan_legend(legend, sizeof(legend));
 	fprintf(out, "%s\n", legend);
 	table_free(t);

@@ -49,7 +49,8 @@ void train_plan_rates(const struct bench_run *run, enum plan_framework fw, enum 
 
 struct train_plan_pred {
 	double mem_gib, mem_diff_pct;   /* planned peak (GiB, as the row's mem_gib); (planned - measured) / measured */
-	double step_ms, step_diff_pct;  /* planned step at PLAN_DEFAULT_MFU of peak_tflops; NAN without a peak */
+	double step_ms, step_diff_pct;  /* planned step at the calibrated share of peak_tflops (the
+	                                 * datasheet of the row's precision: plan_train_rate); NAN without a peak */
 };
 /* What the planner predicts for row r given its precision's datasheet peak
  * (NAN: no step-time prediction). -1 when the row cannot be planned. */
@@ -66,7 +67,7 @@ unsigned train_plan_rows(const struct bench_run *run, const struct bench_result 
 
 /* One train row as table cells (text output, report text and HTML). */
 #define TRAIN_PLAN_COLS 8
-#define TRAIN_PLAN_CELL 96
+#define TRAIN_PLAN_CELL 192
 extern const char *const train_plan_headers[TRAIN_PLAN_COLS];
 void train_plan_row(const struct bench_result *r, char cells[TRAIN_PLAN_COLS][TRAIN_PLAN_CELL]);
 /* What the planner columns are, one line. */

@@ -103,6 +103,21 @@ static json_t *result_json(const struct plan_serve_result *r)
 	return j;
 }
 
+static json_t *fit_json(const struct plan_serve_fit *f, const char *verdict)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "fits", json_boolean(f->fits));
+	json_object_set_new(j, "sequences_asked", json_integer(f->want));
+	json_object_set_new(j, "sequences_that_fit", json_integer(f->max_seqs));
+	json_object_set_new(j, "max_context", f->fits || !f->max_context ? json_null() : json_integer(f->max_context));
+	json_object_set_new(j, "kv_alt", f->kv_alt == PREC_COUNT ? json_null() : json_string("fp8|int8"));
+	json_object_set_new(j, "kv_alt_sequences", f->kv_alt == PREC_COUNT ? json_null() : json_integer(f->kv_alt_seqs));
+	json_object_set_new(j, "tp_alt", f->tp_alt ? json_integer(f->tp_alt) : json_null());
+	json_object_set_new(j, "tp_alt_sequences", f->tp_alt ? json_integer(f->tp_alt_seqs) : json_null());
+	json_object_set_new(j, "text", json_string(verdict));
+	return j;
+}
+
 int plan_serve_cmd(struct pctx *p, int argc, char **argv)
 {
 	struct serve_opts o = { .gpu = "H200 SXM" };
@@ -127,6 +142,13 @@ int plan_serve_cmd(struct pctx *p, int argc, char **argv)
 		perr(p, "%s", err);
 		return EXIT_USAGE;
 	}
+	struct plan_serve_fit fit;
+	char verdict[256];
+	if (plan_serve_fit(&m, &s, g, plan_gpu_mem(g), &fit, err, sizeof(err))) {
+		perr(p, "%s", err);
+		return EXIT_USAGE;
+	}
+	plan_serve_fit_text(&fit, &s, verdict, sizeof(verdict));
 	/* the fewest GPUs (tensor parallel 1..8) per catalog model for the batch asked (or one sequence) */
 	json_t *root = json_object(), *fits = json_array();
 	struct table *tb = table_new(3);
@@ -172,6 +194,7 @@ int plan_serve_cmd(struct pctx *p, int argc, char **argv)
 		json_num(cfg, "mem_util", s.mem_util);
 		json_object_set_new(root, "config", cfg);
 		json_object_set_new(root, "per_gpu", result_json(&r));
+		json_object_set_new(root, "fit", fit_json(&fit, verdict));
 		json_object_set_new(root, "gpus", fits);
 		json_dumpf(root, p->ctx->out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 		fputc('\n', p->ctx->out);
@@ -195,10 +218,9 @@ int plan_serve_cmd(struct pctx *p, int argc, char **argv)
 			fprintf(f, "KV budget at %2.0f%%:           %s = %.0f tokens = %u sequences of %u tokens\n", 100 * s.mem_util,
 				gb(b1, sizeof(b1), r.kv_budget), r.max_tokens, r.max_seqs, s.context);
 		else
-			fprintf(f, "KV budget at %2.0f%%:           none: the weights do not fit (raise --tp or quantize)\n",
+			fprintf(f, "KV budget at %2.0f%%:           none: the weights and workspace leave no room\n",
 				100 * s.mem_util);
-		if (s.batch && s.batch > r.max_seqs)
-			fprintf(f, "the %u sequences asked do not fit: at most %u\n", s.batch, r.max_seqs);
+		fprintf(f, "%-28s%s\n", s.batch ? "verdict (batch asked):" : "verdict (one sequence):", verdict);
 		if (isfinite(r.decode_tok_s))
 			fprintf(f, "decode bound (memory, %.0f GB/s): %.0f tokens/s for %u sequences, %.1f tokens/s each\n",
 				g->mem_bw_gbs, r.decode_tok_s, batch, r.decode_tok_s_seq);

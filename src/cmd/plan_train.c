@@ -44,7 +44,7 @@ const struct opt_spec plan_train_opts[] = {
 	PLAN_COUNT_SPEC(TRAIN_PP, "pp", "pipeline parallel degree (default 1)"),
 	PLAN_COUNT_SPEC(TRAIN_ZERO, "zero", "ZeRO stage 0..3 (deepspeed; default 0)"),
 	PLAN_COUNT_SPEC(TRAIN_TOKENS, "tokens", "training tokens, for the time (2T, 1e12)"),
-	[TRAIN_MFU] = { "mfu", 0, OPT_STRING, "X", "model FLOPs utilization, 0 to 1", "0.40", 0, 0, NULL },
+	[TRAIN_MFU] = { "mfu", 0, OPT_STRING, "X", "model FLOPs utilization, 0 to 1", "calibrated (docs/plan.md)", 0, 0, NULL },
 	[TRAIN_SPOT_OVERHEAD] = { "spot-overhead", 0, OPT_STRING, "PCT", "hours added to spot jobs", "10", 0, 0, NULL },
 	[TRAIN_FRAGMENTATION] = { "fragmentation", 0, OPT_STRING, "PCT", "allocator margin added to the peak", "10", 0, 0,
 				  NULL },
@@ -355,20 +355,24 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 
 	unsigned maxb = 0;
 	double peak = NAN, secs = NAN, flops = NAN;
+	struct plan_rate rate = { .basis = PLAN_RATE_CATALOG };
 	if (g) {
 		maxb = plan_max_micro_batch(&m, &o.t, plan_gpu_mem(g));
 		json_object_set_new(root, "gpu", json_string(g->key));
 		json_object_set_new(root, "max_micro_batch", m.has_arch ? json_integer(maxb) : json_null());
-		peak = isnan(gemm) ? plan_gpu_peak(g, o.t.prec) : gemm;
-		/* --mfu, else the measured training step's share of the peak, else the default */
-		if (isnan(o.mfu) && isfinite(rates.step_tflops) && peak > 0) {
-			o.mfu = rates.step_tflops / peak;
-			snprintf(mfu_from, sizeof(mfu_from), "bench results (%s)", rates.step_row);
-		} else if (isnan(o.mfu)) {
-			o.mfu = PLAN_DEFAULT_MFU;
-			snprintf(mfu_from, sizeof(mfu_from), "default");
+		/* --mfu, a measured step, the measured GEMM or the datasheet with the calibrated share (steptime.c) */
+		struct plan_rate_in in = { .fw = o.t.fw, .prec = plan_prec_name(o.t.prec),
+					   .datasheet_tflops = plan_gpu_peak(g, o.t.prec), .gemm_tflops = gemm,
+					   .step_tflops = rates.step_tflops, .step_row = rates.step_row, .mfu = o.mfu };
+		if (plan_train_rate(&in, &rate) == 0) {
+			peak = rate.peak_tflops;
+			o.mfu = rate.mfu;
+			if (rate.basis == PLAN_RATE_MEASURED)
+				snprintf(mfu_from, sizeof(mfu_from), "bench results (%s)", rates.step_row);
+			else if (rate.basis != PLAN_RATE_OPTION)
+				snprintf(mfu_from, sizeof(mfu_from), "calibrated");
 		}
-		if (o.tokens > 0) {
+		if (o.tokens > 0 && peak > 0) {
 			flops = plan_train_flops(&m, &o.t, o.tokens);
 			secs = plan_train_seconds(&m, &o.t, o.tokens, gpus, peak, o.mfu);
 			json_t *tj = json_object();
@@ -378,6 +382,8 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 			json_object_set_new(tj, "peak_from", json_string(isnan(gemm) ? "datasheet" : "bench results"));
 			json_num(tj, "mfu", o.mfu);
 			json_object_set_new(tj, "mfu_from", json_string(mfu_from));
+			json_object_set_new(tj, "basis", json_string(plan_rate_basis_name(rate.basis)));
+			json_object_set_new(tj, "basis_text", json_string(rate.basis_text));
 			if (o.bench && isnan(rates.step_tflops))
 				json_object_set_new(tj, "bench_mfu_not_used", json_string(rates.why_no_step));
 			json_num(tj, "seconds", secs);
@@ -417,10 +423,12 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 		if (g) {
 			if (m.has_arch)
 				fprintf(f, "\nlargest micro-batch on %s: %u\n", g->key, maxb);
-			if (o.tokens > 0) {
-				fprintf(f, "\ntime for %.4g tokens: %.4g FLOPs / (%u GPUs x %.1f TFLOP/s (%s %s) x MFU %.2f (%s)) = %.1f h "
-					   "(%.0f GPU-hours)\n", o.tokens, flops, gpus, peak, isnan(gemm) ? "datasheet" : "measured GEMM",
-					plan_prec_name(o.t.prec), o.mfu, mfu_from, secs / 3600, secs / 3600 * gpus);
+			if (o.tokens > 0 && !isfinite(secs))
+				fprintf(f, "\ntime: n/a (the catalog has no %s peak for %s)\n", plan_prec_name(o.t.prec), g->key);
+			else if (o.tokens > 0) {
+				fprintf(f, "\ntime for %.4g tokens: %.4g FLOPs / (%u GPUs x %.1f TFLOP/s (%s %s) x MFU %.3f) = %.1f h "
+					   "(%.0f GPU-hours)\n  basis: %s\n", o.tokens, flops, gpus, peak, rate.peak_from,
+					plan_prec_name(o.t.prec), o.mfu, secs / 3600, secs / 3600 * gpus, rate.basis_text);
 				if (o.bench && isnan(rates.step_tflops))
 					fprintf(f, "the bench results' training step is not used: %s\n", rates.why_no_step);
 				plan_cost_table(p, g->key, o.instance, gpus, secs / 3600, o.spot_overhead, NULL);

@@ -28,11 +28,11 @@
 #include "help.h"
 
 struct report_opts {
-	const char *results, *html, *kernels;
+	const char *results, *html, *kernels, *save;
 	bool no_bench, quiet, live;
 };
 
-enum { OPT_REPORT_RESULTS, OPT_REPORT_LIVE, OPT_REPORT_HTML, OPT_REPORT_NO_BENCH, OPT_REPORT_KERNELS,
+enum { OPT_REPORT_RESULTS, OPT_REPORT_LIVE, OPT_REPORT_HTML, OPT_REPORT_SAVE, OPT_REPORT_NO_BENCH, OPT_REPORT_KERNELS,
        OPT_REPORT_QUIET };
 static const struct opt_spec report_opts_table[] = {
 	[OPT_REPORT_RESULTS] = { "results", 0, OPT_STRING, "FILE",
@@ -44,7 +44,12 @@ static const struct opt_spec report_opts_table[] = {
 			      "instead of the recorded inventory (--sim NAME: a simulated server's)",
 			      NULL, 0, 0, NULL },
 	[OPT_REPORT_HTML] = { "html", 0, OPT_STRING, "OUT.html",
-			      "also write the report as one self-contained HTML file with charts", NULL, 0, 0, NULL },
+			      "also write the report as one self-contained HTML file with charts, of the same run",
+			      NULL, 0, 0, NULL },
+	[OPT_REPORT_SAVE] = { "save", 0, OPT_STRING, "FILE",
+			      "save the quick run as a results file: report --results FILE [--html OUT.html]\n"
+			      "renders it again without measuring",
+			      NULL, 0, 0, NULL },
 	[OPT_REPORT_NO_BENCH] = { "no-bench", 0, OPT_FLAG, NULL, "no quick run when there is no results file", NULL, 0, 0,
 				  NULL },
 	[OPT_REPORT_KERNELS] = { "kernels", 0, OPT_STRING, "PATH", "the kernels module for the quick run", NULL, 0, 0,
@@ -54,7 +59,7 @@ static const struct opt_spec report_opts_table[] = {
 
 static const struct cmd_help report_help = {
 	.name = "report",
-	.usage = "[--results FILE [--live]] [--html OUT.html] [--no-bench] [--kernels PATH] [-q]",
+	.usage = "[--results FILE [--live]] [--html OUT.html] [--save FILE] [--no-bench] [--kernels PATH] [-q]",
 	.what = "The whole picture of this server: inventory, topology, health, benchmark figures against the\n"
 		"datasheet, and the guide's claims (guide's figure, ours, ratio). Benchmark figures come from a\n"
 		"results file (gpuctl bench --save FILE) or, on real GPUs, from a quick run now; a simulated\n"
@@ -77,11 +82,17 @@ static int parse(int argc, char **argv, struct cmd_ctx *ctx, struct report_opts 
 		case OPT_ERROR: return rc;
 		case OPT_REPORT_RESULTS: o->results = v.text; break;
 		case OPT_REPORT_HTML: o->html = v.text; break;
+		case OPT_REPORT_SAVE: o->save = v.text; break;
 		case OPT_REPORT_NO_BENCH: o->no_bench = true; break;
 		case OPT_REPORT_KERNELS: o->kernels = v.text; break;
 		case OPT_REPORT_LIVE: o->live = true; break;
 		default: o->quiet = true; break; /* -q */
 		}
+	}
+	if (o->save && (o->results || o->no_bench)) {
+		cmd_error(ctx, "report", "--save keeps a quick run: %s", o->results ? "with --results the figures are already "
+			  "in a file" : "--no-bench makes none");
+		return EXIT_USAGE;
 	}
 	if (o->live && !o->results) {
 		cmd_error(ctx, "report", "--live goes with --results (without it the GPUs are read anyway)");
@@ -104,6 +115,7 @@ struct report_state {
 	struct catalog cat, bench_catalog;
 	struct bench_run run;
 	bool have_run;
+	bool saved, save_failed;    /* --save: the quick run written, or not */
 	const struct cat_gpu *bench_for[BENCH_MAX_GPUS];
 	struct claims claims;
 	struct claim_eval evals[CLAIMS_MAX];
@@ -257,10 +269,14 @@ static void planning(struct cmd_ctx *ctx, struct report_state *s)
 		row->trainn_bytes = plan_train_memory(m, &t, &mem, err, sizeof(err)) == 0 ? mem.total : NAN;
 		plan_serve_defaults(&sv);
 		sv.tp = rep->n;
+		sv.batch = 1; /* what one sequence needs; plan_serve_fit counts how many fit */
 		row->serve_bytes = NAN;
-		if (g && plan_serve_compute(m, &sv, g, rep->plan_mem_bytes, g->tflops_bf16, &sr, err, sizeof(err)) == 0) {
-			row->serve_bytes = sr.weights + sr.workspace + sv.cuda_context_bytes;
-			row->serve_seqs = sr.max_seqs;
+		struct plan_serve_fit fit;
+		if (g && plan_serve_compute(m, &sv, g, rep->plan_mem_bytes, 0, &sr, err, sizeof(err)) == 0 &&
+		    plan_serve_fit(m, &sv, g, rep->plan_mem_bytes, &fit, err, sizeof(err)) == 0) {
+			row->serve_bytes = sr.total;
+			row->serve_fits = fit.fits;
+			plan_serve_fit_text(&fit, &sv, row->serve_fit, sizeof(row->serve_fit));
 		}
 		rep->nplan++;
 	}
@@ -301,6 +317,15 @@ static void benchmark(struct cmd_ctx *ctx, const struct report_opts *o, struct r
 		}
 		s->have_run = true;
 		snprintf(rep->bench_source, sizeof(rep->bench_source), "a quick run now");
+		if (o->save) {
+			char err[512];
+			if (bench_results_save(&s->run, o->save, err, sizeof(err)) != 0) {
+				cmd_error(ctx, "report", "%s", err);
+				s->save_failed = true;
+			} else {
+				s->saved = true;
+			}
+		}
 	}
 	rep->bench = &s->run;
 	rep->bench_cat = s->run.ngpus && s->run.gpu[0].catalog_model[0] ? catalog_find(&s->cat, s->run.gpu[0].catalog_model)
@@ -380,10 +405,20 @@ int cmd_report(int argc, char **argv, struct cmd_ctx *ctx)
 	cmd_print_sim_banner(ctx, ctx->out);
 	report_print_text(rep, ctx->out);
 	if (o.html) {
-		rc = write_html(ctx, o.html, rep);
+		rc = write_html(ctx, o.html, rep); /* the same run as the text: nothing measured twice */
 		if (rc == EXIT_OK)
 			fprintf(ctx->out, "\nHTML report: %s\n", o.html);
 	}
+	/* a quick run is kept only when asked; say how to render it again without measuring */
+	if (s->saved)
+		fprintf(ctx->out, "\nquick run saved: %s (gpuctl report --results %s --html OUT.html renders it without "
+			"measuring)\n", o.save, o.save);
+	else if (o.save)
+		fprintf(ctx->out, "\nnot saved (--save): %s\n", s->save_failed ? "see the message above" : "no quick run was made");
+	else if (s->have_run && !o.results)
+		fprintf(ctx->out, "\nthis quick run is not kept: --save FILE keeps it for report --results FILE --html OUT.html\n");
+	if (rc == EXIT_OK && s->save_failed)
+		rc = EXIT_IOERR;
 out:
 	bench_run_free(&s->run);
 	catalog_free(&s->cat);

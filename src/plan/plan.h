@@ -4,7 +4,9 @@
  *   model.c   model architectures, parameter counts, presets (data/plan/models.json)
  *   train.c   per-GPU training memory (weights, gradients, optimizer, activations,
  *             buffers, overhead), GPU fit, largest micro-batch, FLOPs and time
- *   serve.c   inference memory, KV cache, concurrency, token-rate bounds
+ *   steptime.c what a GPU delivers to a training step, per precision: measured here, or the
+ *             catalog with shares calibrated on H200 runs (the time's one source)
+ *   serve.c   inference memory, KV cache, concurrency, token-rate bounds, "fits" and what would
  *   cost.c    price table (the JSON files under data/prices), job cost, spot, rent-vs-buy
  *   mig.c     MIG layout search with the real placement rules
  *
@@ -159,8 +161,48 @@ double plan_train_flops(const struct plan_model *m, const struct plan_train *t, 
  * that peak): plan_train_flops / (gpus x peak x mfu). */
 double plan_train_seconds(const struct plan_model *m, const struct plan_train *t, double tokens, double gpus,
 			  double peak_tflops, double mfu);
-/* The MFU the time estimate assumes when nothing measured is given. */
-#define PLAN_DEFAULT_MFU 0.40
+
+/* What one GPU delivers to a training step (steptime.c, docs/plan.md "Time"): the peak
+ * the MFU is a share of, and where the figure comes from. Precisions are words: "fp32"
+ * (TF32 off), "tf32", "bf16", "fp16", "fp8". */
+struct plan_step_calib {
+	enum plan_framework fw;   /* whose runs: FW_GPUCTL (bench -s train) or FW_HF (transformers) */
+	const char *prec;         /* "bf16", "tf32", "fp32" */
+	double of_datasheet;      /* step TFLOP/s (planner FLOPs) over the catalog's dense peak */
+	double of_gemm;           /* over the same call's measured cuBLAS GEMM */
+	unsigned runs;            /* measured runs behind of_datasheet */
+	double worst_pct;         /* the step time's worst |error| over them */
+	unsigned gemm_runs;       /* runs with a GEMM in the same call, behind of_gemm */
+	double gemm_worst_pct;
+};
+/* The calibration used for a framework and precision: gpuctl's own for FW_GPUCTL,
+ * transformers' for the others; fp16 and fp8 take bf16's. note says what was
+ * borrowed ("" when the entry is the plan's own). NULL for an unknown word. */
+const struct plan_step_calib *plan_step_calibration(enum plan_framework fw, const char *prec, char *note,
+						    size_t notelen);
+const struct plan_step_calib *plan_step_calibrations(size_t *n); /* every entry (tests, docs) */
+
+enum plan_rate_basis { PLAN_RATE_OPTION = 0, PLAN_RATE_MEASURED, PLAN_RATE_GEMM, PLAN_RATE_CATALOG };
+const char *plan_rate_basis_name(enum plan_rate_basis b); /* "measured here", "catalog, calibrated on H200 runs" */
+struct plan_rate_in {
+	enum plan_framework fw;
+	const char *prec;         /* the word, as above */
+	double datasheet_tflops;  /* the catalog's dense peak of prec; <= 0 or NAN: unknown */
+	double gemm_tflops;       /* the GEMM of prec measured here (bench results); NAN: none */
+	double step_tflops;       /* a training step of prec and fw measured here, in planner FLOPs; NAN: none */
+	const char *step_row;     /* its name, "train 124M bf16" */
+	double mfu;               /* --mfu; NAN: not given */
+};
+struct plan_rate {
+	double peak_tflops;       /* the measured GEMM, else the datasheet */
+	double mfu;               /* the share of it a step reaches */
+	enum plan_rate_basis basis;
+	char peak_from[24];       /* "measured GEMM", "datasheet" */
+	char basis_text[200];     /* "catalog, calibrated on H200 runs (gpuctl bf16: 0.282 of the datasheet, within 8%)" */
+};
+/* The first basis that applies: --mfu, a measured step, the measured GEMM x the calibrated
+ * share, the datasheet x the calibrated share. 0, or -1 when no peak is known. */
+int plan_train_rate(const struct plan_rate_in *in, struct plan_rate *o);
 
 /* ---- serving ------------------------------------------------------------ */
 struct plan_serve {
@@ -194,6 +236,28 @@ struct plan_serve_result {
 int plan_serve_compute(const struct plan_model *m, const struct plan_serve *s, const struct cat_gpu *g,
 		       double mem_bytes, double peak_tflops, struct plan_serve_result *r, char *err, size_t errlen);
 double plan_kv_bytes_per_token(const struct plan_model *m, enum plan_prec kvprec);
+
+/* Serving fits when the sequences asked (s->batch, or one when 0) of s->context tokens fit
+ * beside the weights and workspace within s->mem_util of mem_bytes: the weights fitting is
+ * not enough. When they do not, what would: fewer sequences (max_seqs, when some fit), the
+ * longest context at which the asked sequences fit, a one-byte (FP8/INT8) KV cache, and the
+ * fewest tensor-parallel GPUs (s->tp doubled, up to PLAN_SERVE_MAX_TP; not with engine hf). */
+#define PLAN_SERVE_MAX_TP 64
+struct plan_serve_fit {
+	bool fits;
+	unsigned want;            /* sequences asked: s->batch, or 1 */
+	unsigned max_seqs;        /* sequences of s->context that fit as given */
+	unsigned max_context;     /* not fitting: the longest context for `want` sequences (0: none) */
+	enum plan_prec kv_alt;    /* not fitting: PREC_FP8 when a one-byte KV cache holds `want`, else PREC_COUNT */
+	unsigned kv_alt_seqs;     /* sequences that fit with it */
+	unsigned tp_alt;          /* not fitting: the fewest tensor-parallel GPUs that hold `want` (0: none) */
+	unsigned tp_alt_seqs;     /* sequences that fit with them */
+};
+int plan_serve_fit(const struct plan_model *m, const struct plan_serve *s, const struct cat_gpu *g, double mem_bytes,
+		   struct plan_serve_fit *f, char *err, size_t errlen);
+/* "fits (31 x 4096-token sequences)", or "does not fit (0 x 4096-token sequences); would: context
+ * 1024, FP8/INT8 KV cache (3 sequences), tp 2 (31 sequences)". */
+void plan_serve_fit_text(const struct plan_serve_fit *f, const struct plan_serve *s, char *out, size_t len);
 
 /* ---- prices and cost ---------------------------------------------------- */
 struct plan_price {

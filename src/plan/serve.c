@@ -122,3 +122,109 @@ int plan_serve_compute(const struct plan_model *m, const struct plan_serve *s, c
 	}
 	return 0;
 }
+
+/* ---- does it fit? -------------------------------------------------------- */
+
+/* Sequences of s->context that fit beside the weights and the workspace of s->batch (0 also
+ * when the configuration is refused: tp not dividing the heads). */
+static unsigned seqs_that_fit(const struct plan_model *m, const struct plan_serve *s, const struct cat_gpu *g,
+			      double mem_bytes)
+{
+	struct plan_serve t = *s;
+	struct plan_serve_result r;
+	char err[160];
+	return plan_serve_compute(m, &t, g, mem_bytes, 0, &r, err, sizeof(err)) == 0 ? r.max_seqs : 0;
+}
+
+int plan_serve_fit(const struct plan_model *m, const struct plan_serve *s, const struct cat_gpu *g, double mem_bytes,
+		   struct plan_serve_fit *f, char *err, size_t errlen)
+{
+	struct plan_serve_result r;
+	memset(f, 0, sizeof(*f));
+	f->kv_alt = PREC_COUNT;
+	if (plan_serve_compute(m, s, g, mem_bytes, 0, &r, err, errlen) != 0)
+		return -1;
+	f->want = s->batch ? s->batch : 1;
+	f->max_seqs = r.max_seqs;
+	f->fits = r.max_seqs >= f->want;
+	if (f->fits)
+		return 0;
+	/* shorter context: the longest at which the sequences asked fit (the workspace and the
+	 * KV cache both grow with it, so the search is over a monotone answer) */
+	unsigned lo = 0, hi = s->context;
+	while (hi - lo > 1) {
+		unsigned mid = lo + (hi - lo) / 2;
+		struct plan_serve t = *s;
+		t.context = mid;
+		if (seqs_that_fit(m, &t, g, mem_bytes) >= f->want)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	f->max_context = lo;
+	/* a KV cache of one byte a value (FP8 and INT8 take the same room) */
+	if (plan_prec_bytes(s->kvprec) > 1) {
+		struct plan_serve t = *s;
+		t.kvprec = PREC_FP8;
+		unsigned n = seqs_that_fit(m, &t, g, mem_bytes);
+		if (n >= f->want) {
+			f->kv_alt = PREC_FP8;
+			f->kv_alt_seqs = n;
+		}
+	}
+	/* more GPUs: the fewest tensor-parallel GPUs (doubling, at most PLAN_SERVE_MAX_TP) */
+	for (unsigned tp = s->tp * 2; !s->hf_engine && tp <= PLAN_SERVE_MAX_TP; tp *= 2) {
+		struct plan_serve t = *s;
+		t.tp = tp;
+		unsigned n = seqs_that_fit(m, &t, g, mem_bytes);
+		if (n >= f->want) {
+			f->tp_alt = tp;
+			f->tp_alt_seqs = n;
+			break;
+		}
+	}
+	return 0;
+}
+
+void plan_serve_fit_text(const struct plan_serve_fit *f, const struct plan_serve *s, char *out, size_t len)
+{
+	size_t at = 0;
+	int w;
+	if (!len)
+		return;
+	out[0] = '\0';
+#define PUT(...)                                                          \
+	do {                                                              \
+		w = snprintf(out + at, len - at, __VA_ARGS__);            \
+		if (w < 0 || (at += (size_t)w) >= len)                    \
+			return;                                           \
+	} while (0)
+	if (f->fits) {
+		PUT("fits (%u x %u-token sequences)", f->max_seqs, s->context);
+		return;
+	}
+	if (f->want > 1)
+		PUT("does not fit (%u of %u x %u-token sequences)", f->max_seqs, f->want, s->context);
+	else
+		PUT("does not fit (0 x %u-token sequences)", s->context);
+	const char *sep = "; would: ";
+	if (f->max_seqs > 0) {
+		PUT("%s%u sequences", sep, f->max_seqs);
+		sep = ", ";
+	}
+	if (f->max_context > 0) {
+		PUT("%scontext %u", sep, f->max_context);
+		sep = ", ";
+	}
+	if (f->kv_alt != PREC_COUNT) {
+		PUT("%sFP8/INT8 KV cache (%u sequences)", sep, f->kv_alt_seqs);
+		sep = ", ";
+	}
+	if (f->tp_alt) {
+		PUT("%stp %u (%u sequences)", sep, f->tp_alt, f->tp_alt_seqs);
+		sep = ", ";
+	}
+	if (sep[0] == ';')
+		PUT("; nor fewer sequences, shorter context, FP8/INT8 KV cache or up to tp %u", PLAN_SERVE_MAX_TP);
+#undef PUT
+}

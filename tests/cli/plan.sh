@@ -75,6 +75,19 @@ check "serve JSON: kv per token" [ "$(jq '.per_gpu.kv_bytes_per_token' "$tmp/s2"
 check "serve JSON: 16 sequences of 8192 x 40960" \
 	[ "$(jq '.per_gpu.kv_cache_bytes' "$tmp/s2")" = "$(jq -n '16*8192*40960 | . * 1.0')" ]
 check "serve JSON: decode bound present" jqe '.per_gpu.decode_tokens_per_s_bound > 0' "$tmp/s2"
+check "serve JSON: 16 sequences fit over 8 GPUs" jqe '.fit.fits and .fit.sequences_asked == 16' "$tmp/s2"
+# issue 40: the weights fitting is not serving; on one H200 Llama-3-70B in BF16 leaves no room
+# for one 4096-token sequence at the 90% kept, and two GPUs would hold it
+"$GPUCTL" plan serve --model llama-3-70b --gpu 'H200 SXM' >"$tmp/s4"
+check "serve 70B on one H200: does not fit, tp 2 would" \
+	grep -qE '^verdict \(one sequence\): +does not fit \(0 x 4096-token sequences\); would: tp 2 \([0-9]+ sequences\)$' "$tmp/s4"
+"$GPUCTL" plan serve --model llama-3-70b --gpu 'H200 SXM' --json >"$tmp/s4j"
+check "serve 70B on one H200, JSON: fits false, tp_alt 2" \
+	jqe '(.fit.fits | not) and .fit.sequences_that_fit == 0 and .fit.tp_alt == 2 and .fit.max_context == null' "$tmp/s4j"
+"$GPUCTL" plan serve --model llama-3-70b --tp 2 --batch 120 --json >"$tmp/s5"
+check "serve: a batch larger than fits says what would (fewer, shorter, FP8 KV, more GPUs)" \
+	jqe '(.fit.fits | not) and .fit.sequences_that_fit < 120 and .fit.max_context < 4096 and .fit.kv_alt == "fp8|int8"
+		and .fit.kv_alt_sequences >= 120 and .fit.tp_alt == 4' "$tmp/s5"
 
 # measured cases: GPT-2 medium, BF16 autocast, seq 1024, micro-batch 8: 27.37 GB from
 # transformers (the default framework, vocabulary 50304), 17.29 GB in plain torch.nn
@@ -109,7 +122,22 @@ gemm=$(jq '[.results[] | select(.suite == "compute" and .test == "cublas" and .v
 	"$here/../data/results-h200x2.json")
 check "bench results: the file's GEMM BF16 is the peak" \
 	jqe --argjson g "$gemm" '.time.peak_from == "bench results" and (.time.peak_tflops_per_gpu - $g | fabs < 1e-6)' "$tmp/t5"
-check "bench results: no train row, the default MFU" jqe '.time.mfu == 0.4 and .time.mfu_from == "default"' "$tmp/t5"
+check "bench results: no train row, the GEMM x transformers' calibrated share of it" \
+	jqe '.time.mfu == 0.1912 and .time.mfu_from == "calibrated" and .time.basis == "GEMM measured here, calibrated on H200 runs"' "$tmp/t5"
+# no results file: the datasheet x the share calibrated on H200 runs, said (issue 40: at MFU 0.40
+# the BF16 step was planned 35% under the measured one and the FP32 step 70% over); gpt2-small
+# at 16 x 1024 in gpuctl's step: the measured 298,272 (bf16) and 50,685 (fp32) tokens/s within 15%
+for pm in "bf16 298271.8" "fp32 50685.0"; do
+	set -- $pm
+	"$GPUCTL" plan train --model gpt2-small --framework gpuctl --precision "$1" --micro-batch 16 --seq 1024 \
+		--gpu 'H200 SXM' --tokens 1B --json >"$tmp/tc-$1"
+	check "no results: $1 time from the calibrated catalog, within 15% of the measured step" \
+		jqe --argjson t "$2" '.time.basis == "catalog, calibrated on H200 runs" and .time.peak_from == "datasheet" and
+			(.time.seconds / (1e9 / $t) - 1 | fabs < 0.15)' "$tmp/tc-$1"
+	"$GPUCTL" plan train --model gpt2-small --framework gpuctl --precision "$1" --micro-batch 16 --seq 1024 \
+		--gpu 'H200 SXM' --tokens 1B >"$tmp/tc-$1.txt"
+	check "no results: $1 text says its basis" grep -q "^  basis: catalog, calibrated on H200 runs (gpuctl $1: " "$tmp/tc-$1.txt"
+done
 # a run with the train suite (one H200, 2026-12-01): gpt2-small at the measured step's
 # 298,272 tokens/s (its MFU in the planner's FLOP counting, over the measured GEMM), for
 # the framework the row measured (gpuctl's own step), in the plan's precision
@@ -123,8 +151,8 @@ check "bench results: fp32 from the fp32 row over the fp32 GEMM" \
 	jqe '.time.mfu_from == "bench results (train 124M fp32)" and (.time.peak_tflops_per_gpu - 49.75 | fabs < 0.01) and (.time.seconds - 1e9 / 50685.0 | fabs < 1)' "$tmp/t6b"
 "$GPUCTL" plan train --model gpt2-small --micro-batch 16 --seq 1024 --gpu 'H200 SXM' --tokens 1B \
 	--bench-results "$here/../data/results-h200-train.json" --json >"$tmp/t6c"
-check "bench results: another framework keeps the default MFU and says why" \
-	jqe '.time.mfu_from == "default" and (.time.bench_mfu_not_used | test("not transformers"))' "$tmp/t6c"
+check "bench results: another framework takes its calibrated share of the GEMM and says why not the step" \
+	jqe '.time.mfu_from == "calibrated" and .time.mfu == 0.1912 and (.time.bench_mfu_not_used | test("not transformers"))' "$tmp/t6c"
 "$GPUCTL" plan train --model gpt2-small --gpu 'H200 SXM' --tokens 1B --mfu 0.5 \
 	--bench-results "$here/../data/results-h200-train.json" --json >"$tmp/t7"
 check "bench results: --mfu wins" jqe '.time.mfu == 0.5 and .time.mfu_from == "option"' "$tmp/t7"

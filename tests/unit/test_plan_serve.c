@@ -104,6 +104,75 @@ static void test_concurrency_and_bounds(void **state)
 	assert_int_equal(r.max_seqs, 0);
 }
 
+/* Issue 40: on one H200 (143,771 MiB) Llama-3-70B's BF16 weights (141.1 GB) fit in the
+ * memory but not beside one 4096-token sequence at the 90% the planner keeps: that is
+ * "does not fit", and two GPUs would. Over 8 GPUs it fits, with hundreds of sequences. */
+static void test_fits_means_a_sequence_fits(void **state)
+{
+	(void)state;
+	struct plan_model m = llama3_70b();
+	struct plan_serve s;
+	struct plan_serve_fit f;
+	char err[160], text[256];
+	const double h200 = 143771.0 * 1048576;
+	plan_serve_defaults(&s);
+	assert_int_equal(plan_serve_fit(&m, &s, NULL, h200, &f, err, sizeof(err)), 0);
+	assert_false(f.fits);
+	assert_int_equal(f.want, 1);
+	assert_int_equal(f.max_seqs, 0);
+	assert_int_equal(f.max_context, 0);     /* no context is short enough: the weights leave no room */
+	assert_int_equal(f.kv_alt, PREC_COUNT); /* nor a smaller KV cache */
+	assert_int_equal(f.tp_alt, 2);
+	assert_true(f.tp_alt_seqs > 0);
+	plan_serve_fit_text(&f, &s, text, sizeof(text));
+	char want[160];
+	snprintf(want, sizeof(want), "does not fit (0 x 4096-token sequences); would: tp 2 (%u sequences)", f.tp_alt_seqs);
+	assert_string_equal(text, want);
+
+	s.tp = 8;
+	assert_int_equal(plan_serve_fit(&m, &s, NULL, h200, &f, err, sizeof(err)), 0);
+	assert_true(f.fits);
+	assert_true(f.max_seqs > 100);
+	plan_serve_fit_text(&f, &s, text, sizeof(text));
+	snprintf(want, sizeof(want), "fits (%u x 4096-token sequences)", f.max_seqs);
+	assert_string_equal(text, want);
+
+	/* a batch larger than fits: fewer sequences, a shorter context, an FP8 KV cache, more GPUs */
+	s.tp = 2;
+	s.batch = 120;
+	assert_int_equal(plan_serve_fit(&m, &s, NULL, h200, &f, err, sizeof(err)), 0);
+	assert_false(f.fits);
+	assert_int_equal(f.want, 120);
+	assert_true(f.max_seqs > 0 && f.max_seqs < 120);
+	assert_true(f.max_context > 0 && f.max_context < 4096);
+	struct plan_serve t = s;
+	t.context = f.max_context; /* the longest context that holds 120 sequences, and one more does not */
+	struct plan_serve_fit g;
+	assert_int_equal(plan_serve_fit(&m, &t, NULL, h200, &g, err, sizeof(err)), 0);
+	assert_true(g.fits);
+	t.context = f.max_context + 1;
+	assert_int_equal(plan_serve_fit(&m, &t, NULL, h200, &g, err, sizeof(err)), 0);
+	assert_false(g.fits);
+	assert_int_equal(f.kv_alt, PREC_FP8);
+	assert_true(f.kv_alt_seqs >= 120);
+	assert_int_equal(f.tp_alt, 4);
+	plan_serve_fit_text(&f, &s, text, sizeof(text));
+	assert_non_null(strstr(text, "does not fit ("));
+	assert_non_null(strstr(text, " of 120 x 4096-token sequences); would: "));
+	assert_non_null(strstr(text, "FP8/INT8 KV cache ("));
+	assert_non_null(strstr(text, "tp 4 ("));
+
+	/* nothing helps: a tiny GPU */
+	s.batch = 0;
+	s.tp = 1;
+	assert_int_equal(plan_serve_fit(&m, &s, NULL, 1e9, &f, err, sizeof(err)), 0);
+	assert_false(f.fits);
+	assert_int_equal(f.tp_alt, 0);
+	plan_serve_fit_text(&f, &s, text, sizeof(text));
+	assert_string_equal(text, "does not fit (0 x 4096-token sequences); nor fewer sequences, shorter context, "
+				  "FP8/INT8 KV cache or up to tp 64");
+}
+
 static void test_serve_errors(void **state)
 {
 	(void)state;
@@ -136,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_weights_by_precision),
 		cmocka_unit_test(test_concurrency_and_bounds),
 		cmocka_unit_test(test_serve_errors),
+		cmocka_unit_test(test_fits_means_a_sequence_fits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -66,7 +66,8 @@ static int setup(void **state)
 	r->plan_gpus = 2;
 	r->plan_mem_bytes = 150.8e9;
 	r->nplan = 1;
-	r->plan[0] = (struct report_plan_row){ "llama-3-8b", 8.03e9, 177.6e9, 70.1e9, 9.2e9, 52 };
+	r->plan[0] = (struct report_plan_row){ "llama-3-8b", 8.03e9, 177.6e9, 70.1e9, 9.2e9, true,
+					       "fits (52 x 4096-token sequences)" };
 	*state = &f;
 	return 0;
 }
@@ -345,7 +346,7 @@ static void test_text(void **state)
 	assert_non_null(strstr(s, "8.03 B"));
 	assert_non_null(strstr(s, "177.6 GB/GPU, does not fit"));
 	assert_non_null(strstr(s, "70.1 GB/GPU, fits"));
-	assert_non_null(strstr(s, "9.2 GB/GPU, fits (52 x 4K-token sequences)"));
+	assert_non_null(strstr(s, "9.2 GB/GPU, fits (52 x 4096-token sequences)"));
 	assert_null(strstr(s, "SIMULATED"));
 	free(s);
 }

@@ -55,8 +55,9 @@ static void test_each_row_gets_the_planners_prediction(void **state)
 {
 	struct fixture *f = *state;
 	assert_int_equal(bench_apply_limits(&f->run, f->for_gpu, 1, NULL), 0);
-	static const struct { const char *variant; double peak; } rows[] = {
-		{ "bf16", 989.4 }, { "tf32", 494.7 }, { "fp32", 67.0 },
+	/* the calibrated shares of gpuctl's step (src/plan/steptime.c; issue 40: was 0.40 for all) */
+	static const struct { const char *variant; double peak, share; } rows[] = {
+		{ "bf16", 989.4, 0.2821 }, { "tf32", 494.7, 0.2943 }, { "fp32", 67.0, 0.6650 },
 	};
 	for (size_t i = 0; i < 3; i++) {
 		struct bench_result *r = row(f, rows[i].variant);
@@ -65,20 +66,20 @@ static void test_each_row_gets_the_planners_prediction(void **state)
 		assert_true(fabs(bench_result_aux(r, "plan_mem_diff_pct")) < 0.1);
 		double gib = bench_result_aux(r, "mem_gib");
 		assert_float_equal(bench_result_aux(r, "plan_mem_gib"), gib * (1 + bench_result_aux(r, "plan_mem_diff_pct") / 100), 1e-9);
-		/* its step time: the same FLOPs at 0.40 of the precision's datasheet peak */
+		/* its step time: the same FLOPs at the calibrated share of the precision's datasheet peak,
+		 * within 15% of the measured step (issue 40: -35% bf16, +62% fp32 at 0.40) */
 		assert_float_equal(r->limit, rows[i].peak, 0.5);
-		double ms = 1e3 * FLOPS_PER_STEP / (r->limit * 1e12 * PLAN_DEFAULT_MFU);
+		double ms = 1e3 * FLOPS_PER_STEP / (r->limit * 1e12 * rows[i].share);
 		assert_float_equal(bench_result_aux(r, "plan_step_ms"), ms, 1e-6 * ms);
 		double measured = bench_result_aux(r, "step_ms");
 		assert_float_equal(bench_result_aux(r, "plan_step_diff_pct"), 100 * (ms - measured) / measured, 1e-6);
+		assert_true(fabs(bench_result_aux(r, "plan_step_diff_pct")) < 15);
 	}
-	/* bf16: 35.6 ms planned against 54.9 measured */
-	assert_float_equal(bench_result_aux(row(f, "bf16"), "plan_step_ms"), 35.60, 0.01);
 	/* the cells the text output and the report print */
 	char c[TRAIN_PLAN_COLS][TRAIN_PLAN_CELL];
 	train_plan_row(row(f, "bf16"), c);
 	assert_string_equal(c[0], "124M bf16, 16 x 1024");
-	assert_string_equal(c[3], "35.60 ms (-35.2%)");
+	assert_string_equal(c[3], "50.48 ms (-8.1%)"); /* was 35.60 ms (-35.2%) at MFU 0.40 */
 	assert_string_equal(c[5], "13.38 GiB (-0.0%)");
 	assert_string_equal(c[7], "ok");
 }
