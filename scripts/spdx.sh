@@ -25,14 +25,20 @@ list_files() {
 	fi | grep -vE '^(\.git|build[^/]*|tests/fuzz/corpus|bench/runs)/'
 }
 
-# the comment style of a source file: c, js, html, hash; nothing if not source
+# style FILE: sets $s to its comment style (c, js, html, hash), or to nothing if
+# it is not source (no process per file: the tree has hundreds)
 style() {
+	local first=""
+	s=""
 	case "$1" in
-	*.c | *.h | *.cu | *.cuh | *.css) echo c ;;
-	*.js) echo js ;;
-	*.html) echo html ;;
-	*.py | *.sh | *.bash | *.cmake | CMakeLists.txt | */CMakeLists.txt | *.yml | *.yaml | *.service | *.bash-completion) echo hash ;;
-	*) [ "$(head -c 2 "$root/$1" 2>/dev/null)" = '#!' ] && echo hash || true ;;
+	*.c | *.h | *.cu | *.cuh | *.css) s=c ;;
+	*.js) s=js ;;
+	*.html) s=html ;;
+	*.py | *.sh | *.bash | *.cmake | CMakeLists.txt | */CMakeLists.txt | *.yml | *.yaml | *.service | *.bash-completion) s=hash ;;
+	*)
+		IFS= read -r -n 2 first <"$root/$1" 2>/dev/null || true
+		[ "$first" != '#!' ] || s=hash
+		;;
 	esac
 }
 
@@ -58,18 +64,25 @@ add() {
 	fi
 }
 
-missing=0
+# the source files, then those of them without the line in their first 5 lines (one awk)
+declare -A kind=()
 while IFS= read -r f; do
 	[ -f "$root/$f" ] || continue
-	s=$(style "$f")
-	[ -n "$s" ] || continue
-	head -n 5 "$root/$f" | grep -qF "$tag" && continue
+	style "$f"
+	[ -z "$s" ] || kind[$f]=$s
+done < <(list_files)
+missing=0
+while IFS= read -r f; do
+	[ -n "$f" ] || continue
 	if [ "$mode" = --fix ]; then
-		add "$f" "$s"
+		add "$f" "${kind[$f]}"
 		echo "added: $f"
 	else
 		echo "no SPDX-License-Identifier line: $f"
 		missing=$((missing + 1))
 	fi
-done < <(list_files)
+done < <(cd "$root" && printf '%s\0' "${!kind[@]}" | sort -z | xargs -0 -r awk -v tag="$tag" '
+	FNR == 1 { if (f != "" && !ok) print f; f = FILENAME; ok = 0 }
+	FNR <= 5 && index($0, tag) { ok = 1 }
+	END { if (f != "" && !ok) print f }')
 [ "$missing" -eq 0 ]
