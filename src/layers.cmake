@@ -67,10 +67,12 @@ file(WRITE "${CMAKE_BINARY_DIR}/layers/table.cmake" "${_table}")
 add_library(gpuctl_build_info INTERFACE)
 target_compile_definitions(gpuctl_build_info INTERFACE
   GPUCTL_VERSION="${PROJECT_VERSION}"
-  GPUCTL_SOURCE_DATA_DIR="${GPUCTL_DATA_SRC}"
+  GPUCTL_SOURCE_DATA_DIR="${GPUCTL_DATA_SRC}" # the tests' (gpuctl itself reads its compiled-in copy)
+  GPUCTL_ETC_DATA_DIR="${GPUCTL_DATA_ETC}"
   GPUCTL_INSTALL_DATA_DIR="${GPUCTL_DATA_INSTALL}"
   GPUCTL_BUILD_DIR="${CMAKE_BINARY_DIR}"
-  GPUCTL_LIBEXEC_DIR="${GPUCTL_LIBEXEC}")
+  GPUCTL_LIBEXEC_DIR="${GPUCTL_LIBEXEC}"
+  GPUCTL_LIBDIR_REL="${CMAKE_INSTALL_LIBDIR}")
 target_link_libraries(gpuctl_build_info INTERFACE ${GPUCTL_SMALL_DEPS} PkgConfig::MHD Threads::Threads
   ${CMAKE_DL_LIBS} m)
 

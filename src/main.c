@@ -13,6 +13,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/help.h"
+#include "cmd/info_data.h"
 
 #ifndef GPUCTL_VERSION
 #define GPUCTL_VERSION "0.0.0"
@@ -22,6 +23,12 @@
 #endif
 #ifndef GPUCTL_COMMIT
 #define GPUCTL_COMMIT "unknown"
+#endif
+#ifndef GPUCTL_BUILD_DATE
+#define GPUCTL_BUILD_DATE "unknown"
+#endif
+#ifndef GPUCTL_CUDA_ARCHS /* kernels/CMakeLists.txt: "built for sm_80 sm_90" */
+#define GPUCTL_CUDA_ARCHS "not built (no CUDA when gpuctl was built)"
 #endif
 
 static const struct cmd_entry commands[] = {
@@ -152,7 +159,10 @@ int main(int argc, char **argv)
 		args = help_args;
 	}
 	if (strcmp(args[0], "--version") == 0 || strcmp(args[0], "version") == 0) {
-		printf("gpuctl %s (commit %s)\n", GPUCTL_VERSION, GPUCTL_COMMIT);
+		char data[512];
+		info_data_summary(ctx.data_dir, data, sizeof(data));
+		printf("gpuctl %s (commit %s)\nbuilt: %s\nCUDA kernels module: %s\ndata: %s\n", GPUCTL_VERSION,
+		       GPUCTL_COMMIT, GPUCTL_BUILD_DATE, GPUCTL_CUDA_ARCHS, data);
 		return output_status(&ctx, EXIT_OK);
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {

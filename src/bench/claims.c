@@ -136,20 +136,14 @@ int claims_parse(struct claims *out, const char *text, size_t len, char *err, si
 
 int claims_load_default(struct claims *out, const char *env_data_dir, char *err, size_t errlen)
 {
-	char path[4096];
-	size_t len;
-	if (data_path_find(env_data_dir, "claims.json", path, sizeof(path)) != 0) {
-		snprintf(err, errlen, "data file 'claims.json' not found");
-		return -1;
-	}
-	char *text = read_whole_file(path, 1 << 20, &len, err, errlen);
-	if (!text)
+	struct data_file f;
+	if (data_file_read(env_data_dir, "claims.json", 1 << 20, &f, err, errlen) != DATA_OK)
 		return -1;
 	char msg[256];
-	int rc = claims_parse(out, text, len, msg, sizeof(msg));
+	int rc = claims_parse(out, f.text, f.len, msg, sizeof(msg));
 	if (rc != 0)
-		snprintf(err, errlen, "'%s': %s", path, msg);
-	free(text);
+		snprintf(err, errlen, "'%s': %s", f.name, msg);
+	data_file_free(&f);
 	return rc;
 }
 

@@ -10,22 +10,26 @@
 
 #include "cmd.h"
 #include "help.h"
+#include "info_data.h"
 #include "core/gpu_select.h"
 #include "view/json_util.h"
 #include "core/table.h"
 #include "sampler/sampler.h"
 
-enum { OPT_INFO_DETAIL, OPT_INFO_JSON, OPT_INFO_ID };
+enum { OPT_INFO_DETAIL, OPT_INFO_DATA, OPT_INFO_JSON, OPT_INFO_ID };
 static const struct opt_spec info_opts[] = {
 	[OPT_INFO_DETAIL] = { "detail", 'q', OPT_FLAG, NULL, "everything known of each GPU, grouped like nvidia-smi -q",
 			      NULL, 0, 0, NULL },
+	[OPT_INFO_DATA] = { "data", 0, OPT_FLAG, NULL,
+			    "where each data file (catalog, rules, servers, prices) is read from; no GPU is read", NULL,
+			    0, 0, NULL },
 	[OPT_INFO_JSON] = OPT_SPEC_JSON,
 	[OPT_INFO_ID] = OPT_SPEC_GPU_ID,
 };
 
 static const struct cmd_help info_help = {
 	.name = "info",
-	.usage = "[-q | --json] [-i SPEC]",
+	.usage = "[-q | --json] [-i SPEC]\n       gpuctl info --data [--json]",
 	.what = "List the GPUs and what is known of each.\n",
 	.opts = info_opts,
 	.nopts = sizeof(info_opts) / sizeof(info_opts[0]),
@@ -35,7 +39,7 @@ static const struct cmd_help info_help = {
 };
 
 struct info_opts {
-	bool detail, json;
+	bool detail, data, json;
 	const char *id;
 };
 
@@ -51,6 +55,8 @@ static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct info_op
 			return rc;
 		if (k == OPT_INFO_DETAIL)
 			o->detail = true;
+		else if (k == OPT_INFO_DATA)
+			o->data = true;
 		else if (k == OPT_INFO_JSON)
 			o->json = true;
 		else
@@ -58,6 +64,10 @@ static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct info_op
 	}
 	if (o->detail && o->json) {
 		cmd_error(ctx, "info", "-q and --json cannot be used together");
+		return EXIT_USAGE;
+	}
+	if (o->data && (o->detail || o->id)) {
+		cmd_error(ctx, "info", "--data goes with --json only (it reads no GPU)");
 		return EXIT_USAGE;
 	}
 	if (cmd_check_gpu_spec(ctx, "info", o->id) != EXIT_OK)
@@ -615,6 +625,8 @@ int cmd_info(int argc, char **argv, struct cmd_ctx *ctx)
 	int rc = parse_args(argc, argv, ctx, &o);
 	if (rc >= 0)
 		return rc;
+	if (o.data)
+		return info_data_print(ctx, o.json);
 	/* the table needs the basic group only; -q and --json show everything */
 	unsigned groups = o.detail || o.json ? GPU_GRP_ALL : GPU_GRP_BASIC;
 	struct snapshot *snap = cmd_take_snapshot(ctx, "info", groups, &rc);

@@ -124,27 +124,12 @@ int plan_load_catalog(struct pctx *p)
 {
 	if (p->cat_loaded)
 		return 0;
-	char path[4096], err[256];
-	if (data_path_find(p->ctx->data_dir, "catalog/gpus.json", path, sizeof(path))) {
-		perr(p, "cannot find the GPU catalog 'catalog/gpus.json' (set --data-dir)");
-		return EXIT_NOINPUT;
-	}
-	if (catalog_load(&p->cat, path, err, sizeof(err))) {
+	char err[512];
+	if (catalog_load_dir(&p->cat, p->ctx->data_dir, err, sizeof(err))) {
 		perr(p, "%s", err);
 		return EXIT_DATAERR;
 	}
 	p->cat_loaded = true;
-	return 0;
-}
-
-static int load_json_file(struct pctx *p, const char *path, char **text, size_t *len)
-{
-	char err[512];
-	*text = read_whole_file(path, 16u << 20, len, err, sizeof(err));
-	if (!*text) {
-		perr(p, "%s", err);
-		return EXIT_NOINPUT;
-	}
 	return 0;
 }
 
@@ -155,12 +140,8 @@ int plan_load_prices(struct pctx *p)
 		return 0;
 	static const int code[] = { [PRICES_OK] = EXIT_OK, [PRICES_NOINPUT] = EXIT_NOINPUT,
 				    [PRICES_BADDATA] = EXIT_DATAERR, [PRICES_NOMEM] = EXIT_SOFTWARE };
-	char dir[4096], err[768];
-	if (data_path_find(p->ctx->data_dir, "prices", dir, sizeof(dir))) {
-		perr(p, "cannot find the price tables 'prices/' (set --data-dir)");
-		return EXIT_NOINPUT;
-	}
-	enum plan_prices_status st = plan_prices_load_dir(&p->prices, dir, NULL, err, sizeof(err));
+	char err[768];
+	enum plan_prices_status st = plan_prices_load_default(&p->prices, p->ctx->data_dir, NULL, err, sizeof(err));
 	if (st == PRICES_OK && p->prices_file)
 		st = plan_prices_load_file(&p->prices, p->prices_file, err, sizeof(err));
 	if (st != PRICES_OK) {
@@ -238,23 +219,17 @@ static int load_presets(struct pctx *p)
 {
 	if (p->presets.m)
 		return 0;
-	char path[4096], err[512];
-	char *text;
-	size_t len;
-	int rc;
-	if (data_path_find(p->ctx->data_dir, "plan/models.json", path, sizeof(path))) {
-		perr(p, "cannot find the model presets 'plan/models.json' (set --data-dir)");
+	char err[512];
+	struct data_file f;
+	if (data_file_read(p->ctx->data_dir, "plan/models.json", 16u << 20, &f, err, sizeof(err))) {
+		perr(p, "%s", err);
 		return EXIT_NOINPUT;
 	}
-	if ((rc = load_json_file(p, path, &text, &len)))
-		return rc;
-	rc = plan_presets_parse(&p->presets, text, len, err, sizeof(err));
-	free(text);
-	if (rc) {
-		perr(p, "%s: %s", path, err);
-		return EXIT_DATAERR;
-	}
-	return 0;
+	int rc = plan_presets_parse(&p->presets, f.text, f.len, err, sizeof(err));
+	if (rc)
+		perr(p, "%s: %s", f.name, err);
+	data_file_free(&f);
+	return rc ? EXIT_DATAERR : 0;
 }
 
 int model_build(struct pctx *p, const struct model_opts *o, struct plan_model *m)

@@ -230,26 +230,22 @@ static void planning(struct cmd_ctx *ctx, struct report_state *s)
 	static const char *const models[] = { "gpt2-xl", "llama-3-8b", "llama-2-13b", "mixtral-8x7b", "llama-3-70b" };
 	struct report *rep = &s->rep;
 	const struct cat_gpu *g = rep->n ? s->cat_for[0] : NULL;
-	char path[4096], err[256];
-	size_t len;
+	char err[256];
 	if (!rep->n || !VAL_HAS(s->st[0].mem_total_bytes)) {
 		snprintf(rep->plan_note, sizeof(rep->plan_note), "GPU memory unknown: no planning figures");
 		return;
 	}
 	rep->plan_mem_bytes = (double)s->st[0].mem_total_bytes.v;
 	rep->plan_gpus = rep->n;
-	if (data_path_find(ctx->data_dir, "plan/models.json", path, sizeof(path)) != 0) {
-		snprintf(rep->plan_note, sizeof(rep->plan_note), "model presets 'plan/models.json' not found");
-		return;
-	}
-	char *text = read_whole_file(path, 1 << 20, &len, err, sizeof(err));
+	struct data_file f = { .text = NULL };
 	struct plan_presets pre = { 0 };
-	if (!text || plan_presets_parse(&pre, text, len, err, sizeof(err)) != 0) {
+	if (data_file_read(ctx->data_dir, "plan/models.json", 1 << 20, &f, err, sizeof(err)) != DATA_OK ||
+	    plan_presets_parse(&pre, f.text, f.len, err, sizeof(err)) != 0) {
 		snprintf(rep->plan_note, sizeof(rep->plan_note), "model presets: %.180s", err);
-		free(text);
+		data_file_free(&f);
 		return;
 	}
-	free(text);
+	data_file_free(&f);
 	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]) && rep->nplan < REPORT_MAX_PLAN; i++) {
 		const struct plan_model *m = plan_presets_find(&pre, models[i]);
 		if (!m)

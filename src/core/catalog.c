@@ -377,6 +377,18 @@ out:
 	return rc;
 }
 
+/* catalog_parse, with the file's name in front of the parser's message */
+static int parse_named(struct catalog *cat, const char *name, const char *text, size_t len, char *err, size_t errlen)
+{
+	int rc = catalog_parse(cat, text, len, err, errlen);
+	if (rc) {
+		char msg[512];
+		snprintf(msg, sizeof(msg), "%s", err);
+		snprintf(err, errlen, "'%s': %s", name, msg);
+	}
+	return rc;
+}
+
 int catalog_load(struct catalog *cat, const char *path, char *err, size_t errlen)
 {
 	size_t len;
@@ -385,14 +397,8 @@ int catalog_load(struct catalog *cat, const char *path, char *err, size_t errlen
 		memset(cat, 0, sizeof(*cat));
 		return -1;
 	}
-	int rc = catalog_parse(cat, text, len, err, errlen);
+	int rc = parse_named(cat, path, text, len, err, errlen);
 	free(text);
-	if (rc) {
-		/* name the file in front of the parser's message */
-		char msg[512];
-		snprintf(msg, sizeof(msg), "%s", err);
-		snprintf(err, errlen, "'%s': %s", path, msg);
-	}
 	return rc;
 }
 
@@ -403,13 +409,14 @@ int catalog_load_default(struct catalog *cat, char *err, size_t errlen)
 
 int catalog_load_dir(struct catalog *cat, const char *data_dir, char *err, size_t errlen)
 {
-	char path[4096];
-	if (data_path_find(data_dir, "catalog/gpus.json", path, sizeof(path))) {
+	struct data_file f;
+	if (data_file_read(data_dir, "catalog/gpus.json", CATALOG_MAX_BYTES, &f, err, errlen) != DATA_OK) {
 		memset(cat, 0, sizeof(*cat));
-		snprintf(err, errlen, "cannot find the GPU catalog 'catalog/gpus.json' (set GPUCTL_DATA_DIR)");
 		return -1;
 	}
-	return catalog_load(cat, path, err, errlen);
+	int rc = parse_named(cat, f.name, f.text, f.len, err, errlen);
+	data_file_free(&f);
+	return rc;
 }
 
 void catalog_free(struct catalog *cat)

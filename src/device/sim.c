@@ -555,46 +555,62 @@ static bool is_path(const char *t)
 	return strchr(t, '/') || (n >= 5 && !strcmp(t + n - 5, ".json"));
 }
 
+/* "a100x8, h200x8, ...": the servers of the data folder sim/ (core/data_path.h). */
+static void sim_server_names(const char *data_dir, char *out, size_t outlen)
+{
+	struct data_places p;
+	char **names, msg[128];
+	size_t n, used = 0;
+	data_places_default(&p, data_dir);
+	snprintf(out, outlen, "none");
+	if (data_places_list(&p, "sim", ".json", &names, &n, msg, sizeof(msg)) != DATA_OK)
+		return;
+	for (size_t i = 0; i < n && used < outlen; i++) {
+		const char *base = names[i] + strlen("sim/");
+		int len = (int)strlen(base) - (int)strlen(".json");
+		int w = snprintf(out + used, outlen - used, "%s%.*s", i ? ", " : "", len, base);
+		used += w > 0 ? (size_t)w : 0;
+	}
+	data_list_free(names, n);
+}
+
 /* Reads and parses the server file, then the catalog; st->srv on success. */
 static int load_server(struct sim_state *st, const struct sim_options *o, struct gpu_err *err)
 {
 	const char *dd = o->data_dir[0] ? o->data_dir : NULL;
-	char path[1200];
+	char msg[256];
+	struct data_file f = { .text = NULL };
 	if (is_path(o->target)) {
-		snprintf(path, sizeof(path), "%s", o->target);
+		snprintf(f.name, sizeof(f.name), "%s", o->target);
+		f.text = read_whole_file(f.name, SIM_FILE_MAX, &f.len, msg, sizeof(msg));
 	} else {
 		char rel[1100];
 		snprintf(rel, sizeof(rel), "sim/%s.json", o->target);
-		if (data_path_find(dd, rel, path, sizeof(path)) != 0) {
-			gpu_err_set(err, "unknown simulated server '%s' (no %s in the data directory; see docs/simulator.md)",
-				    o->target, rel);
+		if (data_file_read(dd, rel, SIM_FILE_MAX, &f, msg, sizeof(msg)) == DATA_ENOENT) {
+			char known[512];
+			sim_server_names(dd, known, sizeof(known));
+			gpu_err_set(err, "unknown simulated server '%s' (no %s in the data files; there are: %s)", o->target,
+				    rel, known);
 			return GPU_EIO;
 		}
 	}
+	if (!f.text) {
+		gpu_err_set(err, "%s", msg);
+		return GPU_EIO;
+	}
+	const char *path = f.name;
 	snprintf(st->origin, sizeof(st->origin), "%.*s", (int)sizeof(st->origin) - 1, path);
-	char msg[256];
-	size_t len = 0;
-	char *buf = read_whole_file(path, SIM_FILE_MAX, &len, msg, sizeof(msg));
-	if (!buf) {
+	int rc = sim_server_parse(f.text, f.len, path, &st->srv, err);
+	if (rc == 0 && o->gpus)
+		rc = sim_server_replicate(st->srv, o->gpus, err);
+	if (rc == 0 && catalog_load_dir(&st->cat, dd, msg, sizeof(msg)) != 0) {
 		gpu_err_set(err, "%s", msg);
-		return GPU_EIO;
+		rc = GPU_EDATA;
 	}
-	int rc = sim_server_parse(buf, len, path, &st->srv, err);
-	free(buf);
-	if (rc)
-		return rc;
-	if (o->gpus && (rc = sim_server_replicate(st->srv, o->gpus, err)))
-		return rc;
-	char cat_path[1200];
-	if (data_path_find(dd, "catalog/gpus.json", cat_path, sizeof(cat_path)) != 0) {
-		gpu_err_set(err, "cannot find the GPU catalog (catalog/gpus.json in the data directory)");
-		return GPU_EIO;
-	}
-	if (catalog_load(&st->cat, cat_path, msg, sizeof(msg)) != 0) {
-		gpu_err_set(err, "%s", msg);
-		return GPU_EDATA;
-	}
-	return sim_server_resolve(st->srv, &st->cat, path, err);
+	if (rc == 0)
+		rc = sim_server_resolve(st->srv, &st->cat, path, err);
+	data_file_free(&f);
+	return rc;
 }
 
 static int sim_open(struct gpu_backend *be, const char *arg, struct gpu_err *err)

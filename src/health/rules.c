@@ -362,32 +362,20 @@ out:
 	return rc;
 }
 
-static int load_one(const char *env_dir, const char *rel, char **text, size_t *len, char *err, size_t errlen)
-{
-	char path[1024];
-	if (data_path_find(env_dir, rel, path, sizeof(path)) != 0) {
-		snprintf(err, errlen, "cannot find data file '%s' (set GPUCTL_DATA_DIR or --data-dir)", rel);
-		return -1;
-	}
-	*text = read_whole_file(path, 1 << 20, len, err, errlen);
-	return *text ? 0 : -1;
-}
-
 int health_rules_load_default(struct health_rules *r, const char *env_data_dir, char *err, size_t errlen)
 {
-	char *text = NULL;
-	size_t len = 0;
+	struct data_file f;
 	memset(r, 0, sizeof(*r));
-	if (load_one(env_data_dir, "health/xid.json", &text, &len, err, errlen) != 0)
+	if (data_file_read(env_data_dir, "health/xid.json", 1 << 20, &f, err, errlen) != DATA_OK)
 		return -1;
-	int rc = health_xids_parse(r, text, len, err, errlen);
-	free(text);
+	int rc = health_xids_parse(r, f.text, f.len, err, errlen);
+	data_file_free(&f);
 	if (rc != 0)
 		return -1;
-	if (load_one(env_data_dir, "health/rules.json", &text, &len, err, errlen) != 0)
+	if (data_file_read(env_data_dir, "health/rules.json", 1 << 20, &f, err, errlen) != DATA_OK)
 		return -1;
-	rc = health_rules_parse(r, text, len, err, errlen);
-	free(text);
+	rc = health_rules_parse(r, f.text, f.len, err, errlen);
+	data_file_free(&f);
 	return rc;
 }
 

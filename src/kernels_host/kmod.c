@@ -20,12 +20,29 @@
 #define KMOD_BUILT_WITH_CUDA 0
 #endif
 
+#ifndef GPUCTL_LIBDIR_REL
+#define GPUCTL_LIBDIR_REL "lib" /* the install's libdir, relative to its prefix */
+#endif
+
 #define KMOD_FILE "gpuctl_kernels.so"
+#define KMOD_MAX_CANDIDATES 7
 
 static bool nonempty(const char *s) { return s && s[0]; }
 
+/* The folder of the running binary (dirname of /proc/self/exe), or "". */
+static void exe_dir_of_self(char *out, size_t outlen)
+{
+	ssize_t n = readlink("/proc/self/exe", out, outlen - 1);
+	out[n > 0 ? n : 0] = '\0';
+	char *slash = strrchr(out, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		out[0] = '\0';
+}
+
 /* Fill cand[] with the candidate paths in search order; returns how many. */
-static int candidates(const struct kmod_search *s, char cand[4][4096], bool *explicit_given)
+static int candidates(const struct kmod_search *s, char cand[KMOD_MAX_CANDIDATES][4096], bool *explicit_given)
 {
 	int n = 0;
 	*explicit_given = false;
@@ -36,6 +53,16 @@ static int candidates(const struct kmod_search *s, char cand[4][4096], bool *exp
 	}
 	if (nonempty(s->env_override))
 		snprintf(cand[n++], 4096, "%s", s->env_override);
+	char self[4096];
+	if (!s->exe_dir)
+		exe_dir_of_self(self, sizeof self);
+	const char *ed = s->exe_dir ? s->exe_dir : self;
+	if (nonempty(ed)) {
+		snprintf(cand[n++], 4096, "%.3000s/%s", ed, KMOD_FILE);
+		snprintf(cand[n++], 4096, "%.3000s/../lib/gpuctl/%s", ed, KMOD_FILE);
+		if (strcmp(GPUCTL_LIBDIR_REL, "lib") != 0)
+			snprintf(cand[n++], 4096, "%.3000s/../%s/gpuctl/%s", ed, GPUCTL_LIBDIR_REL, KMOD_FILE);
+	}
 	const char *bd = s->build_dir ? s->build_dir : GPUCTL_BUILD_DIR;
 	const char *ld = s->libexec_dir ? s->libexec_dir : GPUCTL_LIBEXEC_DIR;
 	if (nonempty(bd))
@@ -107,7 +134,7 @@ int kmod_open(struct kmod *km, const struct kmod_search *s, char *err, size_t er
 	memset(km, 0, sizeof *km);
 	if (errlen)
 		err[0] = '\0';
-	char cand[4][4096];
+	char cand[KMOD_MAX_CANDIDATES][4096];
 	bool explicit_given;
 	int n = candidates(s, cand, &explicit_given);
 	for (int i = 0; i < n; i++) {
@@ -127,9 +154,13 @@ int kmod_open(struct kmod *km, const struct kmod_search *s, char *err, size_t er
 	if (!with_cuda)
 		snprintf(err, errlen,
 			 "gpuctl was built without CUDA (no kernels module; rebuild with -DGPUCTL_WITH_CUDA=ON)");
-	else
-		snprintf(err, errlen, "kernels module '%s' not found (looked in %s%s%s; set GPUCTL_KERNELS)",
-			 KMOD_FILE, n > 0 ? cand[0] : "nowhere", n > 1 ? ", " : "", n > 1 ? cand[n - 1] : "");
+	else {
+		char where[1024] = "";
+		for (int i = 0, used = 0; i < n && used >= 0 && (size_t)used < sizeof where; i++)
+			used += snprintf(where + used, sizeof where - (size_t)used, "%s%s", i ? ", " : "", cand[i]);
+		snprintf(err, errlen, "kernels module '%s' not found (looked in %s; set GPUCTL_KERNELS)", KMOD_FILE,
+			 n > 0 ? where : "nowhere");
+	}
 	return KMOD_ENOMODULE;
 }
 

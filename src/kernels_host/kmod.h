@@ -6,8 +6,11 @@
  * kernels/gpuctl_kernels.h. Search order (first that exists wins):
  *   1. the explicit path argument (a --kernels option), if not NULL/empty
  *   2. env_override (the caller reads GPUCTL_KERNELS and passes it in)
- *   3. <GPUCTL_BUILD_DIR>/kernels/gpuctl_kernels.so   (running from the build tree)
- *   4. <GPUCTL_LIBEXEC_DIR>/gpuctl_kernels.so         (installed)
+ *   3. next to the binary ($ORIGIN, the folder of /proc/self/exe): <exe dir>/,
+ *      then <exe dir>/../lib/gpuctl/ and <exe dir>/../<libdir>/gpuctl/, so that
+ *      a copied or unpacked gpuctl finds the module that came with it
+ *   4. <GPUCTL_BUILD_DIR>/kernels/gpuctl_kernels.so   (running from the build tree)
+ *   5. <GPUCTL_LIBEXEC_DIR>/gpuctl_kernels.so         (installed)
  * The module links the CUDA runtime statically, which finds the driver only at
  * its first call; kmod_open checks that libcuda.so.1 can be loaded first so a
  * machine without a driver gets a clear message at once.
@@ -43,6 +46,7 @@ struct kmod_search {
 	const char *env_override;
 	const char *build_dir;     /* NULL: GPUCTL_BUILD_DIR */
 	const char *libexec_dir;   /* NULL: GPUCTL_LIBEXEC_DIR */
+	const char *exe_dir;       /* NULL: the folder of /proc/self/exe; "": none */
 	int built_with_cuda;       /* -1: as compiled (GPUCTL_WITH_CUDA_MODULE), 0/1 forced (tests) */
 	const char *driver_lib;    /* NULL: "libcuda.so.1"; checked before the module is loaded */
 };

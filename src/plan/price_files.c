@@ -13,29 +13,67 @@
 #define PRICE_FILE_MAX (16u << 20)
 #define PRICE_DIR_MAX_FILES 256
 
-enum plan_prices_status plan_prices_load_file(struct plan_prices *pr, const char *path, char *err, size_t errlen)
+/* Appends the rows of one price file's text; name is for messages. */
+static enum plan_prices_status load_text(struct plan_prices *pr, const char *name, const char *text, size_t len,
+					 char *err, size_t errlen)
 {
 	char why[512];
-	size_t len;
-	char *text = read_whole_file(path, PRICE_FILE_MAX, &len, why, sizeof(why));
-	if (!text) {
-		snprintf(err, errlen, "%s", why); /* already names the file */
-		return PRICES_NOINPUT;
-	}
 	struct plan_prices mine;
-	int rc = plan_prices_parse(&mine, text, len, why, sizeof(why));
-	free(text);
-	if (rc) {
-		snprintf(err, errlen, "'%s': %s", path, why);
+	if (plan_prices_parse(&mine, text, len, why, sizeof(why))) {
+		snprintf(err, errlen, "'%s': %s", name, why);
 		return PRICES_BADDATA;
 	}
-	rc = plan_prices_append(pr, &mine, why, sizeof(why));
+	int rc = plan_prices_append(pr, &mine, why, sizeof(why));
 	plan_prices_free(&mine);
 	if (rc) {
-		snprintf(err, errlen, "'%s': %s", path, why);
+		snprintf(err, errlen, "'%s': %s", name, why);
 		return PRICES_NOMEM;
 	}
 	return PRICES_OK;
+}
+
+enum plan_prices_status plan_prices_load_file(struct plan_prices *pr, const char *path, char *err, size_t errlen)
+{
+	size_t len;
+	char *text = read_whole_file(path, PRICE_FILE_MAX, &len, err, errlen); /* its message names the file */
+	if (!text)
+		return PRICES_NOINPUT;
+	enum plan_prices_status st = load_text(pr, path, text, len, err, errlen);
+	free(text);
+	return st;
+}
+
+enum plan_prices_status plan_prices_load_default(struct plan_prices *pr, const char *env_dir, size_t *files,
+						 char *err, size_t errlen)
+{
+	struct data_places p;
+	char **names;
+	size_t n, loaded = 0;
+	data_places_default(&p, env_dir);
+	if (files)
+		*files = 0;
+	int rc = data_places_list(&p, "prices", ".json", &names, &n, err, errlen);
+	if (rc != DATA_OK)
+		return rc == DATA_ENOENT ? PRICES_NOINPUT : PRICES_BADDATA;
+	enum plan_prices_status st = PRICES_OK;
+	for (size_t i = 0; i < n && st == PRICES_OK; i++) {
+		struct data_file f;
+		if (data_places_read(&p, names[i], PRICE_FILE_MAX, &f, err, errlen) != DATA_OK) {
+			st = PRICES_NOINPUT;
+			break;
+		}
+		if ((st = load_text(pr, f.name, f.text, f.len, err, errlen)) == PRICES_OK)
+			loaded++;
+		data_file_free(&f);
+	}
+	data_list_free(names, n);
+	if (st == PRICES_OK && loaded == 0) {
+		snprintf(err, errlen, "no price files (*.json) in the data folder 'prices/'");
+		st = PRICES_NOINPUT;
+	}
+	if (files)
+		*files = loaded;
+	return st;
 }
 
 static bool is_price_file_name(const char *name)

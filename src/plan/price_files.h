@@ -32,4 +32,10 @@ enum plan_prices_status plan_prices_load_file(struct plan_prices *pr, const char
 enum plan_prices_status plan_prices_load_dir(struct plan_prices *pr, const char *dir, size_t *files, char *err,
 					     size_t errlen);
 
+/* The shipped table: every *.json file of the data folder prices/, from the
+ * first place that has it (core/data_path.h: env_dir, the installed copy, the
+ * one compiled in), in byte order of their names, as plan_prices_load_dir. */
+enum plan_prices_status plan_prices_load_default(struct plan_prices *pr, const char *env_dir, size_t *files,
+						 char *err, size_t errlen);
+
 #endif

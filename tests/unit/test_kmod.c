@@ -26,7 +26,7 @@
 static struct kmod_search search(const char *explicit_path)
 {
 	struct kmod_search s = { .explicit_path = explicit_path, .build_dir = "/nonexistent-build",
-				 .libexec_dir = "/nonexistent-libexec", .built_with_cuda = 1,
+				 .libexec_dir = "/nonexistent-libexec", .exe_dir = "/nonexistent-exe", .built_with_cuda = 1,
 				 .driver_lib = PRESENT_LIB };
 	return s;
 }
@@ -125,6 +125,8 @@ static void test_built_without_cuda(void **state)
 	assert_int_equal(kmod_open(&km, &s, err, sizeof err), KMOD_ENOMODULE);
 	assert_non_null(strstr(err, "/nonexistent-build/kernels/gpuctl_kernels.so"));
 	assert_non_null(strstr(err, "/nonexistent-libexec/gpuctl_kernels.so"));
+	assert_non_null(strstr(err, "/nonexistent-exe/gpuctl_kernels.so"));
+	assert_non_null(strstr(err, "/nonexistent-exe/../lib/gpuctl/gpuctl_kernels.so"));
 }
 
 static void test_search_order(void **state)
@@ -160,6 +162,52 @@ static void test_search_order(void **state)
 	kmod_close(&km);
 	unlink(sub);
 	rmdir(dir);
+}
+
+/* Next to the binary ($ORIGIN): <exe dir>/ and <exe dir>/../lib/gpuctl/, before the
+ * build tree and the installed path, so that a copied gpuctl loads its own module. */
+static void test_next_to_binary(void **state)
+{
+	(void)state;
+	struct kmod km;
+	char err[512];
+	char root[] = "/tmp/gpuctl-kmode-XXXXXX";
+	assert_non_null(mkdtemp(root));
+	char bin[300], lib[300], libg[300], in_bin[400], in_lib[400];
+	snprintf(bin, sizeof bin, "%s/bin", root);
+	snprintf(lib, sizeof lib, "%s/lib", root);
+	snprintf(libg, sizeof libg, "%s/lib/gpuctl", root);
+	assert_int_equal(mkdir(bin, 0700), 0);
+	assert_int_equal(mkdir(lib, 0700), 0);
+	assert_int_equal(mkdir(libg, 0700), 0);
+	snprintf(in_bin, sizeof in_bin, "%s/gpuctl_kernels.so", bin);
+	snprintf(in_lib, sizeof in_lib, "%s/gpuctl_kernels.so", libg);
+	/* ../lib/gpuctl/ wins over the installed path (which holds a bad one) */
+	struct kmod_search s = search(NULL);
+	s.exe_dir = bin;
+	s.libexec_dir = root;
+	char bad[400];
+	snprintf(bad, sizeof bad, "%s/gpuctl_kernels.so", root);
+	assert_int_equal(symlink(FAKE("badabi"), bad), 0);
+	assert_int_equal(symlink(FAKE("good"), in_lib), 0);
+	assert_int_equal(kmod_open(&km, &s, err, sizeof err), KMOD_OK);
+	char want[400];
+	snprintf(want, sizeof want, "%s/../lib/gpuctl/gpuctl_kernels.so", bin);
+	assert_string_equal(km.path, want);
+	kmod_close(&km);
+	/* the binary's own folder comes first of all but GPUCTL_KERNELS */
+	assert_int_equal(symlink(FAKE("nosym"), in_bin), 0);
+	assert_int_equal(kmod_open(&km, &s, err, sizeof err), KMOD_ELOAD);
+	s.env_override = FAKE("good");
+	assert_int_equal(kmod_open(&km, &s, err, sizeof err), KMOD_OK);
+	kmod_close(&km);
+	unlink(in_bin);
+	unlink(in_lib);
+	unlink(bad);
+	rmdir(libg);
+	rmdir(lib);
+	rmdir(bin);
+	rmdir(root);
 }
 
 static void test_names_round_trip(void **state)
@@ -198,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_loads_good_module), cmocka_unit_test(test_rejects_wrong_abi),
 		cmocka_unit_test(test_rejects_missing_symbol), cmocka_unit_test(test_explicit_path_missing),
 		cmocka_unit_test(test_not_a_module), cmocka_unit_test(test_no_driver),
+		cmocka_unit_test(test_next_to_binary),
 		cmocka_unit_test(test_built_without_cuda), cmocka_unit_test(test_search_order),
 		cmocka_unit_test(test_names_round_trip), cmocka_unit_test(test_busbw_factors),
 	};

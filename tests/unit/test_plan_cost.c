@@ -22,10 +22,8 @@ static size_t shipped_files;
 static int load(void **state)
 {
 	(void)state;
-	char dir[4096], err[768];
-	if (data_path_find(getenv("GPUCTL_DATA_DIR"), "prices", dir, sizeof(dir)))
-		return -1;
-	if (plan_prices_load_dir(&shipped, dir, &shipped_files, err, sizeof(err)) != PRICES_OK) {
+	char err[768];
+	if (plan_prices_load_default(&shipped, getenv("GPUCTL_DATA_DIR"), &shipped_files, err, sizeof(err)) != PRICES_OK) {
 		print_error("%s\n", err);
 		return -1;
 	}

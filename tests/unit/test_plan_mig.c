@@ -18,10 +18,8 @@ static struct catalog cat;
 static int load(void **state)
 {
 	(void)state;
-	char path[4096], err[256];
-	if (data_path_find(getenv("GPUCTL_DATA_DIR"), "catalog/gpus.json", path, sizeof(path)))
-		return -1;
-	return catalog_load(&cat, path, err, sizeof(err));
+	char err[256];
+	return catalog_load_dir(&cat, getenv("GPUCTL_DATA_DIR"), err, sizeof(err));
 }
 
 static int unload(void **state)

@@ -16,15 +16,12 @@ static struct plan_presets presets;
 static int load_presets(void **state)
 {
 	(void)state;
-	char path[4096], err[256];
-	size_t len;
-	if (data_path_find(getenv("GPUCTL_DATA_DIR"), "plan/models.json", path, sizeof(path)))
+	char err[256];
+	struct data_file f;
+	if (data_file_read(getenv("GPUCTL_DATA_DIR"), "plan/models.json", 1 << 20, &f, err, sizeof(err)))
 		return -1;
-	char *text = read_whole_file(path, 1 << 20, &len, err, sizeof(err));
-	if (!text)
-		return -1;
-	int rc = plan_presets_parse(&presets, text, len, err, sizeof(err));
-	free(text);
+	int rc = plan_presets_parse(&presets, f.text, f.len, err, sizeof(err));
+	data_file_free(&f);
 	return rc;
 }
 
