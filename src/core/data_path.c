@@ -1,10 +1,7 @@
-/* data_path.c - locating and reading shipped data files. */
+/* data_path.c - locating shipped data files (readfile.c reads them). */
 #include "data_path.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #ifndef GPUCTL_SOURCE_DATA_DIR
@@ -27,53 +24,4 @@ int data_path_find(const char *env_dir, const char *rel, char *out, size_t outle
 			return 0;
 	}
 	return -1;
-}
-
-char *read_whole_file(const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-		return NULL;
-	}
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		if (n + 1 >= cap) {
-			if (cap >= max_bytes + 1) {
-				snprintf(err, errlen, "'%s' is larger than %zu bytes", path, max_bytes);
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			cap = cap * 2 > max_bytes + 1 ? max_bytes + 1 : cap * 2;
-			char *nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-		}
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (!buf) {
-		snprintf(err, errlen, "out of memory reading '%s'", path);
-		fclose(f);
-		return NULL;
-	}
-	if (ferror(f)) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-	return buf;
 }

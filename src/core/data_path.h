@@ -6,10 +6,10 @@
 #define GPUCTL_DATA_PATH_H
 #include <stddef.h>
 
+#include "readfile.h" /* read_whole_file: its callers find data files here */
+
 /* Writes the full path of data file `rel` ("sim/h200x8.json") into out.
  * env_dir is getenv("GPUCTL_DATA_DIR") or NULL. Returns 0 if it exists, -1 if not. */
 int data_path_find(const char *env_dir, const char *rel, char *out, size_t outlen);
-/* Reads a whole file (NUL-terminated). Returns malloc'd buffer or NULL with err. */
-char *read_whole_file(const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen);
 
 #endif
