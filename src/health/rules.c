@@ -379,16 +379,16 @@ int health_rules_load_default(struct health_rules *r, const char *env_data_dir, 
 	size_t len = 0;
 	memset(r, 0, sizeof(*r));
 	if (load_one(env_data_dir, "health/xid.json", &text, &len, err, errlen) != 0)
-		return -1;
+		return HEALTH_RULES_UNREADABLE;
 	int rc = health_xids_parse(r, text, len, err, errlen);
 	free(text);
 	if (rc != 0)
-		return -1;
+		return HEALTH_RULES_MALFORMED;
 	if (load_one(env_data_dir, "health/rules.json", &text, &len, err, errlen) != 0)
-		return -1;
+		return HEALTH_RULES_UNREADABLE;
 	rc = health_rules_parse(r, text, len, err, errlen);
 	free(text);
-	return rc;
+	return rc ? HEALTH_RULES_MALFORMED : 0;
 }
 
 const struct health_xid *health_xid_find(const struct health_rules *r, uint64_t code)
