@@ -38,7 +38,8 @@ static const struct opt_spec sweep_opts[] = {
 	[SW_LEVEL] = { "level", 0, OPT_ENUM, NULL, "health; diag1..diag3 (gpuctl diag -r N); bench-quick (health and figures)", "health", 0, 0, sweep_levels },
 	[SW_OUT] = { "out", 'o', OPT_STRING, "DIR", "the results, on a file system every node shares", "gpuctl-sweep-DATE-TIME", 0, 0, NULL },
 	[SW_DRAIN] = { "drain", 0, OPT_FLAG, NULL, "drain the nodes of the outliers that call for it", NULL, 0, 0, NULL },
-	[SW_THRESHOLD] = { "threshold", 0, OPT_STRING, "PCT", "an outlier is this much below the fleet median (0 to 100)", "8", 0, 0, NULL },
+	[SW_THRESHOLD] = { "threshold", 0, OPT_NUMBER, "PCT", "an outlier is this much below the fleet median (not 0 or 100)",
+			   "8", 0, OPT_MILLI(100), NULL },
 	[SW_START_TIMEOUT] = { "start-timeout", 0, OPT_DURATION, NULL, "a node whose job has not started by then is not swept", "300s", 1, 86400 * SEC, NULL },
 	[SW_TIMEOUT] = { "timeout", 0, OPT_DURATION, NULL, "the whole sweep; jobs still running are cancelled", "1h", 1, 7 * 86400 * SEC, NULL },
 	[SW_WINDOW] = { "window", 0, OPT_DURATION, NULL, "the health check's window on each node", "1s", 0, 600 * SEC, NULL },
@@ -617,9 +618,8 @@ static int parse(struct cmd_ctx *ctx, int argc, char **argv, struct sweep_args *
 		case SW_OUT: a->out = v.text; break;
 		case SW_DRAIN: a->drain = true; break;
 		case SW_THRESHOLD: {
-			char *end;
-			a->threshold = strtod(v.text, &end);
-			if (*end || !(a->threshold > 0 && a->threshold < 100)) {
+			a->threshold = v.real;
+			if (!(a->threshold > 0 && a->threshold < 100)) {
 				cmd_error(ctx, CMD_NAME, "bad threshold '%s' (a percentage above 0 and under 100)", v.text);
 				return EXIT_USAGE;
 			}

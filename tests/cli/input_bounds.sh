@@ -47,4 +47,25 @@ for v in 64K off; do
 	printf 'pool_log_limit = %s\n' "$v" >"$tmp/agent.conf"
 	expect_exit 0 "$GPUCTL" --sim h200x8 agent --config "$tmp/agent.conf" --once
 done
+# ---- item 8: every numeric option has a range, in its table, that --help shows ---------------
+expect_exit 64 "$GPUCTL" plan cost --instance p4d.24xlarge --hours 1e308
+err_has "^gpuctl plan cost: option '--hours': '1e308' is not a number from 0 to 1e+06$"
+one_line
+for bad in "plan cost --hours 1e-400x" "plan cost --hours 12 --gpus 1e30" "plan cost --hours 12 --pue 1e308" \
+	"plan train --params 7B --mfu 2" "plan train --params 1e300" "plan serve --model gpt2-small --mem-util 1e9" \
+	"slurm sweep --gather --out x --threshold 1e308" "slurm sweep --gather --out x --threshold nan" \
+	"--sim h200x8 diag --variation 1e9" "--sim h200x8 diag --timeout-scale inf"; do
+	# shellcheck disable=SC2086
+	expect_exit 64 "$GPUCTL" $bad
+	err_has "is not a number from "
+	one_line
+done
+expect_exit 0 "$GPUCTL" plan cost --help
+out_has "^ *--hours H  *the job's hours (0 to 1e+06)$"
+out_has "^ *--pue X  *--buy: power usage effectiveness (1 to 10) (default 1.4)$"
+expect_exit 0 "$GPUCTL" slurm sweep --help
+out_has "^ *--threshold PCT .*(0 to 100) (default 8)$"
+# inf never shows as n/a (n/a: no such price): the largest job the ranges allow is finite
+expect_exit 0 "$GPUCTL" plan cost --instance p4d.24xlarge --hours 1e6 --instances 1e6
+grep -qi "inf\|too large" <<<"$out" && fail "a cost printed as inf: $out"
 finish
