@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "bench/results_file.h"
 #include "bench/train_plan.h"
@@ -387,12 +388,13 @@ int plan_bench_rates(struct pctx *p, const char *path, const struct plan_model *
 {
 	struct bench_run run;
 	char err[512];
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		perr(p, "cannot open '%s': %s", path, strerror(errno));
+	/* no input (66) before bad data (65); stat, not open: a FIFO's open would wait for a writer */
+	struct stat st;
+	int srt = stat(path, &st);
+	if (srt != 0 || !S_ISREG(st.st_mode)) {
+		perr(p, "cannot open '%s': %s", path, srt != 0 ? strerror(errno) : "not a regular file");
 		return EXIT_NOINPUT;
 	}
-	fclose(f);
 	if (bench_results_load(&run, path, err, sizeof(err))) {
 		perr(p, "%s", err);
 		return EXIT_DATAERR;

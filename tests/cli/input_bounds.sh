@@ -47,6 +47,17 @@ for v in 64K off; do
 	printf 'pool_log_limit = %s\n' "$v" >"$tmp/agent.conf"
 	expect_exit 0 "$GPUCTL" --sim h200x8 agent --config "$tmp/agent.conf" --once
 done
+# ---- a FIFO for a file option: refused at once, never a wait for a writer (item 3) -----------
+mkfifo "$tmp/fifo"
+for cmd in "plan train --model gpt2-small --bench-results $tmp/fifo" "--sim $tmp/fifo info" \
+	"--sim h200x8 health --window 0 --rules $tmp/fifo" "--sim h200x8 agent --config $tmp/fifo --once" \
+	"plan cost --hours 1 --prices $tmp/fifo" "report --results $tmp/fifo"; do
+	# shellcheck disable=SC2086
+	expect_exit 66 timeout 60 "$GPUCTL" $cmd
+	err_has "not a regular file"
+	one_line
+done
+
 # ---- item 8: every numeric option has a range, in its table, that --help shows ---------------
 expect_exit 64 "$GPUCTL" plan cost --instance p4d.24xlarge --hours 1e308
 err_has "^gpuctl plan cost: option '--hours': '1e308' is not a number from 0 to 1e+06$"
