@@ -69,16 +69,18 @@ int pool_agent_config_set(struct agent_config *c, const char *key, const char *v
 		if (strcmp(key, limits[i].key) != 0)
 			continue;
 		uint64_t v;
-		if (strcmp(value, "off") == 0 || strcmp(value, "0") == 0)
+		bool log_limit = strcmp(key, "pool_log_limit") == 0;
+		/* "0" is off where the docs say so; a log limit of 0 is below its 64K, not off */
+		if (strcmp(value, "off") == 0 || (strcmp(value, "0") == 0 && !log_limit))
 			v = UINT64_MAX;
-		else if (limits[i].duration ? proto_parse_time_limit(value, &v, err, errlen)
-					    : units_parse_size(value, 1, PROTO_MAX_BYTES, &v, err, errlen))
-			return -1;
-		else if (limits[i].duration)
-			v *= 1000000000ull;
-		if (strcmp(key, "pool_log_limit") == 0 && v < (64u << 10)) {
+		else if (log_limit && (units_parse_size(value, 0, PROTO_MAX_BYTES, &v, err, errlen) || v < (64u << 10))) {
 			snprintf(err, errlen, "bad value '%.40s' for 'pool_log_limit' (at least 64K, or off)", value);
 			return -1;
+		} else if (!log_limit && (limits[i].duration ? proto_parse_time_limit(value, &v, err, errlen)
+							    : units_parse_size(value, 1, PROTO_MAX_BYTES, &v, err, errlen))) {
+			return -1;
+		} else if (limits[i].duration) {
+			v *= 1000000000ull;
 		}
 		*limits[i].dst = v;
 		return 0;

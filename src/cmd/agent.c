@@ -16,6 +16,7 @@
 #include "pool/pool.h"
 #include "agent/pool_agent.h"
 #include "core/data_path.h"
+#include "health/health.h"
 #include "help.h"
 
 #define CONFIG_MAX_BYTES (64u * 1024u)
@@ -171,9 +172,22 @@ static void limit_malloc_arenas(void)
 
 static int run_once(struct cmd_ctx *ctx, const struct agent_config *cfg, const struct agent_env *env, bool om)
 {
+	char msg[256];
+	/* the daemon serves without its rules (a warning, /api/v1/health up/down
+	 * only); one exposition without its health series is no exposition */
+	struct health_rules *rules = calloc(1, sizeof(*rules));
+	if (!rules) {
+		cmd_error(ctx, "agent", "out of memory");
+		return EXIT_SOFTWARE;
+	}
+	int lrc = health_rules_load_default(rules, env->data_dir_env, msg, sizeof(msg));
+	free(rules);
+	if (lrc) {
+		cmd_error(ctx, "agent", "%s", msg);
+		return lrc == HEALTH_RULES_MALFORMED ? EXIT_DATAERR : EXIT_NOINPUT;
+	}
 	struct abuf out;
 	abuf_init(&out);
-	char msg[256];
 	if (agent_render_once(ctx->be, cfg, env, om, &out, msg, sizeof(msg))) {
 		cmd_error(ctx, "agent", "%s", msg);
 		abuf_free(&out);

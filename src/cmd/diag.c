@@ -132,11 +132,11 @@ static const struct opt_spec diag_opts[] = {
 			     NULL, 0, 0, NULL },
 	[OPT_DIAG_ID] = OPT_SPEC_GPU_IDS,
 	[OPT_DIAG_JSON] = { "json", 0, OPT_FLAG, NULL, "machine-readable output (docs/diag.md)", NULL, 0, 0, NULL },
-	[OPT_DIAG_TIMEOUT_SCALE] = { "timeout-scale", 0, OPT_STRING, "F", "multiply every test's timeout, 0.05 to 100",
-				     "1", 0, 0, NULL },
-	[OPT_DIAG_VARIATION] = { "variation", 0, OPT_STRING, "PCT",
-				 "a GPU this much slower than the others' median is a WARN, 0.1 to 90",
-				 DIAG_DEFAULT_VARIATION_TEXT, 0, 0, NULL },
+	[OPT_DIAG_TIMEOUT_SCALE] = { "timeout-scale", 0, OPT_NUMBER, "F", "multiply every test's timeout", "1",
+				     OPT_MILLI(0.05), OPT_MILLI(100), NULL },
+	[OPT_DIAG_VARIATION] = { "variation", 0, OPT_NUMBER, "PCT",
+				 "a GPU this much slower than the others' median is a WARN", DIAG_DEFAULT_VARIATION_TEXT,
+				 OPT_MILLI(0.1), OPT_MILLI(90), NULL },
 	[OPT_DIAG_KERNELS] = { "kernels", 0, OPT_STRING, "PATH", "the kernels module",
 			       "$GPUCTL_KERNELS, build tree, install", 0, 0, NULL },
 	[OPT_DIAG_FLIP_BITS] = { "flip-bits", 0, OPT_INT, NULL,
@@ -159,18 +159,6 @@ static const struct cmd_help diag_help = {
 	.exits = "0 pass, 1 warnings, 2 failure, 64 usage, 69 could not check (no GPU, simulated server\n"
 		 "            for -r 2+), 74 output could not be written",
 };
-
-static int parse_num(const struct cmd_ctx *ctx, const char *opt, const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || *end || !isfinite(v) || v < lo || v > hi) {
-		cmd_error(ctx, "diag", "bad value '%s' for %s (%g to %g)", s, opt, lo, hi);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
 
 int cmd_diag(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -195,14 +183,8 @@ int cmd_diag(int argc, char **argv, struct cmd_ctx *ctx)
 		case OPT_DIAG_ID: ids = val.text; break;
 		case OPT_DIAG_JSON: json = true; break;
 		case OPT_DIAG_KERNELS: kernels_path = val.text; break;
-		case OPT_DIAG_TIMEOUT_SCALE:
-			if (parse_num(ctx, "--timeout-scale", val.text, 0.05, 100, &o.timeout_scale) != 0)
-				return EXIT_USAGE;
-			break;
-		case OPT_DIAG_VARIATION:
-			if (parse_num(ctx, "--variation", val.text, 0.1, 90, &o.variation_pct) != 0)
-				return EXIT_USAGE;
-			break;
+		case OPT_DIAG_TIMEOUT_SCALE: o.timeout_scale = val.real; break;
+		case OPT_DIAG_VARIATION: o.variation_pct = val.real; break;
 		default: o.flip_bits = (uint64_t)val.num; break; /* --flip-bits */
 		}
 	}

@@ -106,9 +106,10 @@ int health_run_collect(struct cmd_ctx *ctx, const char *cmd, struct health_run *
 {
 	char err[512];
 	int rc;
-	if (health_rules_load_default(&hr->rules, ctx->data_dir, err, sizeof(err)) != 0) {
+	rc = health_rules_load_default(&hr->rules, ctx->data_dir, err, sizeof(err));
+	if (rc != 0) {
 		cmd_error(ctx, cmd, "%s", err);
-		return EXIT_NOINPUT;
+		return rc == HEALTH_RULES_MALFORMED ? EXIT_DATAERR : EXIT_NOINPUT;
 	}
 	if (rules_path) {
 		size_t len;

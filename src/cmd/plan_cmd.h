@@ -27,11 +27,11 @@ struct pctx {
 
 /* Numbers with an optional K/M/B/G/T suffix ("7B", "1.5e12", "300k"): counts,
  * decimal (docs/units.md). -1 + message on error. */
-int pnum(struct pctx *p, const char *flag, const char *s, double *out, bool allow_zero);
+int pnum(struct pctx *p, const char *flag, const struct opt_value *v, double *out, bool allow_zero);
 void perr(struct pctx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A count given as text: a whole number from 1 (0 with allow_zero) up to 1e9. */
-int pwhole(struct pctx *p, const char *flag, const char *s, double *out, bool allow_zero);
-int puint(struct pctx *p, const char *flag, const char *s, unsigned *out, bool allow_zero);
+int pwhole(struct pctx *p, const char *flag, const struct opt_value *v, double *out, bool allow_zero);
+int puint(struct pctx *p, const char *flag, const struct opt_value *v, unsigned *out, bool allow_zero);
 
 /* The first rows of every plan subcommand's option table (core/opts.h):
  * --json, --explain, --prices FILE (refused but by train and cost), read by
@@ -50,21 +50,24 @@ enum {
 	MODEL_OPT_EXPERTS_ACTIVE, MODEL_OPT_GATED, MODEL_OPT_NO_GATED, MODEL_OPT_TIED, MODEL_OPT_UNTIED, MODEL_OPT_BIAS,
 	MODEL_OPT_NO_BIAS, MODEL_OPT_LAYERNORM, MODEL_OPT_RMSNORM, MODEL_OPT_END /* a subcommand's own rows from here */
 };
-#define PLAN_COUNT_SPEC(id, name, help) [id] = { name, 0, OPT_STRING, "N", help, NULL, 0, 0, NULL }
+/* A count (a whole number, 1.5e9 and 7B allowed) from 0 to hi; a number of any kind from lo to hi. */
+#define PLAN_COUNT_SPEC(id, name, help, hi) [id] = { name, 0, OPT_NUMBER, "N", help, NULL, 0, OPT_MILLI(hi), NULL }
+#define PLAN_NUM_SPEC(id, name, arg, help, def, lo, hi)                                                        \
+	[id] = { name, 0, OPT_NUMBER, arg, help, def, OPT_MILLI(lo), OPT_MILLI(hi), NULL }
 #define PLAN_FLAG_SPEC(id, name, help) [id] = { name, 0, OPT_FLAG, NULL, help, NULL, 0, 0, NULL }
 #define PLAN_MODEL_SPECS                                                                                       \
 	[MODEL_OPT_MODEL] = { "model", 0, OPT_STRING, "PRESET", "a preset of data/plan/models.json (docs/plan.md)",  \
 			      NULL, 0, 0, NULL },                                                              \
-	PLAN_COUNT_SPEC(MODEL_OPT_PARAMS, "params", "only the size: parameters (7B, 1.5e9)"),                   \
-	PLAN_COUNT_SPEC(MODEL_OPT_LAYERS, "layers", "transformer blocks"),                                      \
-	PLAN_COUNT_SPEC(MODEL_OPT_HIDDEN, "hidden", "hidden size"),                                             \
-	PLAN_COUNT_SPEC(MODEL_OPT_HEADS, "heads", "attention heads"),                                           \
-	PLAN_COUNT_SPEC(MODEL_OPT_KV_HEADS, "kv-heads", "key/value heads (default: heads)"),                    \
-	PLAN_COUNT_SPEC(MODEL_OPT_VOCAB, "vocab", "vocabulary size"),                                           \
-	PLAN_COUNT_SPEC(MODEL_OPT_FFN, "ffn", "MLP width (default 4 x hidden)"),                                \
-	PLAN_COUNT_SPEC(MODEL_OPT_MAX_POS, "max-pos", "learned positions (0: none)"),                           \
-	PLAN_COUNT_SPEC(MODEL_OPT_EXPERTS, "experts", "MoE experts (0: dense)"),                                \
-	PLAN_COUNT_SPEC(MODEL_OPT_EXPERTS_ACTIVE, "experts-active", "experts per token"),                       \
+	PLAN_COUNT_SPEC(MODEL_OPT_PARAMS, "params", "only the size: parameters (7B, 1.5e9)", 1e15) ,             \
+	PLAN_COUNT_SPEC(MODEL_OPT_LAYERS, "layers", "transformer blocks", 1e6),                                 \
+	PLAN_COUNT_SPEC(MODEL_OPT_HIDDEN, "hidden", "hidden size", 1e9),                                        \
+	PLAN_COUNT_SPEC(MODEL_OPT_HEADS, "heads", "attention heads", 1e6),                                      \
+	PLAN_COUNT_SPEC(MODEL_OPT_KV_HEADS, "kv-heads", "key/value heads (default: heads)", 1e6),               \
+	PLAN_COUNT_SPEC(MODEL_OPT_VOCAB, "vocab", "vocabulary size", 1e9),                                      \
+	PLAN_COUNT_SPEC(MODEL_OPT_FFN, "ffn", "MLP width (default 4 x hidden)", 1e9),                           \
+	PLAN_COUNT_SPEC(MODEL_OPT_MAX_POS, "max-pos", "learned positions (0: none)", 1e9),                      \
+	PLAN_COUNT_SPEC(MODEL_OPT_EXPERTS, "experts", "MoE experts (0: dense)", 1e6),                           \
+	PLAN_COUNT_SPEC(MODEL_OPT_EXPERTS_ACTIVE, "experts-active", "experts per token", 1e6),                  \
 	PLAN_FLAG_SPEC(MODEL_OPT_GATED, "gated-mlp", "gated MLP (SwiGLU)"),                                     \
 	PLAN_FLAG_SPEC(MODEL_OPT_NO_GATED, "no-gated-mlp", "plain MLP"),                                        \
 	PLAN_FLAG_SPEC(MODEL_OPT_TIED, "tied", "tied input and output embeddings"),                             \

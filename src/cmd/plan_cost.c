@@ -18,8 +18,10 @@ static bool row_matches(const struct plan_price *r, const char *gpu_key, const c
 
 static void money(char *b, size_t n, double v, const char *cur)
 {
-	if (!isfinite(v)) /* as --json's null: not offered (or past what a double holds) */
+	if (isnan(v)) /* as --json's null: not offered */
 		snprintf(b, n, "n/a");
+	else if (!isfinite(v)) /* past what a double holds: the options' ranges keep it from happening */
+		snprintf(b, n, "too large");
 	else
 		snprintf(b, n, "%.2f %s", v, cur);
 }
@@ -103,24 +105,25 @@ enum {
 	COST_POWER_KW, COST_PUE, COST_KWH_PRICE, COST_YEARS, COST_UTILIZATION, COST_OTHER_PER_YEAR, COST_RENT,
 	COST_RENT_PRICING,
 };
-#define COST_NUM_SPEC(id, name, arg, help, def) [id] = { name, 0, OPT_STRING, arg, help, def, 0, 0, NULL }
+#define COST_NUM_SPEC(id, name, arg, help, def, lo, hi)                                                        \
+	[id] = { name, 0, OPT_NUMBER, arg, help, def, OPT_MILLI(lo), OPT_MILLI(hi), NULL }
 const struct opt_spec plan_cost_opts[] = {
 	PLAN_COMMON_SPECS,
-	COST_NUM_SPEC(COST_HOURS, "hours", "H", "the job's hours", NULL),
-	PLAN_COUNT_SPEC(COST_GPUS, "gpus", "enough instances for N GPUs"),
-	PLAN_COUNT_SPEC(COST_INSTANCES, "instances", "instances (default 1)"),
+	COST_NUM_SPEC(COST_HOURS, "hours", "H", "the job's hours", NULL, 0, 1e6),
+	PLAN_COUNT_SPEC(COST_GPUS, "gpus", "enough instances for N GPUs", 1e6),
+	PLAN_COUNT_SPEC(COST_INSTANCES, "instances", "instances (default 1)", 1e6),
 	[COST_GPU] = { "gpu", 0, OPT_STRING, "KEY", "rows of this catalog GPU (gpu_model)", NULL, 0, 0, NULL },
 	[COST_INSTANCE] = { "instance", 0, OPT_STRING, "TEXT", "rows whose instance holds TEXT (any case)", NULL, 0, 0,
 			    NULL },
-	COST_NUM_SPEC(COST_SPOT_OVERHEAD, "spot-overhead", "PCT", "hours added to spot jobs", "10"),
-	COST_NUM_SPEC(COST_BUY, "buy", "PRICE", "rent against buy: the purchase price", NULL),
-	COST_NUM_SPEC(COST_POWER_KW, "power-kw", "KW", "--buy: the server's average draw", NULL),
-	COST_NUM_SPEC(COST_PUE, "pue", "X", "--buy: power usage effectiveness", "1.4"),
-	COST_NUM_SPEC(COST_KWH_PRICE, "kwh-price", "P", "--buy: the price of a kWh", "0.10"),
-	COST_NUM_SPEC(COST_YEARS, "years", "Y", "--buy: years of use", "4"),
-	COST_NUM_SPEC(COST_UTILIZATION, "utilization", "PCT", "--buy: busy share of the hours", "80"),
-	COST_NUM_SPEC(COST_OTHER_PER_YEAR, "other-per-year", "X", "--buy: other costs per year", "0"),
-	COST_NUM_SPEC(COST_RENT, "rent", "RATE", "--buy: the rent per hour", "the one matching price row"),
+	COST_NUM_SPEC(COST_SPOT_OVERHEAD, "spot-overhead", "PCT", "hours added to spot jobs", "10", 0, 1000),
+	COST_NUM_SPEC(COST_BUY, "buy", "PRICE", "rent against buy: the purchase price", NULL, 0, 1e9),
+	COST_NUM_SPEC(COST_POWER_KW, "power-kw", "KW", "--buy: the server's average draw", NULL, 0, 1000),
+	COST_NUM_SPEC(COST_PUE, "pue", "X", "--buy: power usage effectiveness", "1.4", 1, 10),
+	COST_NUM_SPEC(COST_KWH_PRICE, "kwh-price", "P", "--buy: the price of a kWh", "0.10", 0, 100),
+	COST_NUM_SPEC(COST_YEARS, "years", "Y", "--buy: years of use", "4", 0, 100),
+	COST_NUM_SPEC(COST_UTILIZATION, "utilization", "PCT", "--buy: busy share of the hours", "80", 0, 100),
+	COST_NUM_SPEC(COST_OTHER_PER_YEAR, "other-per-year", "X", "--buy: other costs per year", "0", 0, 1e9),
+	COST_NUM_SPEC(COST_RENT, "rent", "RATE", "--buy: the rent per hour", "the one matching price row", 0, 1e6),
 	[COST_RENT_PRICING] = { "rent-pricing", 0, OPT_STRING, "on-demand|1-year|3-year|spot", "--buy: the row's price",
 				"on-demand", 0, 0, NULL },
 };
@@ -145,15 +148,15 @@ static int cost_take(struct pctx *p, int opt, const struct opt_value *v, void *a
 		[COST_RENT] = { &o->rent, 1, false },
 	};
 	switch (opt) {
-	case COST_GPUS: return pwhole(p, flag, v->text, &o->gpus, false);
-	case COST_INSTANCES: return pwhole(p, flag, v->text, &o->instances, false);
+	case COST_GPUS: return pwhole(p, flag, v, &o->gpus, false);
+	case COST_INSTANCES: return pwhole(p, flag, v, &o->instances, false);
 	case COST_GPU: o->gpu = v->text; return 0;
 	case COST_INSTANCE: o->instance = v->text; return 0;
 	case COST_RENT_PRICING: o->rent_pricing = v->text; return 0;
 	}
 	if (opt < 0 || (size_t)opt >= sizeof(nums) / sizeof(nums[0]) || !nums[opt].dst)
 		return 0;
-	if (pnum(p, flag, v->text, nums[opt].dst, nums[opt].zero_ok))
+	if (pnum(p, flag, v, nums[opt].dst, nums[opt].zero_ok))
 		return -1;
 	*nums[opt].dst *= nums[opt].scale;
 	return 0;

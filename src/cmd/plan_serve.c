@@ -16,17 +16,16 @@ const struct opt_spec plan_serve_opts[] = {
 	[SERVE_WEIGHTS] = { "weights", 0, OPT_STRING, "fp32|bf16|fp16|fp8|int8|int4", "weight precision", "bf16", 0, 0,
 			    NULL },
 	[SERVE_KV] = { "kv", 0, OPT_STRING, "bf16|fp16|fp8|int8", "KV-cache precision", "bf16", 0, 0, NULL },
-	PLAN_COUNT_SPEC(SERVE_TP, "tp", "tensor parallel GPUs (default 1)"),
-	PLAN_COUNT_SPEC(SERVE_CONTEXT, "context", "tokens per sequence, prompt and output (default 4096)"),
-	PLAN_COUNT_SPEC(SERVE_BATCH, "batch", "concurrent sequences (default: as many as fit)"),
-	PLAN_COUNT_SPEC(SERVE_PREFILL_TOKENS, "prefill-tokens", "tokens per prefill pass (docs/plan.md)"),
+	PLAN_COUNT_SPEC(SERVE_TP, "tp", "tensor parallel GPUs (default 1)", 1e6),
+	PLAN_COUNT_SPEC(SERVE_CONTEXT, "context", "tokens per sequence, prompt and output (default 4096)", 1e9),
+	PLAN_COUNT_SPEC(SERVE_BATCH, "batch", "concurrent sequences (default: as many as fit)", 1e9),
+	PLAN_COUNT_SPEC(SERVE_PREFILL_TOKENS, "prefill-tokens", "tokens per prefill pass (docs/plan.md)", 1e9),
 	/* hf: transformers generate(), the whole prompt in one prefill; chunked: vLLM-style */
 	[SERVE_ENGINE] = { "engine", 0, OPT_STRING, "chunked|hf", "a vLLM-style server, or transformers generate()",
 			   "chunked", 0, 0, NULL },
 	[SERVE_ATTENTION] = { "attention", 0, OPT_STRING, "flash|eager", "engine hf: the attention kernel", "flash", 0, 0,
 			      NULL },
-	[SERVE_MEM_UTIL] = { "mem-util", 0, OPT_STRING, "PCT", "share of GPU memory the server may use", "90", 0, 0,
-			     NULL },
+	PLAN_NUM_SPEC(SERVE_MEM_UTIL, "mem-util", "PCT", "share of GPU memory the server may use", "90", 0, 100),
 	[SERVE_GPU] = { "gpu", 0, OPT_STRING, "KEY", "the catalog GPU", "H200 SXM", 0, 0, NULL },
 };
 const size_t plan_serve_nopts = sizeof(plan_serve_opts) / sizeof(plan_serve_opts[0]);
@@ -54,10 +53,10 @@ static int serve_take(struct pctx *p, int opt, const struct opt_value *v, void *
 			return -1;
 		}
 		return 0;
-	case SERVE_TP: return puint(p, flag, v->text, &s->tp, false);
-	case SERVE_CONTEXT: return puint(p, flag, v->text, &s->context, false);
-	case SERVE_BATCH: return puint(p, flag, v->text, &s->batch, true);
-	case SERVE_PREFILL_TOKENS: return puint(p, flag, v->text, &s->prefill_chunk, true);
+	case SERVE_TP: return puint(p, flag, v, &s->tp, false);
+	case SERVE_CONTEXT: return puint(p, flag, v, &s->context, false);
+	case SERVE_BATCH: return puint(p, flag, v, &s->batch, true);
+	case SERVE_PREFILL_TOKENS: return puint(p, flag, v, &s->prefill_chunk, true);
 	case SERVE_ENGINE:
 		if (strcmp(v->text, "hf") != 0 && strcmp(v->text, "chunked") != 0) {
 			perr(p, "--engine must be one of hf, chunked, not '%s'", v->text);
@@ -75,7 +74,7 @@ static int serve_take(struct pctx *p, int opt, const struct opt_value *v, void *
 		return 0;
 	}
 	case SERVE_MEM_UTIL:
-		if (pnum(p, flag, v->text, &s->mem_util, false))
+		if (pnum(p, flag, v, &s->mem_util, false))
 			return -1;
 		s->mem_util /= 100;
 		return 0;

@@ -36,18 +36,17 @@ const struct opt_spec plan_train_opts[] = {
 			      "transformers", 0, 0, NULL },
 	[TRAIN_OFFLOAD] = { "offload", 0, OPT_STRING, "none|optimizer|params", "CPU offload (deepspeed)", "none", 0, 0,
 			    NULL },
-	PLAN_COUNT_SPEC(TRAIN_MICRO_BATCH, "micro-batch", "sequences per GPU per step (default 1)"),
-	PLAN_COUNT_SPEC(TRAIN_SEQ, "seq", "tokens per sequence (default 2048)"),
-	PLAN_COUNT_SPEC(TRAIN_GRAD_ACCUM, "grad-accum", "micro-batches per optimizer step (default 1)"),
-	PLAN_COUNT_SPEC(TRAIN_DP, "dp", "data parallel degree (default 1)"),
-	PLAN_COUNT_SPEC(TRAIN_TP, "tp", "tensor parallel degree (default 1)"),
-	PLAN_COUNT_SPEC(TRAIN_PP, "pp", "pipeline parallel degree (default 1)"),
-	PLAN_COUNT_SPEC(TRAIN_ZERO, "zero", "ZeRO stage 0..3 (deepspeed; default 0)"),
-	PLAN_COUNT_SPEC(TRAIN_TOKENS, "tokens", "training tokens, for the time (2T, 1e12)"),
-	[TRAIN_MFU] = { "mfu", 0, OPT_STRING, "X", "model FLOPs utilization, 0 to 1", "calibrated (docs/plan.md)", 0, 0, NULL },
-	[TRAIN_SPOT_OVERHEAD] = { "spot-overhead", 0, OPT_STRING, "PCT", "hours added to spot jobs", "10", 0, 0, NULL },
-	[TRAIN_FRAGMENTATION] = { "fragmentation", 0, OPT_STRING, "PCT", "allocator margin added to the peak", "10", 0, 0,
-				  NULL },
+	PLAN_COUNT_SPEC(TRAIN_MICRO_BATCH, "micro-batch", "sequences per GPU per step (default 1)", 1e6),
+	PLAN_COUNT_SPEC(TRAIN_SEQ, "seq", "tokens per sequence (default 2048)", 1e9),
+	PLAN_COUNT_SPEC(TRAIN_GRAD_ACCUM, "grad-accum", "micro-batches per optimizer step (default 1)", 1e6),
+	PLAN_COUNT_SPEC(TRAIN_DP, "dp", "data parallel degree (default 1)", 1e6),
+	PLAN_COUNT_SPEC(TRAIN_TP, "tp", "tensor parallel degree (default 1)", 1e6),
+	PLAN_COUNT_SPEC(TRAIN_PP, "pp", "pipeline parallel degree (default 1)", 1e6),
+	PLAN_COUNT_SPEC(TRAIN_ZERO, "zero", "ZeRO stage (deepspeed; default 0)", 3),
+	PLAN_COUNT_SPEC(TRAIN_TOKENS, "tokens", "training tokens, for the time (2T, 1e12)", 1e15),
+	PLAN_NUM_SPEC(TRAIN_MFU, "mfu", "X", "model FLOPs utilization", "calibrated (docs/plan.md)", 0, 1),
+	PLAN_NUM_SPEC(TRAIN_SPOT_OVERHEAD, "spot-overhead", "PCT", "hours added to spot jobs", "10", 0, 1000),
+	PLAN_NUM_SPEC(TRAIN_FRAGMENTATION, "fragmentation", "PCT", "allocator margin added to the peak", "10", 0, 1000),
 	[TRAIN_CUDA_CONTEXT] = { "cuda-context", 0, OPT_SIZE, NULL, "CUDA context per process (docs/units.md)", "768M", 0,
 				 1ll << 40, NULL },
 	[TRAIN_GPU] = { "gpu", 0, OPT_STRING, "KEY", "a catalog GPU: largest micro-batch, time, cost", NULL, 0, 0, NULL },
@@ -86,7 +85,7 @@ static int train_take(struct pctx *p, int opt, const struct opt_value *v, void *
 		[TRAIN_ZERO - TRAIN_MICRO_BATCH] = &t->zero,
 	};
 	if (opt >= TRAIN_MICRO_BATCH && opt <= TRAIN_ZERO)
-		return puint(p, flag, v->text, counts[opt - TRAIN_MICRO_BATCH], opt == TRAIN_ZERO);
+		return puint(p, flag, v, counts[opt - TRAIN_MICRO_BATCH], opt == TRAIN_ZERO);
 	int bad = 0;
 	switch (opt) {
 	case TRAIN_PRECISION: bad = parse_precision(v->text, t); break;
@@ -95,15 +94,15 @@ static int train_take(struct pctx *p, int opt, const struct opt_value *v, void *
 	case TRAIN_ATTENTION: bad = plan_attn_parse(v->text, &t->attn); break;
 	case TRAIN_FRAMEWORK: bad = plan_framework_parse(v->text, &t->fw); break;
 	case TRAIN_OFFLOAD: bad = plan_offload_parse(v->text, &t->offload); break;
-	case TRAIN_TOKENS: return pnum(p, flag, v->text, &o->tokens, false);
-	case TRAIN_MFU: return pnum(p, flag, v->text, &o->mfu, false);
+	case TRAIN_TOKENS: return pnum(p, flag, v, &o->tokens, false);
+	case TRAIN_MFU: return pnum(p, flag, v, &o->mfu, false);
 	case TRAIN_SPOT_OVERHEAD:
-		if (pnum(p, flag, v->text, &o->spot_overhead, true))
+		if (pnum(p, flag, v, &o->spot_overhead, true))
 			return -1;
 		o->spot_overhead *= 0.01;
 		return 0;
 	case TRAIN_FRAGMENTATION:
-		if (pnum(p, flag, v->text, &t->frag, true))
+		if (pnum(p, flag, v, &t->frag, true))
 			return -1;
 		t->frag *= 0.01;
 		return 0;

@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "core/opts.h"
+#include "core/readfile.h"
+#include "core/units.h"
 #include "help.h"
 #include "slurm/fleet.h"
 #include "slurm/gres.h"
@@ -27,7 +29,7 @@
 
 enum {
 	SW_PARTITION, SW_NODES, SW_LEVEL, SW_OUT, SW_DRAIN, SW_THRESHOLD, SW_START_TIMEOUT, SW_TIMEOUT, SW_WINDOW,
-	SW_GPUCTL, SW_JSON, SW_COMPARE, SW_RUN_NODE, SW_NODE, SW_GATHER,
+	SW_GPUCTL, SW_JSON, SW_COMPARE, SW_RUN_NODE, SW_NODE, SW_GATHER, SW_MAX_DRAIN,
 };
 const char *const sweep_levels[] = { "health", "diag1", "diag2", "diag3", "bench-quick", NULL };
 static const struct opt_spec sweep_opts[] = {
@@ -36,7 +38,8 @@ static const struct opt_spec sweep_opts[] = {
 	[SW_LEVEL] = { "level", 0, OPT_ENUM, NULL, "health; diag1..diag3 (gpuctl diag -r N); bench-quick (health and figures)", "health", 0, 0, sweep_levels },
 	[SW_OUT] = { "out", 'o', OPT_STRING, "DIR", "the results, on a file system every node shares", "gpuctl-sweep-DATE-TIME", 0, 0, NULL },
 	[SW_DRAIN] = { "drain", 0, OPT_FLAG, NULL, "drain the nodes of the outliers that call for it", NULL, 0, 0, NULL },
-	[SW_THRESHOLD] = { "threshold", 0, OPT_STRING, "PCT", "an outlier is this much below the fleet median (0 to 100)", "8", 0, 0, NULL },
+	[SW_THRESHOLD] = { "threshold", 0, OPT_NUMBER, "PCT", "an outlier is this much below the fleet median (not 0 or 100)",
+			   "8", 0, OPT_MILLI(100), NULL },
 	[SW_START_TIMEOUT] = { "start-timeout", 0, OPT_DURATION, NULL, "a node whose job has not started by then is not swept", "300s", 1, 86400 * SEC, NULL },
 	[SW_TIMEOUT] = { "timeout", 0, OPT_DURATION, NULL, "the whole sweep; jobs still running are cancelled", "1h", 1, 7 * 86400 * SEC, NULL },
 	[SW_WINDOW] = { "window", 0, OPT_DURATION, NULL, "the health check's window on each node", "1s", 0, 600 * SEC, NULL },
@@ -46,6 +49,8 @@ static const struct opt_spec sweep_opts[] = {
 	[SW_RUN_NODE] = { "run-node", 0, OPT_FLAG, NULL, "what each job runs: this node's result into DIR/nodes/", NULL, 0, 0, NULL },
 	[SW_NODE] = { "node", 0, OPT_STRING, "NAME", "--run-node: the node's name", "$SLURMD_NODENAME", 0, 0, NULL },
 	[SW_GATHER] = { "gather", 0, OPT_FLAG, NULL, "no jobs: the report of the results already in DIR/nodes", NULL, 0, 0, NULL },
+	[SW_MAX_DRAIN] = { "max-drain", 0, OPT_INT, "N", "--drain drains at most N nodes (never a GPU model's last one)",
+			   "10% of the nodes, at least 1", 1, FLEET_MAX_NODES, NULL },
 };
 #define NOPTS (sizeof(sweep_opts) / sizeof(sweep_opts[0]))
 static const struct cmd_help sweep_help = {
@@ -109,7 +114,7 @@ static int list_nodes(struct cmd_ctx *ctx, const struct sweep_args *a, struct sw
 			seen = strcmp((*jobs)[i].node, line) == 0;
 		if (seen) /* sinfo -N lists a node once per partition */
 			continue;
-		if (!slurm_node_name_ok(line) || strpbrk(line, "[],") || strlen(line) >= FLEET_NAME_LEN) {
+		if (!slurm_host_name_ok(line) || strlen(line) >= FLEET_NAME_LEN) {
 			cmd_error(ctx, CMD_NAME, "bad node name '%s' from Slurm", line);
 			rc = EXIT_DATAERR;
 			break;
@@ -189,7 +194,8 @@ static void log_tail(const struct sweep_args *a, const char *node, char *out, si
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/logs/%s.out", a->out, node);
 	size_t n;
-	char *text = sweep_read_file(path, &n);
+	char err[300];
+	char *text = read_whole_file(path, SWEEP_LOG_MAX, &n, err, sizeof(err));
 	out[0] = '\0';
 	if (!text)
 		return;
@@ -277,13 +283,19 @@ static int gather(struct cmd_ctx *ctx, const struct sweep_args *a, const struct 
 		char path[4200], err[300];
 		snprintf(path, sizeof(path), "%s/nodes/%s.json", a->out, j->node);
 		size_t len;
-		char *text = j->state == JOB_DONE ? sweep_read_file(path, &len) : NULL;
+		char note[400] = "";
+		char *text = NULL;
+		if (j->state == JOB_DONE && !(text = read_whole_file(path, SWEEP_NODE_RESULT_MAX, &len, err, sizeof(err)))) {
+			/* a device, a FIFO, a result too large: that node failed, said once here */
+			cmd_error(ctx, CMD_NAME, "node '%s': %s", j->node, err);
+			snprintf(note, sizeof(note), "its result cannot be read: %.180s", err);
+		}
 		int rc = 0;
 		if (text)
 			(void)fleet_add_result(f, j->node, text, len, err, sizeof(err));
 		else
 			rc = fleet_add_missing(f, j->node, j->state == JOB_NOT_STARTED ? FLEET_NOT_STARTED : FLEET_FAILED,
-					       j->note[0] ? j->note : "its result could not be read");
+					       note[0] ? note : j->note[0] ? j->note : "its result could not be read");
 		free(text);
 		if (rc) {
 			cmd_error(ctx, CMD_NAME, "out of memory");
@@ -319,21 +331,43 @@ static int write_reports(struct cmd_ctx *ctx, const struct sweep_args *a, const 
 	return EXIT_OK;
 }
 
-/* --drain: each node with a drain reason, as the health-check hook drains (scontrol update). */
-static int drain_nodes(struct cmd_ctx *ctx, const struct fleet *f)
+/* --drain: the nodes fleet_drain_plan picks, as the health-check hook drains
+ * (scontrol update); the others that call for a drain are named, not drained. */
+static int drain_nodes(struct cmd_ctx *ctx, const struct sweep_args *a, const struct fleet *f)
 {
+	enum fleet_drain_plan *plan = calloc(f->n ? f->n : 1, sizeof(*plan));
+	if (!plan) {
+		cmd_error(ctx, CMD_NAME, "out of memory");
+		return EXIT_SOFTWARE;
+	}
+	size_t cap = a->max_drain ? a->max_drain : fleet_drain_cap_default(f->n);
+	(void)fleet_drain_plan(f, cap, plan);
 	int rc = EXIT_OK;
 	for (size_t i = 0; i < f->n; i++) {
 		char reason[SLURM_REASON_LEN];
-		if (!fleet_drain_reason(f, i, reason, sizeof(reason)))
+		const char *name = f->node[i].name;
+		if (plan[i] == FLEET_KEEP || !fleet_drain_reason(f, i, reason, sizeof(reason)))
 			continue;
+		if (plan[i] == FLEET_OVER_CAP || plan[i] == FLEET_LAST_OF_MODEL) {
+			if (plan[i] == FLEET_OVER_CAP)
+				fprintf(ctx->out, "not drained %s: the drain cap is reached (%zu of %zu nodes; --max-drain N): %s\n",
+					name, cap, f->n, reason);
+			else
+				fprintf(ctx->out, "not drained %s: the last node of its GPU model in service: %s\n", name,
+					reason);
+			continue;
+		}
+		if (!slurm_host_name_ok(name)) { /* checked where it came from; checked again before scontrol */
+			cmd_error(ctx, CMD_NAME, "not drained: bad node name '%s'", name);
+			rc = EXIT_DATAERR;
+			continue;
+		}
 		char *show = NULL, err[300];
-		char *show_argv[] = { (char *)"scontrol", (char *)"show", (char *)"node", (char *)f->node[i].name, (char *)"-o", NULL };
+		char *show_argv[] = { (char *)"scontrol", (char *)"show", (char *)"node", (char *)name, (char *)"-o", NULL };
 		struct slurm_node_info ni;
 		char perr[200];
 		if (sweep_spawn_read(show_argv, &show, err, sizeof(err)) != 0 || !show || slurm_node_parse(show, &ni, perr, sizeof(perr))) {
-			cmd_error(ctx, CMD_NAME, "cannot read node '%s' (scontrol show node%s%s)", f->node[i].name,
-				  err[0] ? ": " : "", err);
+			cmd_error(ctx, CMD_NAME, "cannot read node '%s' (scontrol show node%s%s)", name, err[0] ? ": " : "", err);
 			free(show);
 			rc = EXIT_UNAVAILABLE;
 			continue;
@@ -342,7 +376,7 @@ static int drain_nodes(struct cmd_ctx *ctx, const struct fleet *f)
 		enum slurm_hc_action act = fleet_drain_decide(reason, &ni);
 		if (act == SLURM_HC_DRAIN) {
 			char node_arg[128], reason_arg[SLURM_REASON_LEN + 16];
-			snprintf(node_arg, sizeof(node_arg), "NodeName=%s", f->node[i].name);
+			snprintf(node_arg, sizeof(node_arg), "NodeName=%s", name);
 			snprintf(reason_arg, sizeof(reason_arg), "Reason=%s", reason);
 			char *upd[] = { (char *)"scontrol", (char *)"update", node_arg, (char *)"State=DRAIN", reason_arg, NULL };
 			if (sweep_spawn_read(upd, NULL, err, sizeof(err)) != 0) {
@@ -350,13 +384,14 @@ static int drain_nodes(struct cmd_ctx *ctx, const struct fleet *f)
 				rc = EXIT_UNAVAILABLE;
 				continue;
 			}
-			fprintf(ctx->out, "drained %s: %s\n", f->node[i].name, reason);
+			fprintf(ctx->out, "drained %s: %s\n", name, reason);
 		} else if (act == SLURM_HC_KEEP_OTHERS) {
-			fprintf(ctx->out, "left %s as it is: drained by someone else (%s)\n", f->node[i].name, ni.reason);
+			fprintf(ctx->out, "left %s as it is: drained by someone else (%s)\n", name, ni.reason);
 		} else {
-			fprintf(ctx->out, "left %s as it is: drained by a sweep already for the same reason\n", f->node[i].name);
+			fprintf(ctx->out, "left %s as it is: drained by a sweep already for the same reason\n", name);
 		}
 	}
+	free(plan);
 	return rc;
 }
 
@@ -452,7 +487,7 @@ static int report(struct cmd_ctx *ctx, const struct sweep_args *a, struct sweep_
 		fprintf(ctx->err, "sweep: %zu nodes in %.1f s; %s/fleet.json, fleet.txt, fleet.html\n", n,
 			(double)(now_ns() - t0) / SEC, a->out);
 		json_decref(doc);
-		int drc = a->drain ? drain_nodes(ctx, &f) : EXIT_OK;
+		int drc = a->drain ? drain_nodes(ctx, a, &f) : EXIT_OK;
 		rc = drc ? drc : fleet_verdict(&f);
 	}
 	fleet_free(&f);
@@ -480,8 +515,17 @@ static int gather_dir(struct cmd_ctx *ctx, const struct sweep_args *a)
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
 		size_t len = strlen(e->d_name);
-		if (len <= 5 || len - 5 >= FLEET_NAME_LEN || strcmp(e->d_name + len - 5, ".json") != 0)
+		if (len <= 5 || strcmp(e->d_name + len - 5, ".json") != 0)
 			continue;
+		/* the node's name is the file's: it reaches scontrol, so it is one node's name or no node */
+		char name[FLEET_NAME_LEN];
+		snprintf(name, sizeof(name), "%.*s", (int)(len - 5 < sizeof(name) - 1 ? len - 5 : sizeof(name) - 1), e->d_name);
+		if (len - 5 >= FLEET_NAME_LEN || !slurm_host_name_ok(name)) {
+			char q[48];
+			cmd_error(ctx, CMD_NAME, "ignored '%s/%s': not a node's name (letters, digits, '.', '-', '_'; "
+				  "not ALL, no host list)", path, units_quoted(e->d_name, q));
+			continue;
+		}
 		struct sweep_job *p = realloc(jobs, (n + 1) * sizeof(*p));
 		if (!p) {
 			closedir(d);
@@ -491,7 +535,7 @@ static int gather_dir(struct cmd_ctx *ctx, const struct sweep_args *a)
 		}
 		jobs = p;
 		memset(&jobs[n], 0, sizeof(jobs[n]));
-		snprintf(jobs[n].node, sizeof(jobs[n].node), "%.*s", (int)(len - 5), e->d_name);
+		snprintf(jobs[n].node, sizeof(jobs[n].node), "%s", name);
 		jobs[n++].state = JOB_DONE;
 	}
 	closedir(d);
@@ -509,12 +553,12 @@ static int gather_dir(struct cmd_ctx *ctx, const struct sweep_args *a)
 static int load_fleet(struct cmd_ctx *ctx, const char *path, struct fleet *f)
 {
 	size_t len;
-	char *text = sweep_read_file(path, &len);
+	char err[400];
+	char *text = read_whole_file(path, SWEEP_FLEET_MAX, &len, err, sizeof(err));
 	if (!text) {
-		cmd_error(ctx, CMD_NAME, "cannot read '%s': %s", path, strerror(errno));
+		cmd_error(ctx, CMD_NAME, "%s", err);
 		return EXIT_NOINPUT;
 	}
-	char err[300];
 	int rc = fleet_from_json(f, text, len, err, sizeof(err));
 	free(text);
 	if (rc) {
@@ -574,9 +618,8 @@ static int parse(struct cmd_ctx *ctx, int argc, char **argv, struct sweep_args *
 		case SW_OUT: a->out = v.text; break;
 		case SW_DRAIN: a->drain = true; break;
 		case SW_THRESHOLD: {
-			char *end;
-			a->threshold = strtod(v.text, &end);
-			if (*end || !(a->threshold > 0 && a->threshold < 100)) {
+			a->threshold = v.real;
+			if (!(a->threshold > 0 && a->threshold < 100)) {
 				cmd_error(ctx, CMD_NAME, "bad threshold '%s' (a percentage above 0 and under 100)", v.text);
 				return EXIT_USAGE;
 			}
@@ -590,6 +633,7 @@ static int parse(struct cmd_ctx *ctx, int argc, char **argv, struct sweep_args *
 		case SW_COMPARE: a->compare = true; break;
 		case SW_RUN_NODE: a->run_node = true; break;
 		case SW_GATHER: a->gather = true; break;
+		case SW_MAX_DRAIN: a->max_drain = (size_t)v.num; break;
 		default: a->node = v.text; break; /* SW_NODE */
 		}
 	}

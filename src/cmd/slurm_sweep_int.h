@@ -12,6 +12,12 @@
 
 #define CMD_NAME "slurm sweep"
 #define SEC 1000000000LL
+/* The caps of what the sweep reads whole (core/readfile.h): a node's result,
+ * fleet.json (4096 nodes of 64 GPUs), a job's log, a program's output. */
+#define SWEEP_NODE_RESULT_MAX (16u << 20)
+#define SWEEP_FLEET_MAX (512u << 20)
+#define SWEEP_LOG_MAX (1u << 20)
+#define SWEEP_OUTPUT_MAX (64u << 20)
 
 extern const char *const sweep_levels[]; /* --level's values, NULL-terminated */
 enum { LEVEL_HEALTH, LEVEL_DIAG1, LEVEL_DIAG2, LEVEL_DIAG3, LEVEL_BENCH_QUICK };
@@ -23,15 +29,15 @@ struct sweep_args {
 	double threshold;
 	long long start_timeout_ns, timeout_ns, window_ns;
 	unsigned noperands;
+	size_t max_drain; /* --max-drain; 0: fleet_drain_cap_default */
 };
 
 
 /* Runs argv (PATH searched), its stdout into *out (heap, NUL-terminated;
- * out NULL: thrown away), the first line of its stderr into errline.
- * Returns its exit status, or -1 (errline says why) when it did not exit. */
+ * out NULL: thrown away; at most SWEEP_OUTPUT_MAX bytes), the first line of
+ * its stderr into errline. Returns its exit status, or -1 (errline says why)
+ * when it did not exit or wrote more than the cap. */
 int sweep_spawn_read(char *const argv[], char **out, char *errline, size_t errlen);
-/* A whole file (heap, NUL-terminated), or NULL with errno. */
-char *sweep_read_file(const char *path, size_t *len);
 /* Writes path atomically (path.tmp, then rename) with writer(arg, FILE*). 0, or -1 with errno. */
 int sweep_write_file(const char *path, void (*writer)(const void *, FILE *), const void *arg);
 /* A JSON document, indented (a writer for sweep_write_file). */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/catalog.h"
+#include "core/readfile.h"
 #include "health_cmd.h"
 #include "sampler/sampler.h"
 #include "slurm/fleet.h"
@@ -27,8 +28,9 @@ extern char **environ;
 /* ---- running programs ------------------------------------------------------------------ */
 
 /* Runs argv (PATH searched), its stdout into *out (heap, NUL-terminated;
- * out NULL: to /dev/null), the first line of its stderr into errline.
- * Returns its exit status, or -1 (errline says why) when it did not exit. */
+ * out NULL: thrown away; at most SWEEP_OUTPUT_MAX bytes), the first line of
+ * its stderr into errline. Returns its exit status, or -1 (errline says why)
+ * when it did not exit or wrote more than the cap. */
 int sweep_spawn_read(char *const argv[], char **out, char *errline, size_t errlen)
 {
 	int po[2], pe[2];
@@ -58,29 +60,11 @@ int sweep_spawn_read(char *const argv[], char **out, char *errline, size_t errle
 		return snprintf(errline, errlen, "cannot run '%s': %s", argv[0], strerror(rc)), -1;
 	}
 	/* stdout first, then stderr: what these programs write to stderr fits a pipe */
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
-	for (;;) {
-		if (buf && len + 1024 > cap) {
-			char *p = realloc(buf, cap * 2);
-			if (!p) {
-				free(buf);
-				buf = NULL;
-			} else {
-				buf = p;
-				cap *= 2;
-			}
-		}
-		char scratch[1024];
-		ssize_t r = read(po[0], buf ? buf + len : scratch, buf ? cap - len - 1 : sizeof(scratch));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		if (buf)
-			len += (size_t)r;
-	}
-	close(po[0]);
+	char what[300], rerr[400];
+	snprintf(what, sizeof(what), "the output of '%s'", argv[0]);
+	size_t len = 0;
+	char *buf = read_fd_bounded(po[0], SWEEP_OUTPUT_MAX, what, &len, rerr, sizeof(rerr));
+	close(po[0]); /* over the cap, the rest unread: the program ends on a broken pipe */
 	char ebuf[512];
 	ssize_t el = read(pe[0], ebuf, sizeof(ebuf) - 1);
 	close(pe[0]);
@@ -95,8 +79,10 @@ int sweep_spawn_read(char *const argv[], char **out, char *errline, size_t errle
 			free(buf);
 			return snprintf(errline, errlen, "waitpid: %s", strerror(errno)), -1;
 		}
-	if (buf)
-		buf[len] = '\0';
+	if (!buf) {
+		snprintf(errline, errlen, "%s", rerr);
+		return -1;
+	}
 	if (out)
 		*out = buf;
 	else
@@ -109,32 +95,6 @@ int sweep_spawn_read(char *const argv[], char **out, char *errline, size_t errle
 		return snprintf(errline, errlen, "'%s' was killed by signal %d", argv[0], WTERMSIG(st)), -1;
 	}
 	return WEXITSTATUS(st);
-}
-
-char *sweep_read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	char *buf = NULL;
-	size_t cap = 0;
-	*len = 0;
-	for (;;) {
-		if (*len + 4096 + 1 > cap) {
-			char *p = realloc(buf, cap = cap ? cap * 2 : 65536);
-			if (!p)
-				break;
-			buf = p;
-		}
-		size_t r = fread(buf + *len, 1, cap - *len - 1, f);
-		*len += r;
-		if (r == 0)
-			break;
-	}
-	fclose(f);
-	if (buf)
-		buf[*len] = '\0';
-	return buf;
 }
 
 /* Writes path atomically (path.tmp, then rename) with writer(arg, FILE*). 0, or -1 with errno. */
@@ -227,7 +187,7 @@ int sweep_run_node(struct cmd_ctx *ctx, const struct sweep_args *a)
 		cmd_error(ctx, CMD_NAME, "which node? (--node NAME, or SLURMD_NODENAME)");
 		return EXIT_USAGE;
 	}
-	if (!slurm_node_name_ok(node) || strpbrk(node, "[],")) {
+	if (!slurm_host_name_ok(node) || strlen(node) >= FLEET_NAME_LEN) {
 		cmd_error(ctx, CMD_NAME, "bad node name '%s'", node);
 		return EXIT_USAGE;
 	}
@@ -241,9 +201,13 @@ int sweep_run_node(struct cmd_ctx *ctx, const struct sweep_args *a)
 		free(hr);
 		return rc;
 	}
-	json_t *doc = json_pack("{ss si ss ss sb ss so so}", "schema", "gpuctl-sweep-node", "version", 1, "node", node, "level",
-				sweep_levels[a->level], "simulated", ctx->sys.simulated, "server", ctx->sys.server_name,
-				"health", health_report_json(hr), "links", links_json(&hr->now));
+	/* the driver and its CUDA: the fleet compares a node with those of its model, driver and CUDA */
+	const strv *drv = &ctx->sys.driver_version, *cuda = &ctx->sys.cuda_driver_version;
+	json_t *doc = json_pack("{ss si ss ss sb ss ss ss so so}", "schema", "gpuctl-sweep-node", "version", 1, "node", node,
+				"level", sweep_levels[a->level], "simulated", ctx->sys.simulated, "server",
+				ctx->sys.server_name, "driver", drv->st == VAL_OK ? drv->s : "", "cuda",
+				cuda->st == VAL_OK ? cuda->s : "", "health", health_report_json(hr), "links",
+				links_json(&hr->now));
 	char err[512];
 	if (a->level >= LEVEL_DIAG1 && a->level <= LEVEL_DIAG3) {
 		char lvl[4];

@@ -15,6 +15,8 @@
 #define GPUCTL_DATA_PATH_H
 #include <stddef.h>
 
+#include "readfile.h" /* read_whole_file: its callers find data files here */
+
 /* One file of data/ as compiled in: its name under data/, its bytes (with a
  * NUL after the last), its length. */
 struct data_blob {
@@ -79,7 +81,5 @@ int data_places_list(const struct data_places *p, const char *folder, const char
 		     char *err, size_t errlen);
 void data_list_free(char **names, size_t n);
 
-/* Reads a whole file (NUL-terminated). Returns malloc'd buffer or NULL with err. */
-char *read_whole_file(const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen);
 
 #endif

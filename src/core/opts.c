@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,38 @@ static int parse_int(const struct opt_spec *s, const char *name, const char *tex
 	return 0;
 }
 
+/* A decimal number with an optional k/M/B|G/T multiplier, finite, in
+ * [fmin, fmax]; never hex, "inf" or "nan" (strtod takes them). */
+static int parse_number(const struct opt_spec *s, const char *name, const char *text, double *out, char *err,
+			size_t errlen)
+{
+	char q[41];
+	double lo = (double)s->min / 1000.0, hi = (double)s->max / 1000.0;
+	if (!(lo < hi)) {
+		snprintf(err, errlen, "option '%s' has no range (a bug)", name);
+		return -1;
+	}
+	size_t digits = strspn(text, "0123456789.eE+-");
+	char *end = NULL;
+	double v = digits ? strtod(text, &end) : NAN;
+	if (end && end > text && end <= text + digits) {
+		switch (*end) {
+		case 'k': case 'K': v *= 1e3; end++; break;
+		case 'm': case 'M': v *= 1e6; end++; break;
+		case 'b': case 'B': case 'g': case 'G': v *= 1e9; end++; break;
+		case 't': case 'T': v *= 1e12; end++; break;
+		default: break;
+		}
+	}
+	if (!end || end == text || end > text + digits + 1 || *end || !isfinite(v) || v < lo || v > hi) {
+		snprintf(err, errlen, "option '%s': '%s' is not a number from %g to %g", name, units_quoted(text, q), lo,
+			 hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 /* As opt_value_parse, the option named in messages as the user spelled it. */
 static int value_parse(const struct opt_spec *s, const char *name, const char *text, struct opt_value *v, char *err,
 		       size_t errlen)
@@ -72,6 +105,8 @@ static int value_parse(const struct opt_spec *s, const char *name, const char *t
 		return 0;
 	case OPT_INT:
 		return parse_int(s, name, text, &v->num, err, errlen);
+	case OPT_NUMBER:
+		return parse_number(s, name, text, &v->real, err, errlen);
 	case OPT_DURATION:
 	case OPT_SIZE:
 		if ((s->kind == OPT_DURATION ? units_parse_duration : units_parse_size)(
@@ -176,7 +211,7 @@ static int next_short(struct opt_parser *p, struct opt_value *v)
 
 int opt_next(struct opt_parser *p, struct opt_value *v)
 {
-	*v = (struct opt_value){ NULL, 0 };
+	*v = (struct opt_value){ NULL, 0, 0 };
 	if (p->bundle)
 		return next_short(p, v);
 	if (p->index >= p->argc)

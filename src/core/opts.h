@@ -24,6 +24,9 @@ enum opt_kind {
 	OPT_SIZE,     /* units_parse_size, bytes in [min, max] */
 	OPT_STRING,   /* any text (not empty) */
 	OPT_ENUM,     /* one of choices */
+	OPT_NUMBER,   /* a decimal number (1.5, 2e3; a k, M, B or G, T after it: x 1e3, 1e6, 1e9, 1e12)
+		       * in [min, max] thousandths (OPT_MILLI): every such row gives its range, which
+		       * --help shows (both 0: the parser refuses every value) */
 };
 
 struct opt_spec {
@@ -33,13 +36,17 @@ struct opt_spec {
 	const char *arg;      /* what help calls the value ("SPEC"); NULL: the kind's word */
 	const char *help;     /* lines separated by '\n'; NULL: left out of --help (a kept spelling) */
 	const char *def;      /* the default help shows; NULL: none */
-	long long min, max;   /* OPT_INT, OPT_DURATION (ns), OPT_SIZE (bytes); both 0: 0 to LLONG_MAX */
+	long long min, max;   /* OPT_INT, OPT_DURATION (ns), OPT_SIZE (bytes); both 0: 0 to LLONG_MAX;
+			       * OPT_NUMBER: thousandths, OPT_MILLI(lo), OPT_MILLI(hi) */
 	const char *const *choices; /* OPT_ENUM: NULL-terminated */
 };
+/* An OPT_NUMBER row's bound: x in thousandths (up to 9.2e15). */
+#define OPT_MILLI(x) ((long long)((x) * 1000.0))
 
 struct opt_value {
 	const char *text; /* the value as given; NULL for a flag */
 	long long num;    /* OPT_INT; OPT_DURATION ns; OPT_SIZE bytes; OPT_ENUM the choice's index */
+	double real;      /* OPT_NUMBER: finite, in the row's range */
 };
 
 /* What opt_next returns besides an index into the table. */

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpulist.h"
+
 static const char *const fault_kind_names[SIM_FAULT_KIND_COUNT] = {
 	[SIM_FAULT_NONE] = "none",
 	[SIM_FAULT_ECC_UNCORRECTABLE] = "ecc_uncorrectable",
@@ -683,8 +685,9 @@ static int parse_numa(const struct pctx *p, const json_t *arr, struct sim_server
 			return fail(p, field, "missing");
 		if ((rc = rd_str(p, cpus, field, srv->numa[i].cpus, sizeof(srv->numa[i].cpus))))
 			return rc;
-		if (strspn(srv->numa[i].cpus, "0123456789,-") != strlen(srv->numa[i].cpus) || !srv->numa[i].cpus[0])
-			return fail(p, field, "'%s' is not a CPU list like \"0-55,112-167\"", srv->numa[i].cpus);
+		char why[160];
+		if (cpulist_parse(srv->numa[i].cpus, NULL, CPULIST_MAX_CPUS, why, sizeof(why)))
+			return fail(p, field, "%s (a CPU list like \"0-55,112-167\", CPUs below %d)", why, CPULIST_MAX_CPUS);
 	}
 	srv->nnuma = (unsigned)json_array_size(arr);
 	return 0;

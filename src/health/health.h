@@ -172,7 +172,11 @@ int health_rules_parse_file(struct health_rules *r, const char *json, size_t len
 /* Parses the XID catalog (JSON text) into r. Returns 0 or -1 with a message. */
 int health_xids_parse(struct health_rules *r, const char *json, size_t len, char *err, size_t errlen);
 /* Loads health/rules.json and health/xid.json from the data directory
- * (env_data_dir: the caller's $GPUCTL_DATA_DIR or NULL). */
+ * (env_data_dir: the caller's $GPUCTL_DATA_DIR or NULL). 0, or with err:
+ * HEALTH_RULES_UNREADABLE (a file missing or unreadable: exit 66) or
+ * HEALTH_RULES_MALFORMED (a file that does not parse: exit 65, as a --rules
+ * FILE that does not). */
+enum { HEALTH_RULES_UNREADABLE = -1, HEALTH_RULES_MALFORMED = -2 };
 int health_rules_load_default(struct health_rules *r, const char *env_data_dir, char *err, size_t errlen);
 
 /* Evaluates every rule on every GPU of now. A rate runs between two readings

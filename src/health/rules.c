@@ -367,16 +367,16 @@ int health_rules_load_default(struct health_rules *r, const char *env_data_dir, 
 	struct data_file f;
 	memset(r, 0, sizeof(*r));
 	if (data_file_read(env_data_dir, "health/xid.json", 1 << 20, &f, err, errlen) != DATA_OK)
-		return -1;
+		return HEALTH_RULES_UNREADABLE;
 	int rc = health_xids_parse(r, f.text, f.len, err, errlen);
 	data_file_free(&f);
 	if (rc != 0)
-		return -1;
+		return HEALTH_RULES_MALFORMED;
 	if (data_file_read(env_data_dir, "health/rules.json", 1 << 20, &f, err, errlen) != DATA_OK)
-		return -1;
+		return HEALTH_RULES_UNREADABLE;
 	rc = health_rules_parse(r, f.text, f.len, err, errlen);
 	data_file_free(&f);
-	return rc;
+	return rc ? HEALTH_RULES_MALFORMED : 0;
 }
 
 const struct health_xid *health_xid_find(const struct health_rules *r, uint64_t code)

@@ -31,29 +31,11 @@ static char *ldconfig_text(const char *file, char *err, size_t errlen)
 		FILE *p = popen(cmds[c], "re");
 		if (!p)
 			continue;
-		size_t cap = 1 << 16, len = 0;
-		char *buf = malloc(cap);
-		while (buf) {
-			if (len + 4096 > cap) {
-				char *nb = cap < (16u << 20) ? realloc(buf, cap * 2) : NULL;
-				if (!nb) {
-					free(buf);
-					buf = NULL;
-					break;
-				}
-				buf = nb;
-				cap *= 2;
-			}
-			size_t got = fread(buf + len, 1, cap - len - 1, p);
-			if (got == 0)
-				break;
-			len += got;
-		}
+		char why[200];
+		char *buf = read_fd_bounded(fileno(p), 16u << 20, "the output of 'ldconfig -p'", NULL, why, sizeof(why));
 		int st = pclose(p);
-		if (buf && st == 0 && len) {
-			buf[len] = '\0';
+		if (buf && st == 0 && buf[0])
 			return buf;
-		}
 		free(buf);
 	}
 	snprintf(err, errlen, "cannot run 'ldconfig -p'");

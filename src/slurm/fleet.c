@@ -111,9 +111,23 @@ static double jnum(const json_t *o, const char *key)
 	return isfinite(d) && d >= 0 ? d : NAN;
 }
 
+/* Appends "; item" (or "item") to a text, as long as it fits. */
+static void words_add(char *text, size_t len, const char *item)
+{
+	size_t n = strlen(text), m = strlen(item);
+	if (n + m + 3 > len)
+		return;
+	if (n) {
+		memcpy(text + n, "; ", 2);
+		n += 2;
+	}
+	memcpy(text + n, item, m + 1);
+}
+
 /* The rules of a findings array that call for action (FAIL, or WARN with an
- * action: a PCIe link trained down drains), the other WARNs, and how many are XIDs. */
-static void findings(const json_t *arr, char *fail, char *warn, size_t len, unsigned *xids)
+ * action: a PCIe link trained down drains) and their reasons in words
+ * (words, FLEET_WORDS_LEN), the other WARNs, and how many are XIDs. */
+static void findings(const json_t *arr, char *fail, char *words, char *warn, size_t len, unsigned *xids)
 {
 	size_t i;
 	const json_t *fd;
@@ -123,8 +137,12 @@ static void findings(const json_t *arr, char *fail, char *warn, size_t len, unsi
 		if (xids && strcmp(jstr(fd, "subsystem"), "xid") == 0)
 			(*xids)++;
 		const char *action = jstr(fd, "action");
-		if (strcmp(v, "FAIL") == 0 || (strcmp(v, "WARN") == 0 && action[0] && strcmp(action, "none") != 0))
+		if (strcmp(v, "FAIL") == 0 || (strcmp(v, "WARN") == 0 && action[0] && strcmp(action, "none") != 0)) {
+			char w[FLEET_WORDS_LEN];
 			list_add(fail, len, rule[0] ? rule : "?");
+			slurm_finding_words(rule[0] ? rule : "?", jstr(fd, "reason"), w, sizeof(w));
+			words_add(words, FLEET_WORDS_LEN, w);
+		}
 		else if (strcmp(v, "WARN") == 0 && warn)
 			list_add(warn, len, rule[0] ? rule : "?");
 	}
@@ -209,7 +227,10 @@ static int read_result(struct fleet_node *n, const json_t *doc, char *err, size_
 	copy_str(n->verdict, sizeof(n->verdict), jstr(h, "verdict"));
 	copy_str(n->action, sizeof(n->action), jstr(h, "action"));
 	const json_t *sys = json_object_get(h, "system");
-	findings(json_object_get(sys, "findings"), n->sys_fail_rules, NULL, sizeof(n->sys_fail_rules), NULL);
+	findings(json_object_get(sys, "findings"), n->sys_fail_rules, n->sys_fail_words, NULL, sizeof(n->sys_fail_rules),
+		 NULL);
+	copy_str(n->driver, sizeof(n->driver), jstr(doc, "driver"));
+	copy_str(n->cuda, sizeof(n->cuda), jstr(doc, "cuda"));
 	size_t i;
 	const json_t *g;
 	json_array_foreach(gpus, i, g)
@@ -219,7 +240,8 @@ static int read_result(struct fleet_node *n, const json_t *doc, char *err, size_
 			snprintf(err, errlen, "GPU %zu of the health report has no index, or a repeated one", i);
 			return -1;
 		}
-		findings(json_object_get(g, "findings"), fg->fail_rules, fg->warn_rules, sizeof(fg->fail_rules), &fg->xids);
+		findings(json_object_get(g, "findings"), fg->fail_rules, fg->fail_words, fg->warn_rules, sizeof(fg->fail_rules),
+			 &fg->xids);
 		read_counters(fg, NULL); /* unknown (-1) until its "links" entry */
 	}
 	json_array_foreach(json_object_get(doc, "links"), i, g)
@@ -313,27 +335,43 @@ static double value_of(const struct fleet_node *n, int g, int k)
 	return g < 0 ? n->fig[k] : n->gpu[g].fig[k];
 }
 
-/* Statistics of figure k over the GPUs of model (or the nodes, model NULL). */
-static int stat_one(struct fleet *f, int k, const char *model, double *scratch)
+/* The group figure k of GPU g of n (g < 0: the node's figure) is compared
+ * in: the GPU model (a node's: its first GPU's), with the driver and CUDA
+ * version when the result has them. A mixed fleet is compared model by model. */
+static void group_of(const struct fleet_node *n, int g, char *out, size_t len)
+{
+	const char *model = g >= 0 ? n->gpu[g].name : n->ngpu ? n->gpu[0].name : "";
+	int k = snprintf(out, len, "%s", model[0] ? model : "?");
+	if ((n->driver[0] || n->cuda[0]) && k > 0 && (size_t)k < len)
+		snprintf(out + k, len - (size_t)k, " (driver %s, CUDA %s)", n->driver[0] ? n->driver : "?",
+			 n->cuda[0] ? n->cuda : "?");
+}
+
+/* Statistics of figure k over the GPUs (or nodes, for a per-node figure) of group. */
+static int stat_one(struct fleet *f, int k, const char *group, double *scratch)
 {
 	size_t m = 0;
+	char key[FLEET_GROUP_LEN];
 	for (size_t i = 0; i < f->n; i++) {
 		const struct fleet_node *n = &f->node[i];
 		if (n->state != FLEET_DONE)
 			continue;
-		if (!model) {
-			if (isfinite(n->fig[k]))
+		if (fleet_figs[k].per_node) {
+			group_of(n, -1, key, sizeof(key));
+			if (isfinite(n->fig[k]) && strcmp(key, group) == 0)
 				scratch[m++] = n->fig[k];
 			continue;
 		}
-		for (unsigned g = 0; g < n->ngpu; g++)
-			if (strcmp(n->gpu[g].name, model) == 0 && isfinite(n->gpu[g].fig[k]))
+		for (unsigned g = 0; g < n->ngpu; g++) {
+			group_of(n, (int)g, key, sizeof(key));
+			if (strcmp(key, group) == 0 && isfinite(n->gpu[g].fig[k]))
 				scratch[m++] = n->gpu[g].fig[k];
+		}
 	}
 	if (!m)
 		return 0;
 	struct fleet_stat s = { .fig = (enum fleet_fig)k, .n = m };
-	copy_str(s.model, sizeof(s.model), model);
+	copy_str(s.model, sizeof(s.model), group);
 	s.median = median_of(scratch, m);
 	for (size_t j = 0; j < m; j++)
 		scratch[j] = fabs(scratch[j] - s.median);
@@ -346,10 +384,10 @@ static int stat_one(struct fleet *f, int k, const char *model, double *scratch)
 	return 0;
 }
 
-static const struct fleet_stat *stat_for(const struct fleet *f, int k, const char *model)
+static const struct fleet_stat *stat_for(const struct fleet *f, int k, const char *group)
 {
 	for (size_t s = 0; s < f->nstat; s++)
-		if ((int)f->stat[s].fig == k && strcmp(f->stat[s].model, model ? model : "") == 0)
+		if ((int)f->stat[s].fig == k && strcmp(f->stat[s].model, group) == 0)
 			return &f->stat[s];
 	return NULL;
 }
@@ -362,7 +400,9 @@ static int figure_outliers(struct fleet *f, size_t i)
 			if (fleet_figs[k].per_node != (g < 0))
 				continue;
 			double v = value_of(n, g, k);
-			const struct fleet_stat *s = stat_for(f, k, g < 0 ? "" : n->gpu[g].name);
+			char group[FLEET_GROUP_LEN];
+			group_of(n, g, group, sizeof(group));
+			const struct fleet_stat *s = stat_for(f, k, group);
 			if (!isfinite(v) || !s || !(s->median > 0))
 				continue;
 			double below = 100.0 * (s->median - v) / s->median;
@@ -430,19 +470,18 @@ int fleet_analyze(struct fleet *f)
 	if (!scratch)
 		return -1;
 	int rc = 0;
-	for (int k = 0; k < FLEET_NFIG && !rc; k++) {
-		if (fleet_figs[k].per_node) {
-			rc = stat_one(f, k, NULL, scratch);
-			continue;
-		}
-		/* one statistic per GPU model, in the order the models first appear */
-		for (size_t i = 0; i < f->n && !rc; i++)
-			for (unsigned g = 0; g < f->node[i].ngpu && !rc; g++) {
-				const char *model = f->node[i].gpu[g].name;
-				if (isfinite(f->node[i].gpu[g].fig[k]) && !stat_for(f, k, model))
-					rc = stat_one(f, k, model, scratch);
+	/* one statistic per figure and group, in the order the groups first appear */
+	for (int k = 0; k < FLEET_NFIG && !rc; k++)
+		for (size_t i = 0; i < f->n && !rc; i++) {
+			const struct fleet_node *n = &f->node[i];
+			for (int g = fleet_figs[k].per_node ? -1 : 0; g < (fleet_figs[k].per_node ? 0 : (int)n->ngpu) && !rc;
+			     g++) {
+				char group[FLEET_GROUP_LEN];
+				group_of(n, g, group, sizeof(group));
+				if (n->state == FLEET_DONE && isfinite(value_of(n, g, k)) && !stat_for(f, k, group))
+					rc = stat_one(f, k, group, scratch);
 			}
-	}
+		}
 	free(scratch);
 	for (size_t i = 0; i < f->n && !rc; i++)
 		rc = node_outliers(f, i);
@@ -455,47 +494,6 @@ int fleet_verdict(const struct fleet *f)
 	for (size_t o = 0; o < f->nout; o++)
 		v = f->out[o].kind == FLEET_OUT_NOT_SWEPT ? (v > 1 ? v : 1) : 2;
 	return v;
-}
-
-bool fleet_drain_reason(const struct fleet *f, size_t i, char *out, size_t outlen)
-{
-	if (!outlen)
-		return false;
-	snprintf(out, outlen, "%s", FLEET_REASON_PREFIX);
-	bool any = false;
-	for (size_t k = 0; k < f->nout; k++) {
-		const struct fleet_outlier *o = &f->out[k];
-		if (o->node != i || !o->drain)
-			continue;
-		char part[FLEET_RULES_LEN + 48], who[24];
-		if (o->gpu >= 0)
-			snprintf(who, sizeof(who), "GPU %d", o->gpu);
-		else
-			snprintf(who, sizeof(who), "%s", o->kind == FLEET_OUT_DIAG ? "diag" : o->kind == FLEET_OUT_HEALTH ? "system" : "node");
-		if (o->kind == FLEET_OUT_FIGURE)
-			snprintf(part, sizeof(part), "%s %s %s -%.0f%%", any ? ";" : "", who, fleet_figs[o->fig].key, o->below_pct);
-		else
-			snprintf(part, sizeof(part), "%s %s %s", any ? ";" : "", who, o->what);
-		size_t n = strlen(out);
-		if (n + strlen(part) + 1 <= outlen)
-			snprintf(out + n, outlen - n, "%s", part);
-		any = true;
-	}
-	if (!any) {
-		out[0] = '\0';
-		return false;
-	}
-	slurm_reason_clean(out);
-	return true;
-}
-
-enum slurm_hc_action fleet_drain_decide(const char *reason, const struct slurm_node_info *node)
-{
-	if (!node->drain)
-		return SLURM_HC_DRAIN;
-	if (strncmp(node->reason, FLEET_REASON_PREFIX, strlen(FLEET_REASON_PREFIX)) != 0)
-		return SLURM_HC_KEEP_OTHERS;
-	return strcmp(node->reason, reason ? reason : "") == 0 ? SLURM_HC_NONE : SLURM_HC_DRAIN;
 }
 
 /* ---- fleet.json ------------------------------------------------------------------------ */
@@ -516,9 +514,9 @@ static json_t *gpu_json(const struct fleet_gpu *g)
 	for (int k = 0; k < FLEET_NFIG; k++)
 		if (!fleet_figs[k].per_node)
 			json_object_set_new(figs, fleet_figs[k].key, num_or_null(g->fig[k]));
-	return json_pack("{sI ss ss ss ss ss ss sI so so so so so so so so so}", "index", (json_int_t)g->index, "name",
+	return json_pack("{sI ss ss ss ss ss ss ss sI so so so so so so so so so}", "index", (json_int_t)g->index, "name",
 			 g->name, "uuid", g->uuid, "verdict", g->verdict, "action", g->action, "fail_rules",
-			 g->fail_rules, "warn_rules", g->warn_rules, "xids", (json_int_t)g->xids, "pcie_gen",
+			 g->fail_rules, "fail_reasons", g->fail_words, "warn_rules", g->warn_rules, "xids", (json_int_t)g->xids, "pcie_gen",
 			 int_or_null(g->pcie_gen), "pcie_gen_max", int_or_null(g->pcie_gen_max), "pcie_width",
 			 int_or_null(g->pcie_width), "pcie_width_max", int_or_null(g->pcie_width_max),
 			 "nvlink_active", int_or_null(g->nvlink_active), "nvlink_count", int_or_null(g->nvlink_count),
@@ -534,9 +532,10 @@ static json_t *node_json(const struct fleet_node *n)
 	for (int k = 0; k < FLEET_NFIG; k++)
 		if (fleet_figs[k].per_node)
 			json_object_set_new(figs, fleet_figs[k].key, num_or_null(n->fig[k]));
-	return json_pack("{ss ss ss sb ss ss ss ss ss ss so so}", "node", n->name, "state", fleet_state_name(n->state),
-			 "note", n->note, "simulated", n->simulated, "verdict", n->verdict, "action", n->action,
-			 "system_fail_rules", n->sys_fail_rules, "diag_verdict", n->diag_verdict, "diag_fail",
+	return json_pack("{ss ss ss sb ss ss ss ss ss ss ss ss ss so so}", "node", n->name, "state",
+			 fleet_state_name(n->state), "note", n->note, "simulated", n->simulated, "driver", n->driver, "cuda",
+			 n->cuda, "verdict", n->verdict, "action", n->action, "system_fail_rules", n->sys_fail_rules,
+			 "system_fail_reasons", n->sys_fail_words, "diag_verdict", n->diag_verdict, "diag_fail",
 			 n->diag_fail, "figures_source", n->figures_source, "figures", figs, "gpus", gpus);
 }
 
@@ -592,6 +591,9 @@ static int node_from_json(struct fleet *f, const json_t *jn, char *err, size_t e
 	copy_str(n->verdict, sizeof(n->verdict), jstr(jn, "verdict"));
 	copy_str(n->action, sizeof(n->action), jstr(jn, "action"));
 	copy_str(n->sys_fail_rules, sizeof(n->sys_fail_rules), jstr(jn, "system_fail_rules"));
+	copy_str(n->sys_fail_words, sizeof(n->sys_fail_words), jstr(jn, "system_fail_reasons"));
+	copy_str(n->driver, sizeof(n->driver), jstr(jn, "driver"));
+	copy_str(n->cuda, sizeof(n->cuda), jstr(jn, "cuda"));
 	copy_str(n->diag_verdict, sizeof(n->diag_verdict), jstr(jn, "diag_verdict"));
 	copy_str(n->diag_fail, sizeof(n->diag_fail), jstr(jn, "diag_fail"));
 	copy_str(n->figures_source, sizeof(n->figures_source), jstr(jn, "figures_source"));
@@ -609,6 +611,7 @@ static int node_from_json(struct fleet *f, const json_t *jn, char *err, size_t e
 			return -1;
 		}
 		copy_str(fg->fail_rules, sizeof(fg->fail_rules), jstr(g, "fail_rules"));
+		copy_str(fg->fail_words, sizeof(fg->fail_words), jstr(g, "fail_reasons"));
 		copy_str(fg->warn_rules, sizeof(fg->warn_rules), jstr(g, "warn_rules"));
 		long x = jlong(g, "xids");
 		fg->xids = x > 0 ? (unsigned)x : 0;

@@ -4,7 +4,8 @@
  *
  * Each swept node writes one result document (schema gpuctl-sweep-node:
  * its health report, its links, figures). The fleet reads them, takes per
- * figure and GPU model the median and the median absolute deviation (MAD),
+ * figure and group (GPU model, driver and CUDA version: an H200 is never
+ * compared with an A100) the median and the median absolute deviation (MAD),
  * and names the outliers: a GPU (or a node, for node-wide figures) below the
  * median by more than the threshold, a health rule that FAILs, or WARNs
  * with an action (with the rule's action), a diag level that FAILs, and nodes that were not swept
@@ -25,6 +26,8 @@
 #define FLEET_MAX_GPUS 64
 #define FLEET_MAX_NODES 4096
 #define FLEET_RULES_LEN 160
+#define FLEET_WORDS_LEN 200 /* the failing findings in words, for a drain reason */
+#define FLEET_GROUP_LEN 128 /* "NVIDIA H200 (driver 580.95.05, CUDA 13.0)" */
 #define FLEET_DEFAULT_THRESHOLD_PCT 8.0
 /* A sweep's drain reason starts with this, not with SLURM_REASON_PREFIX: the
  * health-check hook resumes nodes whose reason is its own, and a node slow
@@ -57,6 +60,7 @@ struct fleet_gpu {
 	char fail_rules[FLEET_RULES_LEN]; /* "xid-79,pcie-width-below-max": FAIL findings and WARNs
 					   * whose rule has an action (the outliers) */
 	char warn_rules[FLEET_RULES_LEN]; /* the other WARN findings */
+	char fail_words[FLEET_WORDS_LEN]; /* fail_rules' findings in words: "XID 79: GPU has fallen off the bus" */
 	unsigned xids;                 /* XID findings (any verdict) */
 	long pcie_gen, pcie_gen_max, pcie_width, pcie_width_max; /* -1: unknown */
 	long nvlink_active, nvlink_count;
@@ -71,6 +75,8 @@ struct fleet_node {
 	bool simulated;
 	char verdict[8], action[16];   /* the node's health (system entry included) */
 	char sys_fail_rules[FLEET_RULES_LEN];
+	char sys_fail_words[FLEET_WORDS_LEN];
+	char driver[32], cuda[16];     /* the driver's and its CUDA's version, "" unknown: part of the group */
 	char diag_verdict[8];          /* "" when the level ran no diag */
 	char diag_fail[FLEET_RULES_LEN]; /* failing diag tests */
 	char figures_source[16];       /* "measured", "simulated", "" (none) */
@@ -94,7 +100,8 @@ struct fleet_outlier {
 
 struct fleet_stat {
 	enum fleet_fig fig;
-	char model[FLEET_NAME_LEN];    /* the GPU model; "" for per-node figures */
+	char model[FLEET_GROUP_LEN];   /* the group: the GPU model (a node's: its first GPU's), and
+				        * " (driver D, CUDA C)" when the results have them */
 	size_t n;
 	double median, mad;            /* MAD: median of |x - median| */
 };
@@ -126,9 +133,26 @@ int fleet_analyze(struct fleet *f);
 /* The worst outcome: 0 every node swept and no outlier, 1 a node not swept, 2 an outlier. */
 int fleet_verdict(const struct fleet *f);
 
-/* The drain reason for node i ("gpuctl sweep: GPU 1 xid-79; GPU 3 gemm_bf16_tflops -18%"),
- * false (and "") when no outlier of it drains. '"' and newlines become '\''. */
+/* The drain reason for node i in words ("gpuctl sweep: GPU 1 XID 79: GPU has fallen off
+ * the bus; GPU 3 GEMM BF16 18% below the median"), false (and "") when no outlier of it
+ * drains. '"' and newlines become '\''. (fleet_drain.c) */
 bool fleet_drain_reason(const struct fleet *f, size_t i, char *out, size_t outlen);
+
+/* What --drain does with a node. */
+enum fleet_drain_plan {
+	FLEET_KEEP = 0,     /* nothing of it calls for a drain */
+	FLEET_DRAIN,        /* drain it */
+	FLEET_OVER_CAP,     /* it calls for a drain, but the cap is reached */
+	FLEET_LAST_OF_MODEL /* it calls for a drain, but it is its GPU model's last node left */
+};
+/* The default cap: 10% of the nodes swept, at least 1. */
+size_t fleet_drain_cap_default(size_t nodes);
+/* Which nodes --drain drains (plan[f->n]): those with a drain reason, the
+ * ones with a health or diag outlier first, then figures, each in the
+ * fleet's order, at most max_nodes of them, and never the last node of a
+ * GPU model that the sweep leaves in service (the rest of the model drained
+ * or not swept). Returns how many it drains. */
+size_t fleet_drain_plan(const struct fleet *f, size_t max_nodes, enum fleet_drain_plan *plan);
 /* Whether to drain a node for reason: drain when not drained, or drained by an
  * earlier sweep with another reason; leave a node drained by anyone else. */
 enum slurm_hc_action fleet_drain_decide(const char *reason, const struct slurm_node_info *node);

@@ -119,9 +119,9 @@ void fleet_write_text(const struct fleet *f, FILE *o)
 		if (n->diag_verdict[0])
 			fprintf(o, "%-16s diag %s%s%s\n", n->name, n->diag_verdict, n->diag_fail[0] ? ": " : "", n->diag_fail);
 	}
-	fputs("\nfleet median (MAD) per figure and model:\n", o);
+	fputs("\nfleet median (MAD) per figure and group (GPU model, driver, CUDA):\n", o);
 	for (size_t s = 0; s < f->nstat; s++)
-		fprintf(o, "  %-20s %-20s %10.1f (%.1f) %s over %zu\n", fleet_figs[f->stat[s].fig].key,
+		fprintf(o, "  %-20s %-44s %10.1f (%.1f) %s over %zu\n", fleet_figs[f->stat[s].fig].key,
 			f->stat[s].model[0] ? f->stat[s].model : "(per node)", f->stat[s].median, f->stat[s].mad,
 			fleet_figs[f->stat[s].fig].unit, f->stat[s].n);
 	if (!f->nstat)

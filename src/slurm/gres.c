@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "core/cpulist.h"
 #include "device/topo_score.h"
 #include "device/snapshot.h"
 
@@ -34,12 +36,19 @@ void slurm_gres_type_name(const char *gpu_name, char *out, size_t outlen)
 bool slurm_node_name_ok(const char *name)
 {
 	size_t n = strlen(name);
-	if (n == 0 || n > 255)
+	/* a leading '-' would read as an option where the name is an argument of its own */
+	if (n == 0 || n > 255 || name[0] == '-')
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (!isalnum((unsigned char)name[i]) && !strchr(".-_[],", name[i]))
 			return false;
 	return true;
+}
+
+bool slurm_host_name_ok(const char *name)
+{
+	/* "ALL" is every node to scontrol (NodeName=ALL), in any case */
+	return slurm_node_name_ok(name) && !strpbrk(name, "[],") && strcasecmp(name, "ALL") != 0;
 }
 
 /* The Links= value between GPUs a and b: -1 when a == b, else the NVLink
@@ -51,58 +60,6 @@ static int slurm_gres_link_count(const struct gpu_link *l, bool self)
 	return (int)(topo_pair_score(l) / TOPO_NVLINK_SCORE);
 }
 
-static int parse_uint(const char **p, unsigned long *v)
-{
-	if (!isdigit((unsigned char)**p))
-		return -1;
-	char *end;
-	*v = strtoul(*p, &end, 10);
-	if (end - *p > 9)
-		return -1;
-	*p = end;
-	return 0;
-}
-
-/* Parses a Linux CPU list ("0-55,112-167") into a bitmap of ncpu bits.
- * Returns 0, or -1 with a one-line message (bad syntax, CPU >= ncpu). */
-static int slurm_cpulist_parse(const char *s, uint8_t *bits, unsigned ncpu, char *err, size_t errlen)
-{
-	memset(bits, 0, (ncpu + 7) / 8);
-	const char *p = s;
-	if (!*p) {
-		snprintf(err, errlen, "empty CPU list");
-		return -1;
-	}
-	for (;;) {
-		unsigned long a, b;
-		if (parse_uint(&p, &a)) {
-			snprintf(err, errlen, "bad CPU list '%.64s'", s);
-			return -1;
-		}
-		b = a;
-		if (*p == '-') {
-			p++;
-			if (parse_uint(&p, &b) || b < a) {
-				snprintf(err, errlen, "bad CPU range in '%.64s'", s);
-				return -1;
-			}
-		}
-		if (b >= ncpu) {
-			snprintf(err, errlen, "CPU %lu in '%.64s' is beyond the %u CPUs known", b, s, ncpu);
-			return -1;
-		}
-		for (unsigned long c = a; c <= b; c++)
-			bits[c / 8] |= (uint8_t)(1u << (c % 8));
-		if (*p == '\0')
-			return 0;
-		if (*p != ',') {
-			snprintf(err, errlen, "bad CPU list '%.64s'", s);
-			return -1;
-		}
-		p++;
-	}
-}
-
 int slurm_gres_cores(const char *cpulist, const struct slurm_gres_opts *o, char *out, size_t outlen, char *err,
 		     size_t errlen)
 {
@@ -110,7 +67,7 @@ int slurm_gres_cores(const char *cpulist, const struct slurm_gres_opts *o, char 
 	uint8_t cpus[SLURM_MAX_CPUS / 8], cores[SLURM_MAX_CPUS / 8];
 	if (ncpu > SLURM_MAX_CPUS)
 		ncpu = SLURM_MAX_CPUS;
-	if (slurm_cpulist_parse(cpulist, cpus, ncpu, err, errlen))
+	if (cpulist_parse(cpulist, cpus, ncpu, err, errlen))
 		return -1;
 	memset(cores, 0, sizeof(cores));
 	unsigned maxcore = 0;

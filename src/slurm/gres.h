@@ -43,8 +43,13 @@ void slurm_gres_type_name(const char *gpu_name, char *out, size_t outlen);
 /* True if name can stand as NodeName= in gres.conf and slurm.conf: a host
  * name or a Slurm host list ("gpu[01-04]"), up to 255 characters of letters,
  * digits, '.', '-', '_', '[', ']' and ','; nothing that would end the
- * key=value (space, '=', '#', a line end). */
+ * key=value (space, '=', '#', a line end), and no leading '-' (an option). */
 bool slurm_node_name_ok(const char *name);
+/* True if name is one node that gpuctl may hand to scontrol: as
+ * slurm_node_name_ok, but no host list ('[', ']', ',') and not "ALL" (every
+ * node to scontrol). Every node name from outside (a sweep's result file,
+ * sinfo, --node, $SLURMD_NODENAME) is checked with it. */
+bool slurm_host_name_ok(const char *name);
 
 /* Cores= value for a GPU's CPU affinity list: the logical cores of those
  * CPUs as ranges ("0-27,56-83"). 0, or -1 with a message. */

@@ -13,20 +13,35 @@ static void append(char *out, size_t outlen, const char *s)
 		snprintf(out + n, outlen - n, "%s", s);
 }
 
-/* Appends "; GPU 2 rule-a,rule-b" (the first without "; ") for an entity that fails. */
+void slurm_finding_words(const char *rule_id, const char *reason, char *out, size_t outlen)
+{
+	if (!outlen)
+		return;
+	unsigned long long code;
+	int at = 0;
+	const char *colon = reason ? strstr(reason, ": ") : NULL;
+	/* the XID rule's "XID 79 GPU_HAS_FALLEN_OFF_THE_BUS: GPU has fallen off the bus" */
+	if (colon && sscanf(reason, "XID %llu%n", &code, &at) == 1 && at > 0)
+		snprintf(out, outlen, "XID %llu: %s", code, colon + 2);
+	else
+		snprintf(out, outlen, "%s", reason && reason[0] ? reason : rule_id ? rule_id : "?");
+}
+
+/* Appends "; GPU 2 words, words" (the first without "; ") for an entity that fails. */
 static void entity_reasons(const struct health_entity *e, const char *who, char *out, size_t outlen, bool *any)
 {
 	if (e->verdict != HEALTH_FAIL)
 		return;
-	char part[HEALTH_ID_LEN + 48];
+	char part[HEALTH_TEXT_LEN + 48], words[HEALTH_TEXT_LEN];
 	bool named = false;
 	for (unsigned k = 0; k < e->nfind; k++) {
 		if (e->find[k].verdict != HEALTH_FAIL)
 			continue;
+		slurm_finding_words(e->find[k].rule_id, e->find[k].reason, words, sizeof(words));
 		if (named)
-			snprintf(part, sizeof(part), ",%s", e->find[k].rule_id);
+			snprintf(part, sizeof(part), ", %s", words);
 		else
-			snprintf(part, sizeof(part), "%s%s %s", *any ? "; " : " ", who, e->find[k].rule_id);
+			snprintf(part, sizeof(part), "%s%s %s", *any ? "; " : " ", who, words);
 		append(out, outlen, part);
 		named = true;
 		*any = true;

@@ -20,10 +20,14 @@ struct health_report;
 #define SLURM_REASON_LEN 240
 
 /* The drain reason for the FAIL findings of the GPUs in mask (and the
- * system entry): "gpuctl: GPU 2 ecc-dbe-volatile; GPU 5 xid-79". Returns
+ * system entry), in words: "gpuctl: GPU 2 uncorrectable ECC errors since the
+ * driver loaded; GPU 5 XID 79: GPU has fallen off the bus". Returns
  * false (and "") when nothing fails. Slurm reasons take no '"': such
  * characters become '\''. */
 bool slurm_drain_reason(const struct health_report *rep, uint64_t mask, char *out, size_t outlen);
+/* One finding in words for a drain reason: its reason ("XID 79 NAME: meaning"
+ * as "XID 79: meaning"), or its rule id when it has none. */
+void slurm_finding_words(const char *rule_id, const char *reason, char *out, size_t outlen);
 /* Makes a text fit for a Slurm reason in place: '"', '\\' and newlines become '\''. */
 void slurm_reason_clean(char *reason);
 

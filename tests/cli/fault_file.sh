@@ -40,7 +40,7 @@ one_shot gpu "gpu: 99 is out of range" health --json
 one_shot gpu8 "GPU 8 does not exist (the server has 8)" info -q
 one_shot field "faults\[0\].rate: unknown field" diag --level 1
 one_shot cannot "remaps rows instead of retiring pages" topo
-one_shot dir "Is a directory" health
+one_shot dir "is not a regular file" health
 one_shot kind "unknown fault kind" agent --once
 printf '{"faults":[{"kind":"nvlink_errors","gpu":0,"rate_per_s":30}]}' >"$tmp/good.json"
 checks=$((checks + 1))

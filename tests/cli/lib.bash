@@ -30,6 +30,17 @@ check() { # check DESCRIPTION COMMAND...: the command must succeed
 	local what="$1"; shift
 	"$@" || fail "$what"
 }
+expect_exit() { # expect_exit CODE COMMAND...: runs it, its stdout in $out and stderr in $err
+	local want=$1
+	shift
+	out="$("$@" 2>"$tmp/expect_exit.err")"
+	local rc=$?
+	err="$(cat "$tmp/expect_exit.err")"
+	checks=$((checks + 1))
+	[ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want: $(head -c 800 <<<"$out$err")"
+}
+out_has() { grep -q -- "$1" <<<"$out" || fail "expected '$1' in: $(head -c 800 <<<"$out")"; }
+err_has() { grep -q -- "$1" <<<"$err" || fail "expected '$1' on stderr: $(head -c 800 <<<"$err")"; }
 finish() { # the last command of a test: its exit status
 	echo "$checks checks, $fails failed"
 	[ "$fails" -eq 0 ]

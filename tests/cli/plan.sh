@@ -181,7 +181,7 @@ check "mig JSON: 7 positions for 1g.10gb" [ "$(jq '.profiles[] | select(.name=="
 
 # errors: one line naming the field, documented exit codes
 expect_error 64 "unknown GPU 'H300'" plan train --model llama-2-7b --gpu H300
-expect_error 64 "params must be positive" plan train --params -7B
+expect_error 64 "option '--params': '-7B' is not a number from 0 to 1e+15" plan train --params -7B
 expect_error 64 "heads 7 do not divide hidden 4096" plan train --layers 32 --hidden 4096 --heads 7 --vocab 32000
 expect_error 64 "micro-batch must be positive" plan train --model gpt2-small --micro-batch 0
 expect_error 64 "unknown model 'gpt9'" plan serve --model gpt9

@@ -164,12 +164,24 @@ has "gpu01: health PASS; node IDLE; action: none"
 [ -z "$(calls)" ] || fail "a healthy idle node got: $(calls)"
 printf '{"faults": [{"kind": "ecc_uncorrectable", "gpu": 3, "count": 1}]}\n' >"$tmp/faults.json"
 hc 2
-has "action: drain, gpuctl: GPU 3 ecc-volatile-uncorrectable"
-[ "$(calls)" = "update NodeName=gpu01 State=DRAIN Reason=gpuctl: GPU 3 ecc-volatile-uncorrectable" ] ||
+# the reason in words, not the rule's id
+has "action: drain, gpuctl: GPU 3 uncorrectable ECC errors since the driver loaded"
+[ "$(calls)" = "update NodeName=gpu01 State=DRAIN Reason=gpuctl: GPU 3 uncorrectable ECC errors since the driver loaded" ] ||
 	fail "drain call: $(calls)"
 : >"$tmp/calls"
 hc 2 --dry-run
+has "^would drain gpu01: gpuctl: GPU 3 uncorrectable ECC errors since the driver loaded$"
 [ -z "$(calls)" ] || fail "--dry-run called scontrol update: $(calls)"
+# a dry run needs no scontrol at all
+hc 2 --dry-run --scontrol "$tmp/no-such-scontrol"
+has "^would drain gpu01: gpuctl: GPU 3 uncorrectable"
+# the node's name reaches scontrol: one node, not ALL, not an option
+hc 64 --node ALL
+has "bad node name 'ALL'"
+hc 64 --node -x
+hc 64 --node 'gpu[01-04]'
+expect 64 env SLURMD_NODENAME='n5 State=RESUME' "$GPUCTL" --sim h200x8 slurm health-check --window 0 --scontrol "$tmp/scontrol"
+[ -z "$(calls)" ] || fail "a bad node name reached scontrol: $(calls)"
 echo "NodeName=gpu01 State=IDLE+DRAIN Reason=maintenance [admin@2026-11-30T01:00:00]" >"$tmp/node"
 hc 2
 has "action: keep"

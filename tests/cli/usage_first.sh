@@ -66,7 +66,7 @@ bad_values() { # bad_values GLOBAL...: every case run with these global options 
 	expect 64 "gpuctl top: option '--exit-after': bad duration 'x' (e.g. 1.5s, 100ms, 2h, 1h30m; a number alone is seconds)" "$@" top --exit-after x
 	expect 64 "gpuctl top: unexpected argument 'extra'; see 'gpuctl top --help'" "$@" top extra
 	expect 64 "gpuctl diag: unknown level '9' (1, 2, 3 or 4)" "$@" diag -r 9
-	expect 64 "gpuctl diag: bad value '0' for --timeout-scale (0.05 to 100)" "$@" diag --timeout-scale 0
+	expect 64 "gpuctl diag: option '--timeout-scale': '0' is not a number from 0.05 to 100" "$@" diag --timeout-scale 0
 	expect 64 "gpuctl report: unexpected argument 'extra'; see 'gpuctl report --help'" "$@" report extra
 	expect 64 "gpuctl report: option '--results' needs a value" "$@" report --results
 	# -i SPEC: its form is checked with the options; only whether the GPUs

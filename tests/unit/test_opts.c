@@ -247,6 +247,32 @@ static void test_unbounded_int_is_zero_up(void **state)
 	assert_int_equal(opt_value_parse(&any, "-1", &v, err, sizeof(err)), -1);
 }
 
+static void test_number_within_its_range(void **state)
+{
+	(void)state;
+	static const struct opt_spec hours = { "hours", 0, OPT_NUMBER, "H", "h", NULL, 0, OPT_MILLI(1e6), NULL };
+	static const struct opt_spec scale = { "scale", 0, OPT_NUMBER, "F", "s", NULL, OPT_MILLI(0.05), OPT_MILLI(100),
+					       NULL };
+	static const struct opt_spec none = { "none", 0, OPT_NUMBER, "X", "n", NULL, 0, 0, NULL };
+	char err[256];
+	struct opt_value v;
+	assert_int_equal(opt_value_parse(&hours, "12.5", &v, err, sizeof(err)), 0);
+	assert_true(v.real == 12.5);
+	assert_int_equal(opt_value_parse(&hours, "2k", &v, err, sizeof(err)), 0);
+	assert_true(v.real == 2000);
+	assert_int_equal(opt_value_parse(&hours, "1e6", &v, err, sizeof(err)), 0);
+	assert_int_equal(opt_value_parse(&hours, "1e308", &v, err, sizeof(err)), -1);
+	assert_string_equal(err, "option '--hours': '1e308' is not a number from 0 to 1e+06");
+	const char *bad[] = { "inf", "nan", "0x10", "", "1e", "1.2.3", "-1", "2kk", "1e999", " 1", "1 " };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(opt_value_parse(&hours, bad[i], &v, err, sizeof(err)), -1);
+	assert_int_equal(opt_value_parse(&scale, "0.05", &v, err, sizeof(err)), 0);
+	assert_int_equal(opt_value_parse(&scale, "0.04", &v, err, sizeof(err)), -1);
+	assert_string_equal(err, "option '--scale': '0.04' is not a number from 0.05 to 100");
+	/* a row without a range takes nothing */
+	assert_int_equal(opt_value_parse(&none, "1", &v, err, sizeof(err)), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_errors_are_one_line_naming_the_option_as_spelled),
 		cmocka_unit_test(test_value_parse_for_a_value_read_elsewhere),
 		cmocka_unit_test(test_unbounded_int_is_zero_up),
+		cmocka_unit_test(test_number_within_its_range),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

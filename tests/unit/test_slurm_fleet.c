@@ -101,7 +101,7 @@ static void test_median_mad_and_outliers(void **state)
 	assert_true(fabs(m->mad - 0) < 1e-9); /* more than half the GPUs are at 4000 */
 	const struct fleet_stat *a = stat(&f, FIG_ALLREDUCE);
 	assert_non_null(a);
-	assert_string_equal(a->model, "");
+	assert_string_equal(a->model, "NVIDIA H200"); /* per node: its GPUs' model */
 	assert_int_equal(a->n, 6);
 	/* exactly three outliers: n5's slow GPU, n6's failing GPU, n7 not swept */
 	assert_int_equal(f.nout, 3);
@@ -159,15 +159,40 @@ static void test_models_are_compared_only_with_their_own(void **state)
 	fleet_init(&f, "bench-quick", 8);
 	add(&f, "a", healthy, -1, NULL);
 	add(&f, "b", healthy, -1, NULL);
-	/* a node of another model with half the bandwidth is no outlier of the H200s */
-	char *doc = node_doc("c", 4, (const double[]){ 2000, 2000, 2000, 2000 }, -1, NULL);
-	char *p;
-	while ((p = strstr(doc, "NVIDIA H200")))
-		memcpy(p, "NVIDIA A100", 11);
+	/* nodes of another model with half the bandwidth and half the all-reduce (a
+	 * per-node figure) are no outliers of the H200s, nor they of them */
 	char err[256];
-	assert_int_equal(fleet_add_result(&f, "c", doc, strlen(doc), err, sizeof(err)), 0);
+	for (int k = 0; k < 2; k++) {
+		const char *name = k ? "d" : "c";
+		char *doc = node_doc(name, 4, (const double[]){ 2000, 2000, 2000, 2000 }, -1, NULL);
+		char *p;
+		while ((p = strstr(doc, "NVIDIA H200")))
+			memcpy(p, "NVIDIA A100", 11);
+		p = strstr(doc, "\"allreduce_busbw_gbs\": 480");
+		assert_non_null(p);
+		memcpy(p, "\"allreduce_busbw_gbs\": 240", 26);
+		assert_int_equal(fleet_add_result(&f, name, doc, strlen(doc), err, sizeof(err)), 0);
+	}
 	assert_int_equal(fleet_analyze(&f), 0);
 	assert_int_equal(f.nout, 0);
+	fleet_free(&f);
+
+	/* a driver and CUDA version of its own makes a group of its own */
+	fleet_init(&f, "bench-quick", 8);
+	add(&f, "a", healthy, -1, NULL);
+	add(&f, "b", healthy, -1, NULL);
+	char *doc = node_doc("e", 4, (const double[]){ 2000, 2000, 2000, 2000 }, -1, NULL);
+	char *with = malloc(strlen(doc) + 64);
+	assert_non_null(with);
+	snprintf(with, strlen(doc) + 64, "{\"driver\": \"535.1\", \"cuda\": \"12.2\", %s", doc + 1);
+	assert_int_equal(fleet_add_result(&f, "e", with, strlen(with), err, sizeof(err)), 0);
+	free(with);
+	assert_int_equal(fleet_analyze(&f), 0);
+	assert_int_equal(f.nout, 0);
+	bool grouped = false;
+	for (size_t s = 0; s < f.nstat; s++)
+		grouped |= strcmp(f.stat[s].model, "NVIDIA H200 (driver 535.1, CUDA 12.2)") == 0;
+	assert_true(grouped);
 	fleet_free(&f);
 }
 
@@ -198,7 +223,7 @@ static void test_drain_reason_and_decision(void **state)
 	for (size_t i = 0; i < f.n; i++) {
 		bool drain = fleet_drain_reason(&f, i, reason, sizeof(reason));
 		if (strcmp(f.node[i].name, "n5") == 0)
-			assert_string_equal(reason, "gpuctl sweep: GPU 2 mem_bw_gbs -12%");
+			assert_string_equal(reason, "gpuctl sweep: GPU 2 memory bandwidth 12% below the median of its model");
 		else if (strcmp(f.node[i].name, "n6") == 0)
 			assert_string_equal(reason, "gpuctl sweep: GPU 1 xid-79");
 		else
@@ -215,6 +240,76 @@ static void test_drain_reason_and_decision(void **state)
 	assert_int_equal(fleet_drain_decide("gpuctl sweep: GPU 1 xid-79", &ni), SLURM_HC_KEEP_OTHERS);
 	snprintf(ni.reason, sizeof(ni.reason), "maintenance");
 	assert_int_equal(fleet_drain_decide("gpuctl sweep: GPU 1 xid-79", &ni), SLURM_HC_KEEP_OTHERS);
+	fleet_free(&f);
+}
+
+/* A node of model with GPU 0 failing (reason in words), or healthy. */
+static void add_model(struct fleet *f, const char *name, const char *model, bool bad)
+{
+	char err[256];
+	char *doc = node_doc(name, 2, (const double[]){ 4000, 4000 }, bad ? 0 : -1, "xid-catalog");
+	char *p;
+	while (strcmp(model, "NVIDIA H200") != 0 && (p = strstr(doc, "NVIDIA H200")))
+		memcpy(p, model, 11);
+	static char with[20000];
+	/* the XID rule's reason, as the health report writes it */
+	const char *at = strstr(doc, "\"subsystem\"");
+	if (at)
+		snprintf(with, sizeof(with), "%.*s\"reason\": \"XID 79 GPU_HAS_FALLEN_OFF_THE_BUS: GPU has fallen off the bus\", %s",
+			 (int)(at - doc), doc, at);
+	else
+		snprintf(with, sizeof(with), "%s", doc);
+	assert_int_equal(fleet_add_result(f, name, with, strlen(with), err, sizeof(err)), 0);
+}
+
+static void test_drain_plan_cap_and_last_of_model(void **state)
+{
+	(void)state;
+	struct fleet f;
+	enum fleet_drain_plan plan[32];
+	char reason[SLURM_REASON_LEN];
+	assert_int_equal(fleet_drain_cap_default(1), 1);
+	assert_int_equal(fleet_drain_cap_default(19), 1);
+	assert_int_equal(fleet_drain_cap_default(20), 2);
+	assert_int_equal(fleet_drain_cap_default(4096), 409);
+
+	/* 8 H200 nodes, 3 failing: the cap drains the first of them only */
+	fleet_init(&f, "health", 8);
+	for (int i = 0; i < 8; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "h%u", (unsigned)i % 10);
+		add_model(&f, name, "NVIDIA H200", i >= 5);
+	}
+	/* and 2 A100 nodes, both failing: one stays in service */
+	add_model(&f, "a0", "NVIDIA A100", true);
+	add_model(&f, "a1", "NVIDIA A100", true);
+	assert_int_equal(fleet_analyze(&f), 0);
+	assert_true(fleet_drain_reason(&f, 5, reason, sizeof(reason)));
+	assert_string_equal(reason, "gpuctl sweep: GPU 0 XID 79: GPU has fallen off the bus");
+	assert_int_equal(fleet_drain_plan(&f, fleet_drain_cap_default(f.n), plan), 1);
+	assert_int_equal(plan[4], FLEET_KEEP);
+	assert_int_equal(plan[5], FLEET_DRAIN);
+	assert_int_equal(plan[6], FLEET_OVER_CAP);
+	assert_int_equal(plan[7], FLEET_OVER_CAP);
+	assert_int_equal(plan[8], FLEET_OVER_CAP);
+	assert_int_equal(plan[9], FLEET_OVER_CAP);
+	/* a cap of 10: every failing node but the A100s' last */
+	assert_int_equal(fleet_drain_plan(&f, 10, plan), 4);
+	assert_int_equal(plan[7], FLEET_DRAIN);
+	assert_int_equal(plan[8], FLEET_DRAIN);
+	assert_int_equal(plan[9], FLEET_LAST_OF_MODEL);
+	fleet_free(&f);
+
+	/* a rule failing fleet-wide never drains the whole model */
+	fleet_init(&f, "health", 8);
+	for (int i = 0; i < 3; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "h%u", (unsigned)i % 10);
+		add_model(&f, name, "NVIDIA H200", true);
+	}
+	assert_int_equal(fleet_analyze(&f), 0);
+	assert_int_equal(fleet_drain_plan(&f, 100, plan), 2);
+	assert_int_equal(plan[2], FLEET_LAST_OF_MODEL);
 	fleet_free(&f);
 }
 
@@ -420,6 +515,7 @@ int main(void)
 		cmocka_unit_test(test_models_are_compared_only_with_their_own),
 		cmocka_unit_test(test_unreadable_result_is_a_failed_node),
 		cmocka_unit_test(test_drain_reason_and_decision),
+		cmocka_unit_test(test_drain_plan_cap_and_last_of_model),
 		cmocka_unit_test(test_json_round_trip_and_compare),
 		cmocka_unit_test(test_from_json_refuses_other_documents),
 		cmocka_unit_test(test_report_text_and_html),

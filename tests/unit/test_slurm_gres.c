@@ -172,6 +172,18 @@ static void test_node_names(void **state)
 	memset(longname, 'a', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
 	assert_false(slurm_node_name_ok(longname));
+	assert_false(slurm_node_name_ok("-x")); /* an option where it is an argument of its own */
+	/* one node for scontrol: no host list, not ALL (every node), as the sweep's file names */
+	assert_true(slurm_host_name_ok("gpu-node-7"));
+	assert_true(slurm_host_name_ok("n5.cluster"));
+	assert_true(slurm_host_name_ok("ALLx"));
+	assert_false(slurm_host_name_ok("gpu[01-64]"));
+	assert_false(slurm_host_name_ok("a,b"));
+	assert_false(slurm_host_name_ok("ALL"));
+	assert_false(slurm_host_name_ok("all"));
+	assert_false(slurm_host_name_ok("-x"));
+	assert_false(slurm_host_name_ok("n5 State=RESUME"));
+	assert_false(slurm_host_name_ok(""));
 }
 
 static void test_type_names(void **state)

@@ -57,7 +57,7 @@ static void test_drain_reason_names_gpu_and_rule(void **state)
 	struct sim_fault ecc = { .kind = SIM_FAULT_ECC_UNCORRECTABLE, .gpu = 2, .count = 3 };
 	evaluate(&ecc, rep);
 	assert_true(slurm_drain_reason(rep, ~0ull, reason, sizeof(reason)));
-	assert_string_equal(reason, "gpuctl: GPU 2 ecc-volatile-uncorrectable");
+	assert_string_equal(reason, "gpuctl: GPU 2 uncorrectable ECC errors since the driver loaded");
 	/* the GPU is not among those checked: nothing to drain for */
 	assert_false(slurm_drain_reason(rep, 0x3, reason, sizeof(reason)));
 
@@ -90,12 +90,28 @@ static void test_drain_reason_several_and_truncated(void **state)
 	rep->system.verdict = HEALTH_FAIL; /* no finding: still named */
 	char reason[SLURM_REASON_LEN];
 	assert_true(slurm_drain_reason(rep, ~0ull, reason, sizeof(reason)));
-	assert_string_equal(reason, "gpuctl: system failed; GPU 0 rule-'a'; GPU 2 b,c");
+	assert_string_equal(reason, "gpuctl: system failed; GPU 0 rule-'a'; GPU 2 b, c");
 	char small[20];
 	assert_true(slurm_drain_reason(rep, ~0ull, small, sizeof(small)));
 	assert_int_equal(strncmp(small, "gpuctl:", 7), 0);
 	assert_true(strlen(small) < sizeof(small));
 	free(rep);
+}
+
+static void test_finding_words(void **state)
+{
+	(void)state;
+	char w[120];
+	slurm_finding_words("xid-catalog", "XID 79 GPU_HAS_FALLEN_OFF_THE_BUS: GPU has fallen off the bus", w, sizeof(w));
+	assert_string_equal(w, "XID 79: GPU has fallen off the bus");
+	slurm_finding_words("ecc-volatile-uncorrectable", "uncorrectable ECC errors since the driver loaded", w, sizeof(w));
+	assert_string_equal(w, "uncorrectable ECC errors since the driver loaded");
+	slurm_finding_words("some-rule", "", w, sizeof(w));
+	assert_string_equal(w, "some-rule");
+	slurm_finding_words("some-rule", NULL, w, sizeof(w));
+	assert_string_equal(w, "some-rule");
+	slurm_finding_words("x", "XID: no code", w, sizeof(w));
+	assert_string_equal(w, "XID: no code");
 }
 
 static void test_node_parse(void **state)
@@ -233,6 +249,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_drain_reason_names_gpu_and_rule),
 		cmocka_unit_test(test_drain_reason_several_and_truncated),
+		cmocka_unit_test(test_finding_words),
 		cmocka_unit_test(test_node_parse),
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_requests),
