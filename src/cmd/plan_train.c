@@ -219,7 +219,7 @@ static void print_mem(struct pctx *p, const struct plan_mem *o, const struct pla
 		table_cell(tb, gb(b, sizeof(b), rows[i].v));
 	}
 	table_row(tb);
-	table_cellf(tb, "peak allocated (%s)", o->peak_phase);
+	table_cellf(tb, "peak allocated (%s, set by %s)", o->peak_phase, o->peak_term);
 	table_cell(tb, gb(b, sizeof(b), o->peak));
 	table_row(tb);
 	table_cell(tb, "CUDA context");
@@ -237,6 +237,12 @@ static void print_mem(struct pctx *p, const struct plan_mem *o, const struct pla
 	}
 	table_print(tb, p->ctx->out);
 	table_free(tb);
+	/* what the peak phase holds, by cause: the largest sets the peak */
+	fprintf(p->ctx->out, "peak %s: set by %s; it holds", gb(b, sizeof(b), o->peak), o->peak_term);
+	for (size_t k = 0; k < PART_COUNT; k++)
+		fprintf(p->ctx->out, "%s %s %s", k ? "," : "", plan_part_name((enum plan_part)k),
+			gb(b, sizeof(b), o->peak_parts[k]));
+	fputc('\n', p->ctx->out);
 	if (!o->activations_known)
 		fprintf(p->ctx->out, "activations: n/a (size-only model: the totals cover model states only)\n");
 }
@@ -253,6 +259,14 @@ static json_t *mem_json(const struct plan_mem *o)
 	json_num(j, "workspace_bytes", o->workspace);
 	json_num(j, "peak_allocated_bytes", o->peak);
 	json_object_set_new(j, "peak_phase", json_string(o->peak_phase));
+	json_object_set_new(j, "peak_term", json_string(o->peak_term));
+	json_t *parts = json_object();
+	for (size_t k = 0; k < PART_COUNT; k++) {
+		char key[32];
+		snprintf(key, sizeof(key), "%s_bytes", plan_part_name((enum plan_part)k));
+		json_num(parts, key, o->peak_parts[k]);
+	}
+	json_object_set_new(j, "peak_parts", parts);
 	json_num(j, "cuda_context_bytes", o->context);
 	json_num(j, "fragmentation_bytes", o->fragmentation);
 	json_num(j, "total_bytes", o->total);
