@@ -144,7 +144,7 @@ struct plan_mem {
 	/* What the peak phase holds, by cause (sums to peak), and the largest of them: what
 	 * sets the peak. */
 	double peak_parts[PART_COUNT];
-	const char *peak_term; /* plan_part_name() of the largest part */
+	const char *peak_term; /* plan_part_name() of the largest part; NULL when a part is not known */
 	bool activations_known;
 	unsigned nterms;       /* transformers: every term and phase, for --explain */
 	struct plan_term terms[PLAN_TERMS_MAX];
@@ -152,7 +152,8 @@ struct plan_mem {
 /* Fills *o; returns 0, or -1 with a message. */
 int plan_train_memory(const struct plan_model *m, const struct plan_train *t, struct plan_mem *o,
 		      char *err, size_t errlen);
-/* Sets o->peak_term to the largest of o->peak_parts (the frameworks' models fill the parts). */
+/* Sets o->peak_term to the largest of o->peak_parts (the frameworks' models fill the parts),
+ * NULL when one of them is not known (NAN). */
 void plan_mem_set_peak_term(struct plan_mem *o);
 /* Activation bytes per GPU (exported for the tests and --explain). */
 double plan_activation_bytes(const struct plan_model *m, const struct plan_train *t);

@@ -72,9 +72,13 @@ const char *plan_part_name(enum plan_part p) { return (size_t)p < PART_COUNT ? p
 void plan_mem_set_peak_term(struct plan_mem *o)
 {
 	size_t best = 0;
-	for (size_t i = 1; i < PART_COUNT; i++)
+	o->peak_term = NULL; /* not known when a part is not (a size-only model's gathered layer) */
+	for (size_t i = 0; i < PART_COUNT; i++) {
+		if (!isfinite(o->peak_parts[i]))
+			return;
 		if (o->peak_parts[i] > o->peak_parts[best])
 			best = i;
+	}
 	o->peak_term = part_names[best];
 }
 

@@ -68,6 +68,8 @@ expect_error 64 "option '--cuda-context': size '2T' out of range (0 to 1T)" plan
 "$GPUCTL" plan train --params 7B --framework deepspeed --zero 3 --dp 8 --json >"$tmp/t2"
 check "7B ZeRO-3 on 8 GPUs = 15.75e9 bytes per GPU" \
 	[ "$(jq '.memory_per_gpu | .weights_bytes + .gradients_bytes + .optimizer_bytes' "$tmp/t2")" = "15750000000" ]
+check "size-only ZeRO-3: the gathered layer unknown, so what sets the peak is null" \
+	jqe '.memory_per_gpu | .peak_term == null and .peak_parts.weights_bytes == null and .peak_parts.optimizer_bytes > 0' "$tmp/t2"
 "$GPUCTL" plan serve --model llama-3-70b --tp 8 --context 8192 >"$tmp/s1"
 check "Llama-3-70B KV cache 327680 bytes/token" grep -q 'KV cache per token: *327680 bytes (40960 bytes per GPU)' "$tmp/s1"
 "$GPUCTL" plan serve --model llama-3-70b --tp 8 --context 8192 --batch 16 --json >"$tmp/s2"
