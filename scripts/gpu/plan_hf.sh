@@ -5,9 +5,10 @@
 # bounded by `timeout` so the command returns with what ran: results are JSON lines in
 # $OUT/plan_hf/smoke.jsonl and cases.jsonl, logs beside them. Needs python3 with torch and
 # transformers (the lent H200's image has both); downloads nothing.
-# Usage: scripts/gpu/plan_hf.sh [seconds for the set, default 250] [set: all (default) | holdout]
+# Usage: scripts/gpu/plan_hf.sh [seconds for the set, default 250] [set: all (default) | holdout | r2fit | r2holdout]
 # (holdout: 19 training and 5 serving cases of shapes the model in src/plan/hf.c was not
-# derived from, into $OUT/plan_hf/holdout.jsonl)
+# derived from, into $OUT/plan_hf/holdout.jsonl; r2fit and r2holdout: issue 34's 12 + 12,
+# into $OUT/plan_hf/r2fit.jsonl and r2holdout.jsonl)
 set -u -o pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="${OUT:-$root/plan_hf-out}/plan_hf"

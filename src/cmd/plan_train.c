@@ -149,12 +149,13 @@ static void explain_terms(FILE *f, const struct plan_mem *o, const struct plan_t
 			fprintf(f, "  [%s]", x->evidence);
 		fputc('\n', f);
 	}
-	fprintf(f, "  peak = the largest phase (%s)%s\n", o->peak_phase,
+	fprintf(f, "  peak = the largest phase (%s), set by %s%s\n", o->peak_phase, o->peak_term ? o->peak_term : "n/a",
 		 t->dp > 1 ? "; DDP buckets (size of the gradients) are not measured" : "");
 	fprintf(f, "  total = peak x (1 + %.0f%% fragmentation margin) + %.2f GB CUDA context\n", 100 * t->frag,
 		t->cuda_context_bytes / 1e9);
 	fprintf(f, "  calibration: 64 training cases (GPT-2, Llama, Qwen2, Mixtral), worst error 1.1%%, and 19 held out, "
-		   "worst 0.8%% (bench/RESULTS.md); DDP and FSDP not measured\n");
+		   "worst 0.8%%; round 2 (checkpointing, seq to 8192, vocabularies to 152k): 12 fitted, worst 0.2%%, "
+		   "12 held out, worst 0.8%% (bench/RESULTS.md); DDP and FSDP not measured\n");
 }
 
 static void explain(struct pctx *p, const struct plan_model *m, const struct plan_train *t, const struct plan_mem *o)
@@ -187,8 +188,8 @@ static void explain(struct pctx *p, const struct plan_model *m, const struct pla
 	else
 		fprintf(f, "  activations: not computed (the model is known by its size only; give --model or the architecture)\n");
 	fprintf(f, "  loss: FP32 log-probabilities 4 x vocab per token, 8 x vocab more in its backward (measured)\n");
-	fprintf(f, "  peak = resident states + the largest phase (%s) + 80 MiB workspace; gradients %s\n",
-		o->peak_phase, t->fw == FW_PYTORCH ? "are freed each step, so they peak apart from the activations"
+	fprintf(f, "  peak = resident states + the largest phase (%s, set by %s) + 80 MiB workspace; gradients %s\n",
+		o->peak_phase, o->peak_term ? o->peak_term : "n/a", t->fw == FW_PYTORCH ? "are freed each step, so they peak apart from the activations"
 						   : "stay resident (contiguous buffers)");
 	fprintf(f, "  total = peak x (1 + %.0f%% fragmentation margin) + %.2f GB CUDA context "
 		   "(both measured on an H200 with PyTorch 2.11: context 752-778 MiB, reserved/allocated 1.00-1.37)\n",
@@ -218,7 +219,10 @@ static void print_mem(struct pctx *p, const struct plan_mem *o, const struct pla
 		table_cell(tb, gb(b, sizeof(b), rows[i].v));
 	}
 	table_row(tb);
-	table_cellf(tb, "peak allocated (%s)", o->peak_phase);
+	if (o->peak_term)
+		table_cellf(tb, "peak allocated (%s, set by %s)", o->peak_phase, o->peak_term);
+	else
+		table_cellf(tb, "peak allocated (%s)", o->peak_phase);
 	table_cell(tb, gb(b, sizeof(b), o->peak));
 	table_row(tb);
 	table_cell(tb, "CUDA context");
@@ -236,6 +240,13 @@ static void print_mem(struct pctx *p, const struct plan_mem *o, const struct pla
 	}
 	table_print(tb, p->ctx->out);
 	table_free(tb);
+	if (o->peak_term) { /* what the peak phase holds, by cause: the largest sets the peak */
+		fprintf(p->ctx->out, "peak %s: set by %s; it holds", gb(b, sizeof(b), o->peak), o->peak_term);
+		for (size_t k = 0; k < PART_COUNT; k++)
+			fprintf(p->ctx->out, "%s %s %s", k ? "," : "", plan_part_name((enum plan_part)k),
+				gb(b, sizeof(b), o->peak_parts[k]));
+		fputc('\n', p->ctx->out);
+	}
 	if (!o->activations_known)
 		fprintf(p->ctx->out, "activations: n/a (size-only model: the totals cover model states only)\n");
 }
@@ -252,6 +263,14 @@ static json_t *mem_json(const struct plan_mem *o)
 	json_num(j, "workspace_bytes", o->workspace);
 	json_num(j, "peak_allocated_bytes", o->peak);
 	json_object_set_new(j, "peak_phase", json_string(o->peak_phase));
+	json_object_set_new(j, "peak_term", o->peak_term ? json_string(o->peak_term) : json_null());
+	json_t *parts = json_object();
+	for (size_t k = 0; k < PART_COUNT; k++) {
+		char key[32];
+		snprintf(key, sizeof(key), "%s_bytes", plan_part_name((enum plan_part)k));
+		json_num(parts, key, o->peak_parts[k]);
+	}
+	json_object_set_new(j, "peak_parts", parts);
 	json_num(j, "cuda_context_bytes", o->context);
 	json_num(j, "fragmentation_bytes", o->fragmentation);
 	json_num(j, "total_bytes", o->total);

@@ -43,6 +43,12 @@ void plan_gpuctl_train_memory(const struct plan_model *m, const struct plan_trai
 	o->comm = 0;
 	o->peak = o->weights + o->grads + o->optimizer + o->activations + o->loss + o->transient + o->workspace;
 	o->peak_phase = "allocated before the first step";
+	o->peak_parts[PART_WEIGHTS] = o->weights + o->workspace;
+	o->peak_parts[PART_GRADS] = o->grads;
+	o->peak_parts[PART_OPTIMIZER] = o->optimizer;
+	o->peak_parts[PART_ACTIVATIONS] = o->activations + o->transient; /* the scratch with them */
+	o->peak_parts[PART_LOGITS] = o->loss;
+	plan_mem_set_peak_term(o);
 	o->context = t->cuda_context_bytes;
 	o->fragmentation = 0; /* one cudaMalloc, no caching allocator */
 	o->total = o->peak + o->context;

@@ -25,10 +25,14 @@
  *              backward start: + the gradient of the log-probabilities and of the logits
  *              (FP32, 8 x vocab per token);
  *              backward end: all gradients (less an untied embedding's, computed last) + one
- *              block's activations recomputed (checkpointing) or still held;
+ *              block's activations recomputed (checkpointing) or still held (+ with the
+ *              scores kept, the gradients of its probabilities and scores, 2 x 4 B each);
+ *              backward end (embedding): all gradients + a tied embedding's dense gradient,
+ *              added to the head's (round 2, bench/runs/2026-12-04-plan-hf-r2);
  *              optimizer step: gradients + foreach AdamW's one temporary per parameter.
  *   peak       the largest phase; measured: backward start 57 of 64 cases, forward 3,
- *              optimizer step 4.
+ *              optimizer step 4. Its parts by cause (weights, grads, optimizer, activations,
+ *              logits, recompute) are o->peak_parts; the largest is o->peak_term.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -44,6 +48,7 @@
 #define WORKSPACE_PREFILL (34.0 * 1048576)
 #define BWD_END_TRANSIENT 4.0            /* x hidden per token: the block's input gradients in flight */
 #define EVIDENCE "bench/runs/2026-12-01-plan-hf (H200, transformers 5.17, torch 2.11)"
+#define EVIDENCE_R2 "bench/runs/2026-12-04-plan-hf-r2"
 
 enum hf_arch { ARCH_LLAMA, ARCH_GPT2, ARCH_MOE, ARCH_COUNT };
 enum hf_mode { MODE_FP32, MODE_AMP, MODE_PURE16, MODE_COUNT };
@@ -180,26 +185,56 @@ void plan_hf_train_memory(const struct plan_model *m, const struct plan_train *t
 	o->loss = logp + bwd_loss;
 	double resident = wb * P + states + o->comm + o->workspace;
 	double held_grads = t->grad_accum > 1 ? o->grads : 0; /* accumulated across micro-batches */
-	double saved = act + logp + casts;
 	double one_block = has ? tok * block_bytes_per_token(m, t) : 0;
 	double block_casts = amp && has ? 2 * (cast_params(m) - vh) / m->layers : 0;
 	double embed_grad_last = has && !m->tied_embeddings ? wb * vh : 0;
 	double temp = t->optim == OPT_ADAMW ? wb * P : 0; /* foreach AdamW; fused and SGD: none */
 
-	const struct { const char *name; double bytes; } phase[] = {
-		{ "forward (loss)", held_grads + saved + fwd_logits + cache },
-		{ "backward start", held_grads + saved + bwd_loss },
-		{ "backward end", o->grads - embed_grad_last + one_block + block_casts +
-					  (has ? BWD_END_TRANSIENT * tok * m->hidden : 0) },
-		{ "optimizer step", o->grads + temp },
+	/* The backward of the last block to run (block 0): with checkpointing its activations
+	 * recomputed, with the scores kept the gradients of the probabilities and of the scores
+	 * beside them (FP32, 2 x 4 B per score; measured in FP32, Llama-1B 2048 x 2). */
+	double score_grads = has && scores_kept(m, t) ? 8 * tok * m->heads * (double)t->seq : 0;
+	double last_block = one_block + block_casts + score_grads + (has ? BWD_END_TRANSIENT * tok * m->hidden : 0);
+	/* Then the embedding's backward: a dense [vocab, hidden] gradient, which a tied embedding
+	 * adds to the head's gradient already there (both alive), with the gradient coming in. */
+	double embed_grad_new = has && m->tied_embeddings ? wb * vh : 0;
+	double embed_in = has ? wb * tok * m->hidden : 0;
+
+	/* Each phase's bytes beyond the resident states, by cause. */
+	struct hf_phase {
+		const char *name;
+		double part[PART_COUNT];
+	} phase[] = {
+		{ "forward (loss)", { [PART_GRADS] = held_grads, [PART_WEIGHTS] = casts + cache, [PART_ACTIVATIONS] = act,
+				      [PART_LOGITS] = logp + fwd_logits } },
+		{ "backward start", { [PART_GRADS] = held_grads, [PART_WEIGHTS] = casts, [PART_ACTIVATIONS] = act,
+				      [PART_LOGITS] = logp + bwd_loss } },
+		{ "backward end", { [PART_GRADS] = o->grads - embed_grad_last, [PART_RECOMPUTE] = last_block } },
+		{ "backward end (embedding)", { [PART_GRADS] = o->grads + embed_grad_new, [PART_ACTIVATIONS] = embed_in } },
+		{ "optimizer step", { [PART_GRADS] = o->grads, [PART_OPTIMIZER] = temp } },
 	};
+	const size_t nphase = sizeof(phase) / sizeof(phase[0]);
+	if (!ckpt) { /* without checkpointing the last block's activations are still held */
+		phase[2].part[PART_ACTIVATIONS] = last_block;
+		phase[2].part[PART_RECOMPUTE] = 0;
+	}
+	double bytes[sizeof(phase) / sizeof(phase[0])];
 	size_t best = 0;
-	for (size_t i = 1; i < sizeof(phase) / sizeof(phase[0]); i++)
-		if (phase[i].bytes > phase[best].bytes)
+	for (size_t i = 0; i < nphase; i++) {
+		bytes[i] = 0;
+		for (size_t k = 0; k < PART_COUNT; k++)
+			bytes[i] += phase[i].part[k];
+		if (bytes[i] > bytes[best])
 			best = i;
+	}
 	o->peak_phase = phase[best].name;
-	o->transient = phase[best].bytes;
+	o->transient = bytes[best];
 	o->peak = resident + o->transient;
+	for (size_t k = 0; k < PART_COUNT; k++)
+		o->peak_parts[k] = phase[best].part[k];
+	o->peak_parts[PART_WEIGHTS] += wb * P + o->comm + o->workspace;
+	o->peak_parts[PART_OPTIMIZER] += states;
+	plan_mem_set_peak_term(o);
 	o->context = t->cuda_context_bytes;
 	o->fragmentation = o->peak * t->frag;
 	o->total = o->peak + o->fragmentation + o->context;
@@ -239,16 +274,22 @@ void plan_hf_train_memory(const struct plan_model *m, const struct plan_train *t
 	     "%s logits + FP32 copy: %g B x tokens x vocab", t->prec == PREC_FP32 ? "FP32" : "16-bit", fwd_logits / NV);
 	term(o, "loss backward transient", bwd_loss, "backward peak - memory after forward = 8 x tokens x vocab (60 cases)",
 	     "gradients of log-probabilities and logits: 8 B x tokens x vocab");
-	term(o, "last block in backward", one_block + block_casts, "backward-end peaks of the checkpointing cases",
-	     "one block's activations%s, recomputed with checkpointing", block_casts > 0 ? " + its weight copies" : "");
+	term(o, "last block in backward", last_block, "backward-end peaks of the checkpointing cases",
+	     "one block's activations%s, recomputed with checkpointing, + 4 h per token in flight%s",
+	     block_casts > 0 ? " + its weight copies" : "",
+	     score_grads > 0 ? " + the gradients of its scores (2 x 4 B x heads x seq per token)" : "");
+	if (embed_grad_new > 0)
+		term(o, "tied embedding gradient", embed_grad_new, EVIDENCE_R2 ", backward of tied checkpointing cases",
+		     "the embedding's dense gradient, %g B x vocab %u x hidden %u, beside the head's", wb, m->vocab,
+		     m->hidden);
 	if (temp > 0)
 		term(o, "optimizer temporaries", temp, "optimizer-phase peak - resident = gradients + 1 x weights (foreach)",
 		     "foreach AdamW: one %s tensor per parameter", pn);
 	term(o, "workspace", o->workspace, "resident - states = 68-70 MB in every case",
 	     "2 cuBLAS workspaces (forward and autograd threads) x 32 MiB + 2 MiB");
-	for (size_t i = 0; i < sizeof(phase) / sizeof(phase[0]); i++)
-		term(o, phase[i].name, resident + phase[i].bytes, i == best ? "<- the peak" : "",
-		     "phase total: resident + %.3f GB", phase[i].bytes / 1e9);
+	for (size_t i = 0; i < nphase; i++)
+		term(o, phase[i].name, resident + bytes[i], i == best ? "<- the peak" : "",
+		     "phase total: resident + %.3f GB", bytes[i] / 1e9);
 }
 
 /*

@@ -115,6 +115,18 @@ struct plan_term {
 	double bytes;
 };
 
+/* The causes the peak is split into (plan train says which one sets it). */
+enum plan_part {
+	PART_WEIGHTS = 0, /* weights, their 16-bit copies, cuBLAS workspaces, DDP buckets */
+	PART_GRADS,       /* gradients */
+	PART_OPTIMIZER,   /* optimizer states and the step's temporaries */
+	PART_ACTIVATIONS, /* what the forward saved for backward (checkpointing: block inputs) */
+	PART_LOGITS,      /* the logits, their FP32 copies, log-probabilities and loss gradients */
+	PART_RECOMPUTE,   /* one block recomputed (checkpointing) or its backward in flight */
+	PART_COUNT
+};
+const char *plan_part_name(enum plan_part p);
+
 /* Per-GPU memory in bytes. */
 struct plan_mem {
 	double weights;        /* incl. 16-bit copies held during forward/backward */
@@ -131,6 +143,10 @@ struct plan_mem {
 	double total;          /* what must fit in the GPU */
 	double cpu_offload;    /* host memory for offloaded states */
 	const char *peak_phase;/* "backward start", "backward end", "optimizer step" */
+	/* What the peak phase holds, by cause (sums to peak), and the largest of them: what
+	 * sets the peak. */
+	double peak_parts[PART_COUNT];
+	const char *peak_term; /* plan_part_name() of the largest part; NULL when a part is not known */
 	bool activations_known;
 	unsigned nterms;       /* transformers: every term and phase, for --explain */
 	struct plan_term terms[PLAN_TERMS_MAX];
@@ -138,6 +154,9 @@ struct plan_mem {
 /* Fills *o; returns 0, or -1 with a message. */
 int plan_train_memory(const struct plan_model *m, const struct plan_train *t, struct plan_mem *o,
 		      char *err, size_t errlen);
+/* Sets o->peak_term to the largest of o->peak_parts (the frameworks' models fill the parts),
+ * NULL when one of them is not known (NAN). */
+void plan_mem_set_peak_term(struct plan_mem *o);
 /* Activation bytes per GPU (exported for the tests and --explain). */
 double plan_activation_bytes(const struct plan_model *m, const struct plan_train *t);
 /* Largest micro-batch (>= 1) whose total fits in mem_bytes; 0 when none does. */

@@ -65,6 +65,23 @@ NAMES(attn, enum plan_attn, "flash", "eager")
 NAMES(framework, enum plan_framework, "pytorch", "deepspeed", "transformers", "gpuctl")
 NAMES(offload, enum plan_offload, "none", "optimizer", "params")
 
+static const char *const part_names[PART_COUNT] = { "weights", "grads", "optimizer", "activations", "logits",
+							   "recompute" };
+const char *plan_part_name(enum plan_part p) { return (size_t)p < PART_COUNT ? part_names[p] : "?"; }
+
+void plan_mem_set_peak_term(struct plan_mem *o)
+{
+	size_t best = 0;
+	o->peak_term = NULL; /* not known when a part is not (a size-only model's gathered layer) */
+	for (size_t i = 0; i < PART_COUNT; i++) {
+		if (!isfinite(o->peak_parts[i]))
+			return;
+		if (o->peak_parts[i] > o->peak_parts[best])
+			best = i;
+	}
+	o->peak_term = part_names[best];
+}
+
 void plan_train_defaults(struct plan_train *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -295,6 +312,8 @@ int plan_train_memory(const struct plan_model *m, const struct plan_train *t, st
 	double one_block = m->has_arch ? block_activations(m, t, t->ckpt != CKPT_SELECTIVE) : 0;
 	o->workspace = WORKSPACE_BYTES;
 	double resident, a, b, c = 0;
+	/* the phases' parts by cause: a backward start, b backward end, c optimizer step */
+	double pa[PART_COUNT] = { 0 }, pb[PART_COUNT] = { 0 }, pc[PART_COUNT] = { 0 }, pr[PART_COUNT] = { 0 };
 	if (t->fw == FW_PYTORCH) {
 		o->weights = 4 * P;
 		o->grads = 4 * P;
@@ -308,25 +327,48 @@ int plan_train_memory(const struct plan_model *m, const struct plan_train *t, st
 		}
 		o->weights += casts;
 		resident = 4 * P + o->optimizer + o->comm;
+		pr[PART_WEIGHTS] = 4 * P + o->comm;
+		pr[PART_OPTIMIZER] = o->optimizer;
+		pa[PART_WEIGHTS] = casts;
+		pa[PART_ACTIVATIONS] = act;
+		pa[PART_LOGITS] = loss_kept + loss_bwd;
+		pb[PART_GRADS] = o->grads + vh * 4;
+		pb[PART_RECOMPUTE] = t->ckpt == CKPT_FULL ? one_block + block_casts : 0;
+		pc[PART_GRADS] = o->grads;
+		pc[PART_OPTIMIZER] = t->optim == OPT_ADAMW || t->optim == OPT_SGD ? 4 * P : 0; /* foreach step temporaries */
 		a = casts + act + loss_kept + loss_bwd;
-		b = o->grads + vh * 4 + (t->ckpt == CKPT_FULL ? one_block + block_casts : 0);
-		c = o->grads + (t->optim == OPT_ADAMW || t->optim == OPT_SGD ? 4 * P : 0); /* foreach step temporaries */
+		b = pb[PART_GRADS] + pb[PART_RECOMPUTE];
+		c = pc[PART_GRADS] + pc[PART_OPTIMIZER];
 	} else {
 		deepspeed_states(m, t, P, o);
 		resident = o->weights + o->grads + o->optimizer + o->comm;
+		pr[PART_WEIGHTS] = o->weights + o->comm;
+		pr[PART_GRADS] = o->grads;
+		pr[PART_OPTIMIZER] = o->optimizer;
+		pa[PART_ACTIVATIONS] = act;
+		pa[PART_LOGITS] = loss_kept + loss_bwd;
+		pb[PART_ACTIVATIONS] = t->ckpt == CKPT_FULL ? act : 0;
+		pb[PART_RECOMPUTE] = t->ckpt == CKPT_FULL ? one_block : 0;
 		a = act + loss_kept + loss_bwd;
 		b = t->ckpt == CKPT_FULL ? act + one_block : 0;
 	}
+	const double *pp = pa;
 	o->peak_phase = "backward start";
 	o->transient = a;
 	if (b > o->transient) {
 		o->transient = b;
 		o->peak_phase = "backward end";
+		pp = pb;
 	}
 	if (c > o->transient) {
 		o->transient = c;
 		o->peak_phase = "optimizer step";
+		pp = pc;
 	}
+	for (size_t k = 0; k < PART_COUNT; k++)
+		o->peak_parts[k] = pr[k] + pp[k];
+	o->peak_parts[PART_WEIGHTS] += o->workspace;
+	plan_mem_set_peak_term(o);
 	o->peak = resident + o->transient + o->workspace;
 	o->context = t->cuda_context_bytes;
 	o->fragmentation = o->peak * t->frag;

@@ -68,6 +68,8 @@ expect_error 64 "option '--cuda-context': size '2T' out of range (0 to 1T)" plan
 "$GPUCTL" plan train --params 7B --framework deepspeed --zero 3 --dp 8 --json >"$tmp/t2"
 check "7B ZeRO-3 on 8 GPUs = 15.75e9 bytes per GPU" \
 	[ "$(jq '.memory_per_gpu | .weights_bytes + .gradients_bytes + .optimizer_bytes' "$tmp/t2")" = "15750000000" ]
+check "size-only ZeRO-3: the gathered layer unknown, so what sets the peak is null" \
+	jqe '.memory_per_gpu | .peak_term == null and .peak_parts.weights_bytes == null and .peak_parts.optimizer_bytes > 0' "$tmp/t2"
 "$GPUCTL" plan serve --model llama-3-70b --tp 8 --context 8192 >"$tmp/s1"
 check "Llama-3-70B KV cache 327680 bytes/token" grep -q 'KV cache per token: *327680 bytes (40960 bytes per GPU)' "$tmp/s1"
 "$GPUCTL" plan serve --model llama-3-70b --tp 8 --context 8192 --batch 16 --json >"$tmp/s2"
@@ -102,6 +104,24 @@ check "gpt2-medium (torch.nn) peak within 10% of 17.29 GB" \
 	--seq 2048 --micro-batch 4 --explain >"$tmp/t3e"
 check "train --explain (transformers): each term with its formula" grep -q 'log-probabilities.*4 B x 8192 tokens x vocab 128256' "$tmp/t3e"
 check "train --explain (transformers): the peak phase named" grep -q 'backward end.*<- the peak' "$tmp/t3e"
+# which term sets the peak (issue 34): a Qwen2-0.5B shape (vocabulary 151,936, tied) with
+# checkpointing, measured 37.70 GB at the start of the backward, 30 GB of it the logits
+qwen=(--layers 24 --hidden 896 --heads 14 --kv-heads 2 --ffn 4864 --vocab 151936 --tied --gated-mlp
+	--seq 4096 --micro-batch 4 --checkpointing full)
+"$GPUCTL" plan train "${qwen[@]}" >"$tmp/t9"
+check "train: the term that sets the peak named" grep -q 'peak allocated (backward start, set by logits)' "$tmp/t9"
+check "train: the peak by cause" grep -q '^peak 37.70 GB: set by logits; it holds weights .*logits 29.87 GB, recompute' "$tmp/t9"
+"$GPUCTL" plan train "${qwen[@]}" --json >"$tmp/t9j"
+check "train JSON: peak_term and the parts summing to the peak" jqe '.memory_per_gpu |
+	.peak_term == "logits" and (.peak_parts | keys == ["activations_bytes", "grads_bytes", "logits_bytes",
+	"optimizer_bytes", "recompute_bytes", "weights_bytes"]) and
+	(([.peak_parts[]] | add) - .peak_allocated_bytes | fabs) < 16' "$tmp/t9j"
+# the 3B Llama shape of the same run, peak in the optimizer step (foreach AdamW's temporary)
+"$GPUCTL" plan train --layers 28 --hidden 3072 --heads 24 --kv-heads 8 --ffn 8192 --vocab 128256 --tied \
+	--gated-mlp --seq 4096 --checkpointing full --json >"$tmp/t10"
+check "train JSON: a 3B model's step set by the optimizer (64.33 GB measured)" jqe '.memory_per_gpu |
+	.peak_term == "optimizer" and .peak_phase == "optimizer step" and
+	(.peak_allocated_bytes | . > 64.33e9*0.97 and . < 64.33e9*1.05)' "$tmp/t10"
 expect_error 64 "pure 16-bit weights need --framework transformers" plan train --params 7B --framework pytorch --precision bf16-pure
 "$GPUCTL" plan serve --model llama-3-8b --engine hf --batch 4 --context 4112 --json >"$tmp/s3"
 check "serve --engine hf: prefill of the whole prompt (measured 20.2 GB peak)" \

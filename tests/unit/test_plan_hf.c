@@ -1,8 +1,10 @@
 /* test_plan_hf.c - the transformers memory model (src/plan/hf.c) against every case
- * bench/hf_plan_memory.py measured on an H200 (tests/data/plan-hf-measured.jsonl and the
- * held-out plan-hf-holdout.jsonl, copies of bench/runs/2026-12-01-plan-hf/cases.jsonl and
- * holdout.jsonl): each training peak within +5% / -3% and its phase, each prefill and
- * generate peak within 5%, the KV cache per token exact. PLAN_HF_VERBOSE=1 prints every case. */
+ * bench/hf_plan_memory.py measured on an H200: round 1 (tests/data/plan-hf-measured.jsonl and
+ * the held-out plan-hf-holdout.jsonl, copies of bench/runs/2026-12-01-plan-hf/cases.jsonl and
+ * holdout.jsonl) and round 2 (plan-hf-r2-fit.jsonl and the held-out plan-hf-r2-holdout.jsonl,
+ * copies of bench/runs/2026-12-04-plan-hf-r2/r2fit.jsonl and r2holdout.jsonl): each training
+ * peak within +5% / -3% and its phase, each prefill and generate peak within 5%, the KV cache
+ * per token exact. PLAN_HF_VERBOSE=1 prints every case. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,12 +26,27 @@
 static json_t *cases[MAX_CASES];
 static size_t ncases;
 
-/* Appends the cases of one JSON-lines file; held-out cases are marked "holdout". */
-static int load_file(const char *name, bool holdout)
+/* The measured sets: round 1 (the per-block counts were read from its fitted half), round 2
+ * (issue 34: checkpointing, long sequences, large tied vocabularies; its fitted half set the
+ * checkpointing, logits and optimizer terms, its held-out half nothing). */
+static const struct {
+	const char *file, *label;
+} SETS[] = {
+	{ "plan-hf-measured.jsonl", "r1 fit" },
+	{ "plan-hf-holdout.jsonl", "r1 held-out" },
+	{ "plan-hf-r2-fit.jsonl", "r2 fit" },
+	{ "plan-hf-r2-holdout.jsonl", "r2 held-out" },
+};
+#define NSETS (sizeof(SETS) / sizeof(SETS[0]))
+
+static size_t set_of(json_t *c) { return (size_t)json_integer_value(json_object_get(c, "set")); }
+
+/* Appends the cases of one JSON-lines file, each marked with its set. */
+static int load_file(size_t set)
 {
 	char path[4096];
 	const char *dir = getenv("GPUCTL_TEST_DIR");
-	snprintf(path, sizeof(path), "%s/data/%s", dir ? dir : "tests", name);
+	snprintf(path, sizeof(path), "%s/data/%s", dir ? dir : "tests", SETS[set].file);
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return -1;
@@ -41,7 +58,7 @@ static int load_file(const char *name, bool holdout)
 			fclose(f);
 			return -1;
 		}
-		json_object_set_new(c, "holdout", json_boolean(holdout));
+		json_object_set_new(c, "set", json_integer((json_int_t)set));
 		cases[ncases++] = c;
 	}
 	fclose(f);
@@ -51,9 +68,9 @@ static int load_file(const char *name, bool holdout)
 static int load(void **state)
 {
 	(void)state;
-	/* the cases the per-block counts were read from, then shapes they were not */
-	if (load_file("plan-hf-measured.jsonl", false) || load_file("plan-hf-holdout.jsonl", true))
-		return -1;
+	for (size_t i = 0; i < NSETS; i++)
+		if (load_file(i))
+			return -1;
 	return ncases ? 0 : -1;
 }
 
@@ -102,63 +119,118 @@ static size_t family_index(const char *fam)
 	return 0;
 }
 
+/* The training configuration a case ran. */
+static struct plan_train train_of(json_t *c)
+{
+	struct plan_train t;
+	plan_train_defaults(&t);
+	assert_int_equal(t.fw, FW_HF);
+	const char *prec = str(c, "precision"), *opt = str(c, "optimizer");
+	t.prec = strcmp(prec, "fp32") == 0 ? PREC_FP32 : PREC_BF16;
+	t.pure16 = strcmp(prec, "bf16") == 0;
+	t.optim = strcmp(opt, "sgd") == 0 ? OPT_SGD : strcmp(opt, "adamw-fused") == 0 ? OPT_ADAMW_FUSED : OPT_ADAMW;
+	t.ckpt = strcmp(str(c, "checkpointing"), "full") == 0 ? CKPT_FULL : CKPT_NONE;
+	t.attn = strcmp(str(c, "attention"), "eager") == 0 ? ATTN_EAGER : ATTN_FLASH;
+	t.seq = (unsigned)num(c, "seq");
+	t.micro_batch = (unsigned)num(c, "micro_batch");
+	return t;
+}
+
+/* Every phase the case measured (forward, backward, optimizer step: its largest reading over
+ * the steps) against the planned phase (the backward: the larger of its moments), within the
+ * same bounds: a term that is not the peak today is the peak of another shape. Returns the
+ * number out of bounds, printed. */
+static size_t phases_out_of_bounds(json_t *c, const struct plan_mem *o)
+{
+	static const char *const measured[] = { "forward", "backward", "optimizer" };
+	size_t bad = 0;
+	for (size_t k = 0; k < 3; k++) {
+		double plan = 0, meas = 0;
+		for (unsigned i = 0; i < o->nterms; i++) /* the phase totals are --explain's last terms */
+			if (strncmp(o->terms[i].name, measured[k], strlen(measured[k])) == 0 &&
+			    strstr(o->terms[i].formula, "phase total"))
+				plan = fmax(plan, o->terms[i].bytes);
+		json_t *arr = json_object_get(json_object_get(c, "phase_peaks"), measured[k]);
+		for (size_t i = 0; i < json_array_size(arr); i++)
+			meas = fmax(meas, json_number_value(json_array_get(arr, i)));
+		assert_true(plan > 0 && meas > 0);
+		double rel = (plan - meas) / meas;
+		if (rel > MAX_OVER || rel < -MAX_UNDER || getenv("PLAN_HF_VERBOSE")) {
+			print_message("%s %d %s %s %s seq %u mb %u: %s planned %.3f GB, measured %.3f GB: %+.1f%%\n",
+				      SETS[set_of(c)].label, (int)num(c, "index"), str(c, "model"), str(c, "precision"),
+				      str(c, "checkpointing"), (unsigned)num(c, "seq"), (unsigned)num(c, "micro_batch"),
+				      measured[k], plan / 1e9, meas / 1e9, 100 * rel);
+			bad += rel > MAX_OVER || rel < -MAX_UNDER;
+		}
+	}
+	return bad;
+}
+
+/* Every training case: its peak within +5% / -3%, per set (a held-out set is held to the
+ * same bar as the one fitted). The round-2 cases always print as a table (bench/RESULTS.md
+ * has it), the others with PLAN_HF_VERBOSE=1 or when out of bounds. */
 static void test_training_peaks_within_5_percent_never_3_under(void **state)
 {
 	(void)state;
-	size_t n = 0, phase_right = 0, fams[NFAM] = { 0 };
-	double worst[NFAM] = { 0 }, worst_all = 0, worst_under = 0;
+	size_t n = 0, phase_right = 0, fams[NFAM] = { 0 }, nset[NSETS] = { 0 }, bad = 0;
+	double worst[NFAM] = { 0 }, worst_set[NSETS] = { 0 }, under_set[NSETS] = { 0 };
+	bool verbose = getenv("PLAN_HF_VERBOSE") != NULL;
+	print_message("| set | # | model | prec | ckpt | seq | mb | optimizer | vocab | tied | gpuctl GB | set by | "
+		      "measured GB | phase | error |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (size_t i = 0; i < ncases; i++) {
 		json_t *c = cases[i];
 		if (strcmp(str(c, "kind"), "train") != 0 || json_object_get(c, "error"))
 			continue;
-		unsigned seq = (unsigned)num(c, "seq");
-		struct plan_model m = model_of(c, seq > 1024 ? seq : 1024);
+		struct plan_train t = train_of(c);
+		struct plan_model m = model_of(c, t.seq > 1024 ? t.seq : 1024);
 		/* the parameter count of the model transformers built */
 		assert_true(fabs(plan_model_params(&m) - num(c, "params")) / num(c, "params") < 0.001);
-		struct plan_train t;
-		plan_train_defaults(&t);
-		assert_int_equal(t.fw, FW_HF);
-		const char *prec = str(c, "precision"), *opt = str(c, "optimizer");
-		t.prec = strcmp(prec, "fp32") == 0 ? PREC_FP32 : PREC_BF16;
-		t.pure16 = strcmp(prec, "bf16") == 0;
-		t.optim = strcmp(opt, "sgd") == 0 ? OPT_SGD : strcmp(opt, "adamw-fused") == 0 ? OPT_ADAMW_FUSED : OPT_ADAMW;
-		t.ckpt = strcmp(str(c, "checkpointing"), "full") == 0 ? CKPT_FULL : CKPT_NONE;
-		t.attn = strcmp(str(c, "attention"), "eager") == 0 ? ATTN_EAGER : ATTN_FLASH;
-		t.seq = seq;
-		t.micro_batch = (unsigned)num(c, "micro_batch");
 		struct plan_mem o;
 		char err[160];
 		assert_int_equal(plan_train_memory(&m, &t, &o, err, sizeof(err)), 0);
 		double meas = num(c, "peak_bytes"), rel = (o.peak - meas) / meas;
 		const char *mp = str(c, "peak_phase");
-		bool same_phase = strncmp(o.peak_phase, mp, strlen(mp)) == 0;
-		phase_right += same_phase;
-		size_t f = family_index(str(c, "family"));
+		phase_right += strncmp(o.peak_phase, mp, strlen(mp)) == 0;
+		size_t f = family_index(str(c, "family")), set = set_of(c);
 		fams[f]++;
-		if (fabs(rel) > worst[f])
-			worst[f] = fabs(rel);
-		if (fabs(rel) > worst_all)
-			worst_all = fabs(rel);
-		if (rel < worst_under)
-			worst_under = rel;
-		if (rel > MAX_OVER || rel < -MAX_UNDER || getenv("PLAN_HF_VERBOSE"))
-			print_message("%s %3d %-12s %-4s %-4s %-5s seq %5u mb %2u %-11s: predicted %7.3f GB (%s), "
-				      "measured %7.3f GB (%s): %+.1f%%\n",
-				      json_is_true(json_object_get(c, "holdout")) ? "held-out" : "case    ",
-				      (int)num(c, "index"), str(c, "model"), prec, str(c, "checkpointing"),
-				      str(c, "attention"), t.seq, t.micro_batch, opt, o.peak / 1e9, o.peak_phase,
-				      meas / 1e9, mp, 100 * rel);
-		assert_true(rel <= MAX_OVER);
-		assert_true(rel >= -MAX_UNDER);
+		nset[set]++;
+		worst[f] = fmax(worst[f], fabs(rel));
+		worst_set[set] = fmax(worst_set[set], fabs(rel));
+		under_set[set] = fmin(under_set[set], rel);
+		bool out = rel > MAX_OVER || rel < -MAX_UNDER;
+		bad += out;
+		if (out || verbose || strncmp(SETS[set].label, "r2", 2) == 0)
+			print_message("| %s | %d | %s | %s | %s | %u | %u | %s | %u | %s | %.3f | %s (%s) | %.3f | %s | "
+				      "%+.1f%%%s |\n",
+				      SETS[set].label, (int)num(c, "index"), str(c, "model"), str(c, "precision"),
+				      str(c, "checkpointing"), t.seq, t.micro_batch, str(c, "optimizer"), m.vocab,
+				      m.tied_embeddings ? "yes" : "no", o.peak / 1e9, o.peak_term, o.peak_phase,
+				      meas / 1e9, mp, 100 * rel, out ? " OUT OF BOUNDS" : "");
+		bad += phases_out_of_bounds(c, &o);
+		/* the parts of the peak add up to it, and the term named is the largest */
+		double sum = 0, largest = 0;
+		for (size_t k = 0; k < PART_COUNT; k++) {
+			sum += o.peak_parts[k];
+			largest = fmax(largest, o.peak_parts[k]);
+		}
+		assert_true(fabs(sum - o.peak) < 1e-6 * o.peak);
+		for (size_t k = 0; k < PART_COUNT; k++)
+			if (strcmp(o.peak_term, plan_part_name((enum plan_part)k)) == 0)
+				assert_true(o.peak_parts[k] == largest);
 		n++;
 	}
 	for (size_t f = 0; f < NFAM; f++) {
 		assert_true(fams[f] >= 6); /* every family measured */
 		print_message("%-8s %2zu cases, worst error %.1f%%\n", FAMILIES[f], fams[f], 100 * worst[f]);
 	}
-	print_message("%zu training cases, worst %.1f%%, worst under-prediction %.1f%%, peak phase right in %zu\n",
-		      n, 100 * worst_all, -100 * worst_under, phase_right);
-	assert_true(n >= 60);
+	for (size_t s = 0; s < NSETS; s++)
+		print_message("%-11s %2zu cases, worst error %.1f%%, worst under-prediction %.1f%%\n", SETS[s].label,
+			      nset[s], 100 * worst_set[s], -100 * under_set[s]);
+	print_message("%zu training cases, peak phase right in %zu, %zu out of bounds\n", n, phase_right, bad);
+	for (size_t s = 0; s < NSETS; s++)
+		assert_true(nset[s] >= 12); /* every set replayed */
+	assert_int_equal(bad, 0);
+	assert_true(n >= 100);
 	assert_true(phase_right >= n - n / 10); /* the phase named is the one measured */
 }
 
@@ -197,9 +269,9 @@ static void test_serving_kv_exact_and_peaks_within_5_percent(void **state)
 		double gen_meas = num(c, "param_bytes") + left + num(c, "generate_peak_bytes");
 		double e1 = (pre - pre_meas) / pre_meas, e2 = (r.peak - gen_meas) / gen_meas;
 		if (fabs(e1) > 0.05 || fabs(e2) > 0.05 || getenv("PLAN_HF_VERBOSE"))
-			print_message("%s %-12s %-5s batch %u prompt %u: prefill %.3f GB vs %.3f (%+.1f%%), "
+			print_message("serve %-11s %-12s %-5s batch %u prompt %u: prefill %.3f GB vs %.3f (%+.1f%%), "
 				      "generate %.3f vs %.3f (%+.1f%%)\n",
-				      json_is_true(json_object_get(c, "holdout")) ? "held-out serve" : "serve", str(c, "model"), str(c, "attention"), batch,
+				      SETS[set_of(c)].label, str(c, "model"), str(c, "attention"), batch,
 				      prompt, pre / 1e9, pre_meas / 1e9, 100 * e1, r.peak / 1e9, gen_meas / 1e9, 100 * e2);
 		assert_true(fabs(e1) <= 0.05);
 		assert_true(fabs(e2) <= 0.05);
