@@ -6,15 +6,15 @@
 # tests/data/hostile-server.json) through every text output that shows them:
 # no raw ESC, BEL, C1 control or bidi control reaches stdout or stderr, and
 # no injected line starts a line of its own ("?" stands for each). The JSON
-# outputs stay valid JSON that holds the original text, escaped.
-# top is checked in a terminal by top_tmux.sh, the pool's commands by
-# pool_escape.sh.
+# outputs stay valid JSON that holds the original text, escaped. Then the
+# pool: a job whose name and command are hostile, through queue, jobs, wait
+# and cancel. top is checked in a terminal by top_tmux.sh.
 #
 # Run by CTest (GPUCTL = the binary). By hand:
 #   GPUCTL=build/gpuctl GPUCTL_DATA_DIR=data bash tests/cli/escape.sh
 set -u
-. "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
-need python3 jq
+. "$(dirname "${BASH_SOURCE[0]}")/pool_lib.bash"
+need python3
 G="$GPUCTL"
 srv="$src/tests/data/hostile-server.json"
 
@@ -85,4 +85,36 @@ check "info --json: the hostname as it is, escaped" \
 	test "$(jq -c '.system.hostname' "$tmp/info.json")" = '"host\u001b[31mred\nFAKE-HOST"'
 check "info --json: a process name's newline, escaped" \
 	test "$(jq -c '.gpus[0].processes[0].name' "$tmp/info.json")" = '"a\nFAKE-LINE"'
+
+# --- the pool: a name with a bidi override (control characters, C1 too, are
+# refused in names), a command with ESC sequences and newlines
+make_free_server h200x8 "$tmp/free8.json"
+start_agent "$tmp/free8.json" || exit 1
+"$G" submit --name $'n\302\2332J' -- true >"$tmp/c1.out" 2>&1 # U+009B, a C1 CSI
+check "a name with a C1 control: refused by the agent, exit 65" test $? = 65
+check "a name with a C1 control: the reason" grep -q "'name' holds a control character" "$tmp/c1.out"
+name=$'n2J\342\200\256gnp.exe' # U+202E in UTF-8
+arg=$'x\e]0;pwned\a\e[2J\nFAKE-ARG'
+held=$("$G" submit --id-only --name "$name" -- sh -c "$(hold a)" "$arg")
+check "the hostile job runs" wait_state "$held" running
+quick=$("$G" submit --id-only --name "$name" -- sh -c 'exit 0' "$arg")
+check "a second one ends" wait_state "$quick" done
+n=0
+for args in "queue" "jobs" "jobs --history" "wait $quick" "queue --json" "jobs --history --json"; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	"$G" $args >"$tmp/pool$n" 2>&1
+	check "$args: nothing raw reaches the terminal" terminal_safe "$tmp/pool$n" "$(case $args in *--json) echo json ;; esac)"
+done
+"$G" queue >"$tmp/queue"
+check "queue: the name, '?' for the override" grep -qE "^ *$held +[^ ]+ +n2J\?gnp\.exe +running" "$tmp/queue"
+"$G" jobs --history --json >"$tmp/jobs.json"
+check "jobs --json: the command as it was" \
+	test "$(jq -r --argjson id "$held" '.jobs[] | select(.id == $id) | .command[3]' "$tmp/jobs.json")" = "$arg"
+check "jobs --json: the name as it was" \
+	test "$(jq -r --argjson id "$held" '.jobs[] | select(.id == $id) | .name' "$tmp/jobs.json")" = "$name"
+"$G" cancel "$held" >"$tmp/cancel" 2>&1
+check "cancel: nothing raw" terminal_safe "$tmp/cancel"
+release a
+stop_agent
 finish
