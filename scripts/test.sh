@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite (what CI runs): a sanitizer build (ASan + UBSan), then
 # every test that needs no GPU; the builds a user makes; scripts/run.sh with a
-# broken nvcc; a ThreadSanitizer build and the tests of what runs threads.
+# broken nvcc; a ThreadSanitizer build and the tests of what runs threads;
+# every fuzz target for a few seconds (scripts/fuzz.sh).
 # Every build treats warnings as errors (GPUCTL_WERROR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -75,4 +76,9 @@ if [ -n "$(ls tsan)" ]; then
 	cat tsan/*
 	exit 1
 fi
+# Every parser's libFuzzer target (tests/fuzz/, clang: the whole tree
+# instrumented) run from its corpus for a few seconds each; a crash, leak,
+# sanitizer report or hang fails CI with the input that did it
+stage "the fuzz targets (clang + libFuzzer)"
+scripts/fuzz.sh "${GPUCTL_FUZZ_SECONDS:-5}"
 stage "done"

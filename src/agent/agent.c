@@ -393,7 +393,7 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 	/* gpuctl_agent_render_seconds is always there: before the first exposition
 	 * it is the first tick's rendering (JSON, health), as it was before the
 	 * expositions were rendered on request */
-	uint64_t zero = 0;
+	unsigned long long zero = 0; /* the atomic's own type (clang: not uint64_t's) */
 	atomic_compare_exchange_strong(&a->last_render_ns, &zero, clock_mono_ns() - t0);
 	bool freed = false;
 	for (unsigned v = 0; v < RENDER_VARIANTS; v++) {
@@ -521,7 +521,8 @@ static bool is_current(struct agent *a, const struct published *p)
 
 bool agent_variant_ready(struct agent *a, struct published *p, unsigned variant)
 {
-	uint64_t now = clock_mono_ns(), none = 0;
+	uint64_t now = clock_mono_ns();
+	unsigned long long none = 0; /* the atomic's own type (clang: not uint64_t's) */
 	/* before asked: a tick that sees asked sees the time */
 	atomic_compare_exchange_strong(&p->first_ask_ns[variant], &none, now);
 	atomic_store(&p->last_ask_ns[variant], now);

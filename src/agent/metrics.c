@@ -661,8 +661,13 @@ int metrics_render(struct abuf *out, const struct snapshot *snap, const struct m
 	if (snap->n > GPU_MAX_GPUS)
 		return -1;
 	build_labels(&r);
-	if (!o->openmetrics && snap->sys.simulated)
-		abuf_printf(out, "# SIMULATED server '%s': not real hardware\n", snap->sys.server_name);
+	if (!o->openmetrics && snap->sys.simulated) {
+		/* a comment ends at the line's end: the name (any text the server
+		 * file gives) must not start a line of its own */
+		char name[sizeof(snap->sys.server_name)];
+		term_clean(name, sizeof(name), snap->sys.server_name);
+		abuf_printf(out, "# SIMULATED server '%s': not real hardware\n", name);
+	}
 	render_agent(&r);
 	render_bookkeeping(&r);
 	render_families(&r, sample_metrics, sizeof(sample_metrics) / sizeof(sample_metrics[0]));

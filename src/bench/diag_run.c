@@ -19,8 +19,10 @@
 #define MIB (1024ull * 1024ull)
 
 /* ---- results ------------------------------------------------------------- */
-static void result_vset(struct diag_result *r, const char *test, int gpu, int peer, enum health_verdict v,
-			bool has_value, double value, const char *unit, const char *fmt, va_list ap)
+__attribute__((format(printf, 9, 0))) static void result_vset(struct diag_result *r, const char *test, int gpu,
+								int peer, enum health_verdict v, bool has_value,
+								double value, const char *unit, const char *fmt,
+								va_list ap)
 {
 	memset(r, 0, sizeof(*r));
 	snprintf(r->test, sizeof(r->test), "%s", test);

@@ -207,11 +207,12 @@ static void print_telemetry_table(const struct bench_run *run, FILE *out)
 void bench_print_text(const struct bench_run *run, FILE *out)
 {
 	const char *model = run->ngpus && run->gpu[0].catalog_model[0] ? run->gpu[0].catalog_model : "not in catalog";
-	fprintf(out, "gpuctl bench (%s): %u GPU%s, %s (%s), driver %s, CUDA %s, host %s, %s\n",
-		run->mode[0] ? run->mode : "custom", run->ngpus, run->ngpus == 1 ? "" : "s",
-		run->ngpus ? run->gpu[0].name : "?", model, run->driver_version[0] ? run->driver_version : "?",
-		run->cuda_version[0] ? run->cuda_version : "?", run->host[0] ? run->host : "?",
-		run->started_utc[0] ? run->started_utc : "time unknown");
+	/* a results file read back (--results) says anything: one clean line */
+	text_line(out, "gpuctl bench (%s): %u GPU%s, %s (%s), driver %s, CUDA %s, host %s, %s",
+		  run->mode[0] ? run->mode : "custom", run->ngpus, run->ngpus == 1 ? "" : "s",
+		  run->ngpus ? run->gpu[0].name : "?", model, run->driver_version[0] ? run->driver_version : "?",
+		  run->cuda_version[0] ? run->cuda_version : "?", run->host[0] ? run->host : "?",
+		  run->started_utc[0] ? run->started_utc : "time unknown");
 	fprintf(out, "medians of device-event-timed samples; ratio = median / datasheet; GB = 1e9 bytes\n\n");
 	print_results_table(run, out);
 	bench_print_train(run, out);

@@ -89,33 +89,37 @@ static void print_health(const struct report *rep, FILE *out)
 {
 	fprintf(out, "\n== Health ==\n");
 	if (!rep->health) {
-		fprintf(out, "not evaluated: %s\n", rep->health_note[0] ? rep->health_note : "no health data");
+		text_line(out, "not evaluated: %s", rep->health_note[0] ? rep->health_note : "no health data");
 		return;
 	}
 	const struct health_report *h = rep->health;
 	fprintf(out, "server: %s (action: %s)\n", health_verdict_name(h->verdict), health_action_text(h->action));
 	for (unsigned i = 0; i < h->n; i++) {
 		const struct health_entity *e = &h->gpu[i];
-		fprintf(out, "GPU %d: %s", e->index, health_verdict_name(health_gpu_verdict(h, i)));
-		for (unsigned k = 0; k < e->nfind && k < 3; k++)
+		char line[1024];
+		size_t at = (size_t)snprintf(line, sizeof(line), "GPU %d: %s", e->index,
+					     health_verdict_name(health_gpu_verdict(h, i)));
+		for (unsigned k = 0; k < e->nfind && k < 3 && at < sizeof(line); k++)
 			if (e->find[k].verdict >= HEALTH_WARN)
-				fprintf(out, "%s %s (%s)", k ? ";" : " -", e->find[k].reason, e->find[k].evidence);
-		fputc('\n', out);
+				at += (size_t)snprintf(line + at, sizeof(line) - at, "%s %s (%s)", k ? ";" : " -",
+						       e->find[k].reason, e->find[k].evidence);
+		/* reasons from a site's rules file, evidence naming a process: one clean line */
+		text_line(out, "%s", line);
 	}
 	for (unsigned k = 0; k < h->system.nfind; k++)
 		if (h->system.find[k].verdict >= HEALTH_WARN)
-			fprintf(out, "system: %s %s (%s)\n", health_verdict_name(h->system.find[k].verdict),
-				h->system.find[k].reason, h->system.find[k].evidence);
+			text_line(out, "system: %s %s (%s)", health_verdict_name(h->system.find[k].verdict),
+				  h->system.find[k].reason, h->system.find[k].evidence);
 }
 
 void report_print_text(const struct report *rep, FILE *out)
 {
-	fprintf(out, "gpuctl report: %s, %u GPU%s, driver %s, generated %s\n", rep->sys.server_name, rep->n,
-		rep->n == 1 ? "" : "s", VAL_HAS(rep->sys.driver_version) ? rep->sys.driver_version.s : "n/a",
-		rep->generated_utc);
+	text_line(out, "gpuctl report: %s, %u GPU%s, driver %s, generated %s", rep->sys.server_name, rep->n,
+		  rep->n == 1 ? "" : "s", VAL_HAS(rep->sys.driver_version) ? rep->sys.driver_version.s : "n/a",
+		  rep->generated_utc);
 	fprintf(out, "\n== Inventory%s ==\n", rep->simulated ? " (SIMULATED)" : "");
 	if (rep->inventory_source[0])
-		fprintf(out, "as recorded in %s\n", rep->inventory_source);
+		text_line(out, "as recorded in %s", rep->inventory_source);
 	print_rows(out, REPORT_INV_COLS, report_inventory_headers, rep->n, inv_row, rep);
 	print_topology(rep, out);
 	print_health(rep, out);
@@ -135,19 +139,20 @@ void report_print_text(const struct report *rep, FILE *out)
 	if (rep->nplan)
 		print_rows(out, REPORT_PLAN_COLS, report_plan_headers, rep->nplan, plan_row, rep);
 	else
-		fprintf(out, "%s\n", rep->plan_note[0] ? rep->plan_note : "no planning figures");
+		text_line(out, "%s", rep->plan_note[0] ? rep->plan_note : "no planning figures");
 
 	fprintf(out, "\n== Benchmark ==\n");
 	if (!rep->bench) {
-		fprintf(out, "no benchmark figures: %s\n", rep->bench_note);
+		text_line(out, "no benchmark figures: %s", rep->bench_note);
 	} else {
 		const struct bench_run *b = rep->bench;
-		fprintf(out, "from %s: host %s, %s, %s run, %zu results\n", rep->bench_source, b->host[0] ? b->host : "?",
-			b->started_utc[0] ? b->started_utc : "time unknown", b->mode[0] ? b->mode : "?", b->n);
+		/* a results file's text (host, note) is anyone's */
+		text_line(out, "from %s: host %s, %s, %s run, %zu results", rep->bench_source, b->host[0] ? b->host : "?",
+			  b->started_utc[0] ? b->started_utc : "time unknown", b->mode[0] ? b->mode : "?", b->n);
 		if (b->note[0])
-			fprintf(out, "note: %s\n", b->note);
+			text_line(out, "note: %s", b->note);
 		if (rep->bench_note[0])
-			fprintf(out, "%s\n", rep->bench_note);
+			text_line(out, "%s", rep->bench_note);
 		struct report_highlight hl[REPORT_MAX_HIGHLIGHTS];
 		unsigned nh = report_highlights(b, hl, REPORT_MAX_HIGHLIGHTS);
 		struct hl_ctx hc = { hl };
@@ -166,7 +171,7 @@ void report_print_text(const struct report *rep, FILE *out)
 		for (unsigned i = 0; i < nl; i++) {
 			char steps[512];
 			report_latency_steps_text(&lat[i], steps, sizeof(steps));
-			fprintf(out, "%s plateaus: %s\n", lat[i].name, steps);
+			text_line(out, "%s plateaus: %s", lat[i].name, steps);
 		}
 		fprintf(out, "every result: gpuctl bench --results FILE\n");
 	}

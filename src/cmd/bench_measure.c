@@ -13,6 +13,7 @@
 #include "kernels_host/kmod.h"
 #include "sampler/sampler.h"
 #include "core/clock.h"
+#include "core/table.h"
 
 /* ---- hooks: clock, telemetry, progress ---------------------------------- */
 
@@ -63,7 +64,7 @@ static void h_done(void *arg, const struct bench_result *r)
 		bench_fmt_num(r->value.median, v, sizeof(v));
 		fprintf(h->ctx->err, "%s: %-44s %s %s\n", h->cmd, label, v, r->unit);
 	} else {
-		fprintf(h->ctx->err, "%s: %-44s %s: %s\n", h->cmd, label, bench_status_name(r->status), r->message);
+		text_line(h->ctx->err, "%s: %-44s %s: %s", h->cmd, label, bench_status_name(r->status), r->message);
 	}
 	fflush(h->ctx->err);
 }

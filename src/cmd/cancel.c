@@ -7,6 +7,7 @@
 #include "view/json_util.h"
 #include "help.h"
 #include "pool_cmd.h"
+#include "core/table.h"
 
 static const struct opt_spec cancel_opts[] = { POOL_OPT_SPECS };
 
@@ -58,7 +59,7 @@ int cmd_cancel(int argc, char **argv, struct cmd_ctx *ctx)
 			json_object_del(resp, "ok");
 			json_array_append(all, resp);
 		} else {
-			fprintf(ctx->out, "job %llu %s\n", (unsigned long long)ids[k], state ? state : "cancelled");
+			text_line(ctx->out, "job %llu %s", (unsigned long long)ids[k], state ? state : "cancelled");
 		}
 		json_decref(resp);
 	}

@@ -18,6 +18,7 @@
 #include "core/data_path.h"
 #include "view/json_util.h"
 #include "pool/cdi_host.h"
+#include "core/table.h"
 
 /* generate's options; list takes all but the first (--output) */
 enum { OPT_CDI_OUTPUT, OPT_CDI_DEV_DIR, OPT_CDI_LDCONFIG };
@@ -128,15 +129,20 @@ static void print_list(struct cmd_ctx *ctx, const json_t *spec)
 	size_t i;
 	json_t *d;
 	json_array_foreach(json_object_get(spec, "devices"), i, d) {
-		fprintf(ctx->out, "%s=%s", CDI_KIND, json_string_value(json_object_get(d, "name")));
+		/* names and paths hold UUIDs, as the driver or a server file gives them */
+		char line[2048];
+		size_t at = (size_t)snprintf(line, sizeof(line), "%s=%s", CDI_KIND,
+					     json_string_value(json_object_get(d, "name")));
 		size_t k;
 		json_t *n;
 		const char *sep = "  ";
 		json_array_foreach(json_object_get(json_object_get(d, "containerEdits"), "deviceNodes"), k, n) {
-			fprintf(ctx->out, "%s%s", sep, json_string_value(json_object_get(n, "path")));
+			if (at < sizeof(line))
+				at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%s", sep,
+						       json_string_value(json_object_get(n, "path")));
 			sep = ",";
 		}
-		fputc('\n', ctx->out);
+		text_line(ctx->out, "%s", line);
 	}
 }
 
@@ -177,8 +183,8 @@ int cmd_cdi(int argc, char **argv, struct cmd_ctx *ctx)
 	} else {
 		rc = write_spec(ctx, spec, a.output);
 		if (rc == EXIT_OK && ctx->sys.simulated) /* the JSON has no place to say it */
-			fprintf(ctx->err, "gpuctl cdi: SIMULATED server '%s': the spec names its device nodes under %s\n",
-				ctx->sys.server_name, h->dev_dir);
+			text_line(ctx->err, "gpuctl cdi: SIMULATED server '%s': the spec names its device nodes under %s",
+				  ctx->sys.server_name, h->dev_dir);
 	}
 out:
 	json_decref(spec);

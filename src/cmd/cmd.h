@@ -36,7 +36,8 @@ int cmd_open_backend(struct cmd_ctx *ctx, struct gpu_backend *be);
  * error (64) never waits on, or fails for want of, a driver or simulated server.
  * Returns 0, or the exit code after printing the one-line error. */
 int cmd_backend(struct cmd_ctx *ctx);
-/* Prints "gpuctl CMD: message" to ctx->err. */
+/* Prints "gpuctl CMD: message" to ctx->err, the message made fit for a
+ * terminal (text_line in core/table.h). */
 void cmd_error(const struct cmd_ctx *ctx, const char *cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The banner every human-readable output of a simulated server starts with. */
 void cmd_print_sim_banner(const struct cmd_ctx *ctx, FILE *out);

@@ -3,8 +3,11 @@
 #include "cmd.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/abuf.h"
+#include "core/table.h"
 #include "device/sim.h"
 
 void cmd_error(const struct cmd_ctx *ctx, const char *cmd, const char *fmt, ...)
@@ -15,15 +18,16 @@ void cmd_error(const struct cmd_ctx *ctx, const char *cmd, const char *fmt, ...)
 		fprintf(ctx->err, "%s %s: ", ctx->prog, cmd);
 	else
 		fprintf(ctx->err, "%s: ", ctx->prog);
-	vfprintf(ctx->err, fmt, ap);
-	fputc('\n', ctx->err);
+	text_vline(ctx->err, fmt, ap);
 	va_end(ap);
 }
 
 void cmd_print_sim_banner(const struct cmd_ctx *ctx, FILE *out)
 {
+	char name[sizeof(ctx->sys.server_name)];
 	if (ctx->sys.simulated)
-		fprintf(out, "*** SIMULATED server '%s': not real hardware ***\n", ctx->sys.server_name);
+		fprintf(out, "*** SIMULATED server '%s': not real hardware ***\n",
+			term_clean(name, sizeof(name), ctx->sys.server_name));
 }
 
 int cmd_open_backend(struct cmd_ctx *ctx, struct gpu_backend *be)

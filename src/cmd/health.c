@@ -220,12 +220,14 @@ static void print_findings(FILE *out, const char *who, const struct health_entit
 {
 	for (unsigned k = 0; k < e->nfind; k++) {
 		const struct health_finding *f = &e->find[k];
-		fprintf(out, "%s %s %s [%s]: %s\n", who, health_verdict_name(f->verdict), health_subsys_name(f->subsys),
-			f->rule_id, f->reason);
-		fprintf(out, "    evidence: %s\n", f->evidence);
+		/* the reason and hint may come from a site's rules file, the
+		 * evidence names a process: each line made fit for a terminal */
+		text_line(out, "%s %s %s [%s]: %s", who, health_verdict_name(f->verdict), health_subsys_name(f->subsys),
+			  f->rule_id, f->reason);
+		text_line(out, "    evidence: %s", f->evidence);
 		if (f->verdict >= HEALTH_WARN)
-			fprintf(out, "    action:   %s%s%s\n", health_action_text(f->action), f->hint[0] ? "; " : "",
-				f->hint);
+			text_line(out, "    action:   %s%s%s", health_action_text(f->action), f->hint[0] ? "; " : "",
+				  f->hint);
 	}
 	if (e->truncated)
 		fprintf(out, "%s: more findings than shown (limit %d)\n", who, HEALTH_MAX_FINDINGS);

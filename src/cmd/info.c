@@ -144,12 +144,11 @@ static void print_header(struct cmd_ctx *ctx, const struct snapshot *snap)
 	const struct gpu_system *s = &snap->sys;
 	FILE *out = ctx->out;
 	cmd_print_sim_banner(ctx, out);
-	fprintf(out, "host %s  driver %s  CUDA %s  NVML %s  %u GPU%s", fmt_str(&s->hostname),
-		fmt_str(&s->driver_version), fmt_str(&s->cuda_driver_version), fmt_str(&s->nvml_version),
-		snap->n, snap->n == 1 ? "" : "s");
-	if (VAL_HAS(s->fabric_manager_running))
-		fprintf(out, "  fabric manager %s", s->fabric_manager_running.v ? "running" : "NOT running");
-	fputs("\n\n", out);
+	text_line(out, "host %s  driver %s  CUDA %s  NVML %s  %u GPU%s%s%s", fmt_str(&s->hostname),
+		 fmt_str(&s->driver_version), fmt_str(&s->cuda_driver_version), fmt_str(&s->nvml_version), snap->n,
+		 snap->n == 1 ? "" : "s", VAL_HAS(s->fabric_manager_running) ? "  fabric manager " : "",
+		 !VAL_HAS(s->fabric_manager_running) ? "" : s->fabric_manager_running.v ? "running" : "NOT running");
+	fputc('\n', out);
 }
 
 /* ---- the table ---- */
@@ -358,8 +357,8 @@ static void print_errors(struct cmd_ctx *ctx, const struct snapshot *snap, uint6
 		const struct gpu_view *v = &snap->gpu[i];
 		if (!gpu_select_has(mask, i) || (v->up && !v->last_error[0]))
 			continue;
-		fprintf(ctx->out, "GPU %u %s: %s\n", i, v->up ? "partly read" : "DOWN",
-			v->last_error[0] ? v->last_error : "no answer");
+		text_line(ctx->out, "GPU %u %s: %s", i, v->up ? "partly read" : "DOWN",
+			 v->last_error[0] ? v->last_error : "no answer");
 	}
 }
 
@@ -367,7 +366,7 @@ static void print_errors(struct cmd_ctx *ctx, const struct snapshot *snap, uint6
 
 static void kv(FILE *out, const char *label, const char *value)
 {
-	fprintf(out, "        %-30s: %s\n", label, value);
+	text_line(out, "        %-30s: %s", label, value);
 }
 
 static void kvu(FILE *out, const char *label, u64v v, const char *unit)
@@ -567,11 +566,11 @@ static void print_detail(struct cmd_ctx *ctx, const struct snapshot *snap, uint6
 		if (!gpu_select_has(mask, i))
 			continue;
 		const struct gpu_view *v = &snap->gpu[i];
-		fprintf(out, "GPU %u  %s\n", i, fmt_str(&v->st.pci_bus_id));
+		text_line(out, "GPU %u  %s", i, fmt_str(&v->st.pci_bus_id));
 		if (!v->up)
-			fprintf(out, "    DOWN: %s\n", v->last_error[0] ? v->last_error : "no answer");
+			text_line(out, "    DOWN: %s", v->last_error[0] ? v->last_error : "no answer");
 		else if (v->last_error[0])
-			fprintf(out, "    partly read: %s\n", v->last_error);
+			text_line(out, "    partly read: %s", v->last_error);
 		detail_static(out, &v->st);
 		detail_sample(out, &v->st, &v->s);
 		detail_nvlink(out, &v->st, &v->s);

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "top_ui.h"
+#include "core/abuf.h"
 #include "view/json_util.h"
 #include "view/moncol.h"
 
@@ -30,6 +31,7 @@ static void penf(struct pen *p, attr_t attr, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	term_clean(buf, sizeof(buf), buf); /* a model, an error, a server's name: no escapes, no line breaks */
 	int len = (int)strlen(buf);
 	if (p->full || p->x + len > p->maxx) {
 		p->full = true; /* a field that does not fit whole is left out, with all after it */
@@ -328,6 +330,7 @@ static void draw_procs(struct top_ui *ui, int y0, unsigned rows, int cols)
 			snprintf(mem, sizeof(mem), "n/a");
 		snprintf(line, sizeof(line), "%3u %8u %-12.12s %7s %c  %s", p->gpu, p->pid, p->user, mem,
 			 p->type ? p->type : '?', p->name);
+		term_clean(line, sizeof(line), line); /* /proc/PID/comm: any user sets it */
 		bool sel = ui->proc_top + r == ui->proc_sel;
 		if (sel)
 			attron(A_REVERSE);
@@ -423,6 +426,7 @@ static void draw_bottom(struct top_ui *ui, int y, int cols)
 	attron(ui->mode != TOP_MODE_NORMAL ? A_REVERSE | A_BOLD : A_NORMAL);
 	if (!ui->utf8 && ui->mode == TOP_MODE_NORMAL && !ui->msg[0])
 		snprintf(line, sizeof(line), "q quit  ? help  s sort  r reverse  k kill  <> GPU  up/down process  c charts");
+	term_clean(line, sizeof(line), line); /* the process's name */
 	mvaddnstr(y, 0, line, cols);
 	attroff(A_REVERSE | A_BOLD);
 }

@@ -9,6 +9,7 @@
 #include "view/json_util.h"
 #include "pool_cmd.h"
 #include "core/clock.h"
+#include "core/table.h"
 
 #define WAIT_POLL_MS 100
 
@@ -73,8 +74,8 @@ int cmd_wait(int argc, char **argv, struct cmd_ctx *ctx)
 				if (strcmp(state, "done") != 0)
 					worst = EXIT_FAIL;
 				if (!o.json)
-					fprintf(ctx->out, "job %llu %s: %s\n", (unsigned long long)ids[k], state,
-						json_string_value(json_object_get(job, "reason")));
+					text_line(ctx->out, "job %llu %s: %s", (unsigned long long)ids[k], state,
+						  json_string_value(json_object_get(job, "reason")) ?: "");
 				json_array_append(done, job);
 				json_decref(resp);
 				break;

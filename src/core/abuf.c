@@ -177,26 +177,60 @@ static size_t utf8_seq(const unsigned char *s)
 	return n;
 }
 
-void utf8_clean(char *dst, size_t dstlen, const char *src)
+/* The valid sequence of n bytes at p is a control character: C0, DEL or C1
+ * (U+0080-U+009F, which some terminals obey as ESC sequences). */
+static bool is_control(const unsigned char *p, size_t n)
+{
+	return (n == 1 && (p[0] < 0x20 || p[0] == 0x7f)) || (n == 2 && p[0] == 0xc2 && p[1] <= 0x9f);
+}
+
+static bool control_but_newline(const unsigned char *p, size_t n)
+{
+	return is_control(p, n) && p[0] != '\n';
+}
+
+/* ... or one a terminal must not get: any control, U+2028-U+202E or U+2066-U+2069. */
+static bool term_unsafe(const unsigned char *p, size_t n)
+{
+	if (is_control(p, n))
+		return true;
+	if (n == 3 && p[0] == 0xe2)
+		return (p[1] == 0x80 && p[2] >= 0xa8 && p[2] <= 0xae) || (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9);
+	return false;
+}
+
+/* Copies src to dst with '?' for every invalid byte and every character
+ * unsafe() refuses; dst may be src (the output is never longer). */
+static char *clean(char *dst, size_t dstlen, const char *src, bool (*unsafe)(const unsigned char *, size_t))
 {
 	if (!dstlen)
-		return;
+		return dst;
 	const unsigned char *p = (const unsigned char *)src;
 	size_t w = 0;
 	while (*p) {
 		size_t n = utf8_seq(p);
-		bool bad = n == 0 || (n == 1 && ((*p < 0x20 && *p != '\n') || *p == 0x7f));
-		size_t out = bad ? 1 : n;
-		if (w + out >= dstlen)
+		bool bad = n == 0 || unsafe(p, n);
+		if (w + (bad ? 1 : n) >= dstlen)
 			break;
 		if (bad)
 			dst[w++] = '?';
 		else
-			for (size_t i = 0; i < n; i++)
-				dst[w++] = (char)p[i];
-		p += bad ? 1 : n;
+			memmove(dst + w, p, n); /* in place: dst + w never passes p */
+		w += bad ? 0 : n;
+		p += n ? n : 1; /* a character refused is one '?', an invalid byte each */
 	}
 	dst[w] = '\0';
+	return dst;
+}
+
+void utf8_clean(char *dst, size_t dstlen, const char *src)
+{
+	clean(dst, dstlen, src, control_but_newline);
+}
+
+char *term_clean(char *dst, size_t dstlen, const char *src)
+{
+	return clean(dst, dstlen, src, term_unsafe);
 }
 
 void abuf_drop_pages(struct abuf *b)

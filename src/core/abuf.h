@@ -39,9 +39,19 @@ void abuf_putc(struct abuf *b, char c);
 void abuf_printf(struct abuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void abuf_put_u64(struct abuf *b, uint64_t v);
 /* Copies src with every byte that is not part of valid UTF-8, and every
- * control character but '\n', replaced by '?' (names from /proc are bytes).
+ * control character (C0, DEL, C1) but '\n', replaced by '?' (names from /proc are bytes).
  * NUL-terminated, truncated at a character boundary. */
 void utf8_clean(char *dst, size_t dstlen, const char *src);
+/* The one sanitizer of text for a terminal (docs/json.md, "Names from the
+ * system"): copies src with every byte that is not part of valid UTF-8, every
+ * control character (C0 with '\n', '\t', ESC and BEL; DEL; C1, U+0080-U+009F)
+ * and the characters that move or reorder text (U+2028-U+202E line and
+ * paragraph separators and bidirectional embeddings, U+2066-U+2069 isolates)
+ * replaced by '?', so that a process name, a job's command or a file name
+ * prints as one line that cannot drive the terminal. The result is never
+ * longer than src, so dst may be src (cleaned in place). NUL-terminated,
+ * truncated at a character boundary; returns dst. */
+char *term_clean(char *dst, size_t dstlen, const char *src);
 /* v / 10^decimals printed exactly, trailing zeros dropped: (350123, 3) -> "350.123". */
 void abuf_put_scaled(struct abuf *b, uint64_t v, unsigned decimals);
 

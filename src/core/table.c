@@ -2,8 +2,11 @@
 #include "table.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "abuf.h"
 
 struct table {
 	unsigned ncols;
@@ -29,12 +32,20 @@ struct table *table_new(unsigned ncols)
 	return t;
 }
 
+/* A copy of a cell's text fit for a terminal: a cell is one line, and what
+ * it shows (a process name, a job's command) may come from anyone. */
+static char *cell_dup(const char *text)
+{
+	char *c = strdup(text ? text : "");
+	return c ? term_clean(c, strlen(c) + 1, c) : NULL;
+}
+
 void table_col(struct table *t, unsigned i, const char *header, enum table_align align)
 {
 	if (!t || i >= t->ncols)
 		return;
 	free(t->headers[i]);
-	t->headers[i] = strdup(header ? header : "");
+	t->headers[i] = cell_dup(header);
 	t->align[i] = align;
 }
 
@@ -59,7 +70,7 @@ void table_cell(struct table *t, const char *text)
 {
 	if (!t || t->nrows == 0 || t->cur_col >= t->ncols)
 		return;
-	t->cells[(size_t)(t->nrows - 1) * t->ncols + t->cur_col++] = strdup(text ? text : "");
+	t->cells[(size_t)(t->nrows - 1) * t->ncols + t->cur_col++] = cell_dup(text);
 }
 
 void table_cellf(struct table *t, const char *fmt, ...)
@@ -135,4 +146,31 @@ void table_free(struct table *t)
 	free(t->headers);
 	free(t->align);
 	free(t);
+}
+
+void text_vline(FILE *out, const char *fmt, va_list ap)
+{
+	char stack[1024], *b = stack;
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(stack, sizeof(stack), fmt, ap);
+	if (n < 0)
+		stack[0] = '\0';
+	else if ((size_t)n >= sizeof(stack) && (b = malloc((size_t)n + 1)) != NULL)
+		vsnprintf(b, (size_t)n + 1, fmt, again);
+	else
+		b = stack; /* short, or no memory: the line cut short */
+	va_end(again);
+	fputs(term_clean(b, strlen(b) + 1, b), out);
+	fputc('\n', out);
+	if (b != stack)
+		free(b);
+}
+
+void text_line(FILE *out, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	text_vline(out, fmt, ap);
+	va_end(ap);
 }

@@ -78,6 +78,16 @@ static struct mval mv_rate(const struct ctx *c, u64v now, u64v prev, double scal
 	return m;
 }
 
+/* Time throttled (a violation counter in ns), in ms per s, with the share
+ * of the window said in words. */
+static struct mval mv_throttled(const struct ctx *c, u64v now, u64v prev)
+{
+	struct mval m = mv_rate(c, now, prev, 1e-6);
+	if (m.st == MV_OK && m.v > 0)
+		snprintf(m.where, sizeof(m.where), "throttled %.0f%% of the time", m.v > 1000 ? 100 : m.v / 10);
+	return m;
+}
+
 /* Both values known: a - b (signed); else the worse status. */
 static struct mval mv_diff(u64v a, u64v b, double scale)
 {
@@ -136,45 +146,48 @@ static struct mval mv_nvlink(const struct ctx *c, enum nvl_field f, enum nvl_mod
 	struct mval m = { .st = MV_NA };
 	const struct gpu_sample *s = &c->g->s;
 	double worst = -1;
+	unsigned worst_link = 0, nonzero = 0; /* links that add to a sum */
 	unsigned n = s->nvlink_n < GPU_MAX_NVLINKS ? s->nvlink_n : GPU_MAX_NVLINKS;
 	for (unsigned l = 0; l < n; l++) {
 		uint64_t v, pv;
 		struct nvlink_err_counts now = nvl_counts(&s->nvlink[l]);
 		if (!nvl_get(&now, f, &v))
 			continue;
+		double val;
 		if (mode == NVL_TOTAL) {
-			m.v += (double)v;
-			m.st = MV_OK;
-			if ((double)v > worst) {
-				worst = (double)v;
-				snprintf(m.where, sizeof(m.where), "worst link %u", l);
-			}
-			continue;
-		}
-		if (c->nvl_n < 0 || c->nvl_dt_s <= 0 || l >= (unsigned)c->nvl_n || !nvl_get(&c->nvl_base[l], f, &pv) ||
-		    pv > v) {
+			val = (double)v;
+		} else if (c->nvl_n < 0 || c->nvl_dt_s <= 0 || l >= (unsigned)c->nvl_n || !nvl_get(&c->nvl_base[l], f, &pv) ||
+			   pv > v) {
 			if (m.st != MV_OK)
 				m.st = MV_NOPREV;
 			continue;
+		} else {
+			double d = (double)(v - pv);
+			val = mode == NVL_NEW ? d : d / c->nvl_dt_s;
+			/* a rate from a handful of errors says little (two CRC errors in a
+			 * 1.3 s window on a healthy H200 read 1.56/s): judge it from
+			 * NVL_RATE_MIN_EVENTS on, and take a longer --window for low rates */
+			if (mode == NVL_WORST_RATE && d < NVL_RATE_MIN_EVENTS)
+				val = 0;
 		}
-		double d = (double)(v - pv), val = mode == NVL_NEW ? d : d / c->nvl_dt_s;
-		/* a rate from a handful of errors says little (two CRC errors in a
-		 * 1.3 s window on a healthy H200 read 1.56/s): judge it from
-		 * NVL_RATE_MIN_EVENTS on, and take a longer --window for low rates */
-		if (mode == NVL_WORST_RATE && d < NVL_RATE_MIN_EVENTS)
-			val = 0;
 		m.st = MV_OK;
-		if (mode == NVL_NEW)
-			m.v += d;
+		if (mode == NVL_WORST_RATE)
+			m.v = val > m.v ? val : m.v;
+		else
+			m.v += val;
+		nonzero += val > 0;
 		if (val > worst) {
 			worst = val;
-			if (mode == NVL_WORST_RATE)
-				m.v = val;
-			snprintf(m.where, sizeof(m.where), "link %u", l);
+			worst_link = l;
 		}
 	}
-	if (m.st == MV_OK && m.v == 0)
+	/* which links: a sum over several is not one link's count */
+	if (m.st != MV_OK || m.v == 0)
 		m.where[0] = '\0';
+	else if (mode == NVL_WORST_RATE || nonzero == 1)
+		snprintf(m.where, sizeof(m.where), "link %u", worst_link);
+	else
+		snprintf(m.where, sizeof(m.where), "sum of %u links; most on link %u: %.0f", nonzero, worst_link, worst);
 	return m;
 }
 
@@ -365,15 +378,25 @@ static struct mval mv_gpu(const struct ctx *c, enum health_metric m)
 	case HM_PCIE_REPLAY_BER_RATIO: return mv_pcie_ber(c);
 	case HM_PCIE_GEN_DEFICIT: return mv_pcie_gen(c);
 	case HM_PCIE_WIDTH_DEFICIT: return mv_pcie_width(c);
-	case HM_THERMAL_VIOLATION_RATE: return mv_rate(c, s->viol_thermal_ns, ps ? ps->viol_thermal_ns : none, 1e-6);
+	case HM_THERMAL_VIOLATION_RATE: return mv_throttled(c, s->viol_thermal_ns, ps ? ps->viol_thermal_ns : none);
 	case HM_THERMAL_SLOWDOWN_ACTIVE: {
 		r = mv_u64(s->clock_event_reasons);
-		if (r.st == MV_OK)
-			r.v = (s->clock_event_reasons.v & (CLK_EVT_HW_THERMAL | CLK_EVT_SW_THERMAL | CLK_EVT_HW_SLOWDOWN)) != 0;
+		if (r.st == MV_OK) {
+			uint64_t e = s->clock_event_reasons.v;
+			r.v = (e & (CLK_EVT_HW_THERMAL | CLK_EVT_SW_THERMAL | CLK_EVT_HW_SLOWDOWN)) != 0;
+			snprintf(r.where, sizeof(r.where), "%s%s%s", e & CLK_EVT_HW_SLOWDOWN ? " HW slowdown" : "",
+				 e & CLK_EVT_HW_THERMAL ? " HW thermal" : "", e & CLK_EVT_SW_THERMAL ? " SW thermal" : "");
+			memmove(r.where, r.where + (r.where[0] == ' '), strlen(r.where));
+		}
 		return r;
 	}
-	case HM_TEMP_OVER_SLOWDOWN: return mv_diff(s->temp_c, s->temp_slowdown_c, 1.0);
-	case HM_POWER_VIOLATION_RATE: return mv_rate(c, s->viol_power_ns, ps ? ps->viol_power_ns : none, 1e-6);
+	case HM_TEMP_OVER_SLOWDOWN:
+		r = mv_diff(s->temp_c, s->temp_slowdown_c, 1.0);
+		if (r.st == MV_OK)
+			snprintf(r.where, sizeof(r.where), "%llu C, slowdown at %llu C", (unsigned long long)s->temp_c.v,
+				 (unsigned long long)s->temp_slowdown_c.v);
+		return r;
+	case HM_POWER_VIOLATION_RATE: return mv_throttled(c, s->viol_power_ns, ps ? ps->viol_power_ns : none);
 	case HM_POWER_BRAKE_ACTIVE: {
 		r = mv_u64(s->clock_event_reasons);
 		if (r.st == MV_OK)
@@ -410,10 +433,16 @@ static bool compare(double v, enum health_op op, double t)
 	return false;
 }
 
+/* A number for people: whole numbers as they are, others with three
+ * significant digits but never an exponent from 1e-3 to 1e15 (1000.4 ms/s
+ * is "1000", not "1e+03"; 2.345 is "2.35"; 0.0123 is "0.0123"). */
 static void fmt_num(char *buf, size_t len, double v)
 {
-	if (v == floor(v) && fabs(v) < 1e15)
+	double a = fabs(v);
+	if (a < 1e15 && (v == floor(v) || a >= 100))
 		snprintf(buf, len, "%.0f", v);
+	else if (a >= 10 && a < 100)
+		snprintf(buf, len, "%.1f", v);
 	else
 		snprintf(buf, len, "%.3g", v);
 }

@@ -21,25 +21,30 @@ bool joblog_trim_plan(uint64_t size, uint64_t limit, uint64_t block, uint64_t pu
 	return true;
 }
 
+int joblog_trim_fd(int fd, uint64_t limit, uint64_t *punched_to)
+{
+	struct stat sb;
+	uint64_t from, to;
+	if (fstat(fd, &sb) != 0)
+		return -1;
+	if (!joblog_trim_plan((uint64_t)sb.st_size, limit, sb.st_blksize > 0 ? (uint64_t)sb.st_blksize : 4096,
+			      *punched_to, &from, &to))
+		return 0;
+	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from, (off_t)(to - from)) == 0) {
+		*punched_to = to;
+		return 0;
+	}
+	if (errno == EOPNOTSUPP) /* no holes here: keep the head only */
+		return ftruncate(fd, (off_t)from);
+	return -1;
+}
+
 int joblog_trim(const char *path, uint64_t limit, uint64_t *punched_to)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -1;
-	struct stat sb;
-	int rc = 0;
-	uint64_t from, to;
-	if (fstat(fd, &sb) != 0) {
-		rc = -1;
-	} else if (joblog_trim_plan((uint64_t)sb.st_size, limit, sb.st_blksize > 0 ? (uint64_t)sb.st_blksize : 4096,
-				    *punched_to, &from, &to)) {
-		if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from, (off_t)(to - from)) == 0)
-			*punched_to = to;
-		else if (errno == EOPNOTSUPP) /* no holes here: keep the head only */
-			rc = ftruncate(fd, (off_t)from);
-		else
-			rc = -1;
-	}
+	int rc = joblog_trim_fd(fd, limit, punched_to);
 	int saved = errno;
 	close(fd);
 	errno = saved;

@@ -2,14 +2,17 @@
  * joblog.h - a job's output files (pool_dir/jobs/<id>/stdout|stderr) kept
  * within the pool's per-stream limit, and read back around what was dropped.
  *
- * The job writes its files directly (O_APPEND; no copy through the agent).
- * Past the limit the agent punches the middle out of the file
- * (fallocate(PUNCH_HOLE)): the first half of the limit and the latest half
- * stay, the disk space of the rest is given back, and the file keeps its
- * size, so the job's writes go on unchanged. Readers find the dropped range
- * as a hole (SEEK_DATA). On a filesystem that cannot punch holes the file is
- * cut back to its head instead (the tail is then lost). Block-aligned, so
- * nothing kept is ever zeroed.
+ * The job writes into a pipe; its shim (runner.c) copies what comes into the
+ * file (O_APPEND) and, past the limit, punches the middle out of the file
+ * after each write (fallocate(PUNCH_HOLE)), so the file never holds more
+ * than the limit plus one write (64 KiB) and two filesystem blocks: the
+ * first half of the limit and the latest half stay, the disk space of the
+ * rest is given back, and the file keeps its size. Readers find the dropped
+ * range as a hole (SEEK_DATA). On a filesystem that cannot punch holes the
+ * file is cut back to its head instead (the tail is then lost).
+ * Block-aligned, so nothing kept is ever zeroed. The agent also trims the
+ * files of running jobs every 200 ms (pool_logs.c): what a job writes into
+ * its file by its path, not through its stdout or stderr, is bounded that way.
  */
 #ifndef GPUCTL_POOL_JOBLOG_H
 #define GPUCTL_POOL_JOBLOG_H
@@ -29,6 +32,9 @@ bool joblog_trim_plan(uint64_t size, uint64_t limit, uint64_t block, uint64_t pu
 /* Keeps the file at path within limit (joblog_trim_plan); *punched_to is
  * kept by the caller between calls (0 at first). 0, or -1 with errno. */
 int joblog_trim(const char *path, uint64_t limit, uint64_t *punched_to);
+/* The same on an open file (written by the shim after each copy: system
+ * calls only, async-signal-safe). */
+int joblog_trim_fd(int fd, uint64_t limit, uint64_t *punched_to);
 
 /* Where the data at or after offset is: *skip bytes of hole (dropped) first,
  * then *len bytes of data up to the next hole or the end of the file. */

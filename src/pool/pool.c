@@ -608,6 +608,7 @@ static void start_job(struct pool *p, struct pool_job *j, const struct sched_dec
 		.argv = argv, .envp = env,
 		.cgroup_dir = j->cgroup[0] ? j->cgroup : NULL,
 		.devices_v1_procs = v1_dir[0] ? v1_procs : NULL,
+		.log_limit = p->cfg.log_limit,
 	};
 	pid_t shim;
 	int rc = runner_spawn(&rs, &shim, msg, sizeof(msg));

@@ -20,7 +20,10 @@
 #include "core/clock.h"
 #include "pool/joblog.h"
 
-#define LOG_CHECK_NS 200000000ull         /* running jobs' output sizes checked this often */
+/* running jobs' output files checked this often: the shim trims what comes
+ * through the job's stdout and stderr as it writes it (runner.c); this
+ * bounds what a job writes into the files by their path */
+#define LOG_CHECK_NS 200000000ull
 #define RETENTION_SWEEP_NS 60000000000ull /* ended jobs' directories looked at this often (or the retention) */
 
 void pool_logs_trim(struct pool *p, struct pool_job *j)

@@ -76,7 +76,8 @@ static int get_bool(json_t *o, const char *key, bool *out, char *err, size_t err
 	return 0;
 }
 
-/* A printable string (no control characters) of at most max bytes. */
+/* A printable string (no control characters: C0, DEL, or C1, U+0080-U+009F,
+ * which terminals may obey as escape sequences) of at most max bytes. */
 static int get_str(json_t *o, const char *key, char *out, size_t outlen, char *err, size_t errlen)
 {
 	json_t *v = json_object_get(o, key);
@@ -89,7 +90,8 @@ static int get_str(json_t *o, const char *key, char *out, size_t outlen, char *e
 	if (n >= outlen)
 		FAIL("'%s' is longer than %zu bytes", key, outlen - 1);
 	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f ||
+		    ((unsigned char)s[i] == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] <= 0x9f))
 			FAIL("'%s' holds a control character", key);
 	memcpy(out, s, n + 1);
 	return 0;

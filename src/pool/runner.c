@@ -1,5 +1,6 @@
 /* runner.c - see runner.h. */
 #include "runner.h"
+#include "joblog.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -10,14 +11,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-/* Fixed descriptor numbers in the shim (after the agent's are closed). */
-enum { FD_DIR = 3, FD_OUT, FD_ERR, FD_NULL, FD_CGROUP, FD_PIPE_R, FD_PIPE_W, FD_FIRST_FREE };
+/* Fixed descriptor numbers in the shim (after the agent's are closed): the
+ * job's output files, the pipes its stdout and stderr write into (the shim
+ * copies them into the files: OUT_R, ERR_R; the job gets OUT_W, ERR_W), the
+ * pipe a failure to start comes back on (PIPE_R, PIPE_W). */
+enum { FD_DIR = 3, FD_OUT, FD_ERR, FD_NULL, FD_CGROUP, FD_PIPE_R, FD_PIPE_W, FD_OUT_R, FD_OUT_W, FD_ERR_R, FD_ERR_W,
+       FD_FIRST_FREE };
+#define SHIM_FDS (FD_FIRST_FREE - FD_DIR)
 
 const char *runner_stage_name(int stage)
 {
@@ -179,25 +187,128 @@ static void run_job(const struct runner_spec *s, bool in_cgroup)
 		close(procs);
 	}
 	dup2(FD_NULL, 0);
-	dup2(FD_OUT, 1);
-	dup2(FD_ERR, 2);
+	dup2(FD_OUT_W, 1);
+	dup2(FD_ERR_W, 2);
 	if (s->change_user) {
 		if (setgroups((size_t)s->ngroups, s->groups) || setgid(s->gid) || setuid(s->uid))
 			child_fail(RUNNER_STAGE_USER);
 	}
 	if (chdir(s->cwd))
 		child_fail(RUNNER_STAGE_CWD);
-	close(FD_DIR);
-	close(FD_OUT);
-	close(FD_ERR);
-	close(FD_NULL);
-	if (s->cgroup_dir)
-		close(FD_CGROUP);
+	for (int fd = FD_DIR; fd < FD_FIRST_FREE; fd++)
+		if (fd != FD_PIPE_W) /* close-on-exec: closed by a successful exec */
+			close(fd);
 	exec_search(s);
 }
 
+/* ---- the job's output: pipe -> file, within the limit (in the shim) ------- */
+
+/* One of the job's streams: its pipe's read end and its file. */
+struct stream {
+	int in, out;
+	uint64_t punched; /* joblog_trim_fd's mark */
+	bool open;
+};
+
+/* The shim's copy buffer: static, not on the stack of whichever agent thread
+ * forked it. One write is at most this: the slack of the limit. */
+static char copy_buf[65536];
+
+/* Moves up to max bytes from the stream's pipe into its file, then keeps the
+ * file within the limit. >0 bytes moved, 0 at the end of the stream (closed),
+ * -1 when the pipe is empty now. A file that cannot be written (a full disk)
+ * loses what does not fit; the job goes on. */
+static ssize_t copy_chunk(struct stream *st, uint64_t limit, size_t max)
+{
+	ssize_t r;
+	do
+		r = read(st->in, copy_buf, max < sizeof(copy_buf) ? max : sizeof(copy_buf));
+	while (r < 0 && errno == EINTR);
+	if (r < 0 && errno == EAGAIN)
+		return -1;
+	if (r <= 0) {
+		close(st->in);
+		st->open = false;
+		return 0;
+	}
+	for (ssize_t off = 0; off < r;) {
+		ssize_t w = write(st->out, copy_buf + off, (size_t)(r - off));
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += w;
+	}
+	if (limit)
+		(void)joblog_trim_fd(st->out, limit, &st->punched);
+	return r;
+}
+
+/* Copies what is in the pipes now (and no more: a writer that never stops
+ * cannot hold the exit record back). */
+static void copy_pending(struct stream st[2], uint64_t limit)
+{
+	for (int k = 0; k < 2; k++) {
+		int left = 0;
+		if (!st[k].open || ioctl(st[k].in, FIONREAD, &left) != 0)
+			continue;
+		while (left > 0 && st[k].open) {
+			ssize_t r = copy_chunk(&st[k], limit, (size_t)left);
+			if (r <= 0)
+				break;
+			left -= (int)r;
+		}
+	}
+}
+
+/* Copies the job's output into its files as it comes. With child: until the
+ * job has ended (*status from waitpid), then what its pipes hold at that
+ * moment; without: until every process that holds the pipes has closed them. */
+static void copy_until_exit(struct stream st[2], uint64_t limit, pid_t child, int *status)
+{
+	for (int k = 0; k < 2; k++)
+		if (st[k].open)
+			fcntl(st[k].in, F_SETFL, O_NONBLOCK);
+	/* the job's end as an event (Linux 5.3); else checked every 50 ms */
+#ifdef SYS_pidfd_open
+	int pidfd = child > 0 ? (int)syscall(SYS_pidfd_open, child, 0) : -1;
+#else
+	int pidfd = -1;
+#endif
+	for (;;) {
+		if (child > 0) {
+			pid_t w = waitpid(child, status, WNOHANG);
+			if (w == child || (w < 0 && errno == ECHILD))
+				break;
+		} else if (!st[0].open && !st[1].open) {
+			break;
+		}
+		struct pollfd pf[3];
+		nfds_t n = 0;
+		int which[3];
+		for (int k = 0; k < 2; k++)
+			if (st[k].open) {
+				pf[n] = (struct pollfd){ .fd = st[k].in, .events = POLLIN };
+				which[n++] = k;
+			}
+		if (pidfd >= 0) {
+			pf[n] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+			which[n++] = -1;
+		}
+		if (poll(pf, n, child > 0 && pidfd < 0 ? 50 : -1) <= 0)
+			continue;
+		for (nfds_t i = 0; i < n; i++)
+			if (which[i] >= 0 && (pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				copy_chunk(&st[which[i]], limit, sizeof(copy_buf));
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	if (child > 0)
+		copy_pending(st, limit);
+}
+
 /* The shim, in the agent's child. Never returns. */
-static void run_shim(const struct runner_spec *s, int dirfd, int out, int errf, int devnull, int cg, int pipefd[2])
+static void run_shim(const struct runner_spec *s, const int keep[SHIM_FDS])
 {
 	setsid();
 	struct sigaction ign;
@@ -208,11 +319,10 @@ static void run_shim(const struct runner_spec *s, int dirfd, int out, int errf, 
 	sigaction(SIGHUP, &ign, NULL);
 	sigaction(SIGPIPE, &ign, NULL);
 	/* gather what the shim keeps at fixed numbers above the ones in use, then down */
-	int keep[] = { dirfd, out, errf, devnull, cg, pipefd[0], pipefd[1] };
-	int high[7];
-	for (int i = 0; i < 7; i++)
+	int high[SHIM_FDS];
+	for (int i = 0; i < SHIM_FDS; i++)
 		high[i] = keep[i] >= 0 ? fcntl(keep[i], F_DUPFD, 100) : -1;
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < SHIM_FDS; i++)
 		if (high[i] >= 0)
 			move_fd(high[i], FD_DIR + i);
 		else
@@ -221,6 +331,7 @@ static void run_shim(const struct runner_spec *s, int dirfd, int out, int errf, 
 		for (int fd = FD_FIRST_FREE; fd < 65536; fd++)
 			close(fd);
 	fcntl(FD_PIPE_W, F_SETFD, FD_CLOEXEC);
+	bool cg = keep[FD_CGROUP - FD_DIR] >= 0;
 
 	/* Straight into the cgroup with clone3 (Linux 5.7): moving a running
 	 * process there (writing cgroup.procs) waits for an RCU grace period,
@@ -236,7 +347,7 @@ static void run_shim(const struct runner_spec *s, int dirfd, int out, int errf, 
 	sigaddset(&stop_sigs, SIGHUP);
 	sigprocmask(SIG_BLOCK, &stop_sigs, &old_mask);
 	pid_t child = -1;
-	if (cg >= 0) {
+	if (cg) {
 		struct clone_args ca;
 		memset(&ca, 0, sizeof(ca));
 		ca.flags = CLONE_INTO_CGROUP;
@@ -259,10 +370,10 @@ static void run_shim(const struct runner_spec *s, int dirfd, int out, int errf, 
 	dup2(FD_NULL, 1);
 	dup2(FD_NULL, 2);
 	close(FD_PIPE_W);
-	close(FD_OUT);
-	close(FD_ERR);
+	close(FD_OUT_W); /* the job's ends: the shim reads EOF when the job's processes closed theirs */
+	close(FD_ERR_W);
 	close(FD_NULL);
-	if (cg >= 0)
+	if (cg)
 		close(FD_CGROUP);
 	char buf[160];
 	size_t n = 0;
@@ -274,6 +385,7 @@ static void run_shim(const struct runner_spec *s, int dirfd, int out, int errf, 
 		write_record("pids.tmp", "pids", buf, n);
 
 	int stage = RUNNER_STAGE_RAN, error = 0, status = 0;
+	struct stream st[2] = { { FD_OUT_R, FD_OUT, 0, true }, { FD_ERR_R, FD_ERR, 0, true } };
 	if (child < 0) {
 		stage = RUNNER_STAGE_EXEC;
 		error = errno;
@@ -288,8 +400,7 @@ static void run_shim(const struct runner_spec *s, int dirfd, int out, int errf, 
 			stage = msg[0];
 			error = msg[1];
 		}
-		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-			;
+		copy_until_exit(st, s->log_limit, child, &status);
 	}
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -301,12 +412,16 @@ static void run_shim(const struct runner_spec *s, int dirfd, int out, int errf, 
 	n += put_field(buf + n, " error=", (uint64_t)error, 0);
 	buf[n++] = '\n';
 	write_record("exit.tmp", "exit", buf, n);
+	/* what the job's processes still running (until its cgroup is killed)
+	 * write goes on into the files, within the limit */
+	copy_until_exit(st, s->log_limit, 0, NULL);
 	_exit(0);
 }
 
 int runner_spawn(const struct runner_spec *s, pid_t *shim_pid, char *err, size_t errlen)
 {
-	int dirfd = -1, out = -1, errf = -1, devnull = -1, cg = -1, pipefd[2] = { -1, -1 };
+	int dirfd = -1, out = -1, errf = -1, devnull = -1, cg = -1, pipefd[2] = { -1, -1 }, opipe[2] = { -1, -1 },
+	    epipe[2] = { -1, -1 };
 	int rc = -1;
 	dirfd = open(s->job_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
@@ -335,7 +450,7 @@ int runner_spawn(const struct runner_spec *s, pid_t *shim_pid, char *err, size_t
 			goto out;
 		}
 	}
-	if (pipe2(pipefd, O_CLOEXEC)) {
+	if (pipe2(pipefd, O_CLOEXEC) || pipe2(opipe, O_CLOEXEC) || pipe2(epipe, O_CLOEXEC)) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		goto out;
 	}
@@ -344,12 +459,15 @@ int runner_spawn(const struct runner_spec *s, pid_t *shim_pid, char *err, size_t
 		snprintf(err, errlen, "cannot fork the job's shim: %s", strerror(errno));
 		goto out;
 	}
-	if (pid == 0)
-		run_shim(s, dirfd, out, errf, devnull, cg, pipefd);
+	if (pid == 0) {
+		int keep[SHIM_FDS] = { dirfd, out, errf, devnull, cg, pipefd[0], pipefd[1], opipe[0], opipe[1], epipe[0],
+				       epipe[1] };
+		run_shim(s, keep);
+	}
 	*shim_pid = pid;
 	rc = 0;
 out:;
-	int fds[] = { dirfd, out, errf, devnull, cg, pipefd[0], pipefd[1] };
+	int fds[] = { dirfd, out, errf, devnull, cg, pipefd[0], pipefd[1], opipe[0], opipe[1], epipe[0], epipe[1] };
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)
 			close(fds[i]);

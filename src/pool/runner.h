@@ -12,7 +12,9 @@
  * The job: its own process group (cancel signals the group), its cgroup when
  * one was made (cgroup.procs written before exec; cgroup.kill on SIGKILL),
  * its v1 devices cgroup when device limits use the v1 fallback (devcg.h),
- * stdin /dev/null, stdout/stderr to the job directory's files, then as the
+ * stdin /dev/null, stdout/stderr into pipes the shim copies into the job
+ * directory's files (each kept within log_limit as it is written: joblog.h;
+ * the shim goes on copying until the last process holding them ends), then as the
  * submitting user (setgroups, setgid, setuid when the agent is root), chdir
  * to the submitting directory, execve.
  */
@@ -41,6 +43,7 @@ struct runner_spec {
 	char *const *envp;           /* NULL-terminated */
 	const char *cgroup_dir;      /* join this cgroup, or NULL */
 	const char *devices_v1_procs; /* cgroup.procs of the job's v1 devices cgroup to join, or NULL */
+	uint64_t log_limit;          /* bytes kept of each output stream (joblog.h), 0: all */
 };
 
 /* Forks the shim. Returns 0 with *shim_pid, or -1 with a message. */

@@ -173,11 +173,11 @@ static void get_nvrx(const struct moncol *col, const struct gpu_view *c, const s
 const struct moncol moncols[] = {
 	GPU_SAMPLE_FIELDS(MC_ROW)
 	[10] = { "fbpct", "fb_used_pct", "%", 'm', NUM, 5, 0, "GPU memory used, share of total", get_fbpct, 0, 1,
-		 GPU_GRP_BASIC },
+		 GPU_GRP_BASIC, NULL },
 	[16] = { "nvrx", "nvlink_rx_mbs", "MB/s", 'n', NUM, 7, 0, "NVLink receive throughput, all links", get_nvrx, 0,
-		 1e-6, GPU_GRP_NVLINK | GPU_GRP_NVLINK_ERR },
+		 1e-6, GPU_GRP_NVLINK | GPU_GRP_NVLINK_ERR, NULL },
 	[17] = { "nvtx", "nvlink_tx_mbs", "MB/s", 'n', NUM, 7, 0, "NVLink transmit throughput, all links", get_nvtx, 0,
-		 1e-6, GPU_GRP_NVLINK | GPU_GRP_NVLINK_ERR },
+		 1e-6, GPU_GRP_NVLINK | GPU_GRP_NVLINK_ERR, NULL },
 };
 #undef NUM
 #undef MC_ROW

@@ -68,9 +68,9 @@ run_fault ecc_uncorrectable '{"kind": "ecc_uncorrectable", "gpu": 2, "count": 3}
 run_fault ecc_corrected '{"kind": "ecc_corrected", "gpu": 1, "rate_per_s": 500}' 1 ecc-correctable-rate WARN none 1
 run_fault xid48 '{"kind": "xid", "gpu": 5, "xid": 48}' 5 xid-catalog FAIL reset_gpu 2
 run_fault xid13 '{"kind": "xid", "gpu": 4, "xid": 13}' 4 xid-catalog WARN none 1
-run_fault thermal '{"kind": "thermal", "gpu": 0}' 0 thermal-slowdown-active WARN none 1
+run_fault thermal '{"kind": "thermal", "gpu": 0}' 0 thermal-slowdown-active WARN drain 1
 run_fault thermal_growing '{"kind": "thermal", "gpu": 0}' 0 thermal-violation-growing WARN none 1
-run_fault thermal_temp '{"kind": "thermal", "gpu": 0}' 0 temperature-over-slowdown WARN none 1
+run_fault thermal_temp '{"kind": "thermal", "gpu": 0}' 0 temperature-over-slowdown WARN drain 1
 run_fault power '{"kind": "power", "gpu": 6}' 6 power-violation-growing WARN none 1
 run_fault pcie_gen '{"kind": "pcie_degraded", "gpu": 3, "gen": 4}' 3 pcie-gen-below-max WARN drain 1
 run_fault pcie_width '{"kind": "pcie_degraded", "gpu": 3, "gen": 5, "width": 8}' 3 pcie-width-below-max WARN drain 1
@@ -82,7 +82,7 @@ run_fault gpu_lost_xid79 '{"kind": "gpu_lost", "gpu": 4}' 4 xid-catalog FAIL reb
 run_fault remap_pending '{"kind": "remap_pending", "gpu": 1}' 1 row-remap-pending WARN reset_gpu 1
 run_fault remap_failure '{"kind": "remap_failure", "gpu": 1}' 1 row-remap-failure FAIL replace_board 2
 run_fault persistence_off '{"kind": "persistence_off", "gpu": 2}' 2 persistence-off WARN none 1
-run_fault foreign_process '{"kind": "foreign_process", "gpu": 7, "pid": 66666, "name": "miner"}' 7 foreign-compute-process WARN none 1 --allow-uid 1001,1002
+run_fault foreign_process '{"kind": "foreign_process", "gpu": 7, "pid": 66666, "name": "miner"}' 7 foreign-compute-process FAIL drain 2 --allow-uid 1001,1002
 run_fault hang '{"kind": "hang", "gpu": 5}' 5 gpu-lost FAIL reboot 2
 
 # --- system-wide: fabric manager stopped, NVML/driver mismatch (server files) ---

@@ -6,7 +6,7 @@
 # connections on the socket do not stall a ping (and a uid holds at most 64);
 # requests no GPU here can ever meet are refused at submission, a waiting
 # job's reason names who holds the GPUs, backfill and the expected start;
-# each stream of a job's output kept within pool_log_limit (head and tail,
+# each stream of a job's output kept within pool_log_limit as it is written (head and tail,
 # `logs` says what was dropped), `logs` streaming 200 MB, ended jobs'
 # directories removed after pool_log_retention.
 #
@@ -179,6 +179,17 @@ check "logs: the tail last" test "$(tail -c 4 "$tmp/big.out")" = "END"
 check "logs: about 1 MiB in all" test "$(wc -c <"$tmp/big.out")" -le $((1024 * 1024 + 8192))
 check "logs --json: the head's chunk, nothing skipped yet" \
 	test "$("$G" logs --json "$big" | jq -c '[.offset, .skipped, .size]')" = "[524288,0,30000005]"
+# the limit holds while the job writes (issue 38, item 9): the shim copies the
+# job's output into the file and trims it after each write. The job writes
+# 64 MiB as fast as it can and, after each MiB, reads what its file holds on
+# disk: never past the limit plus one write (64 KiB) and two blocks (an
+# agent that looked every 200 ms let it reach 2x the limit and more)
+fast=$("$G" submit --id-only --shell -- "f=$tmp/state/jobs/\$GPUCTL_JOB_ID/stdout; max=0
+	for i in \$(seq 64); do head -c 1048576 /dev/zero; b=\$((\$(stat -c %b \$f) * 512)); [ \$b -gt \$max ] && max=\$b; done
+	echo \$max >&2")
+check "fast writer done" wait_state "$fast" done
+max=$("$G" logs --stderr "$fast")
+check "fast writer: never over 1 MiB + 72 KiB on disk as it wrote (got $max)" test "${max:-0}" -gt 0 -a "${max:-0}" -le $((1024 * 1024 + 65536 + 8192))
 
 # --- ended jobs' directories go after pool_log_retention (an agent that keeps
 # them 2 s after they end); the record stays

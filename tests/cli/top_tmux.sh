@@ -126,6 +126,24 @@ if expect "lost GPU: title" '^SIMULATED gpuctl top'; then
 	key q
 fi
 
+# --- hostile names (issue 38, item 4): process names and a server name with a
+# newline, ESC ] 0 ; ... BEL (a title), ESC [ 2 J (clear) and a C1 CSI show as
+# '?' on their own line; nothing sets the pane's title or clears the screen
+start 160 45 --sim "$src/tests/data/hostile-server.json" top
+if expect "hostile: title" '^SIMULATED gpuctl top  evil\?\]0;pwned\?\?FAKE-SERVER'; then
+	expect "hostile: a newline in a name stays on its line" ' a\?FAKE-LINE$'
+	expect "hostile: ESC ] ... BEL" ' \?\]0;pwned\?x$'
+	expect "hostile: ESC [2J, and the screen still there" ' \?\[2Jclear$'
+	expect "hostile: a C1 CSI and a bidi override" ' c1\?31m\?rev$'
+	checks=$((checks + 1))
+	screen >"$tmp/screen"
+	! grep -q '^FAKE' "$tmp/screen" || fail "hostile: an injected line on screen: $(grep '^FAKE' "$tmp/screen")"
+	checks=$((checks + 1))
+	title=$(tm display-message -p -t 0 '#{pane_title}')
+	[ "$title" != pwned ] || fail "hostile: a process name set the pane's title"
+	key q
+fi
+
 # --- CPU at a 1 s refresh on 8 GPUs, measured by top itself from /proc/self/stat
 start 160 45 --sim h200x8 top --exit-after 8 --measure-cpu "$tmp/cpu.txt"
 if expect "cpu: top ran and quit by itself" '^EXITED 0$' 120; then

@@ -307,16 +307,16 @@ static const struct rule_case cases[] = {
 	{ "pcie-replay-rate", m_pcie_replay, false, HS_PCIE, HEALTH_WARN, HEALTH_ACT_DRAIN, "3 replays/s, budget 0.512/s", NULL },
 	{ "pcie-gen-below-max", m_pcie_gen, false, HS_PCIE, HEALTH_WARN, HEALTH_ACT_DRAIN, "Gen3 of Gen5", NULL },
 	{ "pcie-width-below-max", m_pcie_width, false, HS_PCIE, HEALTH_WARN, HEALTH_ACT_DRAIN, "x8 of x16", NULL },
-	{ "thermal-violation-growing", m_thermal_viol, false, HS_THERMAL, HEALTH_WARN, HEALTH_ACT_NONE, "= 500 ms/s", NULL },
-	{ "thermal-slowdown-active", m_thermal_active, false, HS_THERMAL, HEALTH_WARN, HEALTH_ACT_NONE, "= 1", NULL },
-	{ "temperature-over-slowdown", m_temp, false, HS_THERMAL, HEALTH_WARN, HEALTH_ACT_NONE, "= 1 C", NULL },
-	{ "power-violation-growing", m_power_viol, false, HS_POWER, HEALTH_WARN, HEALTH_ACT_NONE, "= 700 ms/s", NULL },
+	{ "thermal-violation-growing", m_thermal_viol, false, HS_THERMAL, HEALTH_WARN, HEALTH_ACT_NONE, "= 500 ms/s [throttled 50% of the time]", NULL },
+	{ "thermal-slowdown-active", m_thermal_active, false, HS_THERMAL, HEALTH_WARN, HEALTH_ACT_DRAIN, "= 1 [SW thermal]", NULL },
+	{ "temperature-over-slowdown", m_temp, false, HS_THERMAL, HEALTH_WARN, HEALTH_ACT_DRAIN, "= 1 C [88 C, slowdown at 87 C]", NULL },
+	{ "power-violation-growing", m_power_viol, false, HS_POWER, HEALTH_WARN, HEALTH_ACT_NONE, "= 700 ms/s [throttled 70% of the time]", NULL },
 	{ "power-brake-active", m_power_brake, false, HS_POWER, HEALTH_WARN, HEALTH_ACT_DRAIN, "= 1", NULL },
 	{ "power-limit-lowered", m_power_limit, false, HS_CONFIG, HEALTH_WARN, HEALTH_ACT_NONE, "= 200 W", NULL },
 	{ "persistence-off", m_persistence, false, HS_CONFIG, HEALTH_WARN, HEALTH_ACT_NONE, "persistence_off = 1", NULL },
 	{ "mig-mode-pending", m_mig_pending, false, HS_CONFIG, HEALTH_WARN, HEALTH_ACT_RESET_GPU, "= 1", NULL },
 	{ "compute-prohibited", m_prohibited, false, HS_CONFIG, HEALTH_WARN, HEALTH_ACT_NONE, "= 1", NULL },
-	{ "foreign-compute-process", m_foreign, false, HS_PROCESSES, HEALTH_WARN, HEALTH_ACT_NONE, "= 1 processes [pid 4242 (miner)]", NULL },
+	{ "foreign-compute-process", m_foreign, false, HS_PROCESSES, HEALTH_FAIL, HEALTH_ACT_DRAIN, "= 1 processes [pid 4242 (miner)]", NULL },
 	{ "driver-library-mismatch", m_driver_lib, true, HS_DRIVER, HEALTH_WARN, HEALTH_ACT_REBOOT, "NVML 13.575.57.08, driver 580.159.04", NULL },
 	{ "cuda-too-old", m_cuda_old, true, HS_DRIVER, HEALTH_WARN, HEALTH_ACT_NONE, "need 13.0", NULL },
 	{ "fabric-manager-missing", m_fm, true, HS_DRIVER, HEALTH_WARN, HEALTH_ACT_NONE, "fabric_manager_down = 1", NULL },
@@ -402,6 +402,85 @@ static void test_power_violation_after_a_load_is_no_finding(void **state)
 	assert_int_equal(health_evaluate(rules, &f->now, &f->prev, NULL, &f->rep, err, sizeof(err)), 0);
 	assert_null(find_rule(&f->rep.gpu[1], "power-violation-growing"));
 	assert_int_equal(f->rep.gpu[1].verdict, HEALTH_PASS);
+	free(f);
+}
+
+static const struct health_finding *evaluate_find(struct fixture *f, const char *rule)
+{
+	char err[128];
+	assert_int_equal(health_evaluate(rules, &f->now, &f->prev, NULL, &f->rep, err, sizeof(err)), 0);
+	const struct health_finding *hf = find_rule(&f->rep.gpu[1], rule);
+	if (!hf)
+		fail_msg("rule '%s' did not fire", rule);
+	return hf;
+}
+
+/* Issue 38, item 11: the verdicts a new user met. A GPU at 95 C in HW
+ * slowdown says what to do (drain, check the cooling), not "none". */
+static void test_hot_gpu_has_an_action(void **state)
+{
+	(void)state;
+	struct fixture *f = fx_new();
+	VAL_SET(f->now.gpu[1].s.temp_c, 95);
+	VAL_SET(f->now.gpu[1].s.clock_event_reasons, CLK_EVT_HW_SLOWDOWN);
+	const struct health_finding *hf = evaluate_find(f, "thermal-slowdown-active");
+	assert_int_equal(hf->action, HEALTH_ACT_DRAIN);
+	assert_string_equal(hf->evidence, "thermal_slowdown_active = 1 [HW slowdown] (rule: > 0)");
+	hf = find_rule(&f->rep.gpu[1], "temperature-over-slowdown");
+	assert_non_null(hf);
+	assert_int_equal(hf->action, HEALTH_ACT_DRAIN);
+	assert_string_equal(hf->evidence, "temp_over_slowdown = 8 C [95 C, slowdown at 87 C] (rule: >= 0)");
+	assert_int_equal(f->rep.gpu[1].action, HEALTH_ACT_DRAIN);
+	assert_true(strstr(hf->hint, "cooling") != NULL);
+	free(f);
+}
+
+/* A sum over a GPU's links says it is a sum, and which link had the most. */
+static void test_nvlink_sum_says_links(void **state)
+{
+	(void)state;
+	struct fixture *f = fx_new();
+	for (unsigned l = 0; l < 18; l++) {
+		VAL_SET(f->prev.gpu[1].s.nvlink[l].replay_errors, 100);
+		VAL_SET(f->now.gpu[1].s.nvlink[l].replay_errors, 105 + (l == 3 ? 5 : 0));
+	}
+	const struct health_finding *hf = evaluate_find(f, "nvlink-replay-growing");
+	assert_string_equal(hf->evidence, "nvlink_replay_new = 95 errors [sum of 18 links; most on link 3: 10] (rule: > 0)");
+	hf = find_rule(&f->rep.gpu[1], "nvlink-replay-since-load");
+	assert_non_null(hf);
+	assert_string_equal(hf->evidence, "nvlink_replay_total = 1895 errors [sum of 18 links; most on link 3: 110] (rule: > 0)");
+	free(f);
+}
+
+/* Numbers for people: 1000.4 ms/s is "1000", not "1e+03". */
+static void test_numbers_for_people(void **state)
+{
+	(void)state;
+	struct fixture *f = fx_new();
+	VAL_SET(f->prev.gpu[1].s.viol_thermal_ns, 0);
+	VAL_SET(f->now.gpu[1].s.viol_thermal_ns, 1000400000); /* over a 1 s window */
+	const struct health_finding *hf = evaluate_find(f, "thermal-violation-growing");
+	assert_string_equal(hf->evidence, "thermal_violation_rate = 1000 ms/s [throttled 100% of the time] (rule: > 0)");
+	VAL_SET(f->now.gpu[1].s.viol_thermal_ns, 12345678);
+	hf = evaluate_find(f, "thermal-violation-growing");
+	assert_string_equal(hf->evidence, "thermal_violation_rate = 12.3 ms/s [throttled 1% of the time] (rule: > 0)");
+	free(f);
+}
+
+/* A leftover process at --idle fails the check (a Prolog's exit 2), with an action. */
+static void test_leftover_process_fails(void **state)
+{
+	(void)state;
+	struct fixture *f = fx_new();
+	struct health_opts o = { .expect_idle = true };
+	m_foreign(&f->prev, &f->now, &o);
+	char err[128];
+	assert_int_equal(health_evaluate(rules, &f->now, &f->prev, &o, &f->rep, err, sizeof(err)), 0);
+	const struct health_finding *hf = find_rule(&f->rep.gpu[1], "foreign-compute-process");
+	assert_non_null(hf);
+	assert_int_equal(hf->verdict, HEALTH_FAIL);
+	assert_int_equal(hf->action, HEALTH_ACT_DRAIN);
+	assert_int_equal(f->rep.verdict, HEALTH_FAIL);
 	free(f);
 }
 
@@ -692,6 +771,10 @@ int main(void)
 		cmocka_unit_test(test_crc_fail_replaces_warn),
 		cmocka_unit_test(test_power_violation_after_a_load_is_no_finding),
 		cmocka_unit_test(test_crc_rate_needs_enough_errors),
+		cmocka_unit_test(test_hot_gpu_has_an_action),
+		cmocka_unit_test(test_nvlink_sum_says_links),
+		cmocka_unit_test(test_numbers_for_people),
+		cmocka_unit_test(test_leftover_process_fails),
 		cmocka_unit_test(test_rates_need_prev),
 		cmocka_unit_test(test_crc_rate_steady_with_slow_groups),
 		cmocka_unit_test(test_crc_rate_with_counters_read_once_a_minute),

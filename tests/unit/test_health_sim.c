@@ -113,7 +113,7 @@ static const struct fault_case cases[] = {
 	{ SIM_FAULT_XID, "h200x8", F(.kind = SIM_FAULT_XID, .gpu = 6, .xid = 95), "xid-catalog", HEALTH_FAIL,
 	  HEALTH_ACT_RESET_GPU, HEALTH_FAIL },
 	{ SIM_FAULT_THERMAL, "h200x8", F(.kind = SIM_FAULT_THERMAL, .gpu = 0), "thermal-slowdown-active", HEALTH_WARN,
-	  HEALTH_ACT_NONE, HEALTH_WARN },
+	  HEALTH_ACT_DRAIN, HEALTH_WARN },
 	{ SIM_FAULT_POWER, "h200x8", F(.kind = SIM_FAULT_POWER, .gpu = 3), "power-violation-growing", HEALTH_WARN,
 	  HEALTH_ACT_NONE, HEALTH_WARN },
 	{ SIM_FAULT_PCIE_DEGRADED, "h200x8", F(.kind = SIM_FAULT_PCIE_DEGRADED, .gpu = 5, .gen = 3),
@@ -133,7 +133,7 @@ static const struct fault_case cases[] = {
 	{ SIM_FAULT_PERSISTENCE_OFF, "l40sx4", F(.kind = SIM_FAULT_PERSISTENCE_OFF, .gpu = 3), "persistence-off",
 	  HEALTH_WARN, HEALTH_ACT_NONE, HEALTH_WARN },
 	{ SIM_FAULT_FOREIGN_PROCESS, "h200x8", F(.kind = SIM_FAULT_FOREIGN_PROCESS, .gpu = 7, .pid = 66666),
-	  "foreign-compute-process", HEALTH_WARN, HEALTH_ACT_NONE, HEALTH_WARN },
+	  "foreign-compute-process", HEALTH_FAIL, HEALTH_ACT_DRAIN, HEALTH_FAIL },
 	{ SIM_FAULT_HANG, "h200x8,hang_ms=50", F(.kind = SIM_FAULT_HANG, .gpu = 5), "gpu-lost", HEALTH_FAIL,
 	  HEALTH_ACT_REBOOT, HEALTH_FAIL },
 };

@@ -391,6 +391,34 @@ static void test_structure_both_formats(void **state)
 	free(sn);
 }
 
+/* Issue 38, item 5: free text from the server file, NVML or /proc (the
+ * simulated server's name in the comment, process names, serials in label
+ * values) never starts a line of its own nor carries a control character. */
+static void test_hostile_text(void **state)
+{
+	(void)state;
+	static char names[256][96];
+	static const char evil[] = "x'\n# HELP fake_metric x\nfake_metric 1\n\x1b]0;t\x07\x1b[2J\xc2\x9b";
+	struct snapshot *sn = full_snapshot(1);
+	snprintf(sn->sys.server_name, sizeof(sn->sys.server_name), "%s", evil);
+	set_str(&sn->sys.hostname, evil);
+	set_str(&sn->gpu[0].st.serial, evil);
+	snprintf(sn->gpu[0].procs[0].name, sizeof(sn->gpu[0].procs[0].name), "%s", evil);
+	snprintf(sn->gpu[0].procs[0].user, sizeof(sn->gpu[0].procs[0].user), "u\nfake_metric 2");
+	struct metrics_opts o;
+	full_opts(&o);
+	char *t = render(sn, &o);
+	check_structure(t, false, names, 256);
+	assert_null(strstr(t, "\nfake_metric"));
+	assert_null(strchr(t, '\x1b'));
+	assert_null(strchr(t, '\x07'));
+	assert_null(strstr(t, "\xc2\x9b"));
+	assert_non_null(strstr(t, "# SIMULATED server 'x'?# HELP fake_metric x?fake_metric 1??]0;t??[2J?': not real hardware\n"));
+	assert_non_null(strstr(t, "comm=\"x'\\n# HELP fake_metric x\\nfake_metric 1\\n?]0;t??[2J?\"}"));
+	free(t);
+	free(sn);
+}
+
 static void test_groups(void **state)
 {
 	(void)state;
@@ -523,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_duplicate_process_one_series),
 		cmocka_unit_test(test_escaping_and_extra_labels),
 		cmocka_unit_test(test_structure_both_formats),
+		cmocka_unit_test(test_hostile_text),
 		cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_field_table_families),
 		cmocka_unit_test(test_docs_list_every_metric),

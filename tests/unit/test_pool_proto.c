@@ -107,6 +107,8 @@ static void test_refusals(void **state)
 	SUB("\"priority\":1001", "'priority'");
 	SUB("\"time_limit_s\":99999999999", "'time_limit_s'");
 	SUB("\"name\":\"a\\nb\"", "control character");
+	SUB("\"name\":\"a\\u009b2J\"", "control character"); /* C1 CSI (issue 38) */
+	SUB("\"name\":\"a\\u0085b\"", "control character");   /* NEL */
 	SUB("\"shell\":true,\"argv\":[\"a\",\"b\"]", "malformed request"); /* duplicate argv */
 	SUB("\"env\":[\"NOEQUALS\"]", "is not KEY=VALUE");
 	SUB("\"env\":[\"=x\"]", "is not KEY=VALUE");

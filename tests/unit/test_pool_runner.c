@@ -142,6 +142,43 @@ static void test_start_failures(void **state)
 	assert_non_null(strstr(err, "cannot open '/nonexistent-gpuctl'"));
 }
 
+/* Issue 38, item 9: the log limit holds as the job writes, not at the
+ * agent's next look. The job writes 32 x 256 KiB as fast as it can and,
+ * after each, reads what its stdout file holds on disk: never more than the
+ * limit plus the shim's one write (64 KiB) and two blocks (joblog.h). Without
+ * the agent here, a job writing its file directly kept all 8 MiB. */
+static void test_log_limit_as_written(void **state)
+{
+	(void)state;
+	char jd[128], err[256], script[512], out[64];
+	job_dir("loglimit", jd, sizeof(jd));
+	const uint64_t limit = 256 * 1024;
+	snprintf(script, sizeof(script),
+		 "f='%s/stdout'; max=0; for i in $(seq 32); do head -c 262144 /dev/zero;"
+		 " b=$(($(stat -c '%%b' \"$f\") * 512)); [ $b -gt $max ] && max=$b; done; echo $max >&2",
+		 jd);
+	char *argv[] = { "sh", "-c", script, NULL };
+	char *envp[] = { "PATH=/usr/bin:/bin", NULL };
+	struct runner_spec s = { .job_dir = jd, .cwd = "/", .path = "/bin/sh", .argv = argv, .envp = envp,
+				 .log_limit = limit };
+	pid_t shim;
+	assert_int_equal(runner_spawn(&s, &shim, err, sizeof(err)), 0);
+	struct runner_exit x = wait_exit(jd, shim);
+	assert_int_equal(WEXITSTATUS(x.wait_status), 0);
+	char path[200];
+	snprintf(path, sizeof(path), "%s/stdout", jd);
+	struct stat sb;
+	assert_int_equal(stat(path, &sb), 0);
+	uint64_t slack = 65536 + 2 * (uint64_t)sb.st_blksize;
+	read_file(jd, "stderr", out, sizeof(out));
+	uint64_t max = strtoull(out, NULL, 10);
+	if (max == 0 || max > limit + slack)
+		fail_msg("the job saw %llu bytes on disk, limit %llu + %llu", (unsigned long long)max,
+			 (unsigned long long)limit, (unsigned long long)slack);
+	assert_true((uint64_t)sb.st_blocks * 512 <= limit + slack);
+	assert_int_equal(sb.st_size, 32 * 262144); /* the size stays: the middle is a hole */
+}
+
 static void test_process_group(void **state)
 {
 	(void)state;
@@ -265,6 +302,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runs_and_records),
+		cmocka_unit_test(test_log_limit_as_written),
 		cmocka_unit_test(test_start_failures),
 		cmocka_unit_test(test_process_group),
 		cmocka_unit_test(test_parsers),
