@@ -3,7 +3,8 @@
 SM activity, SM occupancy, tensor and DRAM activity) against `nvidia-smi dmon --gpm-metrics`
 over the same seconds, in a loaded window (a BF16 8192^3 matmul loop in PyTorch) and an idle
 one. Both sample every second at once; the averages of each window agree within 3 points
-(percentage points, the issue's bar).
+(percentage points, the issue's bar). Also gpuctl's CPU for GPM per GPU per tick (dmon with
+and without the g group), against the issue's budget.
 
 nvidia-smi's --gpm-metrics ids are NVML's nvmlGpmMetricId_t (2 SM activity, 3 SM occupancy,
 5 any-tensor activity, 10 DRAM bandwidth; nvidia-smi dmon --help lists them); their columns
@@ -102,6 +103,19 @@ def window(acc, gpu, load):
     return out
 
 
+def cpu_cost(acc, gpu, ticks=30):
+    """gpuctl's CPU for GPM per GPU per tick, ms: dmon -s ug against -s u (the same but GPM)."""
+    def cpu(groups):
+        t0 = os.times()
+        rc, _, se = acc.gpuctl("dmon", "-i", str(gpu), "-s", groups, "-d", "100ms", "-c", str(ticks), "--json",
+                               timeout=120)
+        t1 = os.times()
+        if rc != 0:
+            raise RuntimeError("gpuctl dmon -s %s: exit %d: %s" % (groups, rc, se.strip()[-200:]))
+        return (t1.children_user + t1.children_system) - (t0.children_user + t0.children_system)
+    return max(0.0, cpu("ug") - cpu("u")) / ticks * 1000
+
+
 def check(acc):
     """The gpm group: rows into acc (accept.py), or a not_run line where it cannot run."""
     if not shutil.which("nvidia-smi"):
@@ -120,6 +134,13 @@ def check(acc):
     if gpu is None:
         acc.not_run("gpm", "no GPU with GPM here (Hopper or later)")
         return
+    # the issue's budget: the whole agent under 1 % of a core at 1 s on 8 GPUs = 1.25 ms per GPU per tick
+    try:
+        ms = cpu_cost(acc, gpu)
+        acc.row("gpm", "GPU%s GPM CPU per tick (dmon -s ug vs -s u)" % gpu, round(ms, 3), "<= 1.25 ms", "budget",
+                ms <= 1.25, "2 NVML calls per GPU per tick")
+    except RuntimeError as e:
+        acc.not_run("gpm", "CPU cost: %s" % e)
     for label, load in (("idle", False), ("loaded", True)):
         try:
             avg = window(acc, gpu, load)
