@@ -33,6 +33,9 @@ import tempfile
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import accept_gpm  # noqa: E402 - the gpm group (issue 32), beside this file
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ROWS = []
 NOT_RUN = []
@@ -623,6 +626,7 @@ def main():
     LOG = open(os.path.join(OUT, "accept.log"), "w")
     open(os.path.join(OUT, "rows.jsonl"), "w").close()
     groups = [("info", check_info), ("topo", check_topo), ("dmon", check_dmon), ("agent", check_agent),
+              ("gpm", lambda: accept_gpm.check(sys.modules[__name__])),
               ("diag", lambda: None), ("bench", lambda: None), ("pool", check_pool)]
     only = set(filter(None, a.only.split(",")))
     t_start = time.time()

@@ -41,6 +41,7 @@ enum metric_id {
 #define MG_OF_VIOL MG_THROTTLE
 #define MG_OF_ECC MG_ECC
 #define MG_OF_PCIE MG_PCIE
+#define MG_OF_GPM MG_PROF
 
 #define G(name, grp, lab, help) { name, METRIC_GAUGE, grp, lab, help }
 #define C(name, grp, lab, help) { name, METRIC_COUNTER, grp, lab, help }
@@ -119,6 +120,8 @@ unsigned metrics_sampler_groups(unsigned mg)
 		g |= GPU_GRP_NVLINK | GPU_GRP_NVLINK_ERR;
 	if (mg & MG_THROTTLE)
 		g |= GPU_GRP_VIOL;
+	if (mg & MG_PROF) /* the profiling metrics (NVML GPM) */
+		g |= GPU_GRP_GPM;
 	return g; /* processes, mig, xid, health: not sample groups (the sampler's own switches) */
 }
 

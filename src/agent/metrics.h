@@ -32,7 +32,8 @@
 	X(PROCESSES, processes) \
 	X(MIG, mig)             \
 	X(XID, xid)             \
-	X(HEALTH, health)
+	X(HEALTH, health)       \
+	X(PROF, prof)
 
 enum metric_group_index {
 #define METRIC_GROUP_INDEX(id, name) MG_INDEX_##id,

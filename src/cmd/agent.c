@@ -40,7 +40,7 @@ static const struct opt_spec agent_opts[] = {
 	[OPT_AGENT_CONFIG] = { "config", 0, OPT_STRING, "FILE",
 			       "settings file, 'key = value' lines (docs/agent.md); flags override it", NULL, 0, 0, NULL },
 	[OPT_AGENT_METRICS] = { "metrics", 0, OPT_STRING, "GROUPS",
-				"metric groups: all, basic, ecc, pcie, nvlink, throttle, processes, mig, xid, health",
+				"metric groups: all, basic, ecc, pcie, nvlink, throttle, processes, mig, xid, health, prof",
 				NULL, 0, 0, NULL },
 	[OPT_AGENT_LABEL] = { "label", 0, OPT_STRING, "KEY=VALUE", "extra label on every series (repeatable)", NULL, 0, 0,
 			      NULL },

@@ -435,7 +435,8 @@ static void detail_static(FILE *out, const struct gpu_static *st)
 	X(ECC, "ECC Errors") \
 	X(RETIRED_PAGES, "Retired Pages") \
 	X(REMAPPED_ROWS, "Remapped Rows") \
-	X(PCIE, "PCIe")
+	X(PCIE, "PCIe") \
+	X(PROFILING, "Profiling (GPM)")
 #define SECTION_ID(id, name) INFO_SEC_##id,
 #define SECTION_NAME(id, name) name,
 enum info_section { INFO_SECTION_TABLE(SECTION_ID) INFO_SECTIONS };

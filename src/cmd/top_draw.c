@@ -160,7 +160,21 @@ static void gpu_line(struct top_ui *ui, unsigned g, int y, int maxx, unsigned ba
 	}
 }
 
-/* The second line of a panel: clocks, P-state, throttle reasons in full, links, ECC. */
+/* The profiling figures (GPM, Hopper and later) where the GPU has them:
+ * how busy the SMs, tensor cores and memory really were. */
+static void gpm_fragment(const struct gpu_view *v, struct pen *p)
+{
+	if (v->s.prof_sm_active_pct.st != VAL_OK)
+		return;
+	char a[12], b[12], c[12], d[12];
+	fmt_num(a, sizeof(a), u64_or_nan(v->s.prof_sm_active_pct, 1), "%");
+	fmt_num(b, sizeof(b), u64_or_nan(v->s.prof_sm_occupancy_pct, 1), "%");
+	fmt_num(c, sizeof(c), u64_or_nan(v->s.prof_tensor_active_pct, 1), "%");
+	fmt_num(d, sizeof(d), u64_or_nan(v->s.prof_dram_active_pct, 1), "%");
+	penf(p, A_NORMAL, "  GPM SM %s occ %s tensor %s DRAM %s", a, b, c, d);
+}
+
+/* The second line of a panel: clocks, P-state, throttle reasons in full, links, ECC, GPM. */
 static void gpu_detail_line(struct top_ui *ui, unsigned g, int y, int maxx)
 {
 	const struct gpu_view *v = &ui->w.snap->gpu[g];
@@ -197,6 +211,7 @@ static void gpu_detail_line(struct top_ui *ui, unsigned g, int y, int maxx)
 	if (v->s.ecc_vol_uncorrected.st == VAL_OK)
 		penf(&p, v->s.ecc_vol_uncorrected.v && ui->color ? COLOR_PAIR(PAIR_BAD) : A_NORMAL,
 		     "  ECC unc %llu", (unsigned long long)v->s.ecc_vol_uncorrected.v);
+	gpm_fragment(v, &p);
 }
 
 static void grid_cell(struct top_ui *ui, unsigned g, int y, int x, unsigned width)

@@ -132,7 +132,10 @@ struct gpu_nvlink {
 			         * GPU_GRP_NVLINK: an H200 answers the CRC counters only
 			         * one call each (36 of 2.5 ms), so not for top, which
 			         * does not show them */
-#define GPU_GRP_ALL      0x7fu
+#define GPU_GRP_GPM      0x80u /* profiling metrics (NVML GPM, Hopper and later): SM activity,
+			       * occupancy, tensor/DRAM/FP pipe activity, PCIe and NVLink
+			       * bytes, each over the interval since the previous sample */
+#define GPU_GRP_ALL      0xffu
 
 /* One sampling of one GPU. */
 struct gpu_sample {

@@ -38,7 +38,10 @@
  *           set, and then ZERO(cap): 0; FAULT_SUM(cap, kind, param): the sum
  *           of p_<param> over the SIM_FAULT_<kind> faults started so far;
  *           FAULT_TIME(cap, kind): the nanoseconds such faults were active;
- *           FAULT_ACTIVE(cap, kind): 1 while one is active, else 0
+ *           FAULT_ACTIVE(cap, kind): 1 while one is active, else 0;
+ *           GPM(metric): the profiling model of the GPU's workload
+ *           (device/sim_gpm.c, SIM_GPM_<metric>), "not supported"
+ *           unless struct sim_caps' gpm is set (Hopper and later, MIG off)
  *   moncol  its dmon/top column (view/moncol.c), or NOCOL:
  *           COL(pos, name, key, unit, grp, width, calc, scale, help):
  *           pos its place in the column table (moncols[pos]: every place
@@ -270,6 +273,52 @@
 	X(pcie_l0_recoveries, PCIE, COUNT, NULL, FAMILY, "gpuctl_gpu_pcie_link_recoveries_total", COUNTER, "", \
 	  "PCIe link recoveries: times the link left L0 to retrain.", "", BATCH, NVML_FI_DEV_PCIE_L0_TO_RECOVERY_COUNTER, \
 	  MODEL, COL(22, "prcv", "pcie_recoveries", "errs", 0, 5, VALUE, 1, "PCIe link recoveries (--columns only)"), \
-	  INFO(PCIE, 7, "Link Recoveries", U, ""))
+	  INFO(PCIE, 7, "Link Recoveries", U, "")) \
+	/* profiling metrics from NVML GPM (Hopper and later; docs/metrics.md: their DCGM_FI_PROF_* \
+	 * equivalents), each between this sample and the previous one: n/a until there are two */ \
+	X(prof_sm_active_pct, GPM, PCT, NULL, FAMILY, "gpuctl_gpu_sm_active_ratio", GAUGE, "", \
+	  "Fraction of the time an SM had a warp resident, averaged over all SMs (0-1; DCGM_FI_PROF_SM_ACTIVE).", "", CODE, 0, \
+	  GPM(SM_ACTIVE), COL(23, "smact", "sm_active_pct", "%", 'g', 5, VALUE, 1, "SM activity: share of SMs busy, time-averaged (GPM)"), \
+	  INFO(PROFILING, 0, "SM Active", U, "%")) \
+	X(prof_sm_occupancy_pct, GPM, PCT, NULL, FAMILY, "gpuctl_gpu_sm_occupancy_ratio", GAUGE, "", \
+	  "Resident warps over the most an SM can hold, averaged over time and SMs (0-1; DCGM_FI_PROF_SM_OCCUPANCY).", "", CODE, 0, \
+	  GPM(SM_OCCUPANCY), COL(24, "smocc", "sm_occupancy_pct", "%", 'g', 5, VALUE, 1, "SM occupancy: resident warps over the maximum (GPM)"), \
+	  INFO(PROFILING, 1, "SM Occupancy", U, "%")) \
+	X(prof_tensor_active_pct, GPM, PCT, NULL, FAMILY, "gpuctl_gpu_tensor_active_ratio", GAUGE, "", \
+	  "Fraction of the time the tensor pipes (any type) were busy (0-1; DCGM_FI_PROF_PIPE_TENSOR_ACTIVE).", "", CODE, 0, \
+	  GPM(TENSOR), COL(25, "tensor", "tensor_active_pct", "%", 'g', 6, VALUE, 1, "tensor pipe activity, any type (GPM)"), \
+	  INFO(PROFILING, 2, "Tensor Active", U, "%")) \
+	X(prof_dram_active_pct, GPM, PCT, NULL, FAMILY, "gpuctl_gpu_dram_active_ratio", GAUGE, "", \
+	  "Device memory bandwidth used over its peak (0-1; DCGM_FI_PROF_DRAM_ACTIVE).", "", CODE, 0, \
+	  GPM(DRAM), COL(26, "dram", "dram_active_pct", "%", 'g', 5, VALUE, 1, "DRAM activity: memory bandwidth used over the peak (GPM)"), \
+	  INFO(PROFILING, 3, "DRAM Active", U, "%")) \
+	X(prof_fp64_active_pct, GPM, PCT, NULL, FAMILY, "gpuctl_gpu_pipe_active_ratio", GAUGE, "pipe", \
+	  "Fraction of the time a non-tensor pipe was busy, by pipe (fp64, fp32, fp16; 0-1; DCGM_FI_PROF_PIPE_FP64/FP32/FP16_ACTIVE).", "pipe=\"fp64\"", CODE, 0, \
+	  GPM(FP64), COL(27, "fp64", "fp64_active_pct", "%", 'g', 5, VALUE, 1, "FP64 pipe activity (GPM)"), \
+	  INFO(PROFILING, 4, "FP64 Active", U, "%")) \
+	X(prof_fp32_active_pct, GPM, PCT, NULL, SERIES, "gpuctl_gpu_pipe_active_ratio", GAUGE, NULL, \
+	  NULL, "pipe=\"fp32\"", CODE, 0, \
+	  GPM(FP32), COL(28, "fp32", "fp32_active_pct", "%", 'g', 5, VALUE, 1, "FP32 pipe activity (GPM)"), \
+	  INFO(PROFILING, 5, "FP32 Active", U, "%")) \
+	X(prof_fp16_active_pct, GPM, PCT, NULL, SERIES, "gpuctl_gpu_pipe_active_ratio", GAUGE, NULL, \
+	  NULL, "pipe=\"fp16\"", CODE, 0, \
+	  GPM(FP16), COL(29, "fp16", "fp16_active_pct", "%", 'g', 5, VALUE, 1, "FP16 pipe activity (GPM)"), \
+	  INFO(PROFILING, 6, "FP16 Active", U, "%")) \
+	X(prof_pcie_tx_kbps, GPM, KIBPS, NULL, FAMILY, "gpuctl_gpu_prof_pcie_bytes_per_second", GAUGE, "direction", \
+	  "PCIe throughput by direction (tx, rx), GPM (DCGM_FI_PROF_PCIE_TX_BYTES, _RX_BYTES).", "direction=\"tx\"", CODE, 0, \
+	  GPM(PCIE_TX), COL(30, "gpcitx", "gpm_pcie_tx_mbs", "MB/s", 0, 7, VALUE, 1024.0 / 1e6, "PCIe transmit throughput, GPM (--columns only)"), \
+	  NOINFO) \
+	X(prof_pcie_rx_kbps, GPM, KIBPS, NULL, SERIES, "gpuctl_gpu_prof_pcie_bytes_per_second", GAUGE, NULL, \
+	  NULL, "direction=\"rx\"", CODE, 0, \
+	  GPM(PCIE_RX), COL(31, "gpcirx", "gpm_pcie_rx_mbs", "MB/s", 0, 7, VALUE, 1024.0 / 1e6, "PCIe receive throughput, GPM (--columns only)"), \
+	  NOINFO) \
+	X(prof_nvlink_tx_kbps, GPM, KIBPS, NULL, FAMILY, "gpuctl_gpu_prof_nvlink_bytes_per_second", GAUGE, "direction", \
+	  "NVLink throughput of all links by direction (tx, rx), GPM (DCGM_FI_PROF_NVLINK_TX_BYTES, _RX_BYTES).", "direction=\"tx\"", CODE, 0, \
+	  GPM(NVLINK_TX), COL(32, "gnvtx", "gpm_nvlink_tx_mbs", "MB/s", 0, 7, VALUE, 1024.0 / 1e6, "NVLink transmit throughput, all links, GPM (--columns only)"), \
+	  NOINFO) \
+	X(prof_nvlink_rx_kbps, GPM, KIBPS, NULL, SERIES, "gpuctl_gpu_prof_nvlink_bytes_per_second", GAUGE, NULL, \
+	  NULL, "direction=\"rx\"", CODE, 0, \
+	  GPM(NVLINK_RX), COL(33, "gnvrx", "gpm_nvlink_rx_mbs", "MB/s", 0, 7, VALUE, 1024.0 / 1e6, "NVLink receive throughput, all links, GPM (--columns only)"), \
+	  NOINFO)
 
 #endif

@@ -113,6 +113,11 @@ static const struct {
 	SYM(DeviceRegisterEvents, "nvmlDeviceRegisterEvents"),
 	SYM(EventSetWait, "nvmlEventSetWait_v2", "nvmlEventSetWait"),
 	SYM(EventSetFree, "nvmlEventSetFree"),
+	SYM(GpmQueryDeviceSupport, "nvmlGpmQueryDeviceSupport"),
+	SYM(GpmSampleAlloc, "nvmlGpmSampleAlloc"),
+	SYM(GpmSampleFree, "nvmlGpmSampleFree"),
+	SYM(GpmSampleGet, "nvmlGpmSampleGet"),
+	SYM(GpmMetricsGet, "nvmlGpmMetricsGet"),
 };
 #undef SYM
 
@@ -250,6 +255,8 @@ static void close_nvml(struct gpu_backend *be)
 		return;
 	if (p->evset)
 		NVML_CALL(&p->api, EventSetFree, p->evset);
+	for (unsigned i = 0; i < p->n; i++)
+		nvml_gpm_free(p, i);
 	p->api.Shutdown();
 	unload(&p->api);
 	free_priv(p);

@@ -239,6 +239,48 @@ typedef struct {
 	nvmlValue_t value;
 } nvmlFieldValue_t;
 
+/* GPM (GPU performance monitoring, Hopper and later): nvml.h's
+ * nvmlGpmMetricId_t values, checked against NVIDIA's header (its comments:
+ * the _UTIL ones are percent 0.0-100.0, the _PER_SEC ones MiB/s). */
+#define NVML_GPM_METRIC_SM_UTIL 2
+#define NVML_GPM_METRIC_SM_OCCUPANCY 3
+#define NVML_GPM_METRIC_ANY_TENSOR_UTIL 5
+#define NVML_GPM_METRIC_DRAM_BW_UTIL 10
+#define NVML_GPM_METRIC_FP64_UTIL 11
+#define NVML_GPM_METRIC_FP32_UTIL 12
+#define NVML_GPM_METRIC_FP16_UTIL 13
+#define NVML_GPM_METRIC_PCIE_TX_PER_SEC 20
+#define NVML_GPM_METRIC_PCIE_RX_PER_SEC 21
+#define NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC 60
+#define NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC 61
+#define NVML_GPM_SUPPORT_VERSION 1
+#define NVML_GPM_METRICS_GET_VERSION 1
+/* The metrics array's length: nvml.h's NVML_GPM_METRIC_MAX grew (98, 210,
+ * 333) and the library reads only numMetrics entries, as it must for
+ * programs built against the first header; 98 is that header's. */
+#define NVML_GPM_METRICS_LEN 98
+
+typedef struct nvmlGpmSample_st *nvmlGpmSample_t;
+
+typedef struct {
+	unsigned int version;           /* NVML_GPM_SUPPORT_VERSION */
+	unsigned int isSupportedDevice; /* out */
+} nvmlGpmSupport_t;
+
+typedef struct { /* 40 bytes */
+	unsigned int metricId;  /* in */
+	nvmlReturn_t nvmlReturn; /* out, per metric */
+	double value;           /* out */
+	struct { char *shortName, *longName, *unit; } metricInfo; /* out */
+} nvmlGpmMetric_t;
+
+typedef struct {
+	unsigned int version;   /* NVML_GPM_METRICS_GET_VERSION */
+	unsigned int numMetrics;
+	nvmlGpmSample_t sample1, sample2; /* the older one first */
+	nvmlGpmMetric_t metrics[NVML_GPM_METRICS_LEN];
+} nvmlGpmMetricsGet_t;
+
 /* The entry points, resolved by name (versioned names first, see nvml.c). A
  * NULL pointer means this driver lacks the function: its values read "not
  * supported". */
@@ -319,6 +361,11 @@ struct nvml_api {
 	nvmlReturn_t (*DeviceRegisterEvents)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);
 	nvmlReturn_t (*EventSetWait)(nvmlEventSet_t, nvmlEventData_t *, unsigned int);
 	nvmlReturn_t (*EventSetFree)(nvmlEventSet_t);
+	nvmlReturn_t (*GpmQueryDeviceSupport)(nvmlDevice_t, nvmlGpmSupport_t *);
+	nvmlReturn_t (*GpmSampleAlloc)(nvmlGpmSample_t *);
+	nvmlReturn_t (*GpmSampleFree)(nvmlGpmSample_t);
+	nvmlReturn_t (*GpmSampleGet)(nvmlDevice_t, nvmlGpmSample_t);
+	nvmlReturn_t (*GpmMetricsGet)(nvmlGpmMetricsGet_t *);
 };
 
 #endif

@@ -355,6 +355,8 @@ int nvml_sample(struct gpu_backend *be, unsigned gpu, unsigned groups, struct gp
 		sample_ecc_sram(p, h, out, &rd);
 	if ((groups & GPU_GRP_PCIE) && !rd.lost)
 		sample_pcie(p, h, out, &rd);
+	if ((groups & GPU_GRP_GPM) && !rd.lost)
+		nvml_gpm_sample(p, gpu, h, out);
 	out->lost = rd.lost;
 	p->gpu[gpu].last_sample_calls = nvml_thread_calls - calls0;
 	out->duration_ns = gpu_backend_now_ns(be) - out->timestamp_ns;

@@ -78,6 +78,13 @@ struct nvml_gpu {
 	uint64_t link_own_val[GPU_MAX_NVLINKS * NVL_KINDS];
 	nvmlReturn_t link_own_rc[GPU_MAX_NVLINKS * NVL_KINDS];
 	bool link_own_have[GPU_MAX_NVLINKS * NVL_KINDS];
+	/* GPM (nvml_gpm.c): learnt on the first GPM sample; two sample buffers,
+	 * the previous reading in gpm_buf[gpm_cur ^ 1] once gpm_have_prev. Only
+	 * the thread that samples this GPU touches them. */
+	enum { GPM_UNTRIED = 0, GPM_ON, GPM_OFF } gpm_state;
+	nvmlGpmSample_t gpm_buf[2];
+	unsigned gpm_cur;
+	bool gpm_have_prev;
 };
 
 /* How often the NVLink error counters without a field id are read (docs/metrics.md). */
@@ -143,6 +150,12 @@ int nvml_static_info(struct gpu_backend *be, unsigned gpu, struct gpu_static *ou
 int nvml_sample(struct gpu_backend *be, unsigned gpu, unsigned groups, struct gpu_sample *out, struct gpu_err *err);
 int nvml_processes(struct gpu_backend *be, unsigned gpu, struct gpu_process *out, unsigned max, unsigned *n, struct gpu_err *err);
 int nvml_mig_instances(struct gpu_backend *be, unsigned gpu, struct gpu_mig *out, unsigned max, unsigned *n, struct gpu_err *err);
+/* nvml_gpm.c: the profiling fields (GPU_GRP_GPM) of one GPU, between the
+ * previous call's reading and this one's (the first: none yet, VAL_UNKNOWN);
+ * "not supported" where the driver or the GPU has no GPM. */
+void nvml_gpm_sample(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, struct gpu_sample *out);
+/* frees the GPU's GPM sample buffers (at close) */
+void nvml_gpm_free(struct nvml_priv *p, unsigned gpu);
 /* nvml_topo.c */
 int nvml_link(struct gpu_backend *be, unsigned a, unsigned b, struct gpu_link *out, struct gpu_err *err);
 void nvml_affinity(struct nvml_priv *p, unsigned gpu, struct gpu_static *out);

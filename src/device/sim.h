@@ -104,6 +104,14 @@ struct sim_load_step { double t_s, util_pct; };
 
 struct sim_mig_desc { char profile[MIG_PROFILE_LEN]; unsigned gi_id, ci_id; char uuid[48]; };
 
+/* What a GPU runs, for the profiling (GPM) model (sim_gpm.c): each sets the
+ * load when the file gives none, and how SM, tensor and DRAM activity follow
+ * it. SIM_WL_NONE: a generic mix. */
+enum sim_workload { SIM_WL_NONE = 0, SIM_WL_GEMM, SIM_WL_MEMORY, SIM_WL_IDLE, SIM_WL_STARVED, SIM_WL_COUNT };
+/* "gemm", "memory-bound", "idle-allocated", "dataloader-starved": the enum, or -1 */
+int sim_workload_parse(const char *name);
+const char *sim_workload_name(enum sim_workload w);
+
 /* A per-GPU feature setting: the model's default, or forced on/off. */
 enum sim_tri { SIM_DEFAULT = 0, SIM_YES, SIM_NO };
 
@@ -118,6 +126,7 @@ struct sim_gpu_desc {
 	unsigned nload;
 	struct sim_load_step load[SIM_MAX_LOAD_STEPS]; /* step function of time */
 	double load_period_s;    /* > 0: the schedule repeats */
+	enum sim_workload workload;
 	unsigned nmig;
 	struct sim_mig_desc mig_inst[GPU_MAX_MIG];
 	unsigned nproc;

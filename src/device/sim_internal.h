@@ -25,6 +25,7 @@ struct sim_caps {
 	bool retired_pages;  /* page retirement (Volta/Turing with ECC) */
 	bool mig_capable, mig_on;
 	bool viol;           /* violation (throttle) time counters */
+	bool gpm;            /* profiling metrics (GPM): Hopper and later, MIG off */
 	unsigned nvlinks;    /* links the GPU has and uses; 0: NVLink not supported */
 };
 
@@ -110,5 +111,17 @@ unsigned sim_model_mig(const struct sim_state *st, unsigned gpu, uint64_t now_ns
 
 /* Deterministic helpers shared by the parser (generated ids) and the model. */
 uint64_t sim_hash(uint64_t a, uint64_t b, uint64_t c, uint64_t d);
+
+/* sim_gpm.c: the profiling (GPM) model. One value of metric m of a GPU whose
+ * utilization (nvidia-smi's, with its noise) is util percent: "not supported"
+ * unless caps.gpm. The byte rates are KiB/s. */
+enum sim_gpm_metric {
+	SIM_GPM_SM_ACTIVE, SIM_GPM_SM_OCCUPANCY, SIM_GPM_TENSOR, SIM_GPM_DRAM, SIM_GPM_FP64, SIM_GPM_FP32,
+	SIM_GPM_FP16, SIM_GPM_PCIE_TX, SIM_GPM_PCIE_RX, SIM_GPM_NVLINK_TX, SIM_GPM_NVLINK_RX, SIM_GPM_COUNT
+};
+struct sim_gpu;
+u64v sim_gpm_value(const struct sim_gpu *g, double util, enum sim_gpm_metric m);
+/* The load of a workload when the file gives none (percent). */
+double sim_workload_default_load(enum sim_workload w);
 
 #endif

@@ -628,7 +628,7 @@ void sim_model_sample(const struct sim_state *st, unsigned gpu, unsigned groups,
 {
 	struct sim_tick tick = { .st = st, .g = &st->gpu[gpu], .gpu = gpu, .t = secs(st, now_ns), .now_ns = now_ns };
 	const struct sim_tick *k = &tick;
-	if (groups & GPU_GRP_BASIC)
+	if (groups & (GPU_GRP_BASIC | GPU_GRP_GPM)) /* GPM follows the utilization */
 		tick_basic(&tick);
 	if (groups & GPU_GRP_PCIE)
 		tick_pcie(&tick);
@@ -647,6 +647,7 @@ void sim_model_sample(const struct sim_state *st, unsigned gpu, unsigned groups,
 #define SIM_FAULT_TIME(cap, kind) val_if(k->g->caps.cap, active_ns(st, gpu, SIM_FAULT_##kind, now_ns)) SIM_MEMBER
 #define SIM_FAULT_ACTIVE(cap, kind) \
 	val_if(k->g->caps.cap, sim_find_active(st, gpu, SIM_FAULT_##kind, now_ns) != NULL) SIM_MEMBER
+#define SIM_GPM(metric) sim_gpm_value(k->g, k->util, SIM_GPM_##metric) SIM_MEMBER
 	GPU_SAMPLE_FIELDS(SIM_ROW)
 #undef SIM_ROW
 #undef SIM_MEMBER
@@ -655,6 +656,7 @@ void sim_model_sample(const struct sim_state *st, unsigned gpu, unsigned groups,
 #undef SIM_FAULT_SUM
 #undef SIM_FAULT_TIME
 #undef SIM_FAULT_ACTIVE
+#undef SIM_GPM
 	if (groups & GPU_GRP_NVLINK)
 		sample_nvlink(st, gpu, tick.t, now_ns, (groups & GPU_GRP_NVLINK_ERR) != 0, out);
 }

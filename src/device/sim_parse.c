@@ -468,7 +468,7 @@ static int parse_gpu(const struct pctx *p, const json_t *o, const char *where, s
 	static const char *const keys[] = { "model", "bus_id", "uuid", "serial", "vbios", "board_part_number",
 		"numa_node", "power_limit_w", "persistence", "ecc", "mig", "fan", "idle_power_w", "idle_temp_c",
 		"load_temp_c", "temp_slowdown_c", "temp_shutdown_c", "load", "load_period_s", "mig_instances",
-		"processes", "comment", NULL };
+		"processes", "workload", "comment", NULL };
 	char field[160];
 	int rc;
 	if (!json_is_object(o))
@@ -528,6 +528,13 @@ static int parse_gpu(const struct pctx *p, const json_t *o, const char *where, s
 			rc = rd_num(p, v, field, &g->load_period_s, 1, 1e9);
 		else if (!strcmp(key, "mig_instances"))
 			rc = parse_mig(p, v, field, g);
+		else if (!strcmp(key, "workload")) {
+			char w[32] = "";
+			int wl = (rc = rd_str(p, v, field, w, sizeof(w))) ? 0 : sim_workload_parse(w);
+			if (wl < 0)
+				rc = fail(p, field, "'%s' is not gemm, memory-bound, idle-allocated or dataloader-starved", w);
+			g->workload = (enum sim_workload)(wl > 0 ? wl : 0);
+		}
 		else if (!strcmp(key, "processes")) {
 			if (!json_is_array(v))
 				rc = fail(p, field, "expected an array");

@@ -125,6 +125,10 @@ int sim_server_resolve(struct sim_server *srv, const struct catalog *cat, const 
 				    g->numa_node, srv->nnuma ? "" : " (the file has none)");
 			return GPU_EDATA;
 		}
+		if (g->workload && g->nload == 0) { /* the workload's own load */
+			g->nload = 1;
+			g->load[0] = (struct sim_load_step){ 0, sim_workload_default_load(g->workload) };
+		}
 		if (g->mig == SIM_YES && c->mig_n == 0) {
 			gpu_err_set(err, "sim file '%s': gpus[%u].mig: the %s does not support MIG", origin, i, c->key);
 			return GPU_EDATA;
@@ -207,6 +211,7 @@ static void derive_caps(const struct sim_server *srv, unsigned i, const struct c
 	caps->mig_capable = c->mig_n > 0;
 	caps->mig_on = caps->mig_capable && g->mig == SIM_YES;
 	caps->viol = !caps->geforce;
+	caps->gpm = c->cc_major >= 9 && !caps->mig_on; /* GPM: Hopper and later, per GPU without MIG */
 	unsigned peers = 0;
 	for (unsigned b = 0; b < srv->ngpu; b++)
 		peers += srv->nvlinks[i][b];

@@ -8,7 +8,8 @@
  * Columns belong to groups, picked with dmon's -s like nvidia-smi dmon:
  *   p power/temperature  u utilization  c clocks  v violations (throttled time)
  *   m memory  e ECC/PCIe errors  t PCIe throughput  n NVLink throughput
- *   s state (P-state, throttle reason)
+ *   s state (P-state, throttle reason)  g profiling (GPM: SM activity, occupancy,
+ *   tensor, DRAM and FP pipe activity; nvidia-smi dmon --gpm-metrics)
  * Machine output (CSV header, JSON keys) uses each column's `key`, which
  * carries the unit; docs/dmon.md lists them and is the stable interface.
  * dmon --json also writes a column of one sample value under its
@@ -58,7 +59,7 @@ struct moncol {
 extern const struct moncol moncols[];
 extern const unsigned moncol_count;
 
-#define MONCOL_GROUPS "pucvmetns"
+#define MONCOL_GROUPS "pucvmetnsg"
 #define MONCOL_DEFAULT_GROUPS "pucm"
 #define MONCOL_MAX_SELECTED 32
 

@@ -47,6 +47,18 @@ expect_not() {
 }
 key() { tm send-keys -t 0 "$@"; }
 
+# --- the profiling figures (GPM) on the panel's second line, where the GPU has them
+start 230 30 --sim h200-workloads top
+if expect "GPM: SIMULATED title" '^SIMULATED gpuctl top  h200-workloads'; then
+	expect "GPM: the GEMM job's SM, occupancy, tensor, DRAM activity" 'GPM SM 9[0-9]% occ 1[0-9]% tensor [89][0-9]% DRAM 1[0-9]%'
+	expect "GPM: the idle job's zeros" 'GPM SM 0% occ 0% tensor 0% DRAM 0%'
+fi
+start 230 30 --sim a100x8 top
+if expect "A100: SIMULATED title" '^SIMULATED gpuctl top  a100x8'; then
+	expect "A100: second panel line" 'NVLink 12/12 up'
+	expect_not 'GPM SM' "A100: no GPM figures"
+fi
+
 # --- 8 GPUs, 160x45: panels, charts, process list, every key
 start 160 45 --sim h200x8 top
 if expect "8 GPUs: SIMULATED title" '^SIMULATED gpuctl top  h200x8'; then

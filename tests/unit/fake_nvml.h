@@ -309,6 +309,61 @@ static nvmlReturn_t f_wait(nvmlEventSet_t s, nvmlEventData_t *e, unsigned ms)
 }
 static nvmlReturn_t f_evset_free(nvmlEventSet_t s) { (void)s; return NVML_SUCCESS; }
 
+/* GPM: GPU 0 has it, GPU 1 does not. A sample holds its GPU and a
+ * sequence number; the metrics between two samples say which metric they
+ * are (SM activity 93.4 %, ...), and the NVLink ones are "not supported". */
+struct nvmlGpmSample_st { int gpu; unsigned seq; };
+static unsigned gpm_seq, gpm_live, gpm_metrics_calls;
+static nvmlReturn_t gpm_get_rc;
+static nvmlReturn_t f_gpm_support(nvmlDevice_t d, nvmlGpmSupport_t *s)
+{
+	CHECK(d);
+	if (s->version != 1)
+		return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+	s->isSupportedDevice = gpu_of(d) == 0;
+	return NVML_SUCCESS;
+}
+static nvmlReturn_t f_gpm_alloc(nvmlGpmSample_t *s)
+{
+	*s = calloc(1, sizeof(**s));
+	gpm_live++;
+	return *s ? NVML_SUCCESS : NVML_ERROR_UNKNOWN;
+}
+static nvmlReturn_t f_gpm_free(nvmlGpmSample_t s) { free(s); gpm_live--; return NVML_SUCCESS; }
+static nvmlReturn_t f_gpm_get(nvmlDevice_t d, nvmlGpmSample_t s)
+{
+	CHECK(d);
+	if (gpm_get_rc)
+		return gpm_get_rc;
+	s->gpu = gpu_of(d);
+	s->seq = ++gpm_seq;
+	return NVML_SUCCESS;
+}
+static nvmlReturn_t f_gpm_metrics(nvmlGpmMetricsGet_t *m)
+{
+	gpm_metrics_calls++;
+	if (m->version != 1 || !m->sample1 || !m->sample2 || m->sample1->seq >= m->sample2->seq ||
+	    m->sample1->gpu != m->sample2->gpu || m->numMetrics > NVML_GPM_METRICS_LEN)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	for (unsigned i = 0; i < m->numMetrics; i++) {
+		nvmlGpmMetric_t *x = &m->metrics[i];
+		x->nvmlReturn = NVML_SUCCESS;
+		switch (x->metricId) {
+		case NVML_GPM_METRIC_SM_UTIL: x->value = 93.4; break;
+		case NVML_GPM_METRIC_SM_OCCUPANCY: x->value = 15.2; break;
+		case NVML_GPM_METRIC_ANY_TENSOR_UTIL: x->value = 88.6; break;
+		case NVML_GPM_METRIC_DRAM_BW_UTIL: x->value = 16.5; break;
+		case NVML_GPM_METRIC_FP64_UTIL: x->value = 0; break;
+		case NVML_GPM_METRIC_FP32_UTIL: x->value = 3.2; break;
+		case NVML_GPM_METRIC_FP16_UTIL: x->value = 1; break;
+		case NVML_GPM_METRIC_PCIE_TX_PER_SEC: x->value = 10; break;    /* MiB/s */
+		case NVML_GPM_METRIC_PCIE_RX_PER_SEC: x->value = 20.5; break;
+		default: x->nvmlReturn = NVML_ERROR_NOT_SUPPORTED; break;
+		}
+	}
+	return NVML_SUCCESS;
+}
+
 /* GPU instance queries, the NVML version and the rest stay NULL: a driver
  * without them, whose values must read "not supported". */
 static struct nvml_api fake(void)
@@ -345,6 +400,8 @@ static struct nvml_api fake(void)
 	a.DeviceGetComputeRunningProcesses = f_procs; a.DeviceGetGpuFabricInfo = f_fabric;
 	a.EventSetCreate = f_evset_create; a.DeviceRegisterEvents = f_register;
 	a.EventSetWait = f_wait; a.EventSetFree = f_evset_free;
+	a.GpmQueryDeviceSupport = f_gpm_support; a.GpmSampleAlloc = f_gpm_alloc; a.GpmSampleFree = f_gpm_free;
+	a.GpmSampleGet = f_gpm_get; a.GpmMetricsGet = f_gpm_metrics;
 	return a;
 }
 
@@ -361,6 +418,8 @@ static int setup(void **state)
 	field_calls = field_values_asked = 0;
 	legacy_link_ids_unsupported = false;
 	mem_v2_mismatch = false;
+	gpm_seq = gpm_live = gpm_metrics_calls = 0;
+	gpm_get_rc = NVML_SUCCESS;
 	memset(&be, 0, sizeof(be));
 	if (nvml_open_with_api(&be, &api, &err) != GPU_OK)
 		return -1;

@@ -430,11 +430,12 @@ static void test_groups(void **state)
 	assert_int_equal(g, MG_ALL);
 	assert_int_equal(metrics_groups_parse("basic,bogus", &g, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "unknown metric group 'bogus' (known: all, basic, ecc, pcie, nvlink, throttle, "
-				    "processes, mig, xid, health)"));
+				    "processes, mig, xid, health, prof)"));
 	/* metric groups are not sampler groups: each maps to what it is read from */
 	assert_int_equal(metrics_sampler_groups(MG_PROCESSES | MG_MIG | MG_XID | MG_HEALTH), 0);
 	assert_int_equal(metrics_sampler_groups(MG_BASIC), GPU_GRP_BASIC | GPU_GRP_ENERGY);
 	assert_int_equal(metrics_sampler_groups(MG_THROTTLE), GPU_GRP_VIOL);
+	assert_int_equal(metrics_sampler_groups(MG_PROF), GPU_GRP_GPM);
 	assert_int_equal(metrics_sampler_groups(MG_NVLINK), GPU_GRP_NVLINK | GPU_GRP_NVLINK_ERR);
 	assert_int_equal(metrics_sampler_groups(MG_ALL), GPU_GRP_ALL);
 	assert_int_equal(metrics_groups_parse(" , ", &g, err, sizeof(err)), -1);

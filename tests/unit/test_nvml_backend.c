@@ -152,6 +152,70 @@ static void test_sample_all(void **state)
 	assert_int_equal(s.nvlink[4].active.v, 1);
 }
 
+/* GPM: n/a on the first sample, then the metrics between the last two, in
+ * two NVML calls a tick; "not supported" on a GPU without GPM, for a metric
+ * the GPU lacks, and with a driver that lacks the entry points. */
+static void test_gpm(void **state)
+{
+	struct gpu_backend *be = *state;
+	struct gpu_sample s;
+	struct gpu_err err = { "" };
+	assert_int_equal(be->ops->sample(be, 0, GPU_GRP_GPM, &s, &err), GPU_OK);
+	assert_int_equal(s.prof_sm_active_pct.st, VAL_UNKNOWN); /* one reading: nothing between yet */
+	assert_int_equal(gpm_metrics_calls, 0);
+	assert_int_equal(gpm_live, 2);
+	for (int tick = 0; tick < 3; tick++) {
+		assert_int_equal(be->ops->sample(be, 0, GPU_GRP_GPM, &s, &err), GPU_OK);
+		assert_int_equal(nvml_last_sample_calls(be, 0), 2); /* nvmlGpmSampleGet + nvmlGpmMetricsGet */
+		assert_int_equal(s.prof_sm_active_pct.st, VAL_OK);
+		assert_int_equal(s.prof_sm_active_pct.v, 93);
+		assert_int_equal(s.prof_sm_occupancy_pct.v, 15);
+		assert_int_equal(s.prof_tensor_active_pct.v, 89);
+		assert_int_equal(s.prof_dram_active_pct.v, 17);
+		assert_int_equal(s.prof_fp64_active_pct.st, VAL_OK); /* a real 0 */
+		assert_int_equal(s.prof_fp64_active_pct.v, 0);
+		assert_int_equal(s.prof_fp32_active_pct.v, 3);
+		assert_int_equal(s.prof_fp16_active_pct.v, 1);
+		assert_int_equal(s.prof_pcie_tx_kbps.v, 10240);
+		assert_int_equal(s.prof_pcie_rx_kbps.v, 20992);
+		assert_int_equal(s.prof_nvlink_tx_kbps.st, VAL_UNSUPPORTED);
+		assert_int_equal(s.prof_nvlink_rx_kbps.st, VAL_UNSUPPORTED);
+	}
+	assert_int_equal(gpm_metrics_calls, 3); /* the fake refuses samples out of order */
+	/* a failed reading: an error, and the next tick starts over */
+	gpm_get_rc = NVML_ERROR_UNKNOWN;
+	assert_int_equal(be->ops->sample(be, 0, GPU_GRP_GPM, &s, &err), GPU_OK);
+	assert_int_equal(s.prof_sm_active_pct.st, VAL_ERROR);
+	gpm_get_rc = NVML_SUCCESS;
+	assert_int_equal(be->ops->sample(be, 0, GPU_GRP_GPM, &s, &err), GPU_OK);
+	assert_int_equal(s.prof_sm_active_pct.st, VAL_UNKNOWN);
+	/* not asked for: not read */
+	assert_int_equal(be->ops->sample(be, 0, GPU_GRP_BASIC, &s, &err), GPU_OK);
+	assert_int_equal(s.prof_sm_active_pct.st, VAL_UNKNOWN);
+	/* GPU 1 has no GPM: not supported, never 0, and no buffers */
+	for (int tick = 0; tick < 2; tick++) {
+		assert_int_equal(be->ops->sample(be, 1, GPU_GRP_GPM, &s, &err), GPU_OK);
+		assert_int_equal(s.prof_sm_active_pct.st, VAL_UNSUPPORTED);
+		assert_int_equal(s.prof_dram_active_pct.st, VAL_UNSUPPORTED);
+	}
+	assert_int_equal(gpm_live, 2);
+	gpu_backend_close(be); /* frees the buffers */
+	assert_int_equal(gpm_live, 0);
+	memset(be, 0, sizeof(*be));
+
+	/* a driver without the GPM entry points */
+	struct nvml_api api = fake();
+	api.GpmQueryDeviceSupport = NULL;
+	api.GpmMetricsGet = NULL;
+	assert_int_equal(nvml_open_with_api(be, &api, &err), GPU_OK);
+	for (int tick = 0; tick < 2; tick++) {
+		assert_int_equal(be->ops->sample(be, 0, GPU_GRP_GPM, &s, &err), GPU_OK);
+		assert_int_equal(s.prof_sm_active_pct.st, VAL_UNSUPPORTED);
+		assert_int_equal(s.prof_pcie_rx_kbps.st, VAL_UNSUPPORTED);
+	}
+	assert_int_equal(gpm_live, 0);
+}
+
 static void test_memory_v1_fallback(void **state)
 {
 	struct gpu_backend *be = *state;
@@ -310,6 +374,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_system, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_static, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sample_all, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gpm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_memory_v1_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sample_groups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_links, setup, teardown),

@@ -119,10 +119,15 @@ static void test_calls_per_group(void **state)
 	assert_int_equal(s.viol_sync_boost_ns.v, 3000);
 	assert_int_equal(s.viol_board_limit_ns.v, 4000);
 
-	/* everything at once: still one batch (was 123 calls) */
+	/* GPM (started by the first sample: the support query, two buffers):
+	 * a reading and the metrics between it and the previous one */
+	assert_int_equal(calls_for(be, GPU_GRP_GPM, &s), 2);
+	assert_int_equal(s.prof_sm_active_pct.v, 93);
+
+	/* everything at once: still one batch (was 123 calls), and GPM's two */
 	field_calls = 0;
 	test_now_ns += NVML_LINK_COUNTER_PERIOD_NS;
-	assert_int_equal(calls_for(be, GPU_GRP_ALL, &s), 9 + 2 + 5 + 13 + 1 - 4);
+	assert_int_equal(calls_for(be, GPU_GRP_ALL, &s), 9 + 2 + 5 + 13 + 1 - 4 + 2);
 	assert_int_equal(field_calls, 1);
 }
 
