@@ -174,6 +174,14 @@ int agent_config_set(struct agent_config *c, const char *key, const char *value,
 		return metrics_groups_parse(value, &c->groups, err, errlen);
 	if (strcmp(key, "hostname") == 0)
 		return copy_value(c->hostname, sizeof(c->hostname), key, value, err, errlen);
+	if (strcmp(key, "allowed_hosts") == 0) {
+		for (const char *ch = value; *ch; ch++)
+			if (!(isalnum((unsigned char)*ch) || strchr(".-_*, ", *ch))) {
+				snprintf(err, errlen, "bad value for 'allowed_hosts' (host names, separated by commas or spaces; * for any)");
+				return -1;
+			}
+		return copy_value(c->allowed_hosts, sizeof(c->allowed_hosts), key, value, err, errlen);
+	}
 	if (strcmp(key, "kernel_log") == 0) {
 		if (strcmp(value, "off") == 0) {
 			c->kernel_log[0] = '\0';

@@ -30,6 +30,7 @@ struct agent_config {
 	unsigned connection_timeout_s; /* idle/slow connection closed after this */
 	unsigned header_timeout_s;     /* a request head must be complete this long after the connection opened */
 	unsigned threads;              /* HTTP worker threads */
+	char allowed_hosts[512];       /* Host names answered besides IP literals, localhost and the hostname ("*": any) */
 	/* the job pool (src/pool/pool_agent.c, docs/pool.md); off unless asked */
 	bool pool;
 	char pool_dir[256];            /* "" = the default for the agent's user */
