@@ -46,6 +46,7 @@ struct agent_config {
 	double leak_min_rate;          /* bytes/s, default 1 MiB/min */
 	double leak_min_growth;        /* bytes over the window, default 256 MiB */
 	unsigned pool_isolation;       /* pool.h's enum pool_isolation; 0 = strict */
+	uint64_t stop_timeout_ns;      /* SIGTERM to exit, whatever the threads do (default 10 s) */
 	uint64_t history_ns;           /* /api/v1/history's span per GPU (default 1 h); 0 = off */
 };
 

@@ -113,6 +113,12 @@ bool agent_stopping(struct agent *a);
 /* agent_klog.c: starts the kernel-log XID reader when configured (sets kernel_log). */
 void agent_start_klog(struct agent *a);
 
+/* Frees what agent_new made (agent.c); every thread has stopped. */
+void agent_free(struct agent *a);
+/* agent_stop() with note(arg, WHAT) before each step that waits for a
+ * thread (agent_stop.c bounds it) */
+void agent_stop_noted(struct agent *a, void (*note)(void *arg, const char *what), void *arg);
+
 /* http.c */
 int agent_http_start(struct agent *a, char *err, size_t errlen);
 void agent_http_stop(struct agent *a);
