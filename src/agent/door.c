@@ -466,8 +466,9 @@ void http_door_stop(struct http_door *d)
 	while (d->n)
 		drop(d, d->n - 1);
 	close(d->listen_fd);
-	close(d->wake_fd);
 	close(d->epfd);
+	/* wake_fd stays until http_door_free: libmicrohttpd, stopped after
+	 * this, says each connection closed (http_door_closed writes to it) */
 }
 
 void http_door_free(struct http_door *d)
@@ -475,6 +476,12 @@ void http_door_free(struct http_door *d)
 	if (!d)
 		return;
 	/* libmicrohttpd has stopped: it unwatched every connection it closed */
+	close(d->wake_fd);
+	while (d->watched) { /* handed over, never started by libmicrohttpd */
+		struct door_watch *w = d->watched;
+		d->watched = w->next;
+		free(w);
+	}
 	pthread_mutex_destroy(&d->watch_mu);
 	free(d->w);
 	free(d);
