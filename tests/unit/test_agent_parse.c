@@ -335,6 +335,26 @@ static void test_host_allowed(void **state)
 	assert_false(http_host_allowed(".", names));
 }
 
+/* The settings of issues 38 (allowed_hosts) and 39 (stop_timeout). */
+static void test_stop_and_host_settings(void **state)
+{
+	(void)state;
+	struct agent_config c;
+	char err[256];
+	agent_config_default(&c);
+	assert_true(c.stop_timeout_ns == 10000000000ull);
+	assert_string_equal(c.allowed_hosts, "");
+	assert_int_equal(agent_config_set(&c, "stop_timeout", "2s", err, sizeof(err)), 0);
+	assert_true(c.stop_timeout_ns == 2000000000ull);
+	assert_int_equal(agent_config_set(&c, "stop_timeout", "50ms", err, sizeof(err)), -1);
+	assert_int_equal(agent_config_set(&c, "stop_timeout", "2h", err, sizeof(err)), -1);
+	assert_int_equal(agent_config_set(&c, "allowed_hosts", "gpu01.example.org, metrics", err, sizeof(err)), 0);
+	assert_string_equal(c.allowed_hosts, "gpu01.example.org, metrics");
+	assert_int_equal(agent_config_set(&c, "allowed_hosts", "*", err, sizeof(err)), 0);
+	assert_int_equal(agent_config_set(&c, "allowed_hosts", "a/b", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "allowed_hosts"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_accept),
 		cmocka_unit_test(test_accept_encoding),
 		cmocka_unit_test(test_host_allowed),
+		cmocka_unit_test(test_stop_and_host_settings),
 		cmocka_unit_test(test_kmsg_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
