@@ -134,9 +134,9 @@ static int connect_to(int port)
  * (also for a gzip answer that was not asked for). *gzipped: how it came. */
 static long scrape_once(int fd, char *buf, size_t cap, bool gzip, bool *gzipped)
 {
-	static const char req_plain[] = "GET /metrics HTTP/1.1\r\nHost: bench\r\n"
+	static const char req_plain[] = "GET /metrics HTTP/1.1\r\nHost: localhost\r\n"
 					"Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5\r\n\r\n";
-	static const char req_gzip[] = "GET /metrics HTTP/1.1\r\nHost: bench\r\n"
+	static const char req_gzip[] = "GET /metrics HTTP/1.1\r\nHost: localhost\r\n"
 				       "Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5\r\n"
 				       "Accept-Encoding: gzip\r\n\r\n";
 	const char *req = gzip ? req_gzip : req_plain;

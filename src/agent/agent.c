@@ -642,7 +642,7 @@ static struct agent *agent_new(struct gpu_backend *be, const struct agent_config
 	return a;
 }
 
-static void agent_free(struct agent *a)
+void agent_free(struct agent *a)
 {
 	pool_free(a);
 	scratch_free(a->scratch);
@@ -742,20 +742,7 @@ void agent_get_status(struct agent *a, struct agent_status *st)
 
 void agent_stop(struct agent *a)
 {
-	if (!a)
-		return;
-	agent_http_stop(a);
-	pthread_mutex_lock(&a->mu);
-	a->stopping = true;
-	pthread_cond_broadcast(&a->cv);
-	pthread_mutex_unlock(&a->mu);
-	if (a->render_started)
-		pthread_join(a->render_thread, NULL);
-	if (a->klog_started)
-		pthread_join(a->klog_thread, NULL);
-	pool_agent_stop(a);
-	sampler_stop(a->sampler);
-	agent_free(a);
+	agent_stop_noted(a, NULL, NULL);
 }
 
 int agent_render_once(struct gpu_backend *be, const struct agent_config *cfg, const struct agent_env *env,

@@ -48,6 +48,14 @@ int agent_start(struct agent **out, struct gpu_backend *be, const struct agent_c
 		const struct agent_env *env, char *err, size_t errlen);
 void agent_get_status(struct agent *a, struct agent_status *st);
 void agent_stop(struct agent *a);
+/* agent_stop() within timeout_ns (the stop_timeout setting): the pool's
+ * state first (its running jobs left running for the next start to
+ * re-attach), then the HTTP server, the render thread, the kernel-log reader
+ * and the samplers. 0 when every thread stopped (a is freed); -1 when one had
+ * not by then, with the step it was in in stuck ("the pool's scheduler",
+ * ...): then nothing may be freed or closed (the caller ends the process at
+ * once; the pool's state is on disk). */
+int agent_stop_within(struct agent *a, uint64_t timeout_ns, char *stuck, size_t stucklen);
 
 /* One exposition without the HTTP server (gpuctl agent --once): samples every
  * GPU once through the sampler, renders, stops. */

@@ -33,6 +33,7 @@ void agent_config_default(struct agent_config *c)
 	c->leak_min_rate = lp.min_rate;
 	c->leak_min_growth = lp.min_growth;
 	c->history_ns = 3600000000000ull;
+	c->stop_timeout_ns = 10000000000ull;
 }
 
 /* "17476", "1MiB/min", "512KiB/s", "2M/s" (binary units; per second unless /min) -> bytes/s. */
@@ -152,6 +153,8 @@ int agent_config_set(struct agent_config *c, const char *key, const char *value,
 		return units_parse_duration(value, 10000000ull, 3600000000000ull, &c->interval_ns, err, errlen);
 	if (strcmp(key, "stale_after") == 0)
 		return units_parse_duration(value, 10000000ull, 86400000000000ull, &c->stale_after_ns, err, errlen);
+	if (strcmp(key, "stop_timeout") == 0)
+		return units_parse_duration(value, 100000000ull, 3600000000000ull, &c->stop_timeout_ns, err, errlen);
 	if (strcmp(key, "leak_window") == 0)
 		return units_parse_duration(value, 1000000000ull, 86400000000000ull, &c->leak_window_ns, err, errlen);
 	if (strcmp(key, "history") == 0) {
@@ -174,6 +177,14 @@ int agent_config_set(struct agent_config *c, const char *key, const char *value,
 		return metrics_groups_parse(value, &c->groups, err, errlen);
 	if (strcmp(key, "hostname") == 0)
 		return copy_value(c->hostname, sizeof(c->hostname), key, value, err, errlen);
+	if (strcmp(key, "allowed_hosts") == 0) {
+		for (const char *ch = value; *ch; ch++)
+			if (!(isalnum((unsigned char)*ch) || strchr(".-_*, ", *ch))) {
+				snprintf(err, errlen, "bad value for 'allowed_hosts' (host names, separated by commas or spaces; * for any)");
+				return -1;
+			}
+		return copy_value(c->allowed_hosts, sizeof(c->allowed_hosts), key, value, err, errlen);
+	}
 	if (strcmp(key, "kernel_log") == 0) {
 		if (strcmp(value, "off") == 0) {
 			c->kernel_log[0] = '\0';

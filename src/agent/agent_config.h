@@ -30,6 +30,7 @@ struct agent_config {
 	unsigned connection_timeout_s; /* idle/slow connection closed after this */
 	unsigned header_timeout_s;     /* a request head must be complete this long after the connection opened */
 	unsigned threads;              /* HTTP worker threads */
+	char allowed_hosts[512];       /* Host names answered besides IP literals, localhost and the hostname ("*": any) */
 	/* the job pool (src/pool/pool_agent.c, docs/pool.md); off unless asked */
 	bool pool;
 	char pool_dir[256];            /* "" = the default for the agent's user */
@@ -45,6 +46,7 @@ struct agent_config {
 	double leak_min_rate;          /* bytes/s, default 1 MiB/min */
 	double leak_min_growth;        /* bytes over the window, default 256 MiB */
 	unsigned pool_isolation;       /* pool.h's enum pool_isolation; 0 = strict */
+	uint64_t stop_timeout_ns;      /* SIGTERM to exit, whatever the threads do (default 10 s) */
 	uint64_t history_ns;           /* /api/v1/history's span per GPU (default 1 h); 0 = off */
 };
 

@@ -85,6 +85,9 @@ struct agent {
 	struct MHD_Daemon *httpd;
 	struct http_door *door;       /* accepts, and checks each connection's first request head (door.c) */
 	unsigned port;
+	/* the names the Host header may give besides IP literals and localhost
+	 * (http_host_allowed): the machine's, the hostname setting's, allowed_hosts */
+	char host_names[sizeof(((struct agent_config *)0)->allowed_hosts) + 2 * 256];
 	struct pool *job_pool;        /* the job pool when enabled (src/pool/pool_agent.c) */
 	struct leakwatch *leaks;      /* the memory-leak watch (render thread only); NULL without process lists */
 	struct history *history;      /* /api/v1/history (history.h); NULL when off (history = 0) */
@@ -109,6 +112,12 @@ bool agent_stopping(struct agent *a);
 
 /* agent_klog.c: starts the kernel-log XID reader when configured (sets kernel_log). */
 void agent_start_klog(struct agent *a);
+
+/* Frees what agent_new made (agent.c); every thread has stopped. */
+void agent_free(struct agent *a);
+/* agent_stop() with note(arg, WHAT) before each step that waits for a
+ * thread (agent_stop.c bounds it) */
+void agent_stop_noted(struct agent *a, void (*note)(void *arg, const char *what), void *arg);
 
 /* http.c */
 int agent_http_start(struct agent *a, char *err, size_t errlen);

@@ -24,24 +24,29 @@
 
 struct waiting {
 	int fd;
+	bool ready;         /* its head passed: it waits for a place at libmicrohttpd */
 	uint64_t since_ns;
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 };
 
-/* a connection libmicrohttpd serves (see door.h) */
+/* a connection handed to libmicrohttpd (see door.h): from the hand-over to
+ * libmicrohttpd's notice that it closed it */
 struct door_watch {
 	int fd;
+	bool started;       /* libmicrohttpd has taken it (its NOTIFY_CONNECTION STARTED) */
 	bool head_pending;  /* a request is expected or under way and its head not complete */
 	bool shut;          /* shut down for being overdue: once */
-	uint64_t since_ns;  /* head_pending since */
+	uint64_t since_ns;  /* head_pending since (before started: the hand-over) */
+	struct sockaddr_storage addr;
 	struct door_watch *prev, *next;
 };
 
 struct http_door {
 	struct http_door_limits lim;
-	pthread_mutex_t watch_mu; /* the watched list: libmicrohttpd's threads and the door's */
+	pthread_mutex_t watch_mu; /* the watched list and served: libmicrohttpd's threads and the door's */
 	struct door_watch *watched;
+	unsigned served;          /* records in watched: connections libmicrohttpd holds */
 	struct MHD_Daemon *httpd;
 	int listen_fd, epfd, wake_fd;
 	pthread_t thread;
@@ -86,7 +91,7 @@ static void answer(int fd, int status, const char *msg)
 		;
 	const char *reason = status == 400 ? "Bad Request" : status == 408 ? "Request Timeout"
 			     : status == 414 ? "URI Too Long" : status == 431 ? "Request Header Fields Too Large"
-			     : status == 505 ? "HTTP Version Not Supported" : "Error";
+			     : status == 503 ? "Service Unavailable" : status == 505 ? "HTTP Version Not Supported" : "Error";
 	char resp[512];
 	int n = snprintf(resp, sizeof(resp),
 			 "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %zu\r\n"
@@ -94,6 +99,87 @@ static void answer(int fd, int status, const char *msg)
 			 status, reason, strlen(msg) + strlen("gpuctl agent: \n"), msg);
 	if (n > 0 && (size_t)n < sizeof(resp) && send(fd, resp, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
 		/* nothing to do: the client is gone or not reading */
+	}
+}
+
+static void unlink_watch(struct http_door *d, struct door_watch *w)
+{
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		d->watched = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	d->served--;
+}
+
+/* Whether libmicrohttpd may take one more connection from addr: the door
+ * counts what it holds (max_served, and per_ip of one address), so that
+ * libmicrohttpd never reaches a limit of its own. Under watch_mu. */
+static bool room_for(const struct http_door *d, const struct sockaddr_storage *addr)
+{
+	if (d->served >= d->lim.max_served)
+		return false;
+	if (!d->lim.per_ip)
+		return true;
+	unsigned same = 0;
+	for (const struct door_watch *w = d->watched; w; w = w->next)
+		same += same_addr(&w->addr, addr);
+	return same < d->lim.per_ip;
+}
+
+/* Hands ready slot i to libmicrohttpd if it has room for it (else it stays
+ * ready, until a served connection closes or its head's deadline passes).
+ * The record is made first: libmicrohttpd's threads may start and close the
+ * connection before MHD_add_connection returns. True if handed over. */
+static bool hand_over(struct http_door *d, unsigned i)
+{
+	pthread_mutex_lock(&d->watch_mu);
+	struct door_watch *w = room_for(d, &d->w[i].addr) ? calloc(1, sizeof(*w)) : NULL;
+	if (w) {
+		w->fd = d->w[i].fd;
+		w->head_pending = true; /* the door passed its first head: the handler comes at once */
+		w->since_ns = clock_mono_ns();
+		w->addr = d->w[i].addr;
+		w->next = d->watched;
+		if (w->next)
+			w->next->prev = w;
+		d->watched = w;
+		d->served++;
+	}
+	pthread_mutex_unlock(&d->watch_mu);
+	if (!w)
+		return false;
+	struct waiting c = d->w[i];
+	forget(d, i);
+	/* on MHD_NO libmicrohttpd has closed it already; a failure after
+	 * MHD_YES (in its thread, before it starts the connection) is cleared
+	 * by the sweep: a record not started within head_timeout */
+	if (MHD_add_connection(d->httpd, c.fd, (const struct sockaddr *)&c.addr, c.addrlen) != MHD_YES) {
+		pthread_mutex_lock(&d->watch_mu);
+		unlink_watch(d, w);
+		pthread_mutex_unlock(&d->watch_mu);
+		free(w);
+	}
+	return true;
+}
+
+/* A served connection closed: the ready slots go to libmicrohttpd, oldest
+ * first, as long as it has room for them. */
+static void hand_over_ready(struct http_door *d)
+{
+	for (;;) {
+		int best = -1;
+		for (unsigned i = 0; i < d->n; i++)
+			if (d->w[i].ready && (best < 0 || d->w[i].since_ns < d->w[best].since_ns)) {
+				pthread_mutex_lock(&d->watch_mu);
+				bool room = room_for(d, &d->w[i].addr);
+				pthread_mutex_unlock(&d->watch_mu);
+				if (room)
+					best = (int)i;
+			}
+		if (best < 0 || !hand_over(d, (unsigned)best))
+			return;
 	}
 }
 
@@ -115,13 +201,10 @@ static void inspect(struct http_door *d, unsigned i)
 	switch (http_head_check(buf, (size_t)r, want, &status, msg, sizeof(msg))) {
 	case HEAD_MORE:
 		return;
-	case HEAD_PASS: {
-		struct waiting w = d->w[i];
-		forget(d, i);
-		/* libmicrohttpd closes it if it cannot take it (its own limits) */
-		MHD_add_connection(d->httpd, w.fd, (const struct sockaddr *)&w.addr, w.addrlen);
+	case HEAD_PASS:
+		d->w[i].ready = true;
+		hand_over(d, i);
 		return;
-	}
 	case HEAD_REFUSE:
 		answer(d->w[i].fd, status, msg);
 		drop(d, i);
@@ -196,36 +279,44 @@ static void accept_all(struct http_door *d)
 	}
 }
 
-struct door_watch *http_door_watch(struct http_door *d, int fd)
+struct door_watch *http_door_started(struct http_door *d, int fd)
 {
-	struct door_watch *w = calloc(1, sizeof(*w));
-	if (!w)
-		return NULL;
-	w->fd = fd;
-	w->head_pending = true; /* the door passed its first head: the handler comes at once */
-	w->since_ns = clock_mono_ns();
 	pthread_mutex_lock(&d->watch_mu);
-	w->next = d->watched;
-	if (w->next)
-		w->next->prev = w;
-	d->watched = w;
+	struct door_watch *w = d->watched;
+	while (w && (w->started || w->fd != fd))
+		w = w->next;
+	if (w)
+		w->started = true;
 	pthread_mutex_unlock(&d->watch_mu);
 	return w;
 }
 
-void http_door_unwatch(struct http_door *d, struct door_watch *w)
+/* the door's eventfd: a place at libmicrohttpd is free, or stop */
+static void wake(struct http_door *d)
+{
+	uint64_t one = 1;
+	if (write(d->wake_fd, &one, sizeof(one)) < 0) {
+		/* the counter is full: the door is woken already */
+	}
+}
+
+void http_door_closed(struct http_door *d, struct door_watch *w)
 {
 	if (!w)
 		return;
 	pthread_mutex_lock(&d->watch_mu);
-	if (w->prev)
-		w->prev->next = w->next;
-	else
-		d->watched = w->next;
-	if (w->next)
-		w->next->prev = w->prev;
+	unlink_watch(d, w);
 	pthread_mutex_unlock(&d->watch_mu);
 	free(w);
+	wake(d);
+}
+
+unsigned http_door_served(struct http_door *d)
+{
+	pthread_mutex_lock(&d->watch_mu);
+	unsigned n = d->served;
+	pthread_mutex_unlock(&d->watch_mu);
+	return n;
 }
 
 static void set_pending(struct http_door *d, struct door_watch *w, bool pending)
@@ -253,13 +344,26 @@ void http_door_answered(struct http_door *d, struct door_watch *w)
  * the connection's: libmicrohttpd unwatches it before closing it. */
 static void sweep_watched(struct http_door *d, uint64_t now)
 {
+	bool freed = false;
 	pthread_mutex_lock(&d->watch_mu);
-	for (struct door_watch *w = d->watched; w; w = w->next)
-		if (w->head_pending && !w->shut && now - w->since_ns >= d->lim.head_timeout_ns) {
+	for (struct door_watch *w = d->watched, *next; w; w = next) {
+		next = w->next;
+		if (now - w->since_ns < d->lim.head_timeout_ns)
+			continue;
+		if (!w->started) {
+			/* libmicrohttpd failed to take it after MHD_add_connection
+			 * said yes (out of memory): it closed it, and will not say */
+			unlink_watch(d, w);
+			free(w);
+			freed = true;
+		} else if (w->head_pending && !w->shut) {
 			shutdown(w->fd, SHUT_RDWR);
 			w->shut = true;
 		}
+	}
 	pthread_mutex_unlock(&d->watch_mu);
+	if (freed)
+		hand_over_ready(d);
 }
 
 /* Closes every connection whose head is overdue. */
@@ -272,7 +376,10 @@ static void sweep(struct http_door *d)
 			i++;
 			continue;
 		}
-		answer(d->w[i].fd, 408, "request head not complete in time");
+		if (d->w[i].ready)
+			answer(d->w[i].fd, 503, "too many connections (max_connections, per_ip_connections); try again");
+		else
+			answer(d->w[i].fd, 408, "request head not complete in time");
 		drop(d, i);
 	}
 }
@@ -287,7 +394,13 @@ static void *door_main(void *arg)
 			int fd = evs[k].data.fd;
 			if (fd == d->listen_fd) {
 				accept_all(d);
-			} else if (fd != d->wake_fd) {
+			} else if (fd == d->wake_fd) {
+				uint64_t v;
+				if (read(d->wake_fd, &v, sizeof(v)) < 0) {
+					/* nothing to read: woken by another event */
+				}
+				hand_over_ready(d);
+			} else {
 				int i = find(d, fd);
 				if (i >= 0)
 					inspect(d, (unsigned)i);
@@ -348,16 +461,14 @@ void http_door_stop(struct http_door *d)
 	if (!d)
 		return;
 	atomic_store(&d->stop, true);
-	uint64_t one = 1;
-	if (write(d->wake_fd, &one, sizeof(one)) < 0) {
-		/* the thread still sees stop within DOOR_SWEEP_MS */
-	}
+	wake(d);
 	pthread_join(d->thread, NULL);
 	while (d->n)
 		drop(d, d->n - 1);
 	close(d->listen_fd);
-	close(d->wake_fd);
 	close(d->epfd);
+	/* wake_fd stays until http_door_free: libmicrohttpd, stopped after
+	 * this, says each connection closed (http_door_closed writes to it) */
 }
 
 void http_door_free(struct http_door *d)
@@ -365,6 +476,12 @@ void http_door_free(struct http_door *d)
 	if (!d)
 		return;
 	/* libmicrohttpd has stopped: it unwatched every connection it closed */
+	close(d->wake_fd);
+	while (d->watched) { /* handed over, never started by libmicrohttpd */
+		struct door_watch *w = d->watched;
+		d->watched = w->next;
+		free(w);
+	}
 	pthread_mutex_destroy(&d->watch_mu);
 	free(d->w);
 	free(d);

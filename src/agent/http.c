@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "core/test_hold.h"
 #include "door.h"
 #include "history.h"
 #include "httpreq.h"
@@ -298,9 +299,9 @@ static void conn_notify(void *cls, struct MHD_Connection *c, void **socket_conte
 	struct agent *a = cls;
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-		*socket_context = ci ? http_door_watch(a->door, ci->connect_fd) : NULL;
+		*socket_context = ci ? http_door_started(a->door, ci->connect_fd) : NULL;
 	} else {
-		http_door_unwatch(a->door, *socket_context);
+		http_door_closed(a->door, *socket_context);
 		*socket_context = NULL;
 	}
 }
@@ -331,6 +332,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			return send_text(c, MHD_HTTP_CONTENT_TOO_LARGE, "gpuctl agent: %s\n", "a GET request has no body");
 		if (req->status != 200)
 			return send_text(c, (unsigned)req->status, "gpuctl agent: %s\n", req->error);
+		/* DNS rebinding: a page of another site whose name points here */
+		const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+		if (host && !http_host_allowed(host, a->host_names))
+			return send_text(c, 421, "gpuctl agent: %s\n",
+					 "this agent does not answer to that Host name (add it to allowed_hosts)");
 		/* the door checked a connection's first request; a later one is checked here */
 		if (strcmp(version, MHD_HTTP_VERSION_1_1) == 0 &&
 		    !MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST))
@@ -343,6 +349,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return MHD_YES;
 	}
 
+	/* tests/cli/agent_stop.sh: an HTTP worker wedged while it answers */
+	test_hold("GPUCTL_TEST_HOLD_HTTP");
 	if (req->route == ROUTE_INDEX || req->route == ROUTE_APP_JS || req->route == ROUTE_APP_CSS)
 		return send_page_file(c, req->route);
 	if (req->route == ROUTE_HISTORY)
@@ -435,6 +443,10 @@ int agent_http_start(struct agent *a, char *err, size_t errlen)
 		sslen = res->ai_addrlen;
 		freeaddrinfo(res);
 	}
+	char machine[256] = "";
+	if (gethostname(machine, sizeof(machine) - 1) != 0)
+		machine[0] = '\0';
+	snprintf(a->host_names, sizeof(a->host_names), "%s,%s,%s", machine, a->cfg.hostname, a->cfg.allowed_hosts);
 	int lfd = listen_socket(&ss, sslen);
 	if (lfd < 0) {
 		snprintf(err, errlen, "cannot listen on %s%s%s:%u (address in use or not permitted?)",
@@ -457,8 +469,10 @@ int agent_http_start(struct agent *a, char *err, size_t errlen)
 		MHD_OPTION_URI_LOG_CALLBACK, uri_log, NULL,
 		MHD_OPTION_NOTIFY_COMPLETED, request_done, a,
 		MHD_OPTION_NOTIFY_CONNECTION, conn_notify, a,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)a->cfg.max_connections,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)a->cfg.per_ip_connections,
+		/* the door holds the limits (door.h): libmicrohttpd's are above
+		 * them, each worker able to take them all */
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)a->cfg.max_connections * threads + threads,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, 0u,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)a->cfg.connection_timeout_s,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_LIMIT,
 		MHD_OPTION_THREAD_POOL_SIZE, threads,
@@ -476,6 +490,7 @@ int agent_http_start(struct agent *a, char *err, size_t errlen)
 	}
 	struct http_door_limits lim = {
 		.max_waiting = a->cfg.max_connections,
+		.max_served = a->cfg.max_connections,
 		.per_ip = a->cfg.per_ip_connections,
 		.head_timeout_ns = (uint64_t)a->cfg.header_timeout_s * 1000000000ull,
 		.head_limit = HEAD_LIMIT,

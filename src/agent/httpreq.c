@@ -1,6 +1,7 @@
 /* httpreq.c - request target and Accept parsing for the agent (see httpreq.h). */
 #include "httpreq.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -399,4 +400,69 @@ enum http_head_verdict http_head_check(const char *buf, size_t len, size_t limit
 	if (v11 && hosts == 0)
 		return refuse(status, msg, msglen, 400, "an HTTP/1.1 request needs a Host header");
 	return HEAD_PASS;
+}
+
+/* ---- Host ------------------------------------------------------------------- */
+
+/* [s, s+n) equals name, whatever the case, and one trailing dot on either */
+static bool name_eq(const char *s, size_t n, const char *name, size_t nlen)
+{
+	if (n && s[n - 1] == '.')
+		n--;
+	if (nlen && name[nlen - 1] == '.')
+		nlen--;
+	return n && n == nlen && strncasecmp(s, name, n) == 0;
+}
+
+bool http_host_allowed(const char *host, const char *names)
+{
+	char name[256];
+	size_t len = strlen(host);
+	const char *end = host + len;
+	bool v6 = host[0] == '[';
+	const char *colon = v6 ? (memchr(host, ']', len) ? (const char *)memchr(host, ']', len) + 1 : NULL)
+			       : memchr(host, ':', len);
+	if (v6 && !colon)
+		return false;
+	if (colon && colon < end) {
+		if (*colon != ':' || end - colon < 2 || end - colon > 6)
+			return false;
+		for (const char *c = colon + 1; c < end; c++)
+			if (!isdigit((unsigned char)*c))
+				return false;
+		end = colon;
+	}
+	size_t n = (size_t)(end - host);
+	if (v6) {
+		if (n < 3 || n - 2 >= sizeof(name))
+			return false;
+		memcpy(name, host + 1, n - 2);
+		name[n - 2] = '\0';
+		struct in6_addr a6;
+		return inet_pton(AF_INET6, name, &a6) == 1;
+	}
+	if (n == 0 || n >= sizeof(name))
+		return false;
+	memcpy(name, host, n);
+	name[n] = '\0';
+	struct in_addr a4;
+	if (inet_pton(AF_INET, name, &a4) == 1)
+		return true;
+	if (name_eq(name, n, "localhost", 9))
+		return true;
+	const char *dot_local = ".localhost";
+	size_t trim = name[n - 1] == '.' ? n - 1 : n;
+	if (trim > 10 && strncasecmp(name + trim - 10, dot_local, 10) == 0)
+		return true;
+	for (const char *p = names; p && *p;) {
+		size_t skip = strspn(p, ", ");
+		p += skip;
+		size_t w = strcspn(p, ", ");
+		if (!w)
+			break;
+		if ((w == 1 && *p == '*') || name_eq(name, n, p, w))
+			return true;
+		p += w;
+	}
+	return false;
 }

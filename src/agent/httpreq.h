@@ -38,6 +38,15 @@ bool http_accept_openmetrics(const char *accept);
  * NULL (no header) is false: such a client gets the plain text. */
 bool http_accept_gzip(const char *accept_encoding);
 
+/* Whether a request's Host header (name or address, and an optional :port)
+ * names this agent, against DNS rebinding (a page of another site whose name
+ * was made to point at the agent sends that name): an IPv4 literal, a
+ * bracketed IPv6 literal, "localhost" or NAME.localhost, or one of names
+ * (separated by commas or spaces: the machine's hostname and the configured
+ * ones; "*" among them allows any). Case does not matter, nor one trailing
+ * dot. A malformed one (a bad port, an empty name) is not allowed. */
+bool http_host_allowed(const char *host, const char *names);
+
 /* What the agent's front door (door.c) does with the start of a connection,
  * the bytes received so far, before the HTTP server takes it: the head of its
  * first request is checked here because libmicrohttpd 0.9.75 answers a request

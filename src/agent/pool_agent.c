@@ -132,8 +132,23 @@ int pool_agent_start(struct agent *a, char *err, size_t errlen)
 
 void pool_agent_stop(struct agent *a)
 {
-	pool_stop(a->job_pool);
+	pool_agent_stop_noted(a, NULL, NULL);
+}
+
+void pool_agent_flush(struct agent *a)
+{
+	pool_flush(a->job_pool);
+}
+
+void pool_agent_stop_noted(struct agent *a, void (*note)(void *arg, const char *what), void *arg)
+{
+	pool_stop_noted(a->job_pool, note, arg);
 	a->job_pool = NULL;
+}
+
+const char *pool_agent_lock_holder(struct agent *a)
+{
+	return a->job_pool ? pool_lock_holder(a->job_pool) : "";
 }
 
 bool pool_agent_status(struct agent *a, struct pool_status *st)

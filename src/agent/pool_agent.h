@@ -13,6 +13,12 @@ int pool_agent_config_set(struct agent_config *c, const char *key, const char *v
 /* Starts the pool when the configuration enables it (a->cfg.pool). 0 or -1 with a message. */
 int pool_agent_start(struct agent *a, char *err, size_t errlen);
 void pool_agent_stop(struct agent *a);
+/* The agent's stop (agent_stop_noted): the pool's state first (pool_flush),
+ * then its threads, note(arg, WHAT) before each wait; holder: who holds the
+ * pool's lock (pool_lock_holder), "" without a pool. */
+void pool_agent_flush(struct agent *a);
+void pool_agent_stop_noted(struct agent *a, void (*note)(void *arg, const char *what), void *arg);
+const char *pool_agent_lock_holder(struct agent *a);
 struct pool_status;
 /* The pool's status; false when the agent runs no pool. */
 bool pool_agent_status(struct agent *a, struct pool_status *st);

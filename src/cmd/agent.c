@@ -78,9 +78,11 @@ static const struct cmd_help agent_help = {
 		"  /metrics (Prometheus text; OpenMetrics when asked), /api/v1/gpus, /api/v1/health, /healthz\n",
 	.opts = agent_opts,
 	.nopts = sizeof(agent_opts) / sizeof(agent_opts[0]),
-	.notes = "runs in the foreground until SIGINT or SIGTERM; needs no root.\n",
+	.notes = "runs in the foreground until SIGINT or SIGTERM (then stops within stop_timeout, 10 s);\n"
+		 "needs no root.\n",
 	.exits = "0 stopped by a signal (or --once done), 64 usage, 65 malformed configuration,\n"
-		 "            66 missing configuration, 69 no GPU/driver, 74 cannot listen or write",
+		 "            66 missing configuration, 69 no GPU/driver, 74 cannot listen or write,\n"
+		 "            75 a thread did not stop within stop_timeout (the agent ended anyway)",
 };
 
 static int load_config_file(struct cmd_ctx *ctx, const char *path, struct agent_config *cfg)
@@ -275,7 +277,16 @@ int cmd_agent(int argc, char **argv, struct cmd_ctx *ctx)
 		fflush(ctx->err);
 		snprintf(fault_file_logged, sizeof(fault_file_logged), "%s", st.sim_fault_file_error);
 	}
-	agent_stop(a);
+	char stuck[256];
+	if (agent_stop_within(a, cfg.stop_timeout_ns, stuck, sizeof(stuck))) {
+		/* A thread that does not come back holds locks or memory the rest
+		 * would need: nothing more is freed or closed (the pool's state is
+		 * on disk; its running jobs go on and the next start re-attaches them). */
+		cmd_error(ctx, "agent", "not stopped within stop_timeout (%.3g s): %s did not stop; exiting now",
+			  (double)cfg.stop_timeout_ns / 1e9, stuck);
+		fflush(ctx->err);
+		_exit(EXIT_TEMPFAIL);
+	}
 	fprintf(ctx->err, "gpuctl agent: stopped (signal %d)\n", sig);
 	return EXIT_OK;
 }

@@ -3,9 +3,12 @@
 #include "core/clock.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#define WATCH_STOP_GRACE_NS 250000000ull
 
 volatile sig_atomic_t watch_interrupted;
 
@@ -53,7 +56,16 @@ int watch_start(struct watch *w, struct cmd_ctx *ctx, const char *cmd, const cha
 	cfg.events = false;
 	cfg.sys = &ctx->sys; /* cmd_backend read it */
 	struct gpu_err err = { "" };
-	if (sampler_start(&w->sampler, ctx->be, &cfg, &err) != GPU_OK) {
+	/* the sampler's threads start with SIGINT and SIGTERM blocked, so that
+	 * Ctrl-C reaches this thread and ends its sleep at once */
+	sigset_t stop_sigs, old;
+	sigemptyset(&stop_sigs);
+	sigaddset(&stop_sigs, SIGINT);
+	sigaddset(&stop_sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop_sigs, &old);
+	int started = sampler_start(&w->sampler, ctx->be, &cfg, &err);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (started != GPU_OK) {
 		cmd_error(ctx, cmd, "cannot start sampling: %s", err.msg);
 		free(w->snap);
 		w->snap = NULL;
@@ -71,8 +83,10 @@ int watch_start(struct watch *w, struct cmd_ctx *ctx, const char *cmd, const cha
 
 void watch_stop(struct watch *w)
 {
+	/* a GPU call that hangs is left after WATCH_STOP_GRACE_NS: Ctrl-C
+	 * returns the terminal within a second whatever the GPUs do */
 	if (w->sampler)
-		sampler_stop(w->sampler);
+		sampler_stop_within(w->sampler, WATCH_STOP_GRACE_NS);
 	free(w->snap);
 	memset(w, 0, sizeof(*w));
 }

@@ -25,6 +25,7 @@
 
 #include "pool/runner.h"
 #include "core/clock.h"
+#include "core/test_hold.h"
 
 #define SCHED_TICK_MS 50u
 #define SNAP_MIN_AGE_NS 200000000ull   /* re-read the sampler at most this often */
@@ -185,7 +186,7 @@ void pool_settle(struct pool *p, struct pool_job *j, enum job_state state, const
 	pool_devices_cleanup(p, j);
 	pool_remove_active(p, j);
 	struct pool_job **grown = saved ? NULL : realloc(p->unsaved, (p->nunsaved + 1) * sizeof(*grown));
-	if (grown) { /* written once the store takes it again (retry_unsaved) */
+	if (grown) { /* written once the store takes it again (pool_retry_unsaved) */
 		p->unsaved = grown;
 		p->unsaved[p->nunsaved++] = j;
 	} else {
@@ -196,7 +197,7 @@ void pool_settle(struct pool *p, struct pool_job *j, enum job_state state, const
 
 /* Ended jobs whose row the store refused (its disk was full): written as
  * soon as it takes them, so the record ends as the job did. */
-static void retry_unsaved(struct pool *p)
+void pool_retry_unsaved(struct pool *p)
 {
 	for (size_t i = 0; i < p->nunsaved;)
 		if (store_update(p->st, p->unsaved[i]) == 0) {
@@ -324,7 +325,7 @@ static void watch_running(struct pool *p)
 		i++;
 	}
 	reap_shims(p);
-	retry_unsaved(p);
+	pool_retry_unsaved(p);
 	pool_logs_tick(p);
 	for (unsigned k = 0; k < p->ncleanup;)
 		if (runner_cgroup_remove(p->cleanup[k]))
@@ -773,7 +774,11 @@ void *pool_sched_thread(void *arg)
 	for (;;) {
 		pool_refresh_view(p, &scratch, false);
 		pthread_mutex_lock(&p->mu);
+		atomic_store(&p->sched_in_pass, true);
+		/* tests/cli/agent_stop.sh: the scheduler wedged holding the lock */
+		test_hold("GPUCTL_TEST_HOLD_SCHEDULER");
 		if (p->stopping) {
+			atomic_store(&p->sched_in_pass, false);
 			pthread_mutex_unlock(&p->mu);
 			break;
 		}
@@ -793,6 +798,7 @@ void *pool_sched_thread(void *arg)
 				wait_ns = ready - t0;
 			}
 		}
+		atomic_store(&p->sched_in_pass, false);
 		if (!p->stopping && (!p->dirty || wait_ns < (uint64_t)SCHED_TICK_MS * 1000000ull)) {
 			struct timespec ts;
 			uint64_t until = clock_mono_ns() + wait_ns; /* the condition variable runs on CLOCK_MONOTONIC */

@@ -74,6 +74,21 @@ int pool_start(struct pool **out, struct gpu_backend *be, struct sampler *s, con
 void pool_get_status(struct pool *p, struct pool_status *st);
 /* Stops serving and scheduling; running jobs go on under their shims. */
 void pool_stop(struct pool *p);
+/* The first step of the agent's stop: the control socket takes no more
+ * requests and the scheduler ends its passes (both see it at once), and
+ * what the store refused before (a full disk) is written now; every other
+ * change was written as it happened. Running jobs are left running (the next
+ * start re-attaches them). Takes the pool's lock: it waits while another
+ * thread holds it (the agent bounds its whole stop, agent_stop_within). */
+void pool_flush(struct pool *p);
+/* pool_stop, calling note(arg, WHAT) before each step that waits for a
+ * thread: "the pool's control server", "the pool's scheduler", "the pool's
+ * store" (its last writes). */
+void pool_stop_noted(struct pool *p, void (*note)(void *arg, const char *what), void *arg);
+/* Who holds the pool's lock when pool_flush waits for it, as far as the pool
+ * knows: "the pool's scheduler (in a pass)", else "a request (the control
+ * socket or the agent's HTTP API)". Lock-free. */
+const char *pool_lock_holder(struct pool *p);
 /* The queue as the agent's /api/v1/pool serves it: the `queue` answer
  * (what `gpuctl queue --json` prints) with "pool":true first in place of
  * "ok":true. The caller frees it; NULL when out of memory. */

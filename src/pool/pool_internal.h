@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "health/health.h"
@@ -74,6 +75,7 @@ struct pool {
 	int listen_fd;
 	pthread_t sched_thread, server_thread;
 	bool sched_started, server_started;
+	atomic_bool sched_in_pass;    /* the scheduler holds mu for a pass (not waiting on cv): pool_lock_holder */
 };
 
 /* pool.c */
@@ -112,6 +114,10 @@ void pool_settle_from_record(struct pool *p, struct pool_job *j, const struct ru
 /* Reads the sampler (when the last read is old, or force), health and foreign processes. Without p->mu. */
 void pool_refresh_view(struct pool *p, struct snapshot **scratch, bool force);
 void *pool_sched_thread(void *arg);
+/* Ended jobs whose row the store refused (its disk was full) written, those
+ * it takes now. Under mu. */
+void pool_retry_unsaved(struct pool *p);
+
 /* What placement knows of each GPU of the last snapshot (have_snap, p->mu held). */
 void pool_place_view(const struct pool *p, struct place_gpu *out);
 /* Sends SIGTERM to a running job's processes (and marks how it will end). */

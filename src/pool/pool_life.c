@@ -314,17 +314,43 @@ void pool_get_status(struct pool *p, struct pool_status *st)
 	pthread_mutex_unlock(&p->mu);
 }
 
-void pool_stop(struct pool *p)
+void pool_flush(struct pool *p)
 {
 	if (!p)
 		return;
+	pthread_mutex_lock(&p->mu);
+	p->stopping = true; /* the control server takes no more requests, the scheduler ends */
+	pthread_cond_broadcast(&p->cv);
+	pool_retry_unsaved(p);
+	pthread_mutex_unlock(&p->mu);
+}
+
+const char *pool_lock_holder(struct pool *p)
+{
+	return atomic_load(&p->sched_in_pass) ? "the pool's scheduler (in a pass, holding the pool's lock)"
+					      : "a request holding the pool's lock (the control socket or the HTTP API)";
+}
+
+static void note_step(void (*note)(void *, const char *), void *arg, const char *what)
+{
+	if (note)
+		note(arg, what);
+}
+
+void pool_stop_noted(struct pool *p, void (*note)(void *arg, const char *what), void *arg)
+{
+	if (!p)
+		return;
+	note_step(note, arg, "the pool's control server");
 	pool_server_stop(p);
+	note_step(note, arg, "the pool's scheduler");
 	pthread_mutex_lock(&p->mu);
 	p->stopping = true;
 	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 	if (p->sched_started)
 		pthread_join(p->sched_thread, NULL);
+	note_step(note, arg, "the pool's store");
 	for (size_t i = 0; i < p->njobs; i++)
 		pool_job_free(p->jobs[i]);
 	free(p->jobs);
@@ -344,4 +370,9 @@ void pool_stop(struct pool *p)
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->cv);
 	free(p);
+}
+
+void pool_stop(struct pool *p)
+{
+	pool_stop_noted(p, NULL, NULL);
 }

@@ -729,6 +729,11 @@ static bool join_bounded(pthread_t t, const struct timespec *deadline)
 
 void sampler_stop(struct sampler *s)
 {
+	sampler_stop_within(s, STOP_GRACE_NS);
+}
+
+void sampler_stop_within(struct sampler *s, uint64_t grace_ns)
+{
 	if (!s)
 		return;
 	pthread_mutex_lock(&s->mu);
@@ -744,7 +749,7 @@ void sampler_stop(struct sampler *s)
 	/* backend calls in flight get a few seconds (in all) to return */
 	struct timespec deadline;
 	clock_gettime(CLOCK_REALTIME, &deadline);
-	ts_add_ns(&deadline, STOP_GRACE_NS);
+	ts_add_ns(&deadline, grace_ns);
 	bool all_joined = true;
 	for (unsigned i = 0; i < s->n; i++)
 		if (s->slots[i].thread_started)

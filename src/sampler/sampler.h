@@ -45,6 +45,10 @@ void sampler_read_gpu(struct sampler *s, unsigned gpu, struct gpu_view *out);
 /* Blocks until every GPU has been sampled at least once or timeout_ns passed. */
 bool sampler_wait_first(struct sampler *s, uint64_t timeout_ns);
 void sampler_stop(struct sampler *s);
+/* sampler_stop(), giving backend calls in flight grace_ns in all (sampler_stop:
+ * 5 s) before their threads are left (top and dmon: a hung GPU must not hold
+ * Ctrl-C). */
+void sampler_stop_within(struct sampler *s, uint64_t grace_ns);
 
 /* When the slow groups of v's sample were read. */
 uint64_t sampler_slow_read_ns(const struct gpu_view *v);

@@ -171,15 +171,15 @@ PY
 # libmicrohttpd closes the connection on a request line it cannot split; either way it costs nothing
 g=$(raw 'GARBAGE\r\n\r\n' | cut -d' ' -f2)
 check "garbage request line -> 400 or closed (got '$g')" [ -z "$g" -o "$g" = 400 ]
-check "bad HTTP version -> 505" [ "$(raw 'GET /metrics HTTP/9.9\r\nHost: x\r\n\r\n' | cut -d' ' -f2)" = 505 ]
-check "malformed header line -> 400" [ "$(raw 'GET /metrics HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n' | cut -d' ' -f2)" = 400 ]
+check "bad HTTP version -> 505" [ "$(raw 'GET /metrics HTTP/9.9\r\nHost: localhost\r\n\r\n' | cut -d' ' -f2)" = 505 ]
+check "malformed header line -> 400" [ "$(raw 'GET /metrics HTTP/1.1\r\nHost: localhost\r\nBad Header\r\n\r\n' | cut -d' ' -f2)" = 400 ]
 check "still serving after garbage" [ "$(status "$base/metrics")" = 200 ]
 check "HTTP/1.1 without Host -> 400" [ "$(raw 'GET /metrics HTTP/1.1\r\n\r\n' | cut -d' ' -f2)" = 400 ]
 # a slow client: half a request, then nothing; the server drops it after
 # connection_timeout (2 s): the connection ends (cat sees EOF, exit 0) long
 # before our own 60 s bound (exit 124)
 exec 4<>"/dev/tcp/127.0.0.1/$port"
-printf 'GET /metrics HTTP/1.1\r\nHost: x\r\n' >&4
+printf 'GET /metrics HTTP/1.1\r\nHost: localhost\r\n' >&4
 check "scrapes go on while a slow client holds a connection" [ "$(status "$base/metrics")" = 200 ]
 timeout 60 cat <&4 >/dev/null
 rc=$?
@@ -194,7 +194,7 @@ import socket, sys, time, urllib.request
 port = int(sys.argv[1])
 held = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(8)]
 for s in held:  # one answered request each: the server holds them, kept alive
-    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
     got = b""
     while not got.endswith(b"ok\n"):
         got += s.recv(4096)

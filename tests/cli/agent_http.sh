@@ -58,11 +58,11 @@ expect_once() {
 		fail "$what: $lines status lines, status '$status' (want one, $want): $(head -c 300 "$tmp/raw.out" | tr '\r\n' '  ')"
 	fi
 }
-good='b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"'
+good='b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"'
 expect_once "no Host" 400 'b"GET /healthz HTTP/1.1\r\n\r\n"'
-expect_once "Content-Length: -1" 400 'b"GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n"'
-expect_once "Content-Length: x" 400 'b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: x\r\n\r\n"'
-expect_once "two Host headers" 400 'b"GET /healthz HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n"'
+expect_once "Content-Length: -1" 400 'b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nContent-Length: -1\r\n\r\n"'
+expect_once "Content-Length: x" 400 'b"GET /metrics HTTP/1.1\r\nHost: localhost\r\nContent-Length: x\r\n\r\n"'
+expect_once "two Host headers" 400 'b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nHost: y\r\n\r\n"'
 expect_once "HTTP/1.0 without Host is fine" 200 'b"GET /healthz HTTP/1.0\r\n\r\n"'
 expect_once "kept alive, then no Host" 400 'b"GET /healthz HTTP/1.1\r\n\r\n"' "$good"
 check "the refusal says why" grep -q 'needs a Host header' "$tmp/raw.out"
@@ -88,7 +88,7 @@ closed_fast() { # closed_fast DESCRIPTION BYTES
 closed_fast "a TLS ClientHello" 'b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + bytes(range(32))'
 closed_fast "binary with no line end" 'b"\x00\xff\xfe\x01"'
 closed_fast "a NUL in the request line" 'b"GET /metr\x00ics HTTP/1.1\r\n"'
-expect_once "a garbled request line" 400 'b"GET /metrics HTTP/1.1 extra\r\nHost: x\r\n\r\n"'
+expect_once "a garbled request line" 400 'b"GET /metrics HTTP/1.1 extra\r\nHost: localhost\r\n\r\n"'
 expect_once "HTTP/2 preface" 505 'b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"'
 
 # what worked before still does

@@ -50,7 +50,7 @@ class Trickler:
     def tick(self, now):
         if self.sock is None or now < self.next:
             return
-        data = b"GET /metrics HTTP/1.1\r\nHost: x\r\n" if not self.sent_first else b"X-a: b\r\n"
+        data = b"GET /metrics HTTP/1.1\r\nHost: localhost\r\n" if not self.sent_first else b"X-a: b\r\n"
         try:
             self.sock.send(data)
             self.sent_first = True
@@ -95,7 +95,7 @@ def scrape():
     t = time.monotonic()
     try:
         s.connect(("127.0.0.1", port))
-        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n")
+        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n")
         buf = b""
         while True:
             c = s.recv(65536)
@@ -150,12 +150,12 @@ port = int(sys.argv[1])
 s = socket.socket()
 s.bind(("127.0.0.4", 0))
 s.connect(("127.0.0.1", port))
-s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+s.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
 got = b""
 while not got.endswith(b"ok\n"):
     got += s.recv(4096)
 t0 = time.monotonic()
-s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+s.sendall(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\n")
 s.settimeout(0.2)
 closed = None
 while time.monotonic() - t0 < 25 and closed is None:

@@ -1,7 +1,8 @@
 /* fuzz_httpreq.c - the agent's request-target, Accept and Accept-Encoding
  * parsing on arbitrary bytes: the first line is the target, the rest is given
  * to both header parsers; and the whole input, as the start of a connection,
- * to the door's head check (http_head_check), at several limits. */
+ * to the door's head check (http_head_check), at several limits; the rest also
+ * as a Host header (http_host_allowed). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		accept[alen] = '\0';
 		(void)http_accept_openmetrics(accept);
 		(void)http_accept_gzip(accept);
+		(void)http_host_allowed(accept, "gpu01, gpu01.example.org");
 		free(accept);
 	}
 	return 0;

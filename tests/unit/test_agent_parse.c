@@ -296,6 +296,65 @@ static void test_kmsg_lines(void **state)
 	assert_int_equal(kmsg_parse_pci("123456789:18:00.0", &d, &b, &v), -1);
 }
 
+
+/* The Host allow-list against DNS rebinding (issue 38, item 6). */
+static void test_host_allowed(void **state)
+{
+	(void)state;
+	const char *names = "gpu01, gpu01.example.org,metrics.example.org";
+	assert_true(http_host_allowed("127.0.0.1", names));
+	assert_true(http_host_allowed("127.0.0.1:9477", names));
+	assert_true(http_host_allowed("10.1.2.3:80", NULL));
+	assert_true(http_host_allowed("[::1]:9477", NULL));
+	assert_true(http_host_allowed("[fe80::1]", NULL));
+	assert_true(http_host_allowed("localhost:9477", NULL));
+	assert_true(http_host_allowed("LocalHost.", NULL));
+	assert_true(http_host_allowed("agent.localhost", NULL));
+	assert_true(http_host_allowed("gpu01:9477", names));
+	assert_true(http_host_allowed("GPU01.example.org.", names));
+	assert_true(http_host_allowed("metrics.example.org", names));
+	assert_true(http_host_allowed("attacker.example", "gpu01, *"));
+	/* what a rebinding page sends */
+	assert_false(http_host_allowed("attacker.example:9477", names));
+	assert_false(http_host_allowed("attacker.example", NULL));
+	assert_false(http_host_allowed("gpu01.attacker.example", names));
+	assert_false(http_host_allowed("gpu0", names));
+	assert_false(http_host_allowed("localhost.attacker.example", names));
+	assert_false(http_host_allowed("xlocalhost", names));
+	/* malformed */
+	assert_false(http_host_allowed("", names));
+	assert_false(http_host_allowed(":9477", names));
+	assert_false(http_host_allowed("127.0.0.1:", names));
+	assert_false(http_host_allowed("127.0.0.1:x", names));
+	assert_false(http_host_allowed("127.0.0.1:1234567", names));
+	assert_false(http_host_allowed("[::1", names));
+	assert_false(http_host_allowed("[::1]x", names));
+	assert_false(http_host_allowed("[]", names));
+	assert_false(http_host_allowed("[attacker.example]", names));
+	assert_false(http_host_allowed("::1", names));
+	assert_false(http_host_allowed(".", names));
+}
+
+/* The settings of issues 38 (allowed_hosts) and 39 (stop_timeout). */
+static void test_stop_and_host_settings(void **state)
+{
+	(void)state;
+	struct agent_config c;
+	char err[256];
+	agent_config_default(&c);
+	assert_true(c.stop_timeout_ns == 10000000000ull);
+	assert_string_equal(c.allowed_hosts, "");
+	assert_int_equal(agent_config_set(&c, "stop_timeout", "2s", err, sizeof(err)), 0);
+	assert_true(c.stop_timeout_ns == 2000000000ull);
+	assert_int_equal(agent_config_set(&c, "stop_timeout", "50ms", err, sizeof(err)), -1);
+	assert_int_equal(agent_config_set(&c, "stop_timeout", "2h", err, sizeof(err)), -1);
+	assert_int_equal(agent_config_set(&c, "allowed_hosts", "gpu01.example.org, metrics", err, sizeof(err)), 0);
+	assert_string_equal(c.allowed_hosts, "gpu01.example.org, metrics");
+	assert_int_equal(agent_config_set(&c, "allowed_hosts", "*", err, sizeof(err)), 0);
+	assert_int_equal(agent_config_set(&c, "allowed_hosts", "a/b", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "allowed_hosts"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +364,8 @@ int main(void)
 		cmocka_unit_test(test_request_targets),
 		cmocka_unit_test(test_accept),
 		cmocka_unit_test(test_accept_encoding),
+		cmocka_unit_test(test_host_allowed),
+		cmocka_unit_test(test_stop_and_host_settings),
 		cmocka_unit_test(test_kmsg_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

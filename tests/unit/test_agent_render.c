@@ -50,7 +50,7 @@ static int get_path(unsigned port, const char *path, bool gzip, struct reply *r)
 		return -1;
 	}
 	char req[256];
-	int n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: t\r\nConnection: close\r\n%s\r\n", path,
+	int n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n%s\r\n", path,
 			 gzip ? "Accept-Encoding: gzip\r\n" : "");
 	if (send(fd, req, (size_t)n, 0) != n) {
 		close(fd);
