@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * agent_bench.c - load generator and cost meter for `gpuctl agent`
  * (run by bench/agent_bench.sh; results in bench/RESULTS.md).

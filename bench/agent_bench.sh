@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # agent_bench.sh - `gpuctl agent` performance on simulated servers whose every
 # NVML-like call takes latency_us (default 2000 us, as a real H200 call does):
 # scrape latency median/p99 with one scraper once a second, one every 3 s, and

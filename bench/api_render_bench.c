@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * api_render_bench.c - what /api/v1/gpus costs the agent to render
  * (api_render_gpus) and how large it is, at N GPUs of a synthetic H200

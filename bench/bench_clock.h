@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_clock.h - the wall clock and the sort the small timing programs in
  * bench/ share (jscan_bench.c, api_render_bench.c). Header only.

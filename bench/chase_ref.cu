@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * chase_ref.cu - a reference pointer chase, written apart from the kernels
  * module (kernels/gk_mem.cu), for the acceptance gate (scripts/gpu/accept.py)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * h2d_probe.cu - what a pinned host-to-device copy measures right after
  * something else (issue 31: `diag -r 2` measured pcie_h2d 29.6 GB/s on a

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """hf_plan_memory.py - what `gpuctl plan` must predict for Hugging Face `transformers` models.
 
 Builds models from configs with `transformers` (random init on the GPU, nothing downloaded):

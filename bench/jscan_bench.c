@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * jscan_bench.c - is src/pool/jscan.c's re-indenter still faster than
  * jansson? Times what `gpuctl queue --json` does with the agent's answer:

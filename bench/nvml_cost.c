@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nvml_cost.c - what each NVML call that gpuctl makes costs on this machine:
  * wall time and CPU time of the calling thread, median of 20 calls each, for

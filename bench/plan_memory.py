@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """plan_memory.py - measure what `gpuctl plan --framework pytorch` predicts: peak GPU memory and step time.
 (Hugging Face transformers models, the default framework: bench/hf_plan_memory.py.)
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool_bench.c - the job pool's speed (bench/pool_bench.sh runs it; figures
  * go to bench/RESULTS.md, "Pool (simulated)").

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # pool_bench.sh - the job pool's speed on a simulated 8x H200 (no GPU needed):
 # a scheduling pass over 10 000 queued jobs, submit-to-start latency on free
 # GPUs, submissions per second, `queue` with 10 000 jobs queued (through the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // ref_chase.cu - the peer for gpuctl's memory latency sweep (issue 22): the
 // plain reference pointer chase the issue describes, kept apart from the
 // kernels module so that the two are measured independently. One thread,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """PyTorch's figures for the operations gpuctl's kernels module measures, so
 the two can stand side by side in bench/RESULTS.md (issue 4).
 

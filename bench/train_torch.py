@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """PyTorch's figures for `gpuctl bench -s train` (issue 16): transformers'
 GPT2LMHeadModel (124M by default, randomly initialised: nothing is downloaded),
 seq 1024, micro-batch 16, the same batch every step (synthetic tokens from a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # commit.cmake - run at every build (cmake -P): writes OUT, a header defining
 # GPUCTL_COMMIT as the commit the sources are at and GPUCTL_BUILD_DATE, rewriting
 # it only when they changed, so `gpuctl --version` is right after a `git pull` without

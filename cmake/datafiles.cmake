@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake/datafiles.cmake - every file of data/ compiled into the binary, as the
 # last place gpuctl looks for a data file (src/core/data_path.h): a copied
 # gpuctl needs no data directory. data/ stays the one source: the C file is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake/dist.cmake - the release tarball (docs/install.md "The release tarball"):
 # `cmake --build BUILD --target dist` writes BUILD/gpuctl-VERSION-linux-ARCH.tar.gz,
 # one folder holding bin/gpuctl (its data compiled in), lib/gpuctl/ (the CUDA

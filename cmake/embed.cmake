@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake/embed.cmake - a file's bytes as the body of a C array, for the
 # generators that compile files into the binary (webpage.cmake: web/;
 # datafiles.cmake: data/). Included in -P mode, at build time.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake/webpage.cmake - the agent's web page (web/, docs/agent.md "The web
 # page") compiled into the binary: each file becomes a C array in the
 # generated webpage_data.c, declared by src/agent/webpage.h. Included by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_api.cu - the module's one exported symbol and the device-info entries.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_apps.cu - one proxy kernel per workload the guide names: CSR SpMV (CFD),
  * a cut-off Lennard-Jones force step (molecular dynamics) and BVH ray

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_blas.cu - cuBLAS and cuBLASLt loaded with dlopen (libcublas*.so.13, else
  * .so.12), and GEMM C = A^T B ("TN", column-major) in FP64, FP32, TF32, FP16,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_blas.cuh - one GEMM problem through cuBLAS or cuBLASLt (dlopen'ed in
  * gk_blas.cu), shared by the gemm, stress and load entries.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_common.cu - error text, resource tracker, event timing with deadlines,
  * random fills and pattern checks shared by the module's entry points.

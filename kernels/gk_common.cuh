@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_common.cuh - what every .cu file of the kernels module shares: the CK()
  * error macro, a resource tracker freed on every exit path, event timing with

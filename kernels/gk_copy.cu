@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_copy.cu - host<->device copies (copy engine or SM kernel on mapped pinned
  * memory, pageable/pinned, sync/async, bidirectional, overlap with a kernel)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_entries.cuh - the module's entry points, one per gk_api slot, defined in
  * the .cu file of their subject and collected into the table by gk_api.cu.

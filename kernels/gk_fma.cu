@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_fma.cu - peak FMA throughput for FP64, FP32, packed FP16x2 and BF16x2.
  *

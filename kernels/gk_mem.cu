@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_mem.cu - device memory bandwidth (read, write, copy, triad with 16-byte
  * accesses, 4 independent accesses in flight per thread) and latency (a single

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_memtest.cu - device memory test for diag: walking ones (32 rotations of
  * a one-hot word, shifted by the word's index), address in address (each

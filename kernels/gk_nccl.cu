@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_nccl.cu - NCCL collectives over a list of GPUs from one process and one
  * thread (ncclCommInitAll, ncclGroupStart/End around the per-device calls),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_nccl.cuh - NCCL's entry points as gk_nccl.cu loads them (dlopen of
  * libnccl.so.2), for other users in the module: the training step's data

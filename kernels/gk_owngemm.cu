@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_owngemm.cu - three FP32 GEMMs of our own, C = A B, row-major, the guide's
  * lesson made measurable: naive (one thread per output, every operand from

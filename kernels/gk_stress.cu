@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_stress.cu - verified GEMM stress (diag) and sustained GEMM load (bench).
  * The first product is checked against FP64 dot products of sampled entries

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_train.cu - the `train` entry: a GPT-2 training step (forward, backward,
  * AdamW) from the module's own kernels (gk_train_ops.cu) and cuBLASLt GEMMs

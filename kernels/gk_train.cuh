@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_train.cuh - the GPT-2 training step's pieces (gk_train*.cu): the element
  * type helpers, the kernels' launchers (gk_train_ops.cu) and the GEMMs through

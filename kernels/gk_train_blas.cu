@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_train_blas.cu - the training step's GEMMs through cuBLASLt (dlopen'ed as
  * gk_blas.cu does): one descriptor set and heuristic algorithm per distinct

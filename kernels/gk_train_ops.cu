@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_train_ops.cu - the GPT-2 training step's own kernels (everything but the
  * GEMMs): embeddings, LayerNorm, head permutes, causal softmax, GELU, fused

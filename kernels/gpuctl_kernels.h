@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpuctl_kernels.h - the C ABI of the CUDA kernels module (gpuctl_kernels.so).
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """manpages.py - the man pages, generated from what the built gpuctl prints.
 
 gpuctl(1) comes from `gpuctl --help`, gpuctl-CMD(1) from `gpuctl CMD --help`

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # package.cmake - what a packaged install adds to `cmake --install`, and the
 # Debian package: `cpack -G DEB` in a build configured with
 # -DCMAKE_INSTALL_PREFIX=/usr (docs/install.md). Included by CMakeLists.txt.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # ci_stress.sh - CI as a loaded machine runs it (issue 23): N times, a fresh
 # clone of COMMIT runs `CI=true bash .ci/run` with two CPU-bound processes
 # beside it (stress-ng --cpu 2); it stops at the first failure.

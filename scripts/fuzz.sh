@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # fuzz.sh [SECONDS] - builds every libFuzzer target of tests/fuzz/ with clang
 # (build-fuzz/: GPUCTL_FUZZ=ON, the whole tree instrumented, ASan + UBSan) and
 # runs each for SECONDS (default 5) from its corpus (tests/fuzz/corpus/NAME/,

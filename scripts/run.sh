@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The newcomer's first command: install what is missing, build, and run
 # gpuctl's main job (`gpuctl report`) on the real GPUs if there are any, else
 # on the simulated 8x H200 server (its output then says SIMULATED).

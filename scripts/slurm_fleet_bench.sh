@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # slurm_fleet_bench.sh - issue 19's goal, by hand (not in CI): a simulated fleet
 # of N nodes on this one machine, swept by `gpuctl slurm sweep --level health`;
 # how long it takes, per node, as N grows (docs/slurm.md, "Fleet sweep";

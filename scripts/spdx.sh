@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # spdx.sh - the SPDX-License-Identifier line every source file carries (LICENSE:
 # Apache-2.0; issue 37). tests/cli/spdx.sh runs the check.
 #   scripts/spdx.sh [--check] [ROOT]  lists the source files without the line; exit 1 if any

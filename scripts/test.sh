@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The whole test suite (what CI runs): a sanitizer build (ASan + UBSan), then
 # every test that needs no GPU; the builds a user makes; scripts/run.sh with a
 # broken nvcc; a ThreadSanitizer build and the tests of what runs threads;

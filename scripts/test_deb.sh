@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # test_deb.sh - the Debian package (docs/install.md): builds it in build-deb
 # (Release, /usr, shared jansson/SQLite/ncurses/zlib: Debian forbids embedded
 # copies), checks it with lintian (an error fails; so does a warning that

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # scripts/run.sh with an nvcc that is there but cannot build the kernels
 # module (part of scripts/test.sh): the simulated report must still come out,
 # and run.sh's summary line must say the CUDA module was not built.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpuctl_spank.c - SPANK plugin for gpuctl (docs/slurm.md, "SPANK plugin").
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # src/layers.cmake - the layers of src/, one static library each, that the
 # build enforces (README "Layout", docs/hacking.md). Included by the top
 # CMakeLists.txt.

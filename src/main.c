@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * main.c - gpuctl's entry point: global options, then one table that
  * dispatches to src/cmd/<name>.c (the git pattern).

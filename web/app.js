@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* app.js - the agent's web page (docs/agent.md "The web page"). Reads the
  * JSON API of the agent that served it (relative URLs: works behind an SSH
  * tunnel) once per sampling interval; only GET requests, so nothing here can

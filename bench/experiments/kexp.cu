@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kexp.cu - standalone kernel experiment for issue 4 (not part of the build):
  * times many candidate device-copy kernels and packed FP16x2/BF16x2 FMA

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # agent.sh - on a real GPU server (the lead runs it; issue 3's "done when" for
 # the agent): `gpuctl agent` next to `nvidia-smi --query-gpu` at the same
 # moment, field by field, three rounds; the JSON API and /healthz; scrape

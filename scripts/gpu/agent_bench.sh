@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # agent_bench.sh - bench/agent_bench.sh on the GPU machine: the agent on the
 # simulator (no GPU is used: 8 and 64 simulated H200 whose every NVML-like
 # call takes 2 ms), measured on a quiet 16-core machine, where the scrape

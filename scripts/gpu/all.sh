@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # all.sh - the whole real-GPU run in as few device calls as possible.
 #
 #   scripts/gpu/all.sh pack            here: packed Release gpuctl + its shared

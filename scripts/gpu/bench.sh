@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench.sh - `gpuctl bench` and `gpuctl report` on a real GPU server (issue 4).
 #
 #   scripts/gpu/bench.sh pack    here (no GPU needed): the packed gpuctl of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench22.sh - issue 22's figures and their peers in ONE device call on one GPU:
 # gpuctl bench's memory and compute suites (--quick: the copy variants, the
 # latency sweep to 1 GiB, every GEMM precision through cuBLASLt, telemetry

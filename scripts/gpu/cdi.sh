@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # cdi.sh - on a real GPU server (issue 17's device check): `gpuctl cdi generate`
 # there, then every device node and file the spec names must exist (nodes as
 # character devices, mounts as files) and be what a CUDA process really uses:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # container.sh - issue 17 on a real GPU server: can podman be carried there
 # (Debian 12's podman, conmon, runc and catatonit with the libraries they
 # load, packed here into .device-carry/podman/podman.tar.xz), and does a CUDA

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # diag.sh - on a real GPU server (the lead runs it; issue 5's "done when"):
 #   gpuctl health, gpuctl diag -r 1, gpuctl diag -r 3 (goal: under 5 minutes per
 #   GPU, healthy GPUs pass), and the deliberately corrupted memory test

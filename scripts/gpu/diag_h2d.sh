@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # diag_h2d.sh - issue 31's root cause, on a real GPU: why `diag -r 2` measured
 # pcie_h2d 29.6 GB/s on a healthy H200 while `diag -r 3` and `bench -s copy`
 # measured 55. Runs bench/h2d_probe.cu in each of its modes (a copy timed

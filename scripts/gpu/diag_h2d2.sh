@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # diag_h2d2.sh - issue 31, second step: how long the H2D slowdown after a large
 # cudaFree lasts, whether it scales with the size freed (the driver scrubbing
 # the freed memory on the copy engine H2D uses), and whether it outlives the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # foundation.sh - check `gpuctl info` and `gpuctl topo` against nvidia-smi on a
 # real GPU server (issue 2: "agree with nvidia-smi -q and nvidia-smi topo -m").
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # kernels.sh - on a GPU machine: build the kernels module and its standalone
 # test driver with nvcc/gcc (no gpuctl_core, so no jansson etc. needed), run
 # every kernel's correctness test, then the timing table, then PyTorch's

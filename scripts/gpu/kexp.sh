@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # kexp.sh - on a GPU machine (H200, sm_90a): build bench/experiments/kexp.cu
 # with nvcc and run it once: every device-copy candidate (4 GiB, 2 passes) and
 # every FP16x2/BF16x2 FMA candidate, each timed (median of 11 after warm-up)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # lib.sh - sourced by the scripts in scripts/gpu/ (bash).
 #
 # find_gpuctl NAME: sets GPUCTL to the gpuctl to run on this GPU machine:

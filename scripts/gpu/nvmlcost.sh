@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # nvmlcost.sh - on a real GPU server (part `nvmlcost` of scripts/gpu/all.sh):
 # runs bench/nvml_cost (packed by `scripts/gpu/all.sh pack` into
 # .device-carry/tools/bin, else built here with gcc), which prints, per GPU,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # plan_hf.sh - on a real GPU: bench/hf_plan_memory.py, the peaks `gpuctl plan` must predict
 # for Hugging Face transformers models (training and generation). First the smoke set (five
 # tiny cases, about 30 s); the full set only if a smoke case measured a peak. Each set is

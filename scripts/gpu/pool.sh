@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # pool.sh - the job pool on a real GPU server with at least 2 GPUs (the lead
 # runs it; issue 7's "done when"): `gpuctl agent --pool` on a temporary state
 # directory and socket, then

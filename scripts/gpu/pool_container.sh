@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # pool_container.sh - issue 17 on a real GPU server: the pool's own container
 # path (gpuctl agent --pool, gpuctl submit --image) with podman, not a podman
 # run by hand (that is container.sh). Checks, each logged PASS/FAIL:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # pool_devices.sh - the pool's device limits on a real GPU server with at
 # least 2 GPUs, as root (the lead runs it; docs/pool.md "Device limits"):
 # `gpuctl agent --pool` on a temporary state directory, then for GPU 0 and

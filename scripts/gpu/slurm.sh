@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # slurm.sh - the Slurm side of gpuctl on a real GPU server (the lead runs it;
 # issue 8). No Slurm is needed; nothing is changed on the machine.
 #   1. `gpuctl slurm gres-conf` against the driver: one line per GPU, File=

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # steptime.sh - issue 40's "done when" on a real H200 (one GPU is enough):
 #   1. `gpuctl report -q --save F --html A` (one quick run: text and HTML from it), then
 #      `gpuctl report --results F --html B` timed (goal: under 2 s, nothing measured);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # sweep.sh - issue 19 on a real GPU server: what each node's job of
 # `gpuctl slurm sweep` runs there (`--run-node`), at diag2 and at bench-quick
 # (measured figures: gpuctl bench --quick), and the fleet report of that one

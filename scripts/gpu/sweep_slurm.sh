@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # sweep_slurm.sh - issue 19 on a real GPU server: `gpuctl slurm sweep` through a
 # real one-node Slurm set up there, at diag2 and at bench-quick. Debian 12's
 # Slurm 22.05 and munge (the ones CI's tests/cli/slurm_cluster.sh runs) are

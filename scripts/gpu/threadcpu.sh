@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # threadcpu.sh - where a running gpuctl spends its CPU, thread by thread, on the
 # real GPUs. Reads only; about 150 s.
 #   1. `gpuctl agent` with each metric-group set in turn, 12 s each after 3 s of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # top_dmon.sh - on a real GPU server (the lead runs it; issue 3's "done when" for
 # top and dmon): gpuctl dmon next to nvidia-smi dmon / --query-gpu at the same
 # moment, dmon's CSV and JSON lines, and gpuctl top driven in tmux (screens

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # train.sh - on a GPU machine: the GPT-2 training step (issue 16). Builds the
 # kernels module (kernels.sh's build) and the gk_train driver, checks the tiny
 # model's loss and every gradient against the CPU reference (fp32, tf32,

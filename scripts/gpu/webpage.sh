@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # webpage.sh - on a real GPU server (issue 18's device check): what the agent's
 # web page shows equals nvidia-smi's at the same moment. The page draws its
 # cards from /api/v1/gpus and its charts from /api/v1/history; three rounds

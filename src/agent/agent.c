@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * agent.c - the agent's threads: the sampler (sampler.c), a render thread
  * that once per interval reads a snapshot, evaluates health and renders the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * agent.h - the monitoring daemon's runtime: the sampler, a render thread
  * that turns each tick's snapshot into ready-made responses (Prometheus

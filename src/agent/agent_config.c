@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* agent_config.c - the agent's configuration file and flags (see agent_config.h). */
 #include "agent_config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * agent_config.h - the agent's settings: defaults, the `key = value`
  * configuration file (docs/agent.md), and the command-line flags that

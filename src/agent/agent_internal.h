@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* agent_internal.h - what agent.c (threads, rendering) and http.c (the
  * libmicrohttpd server) share. Not for use outside src/agent/. */
 #ifndef GPUCTL_AGENT_INTERNAL_H

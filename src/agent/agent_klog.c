@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * agent_klog.c - the agent's kernel-log reader: a thread that follows
  * /dev/kmsg (kmsg.c parses the lines) and counts each NVRM XID against the

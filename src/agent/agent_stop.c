@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * agent_stop.c - the agent's stop, in order and with a deadline
  * (agent_stop_within, agent.h): the pool's state first, then its threads,

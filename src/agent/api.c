@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api.c - the agent's JSON documents (see api.h and docs/agent.md). */
 #include "api.h"
 

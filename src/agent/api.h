@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * api.h - the agent's JSON documents (/api/v1/gpus, /api/v1/health), built
  * with jansson from a snapshot and a health report. Pure. Each document is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* door.c - the agent's front door (see door.h). */
 #include "door.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * door.h - the agent's front door: one thread accepts the HTTP connections
  * and holds each until the head of its first request is complete and sound

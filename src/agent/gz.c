@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gz.c - gzip bodies for the agent's stored responses (see gz.h). */
 #include "gz.h"
 

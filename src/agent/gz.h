@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gz.h - the agent keeps its exposition gzip-compressed (2.16 MB of text at
  * 64 GPUs is about 85 KB of gzip; Prometheus always asks for gzip), so:

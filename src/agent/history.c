@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history.c - the per-GPU ring buffers behind /api/v1/history (see history.h). */
 #include "history.h"
 

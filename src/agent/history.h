@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * history.h - the agent's short memory: per GPU, a ring buffer of the main
  * series (utilization, memory, power, temperature, SM clock) at the sampling

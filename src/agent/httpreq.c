@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* httpreq.c - request target and Accept parsing for the agent (see httpreq.h). */
 #include "httpreq.h"
 

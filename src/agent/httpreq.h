@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * httpreq.h - what a request to the agent asks for, from its raw target
  * ("/api/v1/gpus?gpu=0,3"), Accept and Accept-Encoding headers. Pure and fuzzed

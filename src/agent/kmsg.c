@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kmsg.c - XID lines from the kernel log (see kmsg.h). */
 #include "kmsg.h"
 

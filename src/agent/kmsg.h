@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kmsg.h - XID errors from the kernel log. The NVIDIA driver logs
  *   NVRM: Xid (PCI:0000:18:00): 79, pid=..., GPU has fallen off the bus.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* leakwatch.c - see leakwatch.h. */
 #include "leakwatch.h"
 

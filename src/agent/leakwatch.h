@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * leakwatch.h - the agent's GPU memory-leak watch (pure: no clock, no I/O).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * metrics.c - renders a snapshot as Prometheus text 0.0.4 or OpenMetrics 1.0.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * metrics.h - the Prometheus / OpenMetrics exposition of a snapshot.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool_agent.c - the pool's hooks into the agent (src/agent/): its settings
  * (`pool = on`, `pool_dir`, `pool_socket`, `pool_user_gpu_limit`,

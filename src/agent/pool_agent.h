@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pool_agent.h - the calls the agent makes into the pool (pool_agent.c). */
 #ifndef GPUCTL_POOL_AGENT_H
 #define GPUCTL_POOL_AGENT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* render_ahead.c - see render_ahead.h. */
 #include "render_ahead.h"
 

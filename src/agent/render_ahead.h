@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* render_ahead.h - which of the agent's response variants to render at a tick
  * ahead of a periodic request (pure: times in, a bit set out; no clock).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * webpage.h - the agent's web page (web/index.html, app.js, app.css), compiled
  * into the binary by cmake/webpage.cmake; served at /, /app.js and /app.css

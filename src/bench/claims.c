@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* claims.c - see claims.h. */
 #include "claims.h"
 

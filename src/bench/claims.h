@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * claims.h - the guide's claims (data/claims.json, from
  * shared/docs/guide-claims.md) checked against a benchmark run: for each, the

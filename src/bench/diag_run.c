@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * diag_run.c - diag's engine (diag_run.h): level 1's checks of the snapshot
  * and the environment, and the active tests of levels 2-4 on the CUDA kernels

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * diag_run.h - diag's engine: the checks of `gpuctl diag` levels 1-4 on a
  * snapshot and the CUDA kernels module, into a list of results. The command

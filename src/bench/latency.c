@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* latency.c - see latency.h. */
 #include "latency.h"
 

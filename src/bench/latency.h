@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * latency.h - the memory latency sweep's pure logic: which working sets to
  * chase, which of them stand for the L1, L2 and HBM figures, and the staircase

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* limits.c - see limits.h. */
 #include "limits.h"
 

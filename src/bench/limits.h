@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * limits.h - the datasheet side of a benchmark figure (pure).
  *

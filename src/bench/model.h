@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * model.h - what a benchmark run produced: one bench_result per measured
  * figure, kept with its samples, statistics, datasheet limit, threshold

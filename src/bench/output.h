@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * output.h - `gpuctl bench` output for people (text tables) and scripts (CSV;
  * JSON is the results file, results_file.h). Writes into a FILE* the command

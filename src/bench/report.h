@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report.h - `gpuctl report`: the whole picture of one server (inventory,
  * topology, health, benchmark results, the guide's claims) as terminal text

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report_data.c - what the report shows, picked from a run (pure; see report.h). */
 #include "report.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report_html.c - the report as one self-contained HTML file: inline CSS and
  * inline SVG charts drawn here (bandwidth vs transfer size, a roofline with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report_text.c - the report in the terminal (see report.h). */
 #include "report.h"
 #include "train_plan.h"

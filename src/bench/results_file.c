@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* results_file.c - see results_file.h. */
 #include "results_file.h"
 

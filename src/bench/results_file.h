@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * results_file.h - the saved results file of `gpuctl bench --save FILE`, also
  * what `gpuctl bench --json` prints and what `gpuctl report --results FILE`

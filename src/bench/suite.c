@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* suite.c - the plan, and what every suite runner shares (see suite.h). */
 #include "suite_int.h"
 #include "telemetry.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * suite.h - which benchmarks `gpuctl bench` runs and how: the plan (suites,
  * GPUs, sizes, samples, --quick / --full), and the runner that calls the

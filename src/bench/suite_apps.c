@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * suite_apps.c - application proxies against the host CPU (apps), the
  * sustained load with telemetry each second (sustained), and the host's own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * suite_gpu.c - the one-GPU suites: copy (host<->device), memory, compute
  * (FMA peak and cuBLAS GEMM per precision) and gemm (our kernels vs cuBLAS).

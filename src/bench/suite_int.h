@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* suite_int.h - shared by the suite runners (suite*.c); not a public header. */
 #ifndef GPUCTL_BENCH_SUITE_INT_H
 #define GPUCTL_BENCH_SUITE_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * suite_multi.c - the suites over several GPUs: p2p (every ordered pair:
  * copy-engine and SM copies, the same transfer staged through host memory,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * suite_train.c - `bench -s train`: the GPT-2 training step of the kernels
  * module (issue 16) on the first selected GPU, one result per precision.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* svg.c - see svg.h. */
 #include "svg.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * svg.h - the little plotting the HTML report needs: a plot area with linear
  * or logarithmic axes, grid, ticks and labels, written as inline SVG into a

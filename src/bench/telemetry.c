@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* telemetry.c - see telemetry.h. */
 #include "telemetry.h"
 

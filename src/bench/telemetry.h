@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * telemetry.h - clocks, power, temperature and clock-event reasons seen while
  * one benchmark test runs, kept with its result (struct bench_telemetry).

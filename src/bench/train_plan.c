@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* train_plan.c - see train_plan.h. */
 #include "train_plan.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * train_plan.h - a `bench -s train` row beside the planner (issue 16): the
  * same GPT-2, precision, micro-batch, sequence and accumulation planned by

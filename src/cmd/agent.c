@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * agent.c - `gpuctl agent`: the monitoring daemon (foreground) with a
  * Prometheus endpoint and a JSON API (docs/agent.md, docs/metrics.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench.c - `gpuctl bench`: what the server really delivers, next to its
  * datasheet (docs/bench.md). Runs the suites of src/bench/suite.h through the

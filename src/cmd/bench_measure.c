@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_measure.c - see bench_measure.h. */
 #include "bench_measure.h"
 

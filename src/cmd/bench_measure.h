@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_measure.h - running the benchmark suites on the real GPUs, shared by
  * `gpuctl bench` and `gpuctl report` (its quick run): NVML for the

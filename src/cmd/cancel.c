@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cancel.c - `gpuctl cancel JOB...`: a pending job is removed; a running one
  * gets SIGTERM, then SIGKILL after the agent's grace (docs/pool.md). */
 #include "cmd.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cdi.c - `gpuctl cdi generate|list`: the Container Device Interface spec of
  * the GPUs (docs/containers.md). src/pool/cdi_host.c gathers the host's facts

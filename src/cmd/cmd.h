@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd.h - what every command gets from main.c, and the command table.
  * Only src/cmd/ and src/main.c print or choose exit codes (exitcodes.h).

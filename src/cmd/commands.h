@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The command table: CMD(name, summary). Each name has src/cmd/<name>.c
  * defining int cmd_<name>(int argc, char **argv, struct cmd_ctx *ctx).
  * No include guard: included with different CMD definitions. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* common.c - helpers shared by the commands: opening the backend (once, after
  * a command has checked its arguments: cmd_backend), errors. */
 #include "cmd.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* common_gpus.c - for commands that read every GPU once (info, topo, ...):
  * a heap snapshot and the -i/--id selection. See cmd.h. */
 #include <stdlib.h>

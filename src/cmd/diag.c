@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * diag.c - `gpuctl diag -r 1|2|3|4`: active diagnostics (docs/diag.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dmon.c - `gpuctl dmon`: one line per GPU per interval, like nvidia-smi
  * dmon, as text, CSV or JSON lines (docs/dmon.md). Values come from the

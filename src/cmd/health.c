@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * health.c - `gpuctl health`: passive checks in seconds, no GPU work.
  *

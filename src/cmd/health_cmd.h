@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * health_cmd.h - what `gpuctl health` shares with `gpuctl diag -r 1..4`:
  * collecting two snapshots with the XID events between them, evaluating the

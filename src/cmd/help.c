@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* help.c - --help of commands with subcommands, from their tables (help.h). */
 #include "help.h"
 

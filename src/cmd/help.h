@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * help.h - --help for commands with subcommands (plan, slurm), generated from
  * one table per command: each subcommand's usage, what it does and its exit

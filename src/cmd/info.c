@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * info.c - `gpuctl info`: what is in the box. A table of every GPU, -q for
  * everything known of each (grouped like nvidia-smi -q), --json for scripts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * info_data.c - `gpuctl info --data`: for each file of data/ (the copy compiled
  * into the binary lists them all), the place it is read from: --data-dir or

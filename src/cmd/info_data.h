@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* info_data.h - where each data file comes from: `gpuctl info --data` and the
  * data line of `gpuctl --version` (core/data_path.h: the places, in order). */
 #ifndef GPUCTL_INFO_DATA_H

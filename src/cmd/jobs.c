@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* jobs.c - `gpuctl jobs [--history]`: your jobs with exit status and
  * accounting (GPU-seconds, energy, utilization, memory, XIDs, throttling). */
 #include "cmd.h"

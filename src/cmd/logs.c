@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* logs.c - `gpuctl logs [-f] JOB`: a job's stdout (or stderr) through the
  * agent, which checks that it is yours (docs/pool.md). */
 #include "cmd.h"

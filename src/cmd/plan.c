@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plan.c - `gpuctl plan train|serve|cost|mig`: memory, GPU choice, time and cost of a
  * training or serving job, and MIG layouts. The arithmetic lives in src/plan/; this

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plan_cmd.h - shared by the files of `gpuctl plan` (plan.c: dispatch, options,
  * train; plan_serve.c; plan_cost.c; plan_mig.c). Not used outside src/cmd/plan*.c. */
 #ifndef GPUCTL_PLAN_CMD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plan_cost.c - `gpuctl plan cost`: a job's cost per instance type and pricing model
  * from the price table, and the rent-versus-buy break-even (docs/plan.md). */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plan_mig.c - `gpuctl plan mig`: a GPU model's MIG profiles with their slice
  * positions, and the layout that serves a list of requests, or why none can.
  * Exit 0 with a layout (or the profile list), 1 when no layout exists. */

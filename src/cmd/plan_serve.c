@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plan_serve.c - `gpuctl plan serve`: weights, KV cache, concurrency and token-rate
  * bounds for serving a model on a catalog GPU (docs/plan.md). */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plan_train.c - `gpuctl plan train`: per-GPU memory, which GPUs fit, the smallest GPU
  * count, the largest micro-batch, time and cost (docs/plan.md). */
 #include <math.h>

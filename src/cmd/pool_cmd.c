@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pool_cmd.c - see pool_cmd.h. */
 #include "pool_cmd.h"
 

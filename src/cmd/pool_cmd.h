@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pool_cmd.h - what the pool's commands (submit, queue, cancel, logs, wait,
  * jobs) share: the socket and --json flags, one request with its errors
  * printed and mapped to exit codes, and formatting. */

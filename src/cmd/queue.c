@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* queue.c - `gpuctl queue`: the pool's running and pending jobs, each pending
  * one with the scheduler's reason (docs/pool.md). */
 #include "cmd.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report.c - `gpuctl report`: the whole picture of one server in the terminal
  * and, with --html, as one self-contained HTML file (docs/report.md):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * slurm.c - `gpuctl slurm VERB` (docs/slurm.md):
  *   gres-conf     gres.conf lines and the slurm.conf NodeName fragment

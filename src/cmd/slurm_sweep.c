@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * slurm_sweep.c - `gpuctl slurm sweep` (docs/slurm.md, "Fleet sweep"): one
  * exclusive job per node through sbatch, each running `gpuctl slurm sweep

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* slurm_sweep.h - `gpuctl slurm sweep` (slurm_sweep.c), registered in slurm.c's verb table. */
 #ifndef GPUCTL_CMD_SLURM_SWEEP_H
 #define GPUCTL_CMD_SLURM_SWEEP_H

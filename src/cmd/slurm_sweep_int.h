@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* slurm_sweep_int.h - what the two files of `gpuctl slurm sweep` share:
  * slurm_sweep.c (options, submitting, waiting, the fleet's reports, drain,
  * compare) and slurm_sweep_node.c (running programs, files, --run-node). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * slurm_sweep_node.c - `gpuctl slurm sweep`: running programs, the result
  * files, and what each node's job runs (--run-node): the health check at the

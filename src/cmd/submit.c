@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * submit.c - `gpuctl submit`: queue a command on the pool (docs/pool.md).
  * Sends the command, the current directory and the environment; the agent

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * top.c - `gpuctl top`: a live ncurses view of the GPUs and their processes
  * (docs/top.md). Options, the refresh loop and the keys are here; drawing is

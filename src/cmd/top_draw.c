@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * top_draw.c - drawing the `gpuctl top` screen with ncurses: title, GPU area
  * (panels, lines or grid, as core/top_model chose), history charts, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * top_ui.h - the state of the `gpuctl top` screen, shared by top.c (options,
  * the refresh loop, keys) and top_draw.c (ncurses drawing). What to show is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* top_watch.c - sampler start-up and GPU selection shared by top and dmon. */
 #include "top_watch.h"
 #include "core/clock.h"

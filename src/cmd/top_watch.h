@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * top_watch.h - what `gpuctl top` and `gpuctl dmon` share: opening the
  * backend, starting the sampler on it, waiting for the first sample, and turning

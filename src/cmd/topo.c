@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * topo.c - `gpuctl topo`: the GPU-to-GPU matrix as `nvidia-smi topo -m`
  * prints it (X, NV#, PIX, PXB, PHB, NODE, SYS) with each GPU's CPU and NUMA

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* wait.c - `gpuctl wait JOB...`: blocks until the jobs end (docs/pool.md). */
 #include "cmd.h"
 

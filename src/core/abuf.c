@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* abuf.c - growable byte buffer (see abuf.h). */
 #include "abuf.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* abuf.h - a growable byte buffer the agent renders into (exposition text,
  * JSON). An allocation failure sets oom and later appends do nothing, so a
  * renderer checks once at the end.

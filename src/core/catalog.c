@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * catalog.c - reading the GPU catalog (data/catalog/gpus.json, described in
  * docs/catalog.md) and finding an entry by key or by what the driver reports.

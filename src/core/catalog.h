@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * catalog.h - the GPU catalog: datasheet figures per GPU model, each with its
  * source, read from data/catalog/gpus.json. Pure: parsing and lookup only.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* clock.h - the monotonic clock in nanoseconds, for intervals and deadlines
  * (never for wall-clock times, which come from the backend's clock). */
 #ifndef GPUCTL_CLOCK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cpulist.c - Linux CPU lists (cpulist.h). */
 #include "cpulist.h"
 

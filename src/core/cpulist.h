@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cpulist.h - the one parser of Linux CPU lists ("0-55,112-167"): the
  * simulator's numa_nodes (device/sim_parse.c) and gres.conf's Cores=
  * (slurm/gres.c) read them with it. Pure. */

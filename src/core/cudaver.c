@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cudaver.c - CUDA version parsing and the driver/CUDA comparison (cudaver.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cudaver.h - CUDA versions and the driver/CUDA match (docs/containers.md):
  * what `submit --image` checks against an image's NVIDIA_REQUIRE_CUDA or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* data_path.c - locating and reading shipped data files: on disk, else the
  * copy compiled in (data_path.h). */
 #include "data_path.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* data_path.h - where gpuctl finds its shipped data files (GPU catalog,
  * simulated servers, prices, model presets, XID catalog, health rules, claims):
  * the one place every loader goes through.

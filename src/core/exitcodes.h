@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* exitcodes.h - gpuctl's documented exit codes (docs/exit-codes.md).
  * health/diag use 0/1/2 for healthy/warning/failure; the rest follow sysexits.h
  * so that no error can be mistaken for a health verdict. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpu_select.c - see gpu_select.h. */
 #include "gpu_select.h"
 

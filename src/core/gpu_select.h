@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpu_select.h - which GPUs a command's `-i/--id SPEC` names. Pure.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mig_profile.h - the size of a MIG profile name ("1g.18gb", "1g.24gb+gfx"),
  * one constant for every struct that holds one: the catalog, the device

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* opts.c - the option parser over a command's option table (opts.h). */
 #include "opts.h"
 

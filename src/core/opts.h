@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * opts.h - the one option parser: each command has a table of its options
  * (name, short letter, kind of value, help text, default) and reads argv

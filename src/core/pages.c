@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pages.c - memory in pages of its own (pages.h) */
 #include "pages.h"
 

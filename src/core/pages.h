@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pages.h - memory in whole pages of its own, outside the heap: resident only
  * once written, and given back to the kernel at its free (glibc's heap keeps
  * what it frees). For buffers that sit untouched most of the time. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pcie.c - see pcie.h. */
 #include "core/pcie.h"
 

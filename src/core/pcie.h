@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pcie.h - PCIe link figures (pure). */
 #ifndef GPUCTL_PCIE_H
 #define GPUCTL_PCIE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* proc_stat.c - /proc/PID/stat (proc_stat.h). */
 #include "proc_stat.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* proc_stat.h - /proc/PID/stat: the fields gpuctl uses (the pool's process
  * identity and sessions, top's own CPU time, the agent's leak watch). */
 #ifndef GPUCTL_PROC_STAT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* readfile.c - the one bounded reader of whole files and pipes (readfile.h). */
 #include "readfile.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * readfile.h - the one bounded reader: every file gpuctl reads whole (rules,
  * XID and GPU catalogs, simulated servers and fault files, prices, config,

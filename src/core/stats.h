@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stats.h - summary statistics of timed samples (pure, no I/O).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* table.c - see table.h. */
 #include "table.h"
 

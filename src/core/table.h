@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* table.h - plain-text tables for every command: columns sized to their
  * content, numbers right-aligned. Renders into a FILE* the caller (a command)
  * owns; nothing here decides what to print. Every cell and header is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_hold.c - test-only wedges (see test_hold.h). */
 #include "test_hold.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_hold.h - test-only hooks that wedge a thread on purpose, so that a CLI
  * test can show what the program does when that thread never comes back

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* thread.c - starting a thread with a stack of a given size (thread.h). */
 #include "thread.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* thread.h - starting a thread with a stack of a given size. The default is
  * RLIMIT_STACK (8 MiB on Debian) of address space per thread; gpuctl's
  * long-lived threads (the sampler's one per GPU, the agent's own) say what

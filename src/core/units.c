@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* units.c - durations and byte sizes: one grammar (units.h, docs/units.md). */
 #include "units.h"
 

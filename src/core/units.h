@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * units.h - the one grammar for durations and byte sizes that every option
  * and setting reads (docs/units.md). Pure: no I/O, no allocation.

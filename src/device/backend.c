@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* backend.c - the list of backends and the helpers every backend shares. */
 #include "gpu.h"
 

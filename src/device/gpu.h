@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpu.h - the device layer's contract: what gpuctl knows about a GPU server,
  * and the backend interface (NVML or the simulator) that produces it.

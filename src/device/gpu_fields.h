@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpu_fields.h - the field table: every scalar value a sample of a GPU holds,
  * one row each, in struct gpu_sample's order (which is --json's). Each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nvml.c - the NVML backend: libnvidia-ml.so.1 is dlopen'ed at run time (the
  * binary links no NVIDIA library), its entry points are resolved by name,

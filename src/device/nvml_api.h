@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nvml_api.h - the part of NVML that gpuctl uses, declared here because no
  * nvml.h exists at build time (the library is dlopen'ed at run time).

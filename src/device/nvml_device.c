@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nvml_device.c - per-GPU reads of the nvml backend: static facts, samples
  * (by metric group), running processes and MIG instances. Each NVML answer

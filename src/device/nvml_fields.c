@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nvml_fields.c - the batched reads of the nvml backend.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nvml_gpm.c - the profiling fields (GPU_GRP_GPM) from NVML's GPU performance
  * monitoring (GPM, Hopper and later): SM activity, SM occupancy, tensor,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvml_map.c - see nvml_map.h. Pure functions only. */
 #include "nvml_map.h"
 

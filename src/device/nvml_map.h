@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nvml_map.h - pure translations from what NVML returns to gpu.h's model:
  * return codes to value status and error codes, topology levels to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nvml_priv.h - state shared by the nvml backend's files:
  *   nvml.c         loading the library, open/close, system info, XID events

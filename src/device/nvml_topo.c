@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nvml_topo.c - how the GPUs of the nvml backend reach each other and the
  * CPUs: NVLink peers (counted per peer; on NVSwitch systems every switch link

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sim.c - the simulated-server backend (gpu_backend_sim): option parsing,
  * the fault table and the run-time fault file, per-call latency, hung and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sim.h - the simulated-server backend (gpu_backend_sim): its server
  * description, its fault table, and the C API tests use to inject faults.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sim_gpm.c - the simulator's profiling metrics (what NVML GPM answers on a
  * Hopper or later GPU): SM activity, SM occupancy, tensor, DRAM and FP pipe

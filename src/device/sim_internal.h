@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sim_internal.h - what sim.c (the backend plumbing: options, locking,
  * latency, hangs, the fault file, events) and sim_model.c (what the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sim_model.c - what a simulated GPU reports at a given time.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sim_parse.c - the simulated-server file and the fault list, from JSON
  * bytes into struct sim_server / struct sim_fault. Pure: no I/O, no catalog

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sim_server.c - from a parsed server description to a runnable model:
  * catalog lookup, generated identities (UUID, serial, bus id) for what the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * snapshot.h - what the GPUs looked like at one moment: a view per GPU and
  * the link matrix. The sampler (sampler/sampler.h) and one-shot sweeps

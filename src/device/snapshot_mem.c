@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* snapshot_mem.c - a snapshot's memory, sized by its GPU count, its views
  * dense and their process and MIG tables packed after them (snapshot.h). */
 #include "snapshot.h"

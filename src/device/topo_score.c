@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* topo_score.c - see topo_score.h. */
 #include "device/topo_score.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * topo_score.h - how well two GPUs are connected, as one number (pure).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* diag_eval.c - see diag_eval.h. */
 #include "diag_eval.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * diag_eval.h - the pure side of `gpuctl diag`: thresholds per GPU model,
  * judging a measured value against its threshold, the cross-GPU variation

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * health.c - health_evaluate(): reads each rule's metric from a snapshot (and
  * its previous one, for rates), compares it with the rule's threshold and

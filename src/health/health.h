@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * health.h - GPU health as a pure function of a snapshot, its previous
  * snapshot (for rates and "growing" counters) and the rules.

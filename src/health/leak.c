@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* leak.c - see leak.h. */
 #include "leak.h"
 

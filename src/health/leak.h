@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * leak.h - GPU memory-leak detection over a window of per-process memory
  * samples (pure; the agent feeds it from the sampler's process lists).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rules.c - the rules file and the XID catalog: parsing (jansson) and the
  * stable names used in them, in --json and in docs/health.md.

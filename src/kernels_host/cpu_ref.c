@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cpu_ref.c - RNG, threading, comparisons, and the SpMV and Lennard-Jones CPU
  * references (see cpu_ref.h). The float arithmetic of the Lennard-Jones pair

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cpu_ref.h - input generators, multi-threaded CPU references and comparisons
  * for the kernels module's application proxies (SpMV, Lennard-Jones, BVH ray

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cpu_ref_bvh.c - the ray-tracing proxy's scene (a soup of small random
  * triangles in the unit cube, rays from a surrounding sphere aimed into it),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kapps.c - run an application proxy on the GPU (through the module) and on
  * the CPU (cpu_ref.c), compare, and fill the result: the GPU time counts only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kguard.c - the kernels module's entry points under a watchdog (kguard.h). */
 #include "kguard.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kguard.h - the one guarded way into the kernels module (bench and diag).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kmod.c - find, dlopen and check the CUDA kernels module. See kmod.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kmod.h - find, load and check the CUDA kernels module (gpuctl_kernels.so).
  *

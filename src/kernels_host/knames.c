@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * knames.c - stable names of the kernels module's enums, and nccl-tests'
  * bus-bandwidth factors. Pure functions (declared in kmod.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ktrain.c - the two training runs through the kernels module (see
  * train_ref.h): the tiny model's step against the CPU reference, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * train_ref.c - presets, the CPU reference of the GPT-2 step, and the checks
  * (see train_ref.h). The reference follows kernels/gk_train.cu operation by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * train_ref.h - the GPT-2 training step's host side: model presets, a CPU
  * reference of one forward and backward pass (double precision, the same

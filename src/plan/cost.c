@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cost.c - the price table (the JSON files under data/prices, or a user's file), the cost of a
  * job per instance type and pricing model, and the rent-versus-buy break-even.

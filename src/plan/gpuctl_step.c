@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpuctl_step.c - the memory of gpuctl's own GPT-2 training step (`bench -s
  * train`, kernels/gk_train.cu), for `plan train --framework gpuctl`. The step

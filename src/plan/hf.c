@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hf.c - training and prefill memory of Hugging Face `transformers` models (framework
  * "transformers"): what bench/hf_plan_memory.py measured on an H200 (transformers 5.17,

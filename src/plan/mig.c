@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mig.c - MIG layout search: which GPU instances, at which slice positions, serve
  * a list of requests on one GPU model, or why none can.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * model.c - transformer architectures for the planner: validation, parameter
  * counts and the presets file (data/plan/models.json).

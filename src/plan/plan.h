@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plan.h - the capacity planner behind `gpuctl plan`: pure functions, no I/O.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* price_files.c - price tables read from disk: one file, or every *.json file of a folder. */
 #include "price_files.h"
 

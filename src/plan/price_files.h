@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * price_files.h - reading price tables from disk: one file (--prices FILE) or every
  * *.json file of a folder (the shipped data/prices/, one file per provider).

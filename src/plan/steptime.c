@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * steptime.c - what one GPU delivers to a training step, per precision: the
  * rate the planner's time divides the FLOPs by (plan_train_seconds), for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * train.c - per-GPU memory of a training job, and its FLOPs.
  *

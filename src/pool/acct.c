@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* acct.c - see acct.h. */
 #include "acct.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * acct.h - per-job, per-GPU accounting (pure: folds sampler snapshots).
  *

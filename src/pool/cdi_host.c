@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cdi_host.c - see cdi_host.h (moved from src/cmd/cdi.c, which uses it). */
 #include "pool/cdi_host.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cdi_host.h - the host's facts a CDI spec needs (view/cdi.h builds it):
  * each GPU's device minor and MIG capability minors, the nodes that exist,

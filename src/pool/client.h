@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * client.h - one request to the pool's control socket (the commands'
  * and the benchmark's side of proto.h). No printing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* container.c - see container.h. */
 #include "container.h"
 

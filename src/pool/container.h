@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * container.h - container jobs (`gpuctl submit --image`, docs/containers.md):
  * the checks of what a request names (image, mounts, environment), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * devcg.c - the pure half of device limiting (devcg.h): parsers of the
  * driver's /proc files, a job's rules, the hand-assembled BPF program and

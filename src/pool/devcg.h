@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * devcg.h - limiting a pool job's NVIDIA device nodes to its own GPUs
  * (docs/pool.md, "What is isolated").

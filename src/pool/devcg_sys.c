@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * devcg_sys.c - the machine half of device limiting (devcg.h): probing
  * which method works, reading the driver's /proc files, loading and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * job.h - one job of the pool as the agent keeps it (in memory and, row for
  * row, in SQLite: store.h), its states and its accounting.

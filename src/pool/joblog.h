@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * joblog.h - a job's output files (pool_dir/jobs/<id>/stdout|stderr) kept
  * within the pool's per-stream limit, and read back around what was dropped.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* jscan.c - see jscan.h. The grammar is RFC 8259 with jansson's limits:
  * strings valid UTF-8 without \u0000, integers that fit a long long, reals
  * that do not overflow, at most JSCAN_MAX_DEPTH containers deep. */

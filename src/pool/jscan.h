@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * jscan.h - reading the agent's answers without building a jansson tree.
  *

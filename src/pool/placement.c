@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* placement.c - see placement.h. */
 #include "placement.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * placement.h - choosing GPUs for a job from the topology (pure).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool.c - the pool's scheduler thread and what happens to jobs (see pool.h;
  * starting and stopping the pool: pool_life.c).

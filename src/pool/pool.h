@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool.h - the GPU pool embedded in the agent (docs/pool.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool_container.c - the pool's container jobs (docs/containers.md): before
  * one starts, the pool's CDI spec is written (refreshed: MIG instances come

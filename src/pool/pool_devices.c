@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool_devices.c - the pool's side of device limiting (devcg.h): a job's
  * GPU minors and rules at its start, its v1 devices cgroup at its end, and

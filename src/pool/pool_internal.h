@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pool_internal.h - what the pool's files share (pool.c: the scheduler thread
  * and the jobs' lives; pool_life.c: start, recovery, stop; pool_ops.c:
  * requests; pool_server.c: the socket;

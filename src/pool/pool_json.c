@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pool_json.c - a job and its accounting as JSON (docs/pool.md, "Job objects"). */
 #include "pool_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool_life.c - the pool's start and stop (see pool.h): default places, the
  * state directory and database, the cgroup base, settling the jobs a

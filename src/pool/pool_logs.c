@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool_logs.c - what the pool does to keep jobs' output from filling its
  * disk (docs/pool.md, "Output, retention and a full disk"): each stream of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool_metrics.c - the pool's series in the agent's exposition: one set per
  * running job and GPU, labelled job, user and gpu (docs/pool.md, "Metrics").

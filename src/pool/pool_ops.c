@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool_ops.c - the answers to control requests (docs/pool.md, "Protocol").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool_server.c - the control socket: a Unix stream socket, one request per
  * connection. The caller is whoever the kernel says (SO_PEERCRED); a request

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool_slurm.c - Slurm jobs in the pool's accounting (docs/slurm.md).
  *

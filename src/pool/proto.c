@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* proto.c - see proto.h. */
 #include "proto.h"
 

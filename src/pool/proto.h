@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * proto.h - the pool's control protocol (pure: parse and serialize, no I/O).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* queue_view.c - see queue_view.h. */
 #include "queue_view.h"
 

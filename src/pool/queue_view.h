@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * queue_view.h - what `gpuctl queue` shows of the agent's `queue` answer,
  * read straight from its text (jscan.h) into one array of rows: at 10 000

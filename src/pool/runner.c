@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* runner.c - see runner.h. */
 #include "runner.h"
 #include "joblog.h"

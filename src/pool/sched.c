@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sched.c - see sched.h. */
 #include "sched.h"
 

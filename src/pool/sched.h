@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sched.h - one scheduling pass of the GPU pool (pure: no clock, no I/O).
  *

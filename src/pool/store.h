@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * store.h - the pool's durable state: SQLite in WAL mode (jobs, accounting).
  *

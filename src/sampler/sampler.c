@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sampler.c - one thread per GPU, each on its own schedule, publishing into
  * that GPU's slot of the snapshot under a short per-GPU lock.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * snapshot.c - snapshot_take: one synchronous sweep of every GPU (static
  * facts, a sample of the asked groups, processes, MIG instances and its row

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fleet.c - a fleet sweep's nodes, statistics, outliers and fleet.json (fleet.h). */
 #include "slurm/fleet.h"
 

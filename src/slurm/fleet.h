@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fleet.h - a fleet sweep's statistics (pure, no I/O): `gpuctl slurm sweep`
  * (docs/slurm.md, "Fleet sweep").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fleet_drain.c - what `gpuctl slurm sweep --drain` drains (fleet.h): the
  * reason in words, the cap, never a GPU model's last node, and whether a
  * node drained already is drained again. Pure. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fleet_report.c - the fleet report (text and HTML), two sweeps compared, and
  * the figures taken out of a bench results document (fleet.h). */
 #include "slurm/fleet.h"

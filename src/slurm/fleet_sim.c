@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fleet_sim.c - SIMULATED figures for a sweep at bench-quick on a simulated
  * server (fleet.h). The simulator invents no benchmark figure, so a fleet of

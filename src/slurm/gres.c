@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gres.c - gres.conf lines from a snapshot (gres.h). */
 #include "slurm/gres.h"
 

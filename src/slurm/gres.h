@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gres.h - Slurm's gres.conf for a node, from a snapshot (pure, no I/O).
  *

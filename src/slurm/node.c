@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* node.c - drain reasons, `scontrol show node -o` and the health check's decision (node.h). */
 #include "slurm/node.h"
 

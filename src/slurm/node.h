@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * node.h - the Slurm health check's decisions (pure, no I/O).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* req.c - the Slurm requests of the control protocol (req.h). */
 #include "slurm/req.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * req.h - the Slurm requests of the pool's control protocol (pure).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* summary.c - one line of a job's GPU statistics (summary.h). */
 #include "slurm/summary.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * summary.h - one line of a job's GPU statistics (pure), for a Slurm job's
  * AdminComment and the SPANK plugin: the accounting array of a job document

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cdi.c - the CDI spec builder and the `ldconfig -p` reader (cdi.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cdi.h - the Container Device Interface spec for the GPUs (docs/containers.md):
  * pure builder of the JSON podman, Docker, containerd and CRI-O read from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* json_util.c - see json_util.h. */
 #include "json_util.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * json_util.h - gpu.h's values and objects as JSON (jansson): the one
  * serializer of GPU data, for every --json output and the agent's

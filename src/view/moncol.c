@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* moncol.c - monitoring columns: values out of GPU views, selection, rows. */
 #include "moncol.h"
 

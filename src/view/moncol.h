@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * moncol.h - the monitoring columns shared by `gpuctl dmon` and `gpuctl top`:
  * what each column is, its unit, and how its value comes out of two

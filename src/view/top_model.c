@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* top_model.c - history, processes, layout and text pieces for `gpuctl top`. */
 #include "top_model.h"
 

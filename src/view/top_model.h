@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * top_model.h - the pure part of `gpuctl top`: history rings, the process
  * list and its sorting, the choice of layout for the terminal size and GPU

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # agent.sh - `gpuctl agent` on the simulated 8x H200 with a real HTTP client:
 # the endpoints and their formats, faults injected at run time through the
 # sim's fault file (a lost GPU -> up 0 while the others are served, a hung

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # agent_http.sh - the agent's HTTP side against what libmicrohttpd 0.9.75 gets
 # wrong on its own: a request without Host or with a bad Content-Length gets
 # one status line and one set of headers (not two), on the first request of a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # agent_http_limits.sh - more connections than the agent's limits, held
 # open, must not lock its HTTP side up (issue 38, item 1): with
 # max_connections = 4, eight connections that each send a request and stay

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # agent_leak.sh - the agent's memory-leak watch on the simulated DGX A100
 # (data/sim/a100x8.json: GPUs 6 and 7 run a notebook whose GPU memory grows
 # 1.5 MiB/s; the other GPUs run steady processes). With a 3 s window the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # agent_lib.bash - what the agent's CLI tests (tests/cli/agent*.sh) share, on
 # top of lib.bash; sourced (CTest runs tests/cli/*.sh only): the agent
 # ($agent_pid) stopped on exit, and wait_agent_port to read the port the agent

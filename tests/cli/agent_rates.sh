@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # agent_rates.sh - health's rates in the agent, whose sampler reads the slow
 # groups (ECC, PCIe, NVLink, violation counters) every 5th tick only
 # (slow_group_every = 5): with a run-time fault of NVLink CRC errors at 30/s on

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # agent_slowloris.sh - slow clients must not keep a scraper out: 300
 # connections from ten addresses, each sending half a request and then a
 # header line every second (reconnecting when closed), while /metrics is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # agent_soak.sh - `gpuctl agent` under continuous scraping on the simulated
 # 8x H200 while faults are injected every few seconds through the sim's fault
 # file (GPU lost, hung call, XIDs, ECC errors, thermal, NVLink down, PCIe

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # agent_stop.sh - SIGTERM ends the agent within stop_timeout whatever its
 # threads are doing (issue 39), with nothing lost from the pool's store.
 # Each kind of thread is wedged on purpose, one run each:

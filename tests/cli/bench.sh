@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench.sh - `gpuctl bench` without a GPU: it refuses a simulated server and a
 # machine without driver/module (one line, exit 69); it prints a saved results
 # file as text, JSON and CSV; --min-ratio thresholds set the exit code; the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # cdi.sh - `gpuctl cdi generate|list` on simulated servers (docs/containers.md):
 # the spec names exactly each GPU's node (mknod fakes as root, plain files
 # otherwise: gpuctl only checks that they exist) by index, UUID and MIG

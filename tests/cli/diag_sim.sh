@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # diag_sim.sh - `gpuctl diag` on the simulator: level 1 runs in full (health,
 # software and environment checks) on every shipped server; levels 2-4 stop
 # with one line and exit 69 (they need real GPUs: never invented numbers);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # dist.sh - the release tarball (cmake --build B --target dist: cmake/dist.cmake;
 # issue 37) unpacked into an empty root works with no environment variable:
 # the root holds only the tarball and the shared libraries its gpuctl names

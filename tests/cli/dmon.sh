@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # dmon.sh - `gpuctl dmon` on simulated servers: lines per GPU and interval,
 # column groups and --columns, -i selection, text/CSV/JSON formats, the
 # SIMULATED marks, a lost GPU shown as an error (never 0), rates from the

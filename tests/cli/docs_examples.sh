@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # docs_examples.sh - the examples in docs/*.md are what gpuctl prints, so the
 # docs cannot drift from the output. An example is a fenced block whose first
 # line starts with "$ gpuctl": each "$ " line is a command (run from the source

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # escape.sh - names from the system or a user never drive the terminal (issue
 # 38, item 4): a simulated server whose every string is hostile (process
 # names and users with a newline, ESC ] 0 ; ... BEL, ESC [ 2 J, a C1 CSI and a

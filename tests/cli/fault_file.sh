@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # fault_file.sh - a run-time fault file (--sim NAME,faults=FILE) that cannot be
 # applied is never silently ignored (issue 20, item 2): one-shot commands
 # exit 65 with one line on stderr naming the file and what is wrong, before

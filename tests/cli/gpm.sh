@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # gpm.sh - the profiling metrics (NVML GPM; issue 32) on simulated servers:
 # each workload of h200-workloads (GEMM-bound, memory-bound, idle but
 # allocated, dataloader-starved) in `dmon -s g`, `info --json`, the agent's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # health_leak.sh - `gpuctl health --window N` applies the agent's leak rule
 # over its window (issue 20, item 15): on a simulated server whose process
 # grows its GPU memory by 400 MiB/s, the one-shot check (what the Slurm

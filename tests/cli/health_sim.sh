@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # health_sim.sh - `gpuctl health` on the simulator: every fault kind the
 # simulator can inject on an H200 server yields the right rule, verdict and
 # action (and exit code); every shipped simulated server, healthy, passes;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # help.sh - every command and subcommand has help that lists its exit codes,
 # reached three ways: `gpuctl COMMAND --help`, `gpuctl COMMAND SUB --help` and
 # `gpuctl help COMMAND [SUB]` (the same text), with no driver and exit 0. The

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # http_lib.bash - for the tests of the agent's HTTP side (agent_http.sh,
 # agent_slowloris.sh), on top of lib.bash; sourced (CTest runs *.sh only).
 # start_http_agent [AGENT FLAGS...]: `gpuctl agent` on the simulated 8x H200

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # info_topo.sh - `gpuctl info` and `gpuctl topo` on every shipped simulated
 # server (data/sim/*.json), compared with tests/cli/expected/, plus the error
 # cases and their exit codes (docs/exit-codes.md).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # input_bounds.sh - inputs out of their range or cut short give one line and
 # the documented exit code (issue 38, items 7, 8 and 10): a truncated or
 # malformed health rules file (data directory or --rules FILE: 65 both, and

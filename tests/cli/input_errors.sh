@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # input_errors.sh - bad input is refused with the right exit code and a
 # message that names the right thing (issue 20, item 11): a --rules file's
 # own name, a gres.conf node name that would break the file, plan's numbers

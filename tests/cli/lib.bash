@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # lib.bash - the harness every CLI test (tests/cli/*.sh) sources; CTest runs
 # tests/cli/*.sh only. It gives:
 #   the environment: $GPUCTL and $GPUCTL_DATA_DIR made absolute, $here (this

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # man_completion.sh - every command and option that --help names has its man
 # page entry, and the bash completion offers every command, subcommand and
 # option. The pages are generated here from this binary by

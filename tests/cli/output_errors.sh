@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # output_errors.sh - output that cannot be written is exit 74 (docs/exit-codes.md),
 # never a death by SIGPIPE (141): a pipe whose reader has gone (closed before
 # gpuctl starts, so no race decides whether a write happens first) and a full

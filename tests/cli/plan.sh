@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # plan.sh - `gpuctl plan` end to end: the guide's C10 arithmetic from the shipped price
 # table, the published checks through the CLI (DeepSpeed 112 GB / 15.75 GB, Llama-3-70B
 # KV cache), the JSON documented in docs/plan.md, MIG layouts and the one-line errors

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # pool.sh - the job pool of `gpuctl agent --pool` on simulated servers:
 # submit/queue/logs/wait/cancel/jobs, the job's environment, directory and
 # CUDA_VISIBLE_DEVICES, no shell unless asked, exit codes, start failures,

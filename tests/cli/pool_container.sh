@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # pool_container.sh - container jobs (gpuctl submit --image; docs/containers.md)
 # on a simulated server whose GPUs' device nodes are mknod fakes: a job's
 # container sees exactly its GPUs' nodes; two 1-GPU container jobs run side by

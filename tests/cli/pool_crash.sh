@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # pool_crash.sh - kill -9 of the pool's agent loses no job and runs none
 # twice: during submission (a burst of submits while the agent dies), during
 # start (jobs starting as it dies), during a run (jobs re-attached on

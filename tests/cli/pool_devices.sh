@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # pool_devices.sh - a pool job can open its own GPUs' device nodes and gets
 # EPERM on the others' (docs/pool.md, "What is isolated"). Fake NVIDIA nodes
 # (char 195:N, mknod in a temporary directory; simulated GPU i is minor i)

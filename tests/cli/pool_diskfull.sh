@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # pool_diskfull.sh - the pool when the disk that holds its state fills up
 # (issue 20 item 4): on a 16 MiB tmpfs, a job waits with the reason while
 # less than pool_min_free is left, a submission on a full disk is refused

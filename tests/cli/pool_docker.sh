@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # pool_docker.sh - container jobs through docker (gpuctl submit --image
 # --runtime docker; docs/containers.md): Debian's docker.io 20.10 reads no CDI
 # spec, so the pool applies its own spec as docker flags. On a simulated

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # pool_lib.bash - what the pool's CLI tests (tests/cli/pool*.sh) share, on
 # top of lib.bash; sourced (CTest runs tests/cli/*.sh only). Starts
 # `gpuctl agent --pool` on a temporary state directory and socket, and stops

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # pool_limits.sh - the pool under careless or hostile users (issue 20, items
 # 3-7): `wait --timeout` on a job still running (an ASan build catches a
 # freed string printed); --time in Slurm's forms only, a name that is not

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # pool_queue.sh - `gpuctl queue` and `queue --json`, which read the agent's
 # answer without a jansson tree (src/pool/jscan.c, queue_view.c): the JSON is
 # jansson's layout (what python's json.dumps(indent=2) also writes) with the

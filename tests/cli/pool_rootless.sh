@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # pool_rootless.sh - a container job of a user other than root (gpuctl submit
 # --image; docs/containers.md): the pool runs podman as that user, which is
 # rootless podman (its user namespace from /etc/subuid through newuidmap, the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # pool_users.sh - the pool with two real Unix users (created here with
 # useradd, removed at the end; needs root, skips (exit 77) otherwise): a job
 # runs as the user who submitted it (uid, gid, output files theirs), a user

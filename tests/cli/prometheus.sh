@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # prometheus.sh - a real Prometheus server (Debian's `prometheus`, installed by
 # scripts/deps.sh with GPUCTL_TEST_DEPS=1) scrapes `gpuctl agent` on the
 # simulated 8x H200 every second; the test then asks Prometheus's HTTP API for

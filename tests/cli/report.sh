@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # report.sh - `gpuctl report` on a simulated server: inventory, topology,
 # health and datasheet marked SIMULATED with no benchmark figure; with a saved
 # results file the benchmark section and the guide's claims (docs/report.md);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # report_html.sh - the HTML report renders in headless Chromium and its four
 # SVG charts are drawn: every data mark (line, dot, bar, heat-map cell) of
 # each chart has a non-zero box on the page, and a screenshot is produced.

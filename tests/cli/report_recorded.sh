@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # report_recorded.sh - `gpuctl report --results FILE` renders with no backend
 # at all (issue 20, item 14): the inventory is the one the results file
 # recorded (its host, driver, GPUs and their catalog models), so a file copied

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # results_lib.bash - what bench.sh and report.sh share, on top of lib.bash;
 # sourced (CTest runs tests/cli/*.sh only): the saved results fixture and the
 # expect/has/hasnt/one_line checks.

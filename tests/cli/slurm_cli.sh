@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # slurm_cli.sh - `gpuctl slurm` and `gpuctl jobs --slurm` without a Slurm
 # cluster: gres.conf on the shipped simulated servers, the Slurm requests
 # against a real agent with its pool (simulated server), the health check's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # slurm_cluster.sh - gpuctl with a real Slurm 22.05 cluster on loopback
 # (labels cli and integration; docs/slurm.md, "The test cluster").
 #

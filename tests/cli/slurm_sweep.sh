@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # slurm_sweep.sh - `gpuctl slurm sweep --gather --drain` without Slurm, through
 # a stand-in scontrol that records what it is asked (issue 38, items 2 and 3):
 # node names from hostile result file names never reach scontrol; a mixed

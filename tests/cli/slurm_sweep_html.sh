@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # slurm_sweep_html.sh - the fleet report of `gpuctl slurm sweep` (fleet.html)
 # renders in headless Chromium: every node's row is on the page with a
 # non-zero box, the outliers' rows (and only theirs) are highlighted, and the

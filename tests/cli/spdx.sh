@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # spdx.sh - every source file says its license, Apache-2.0 (LICENSE), in an
 # SPDX-License-Identifier line (issue 37): scripts/spdx.sh --check over the
 # source tree; and the script itself, on a small tree: it finds each kind of

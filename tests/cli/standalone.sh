@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # standalone.sh - a gpuctl copied alone to another machine works (issue 37):
 # every file of data/ is compiled into the binary as the last place it is
 # looked for (src/core/data_path.h), so the copy, with no GPUCTL_DATA_DIR and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # top_tmux.sh - `gpuctl top` driven in a real terminal (tmux): the screen on
 # simulated servers of 8, 16 and 64 GPUs at two terminal sizes, the keys
 # (help, sort, reverse, chart GPU, kill with confirmation, quit), a lost GPU,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # usage_first.sh - every command that reads GPUs (info, topo, agent, health,
 # dmon, top, diag, report) checks its options and arguments before it opens
 # the backend: a bad flag or value (a malformed -i SPEC too) is a one-line

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # watch_hung.sh - Ctrl-C ends `top` and `dmon` at once, and gives the
 # terminal back, when a GPU hangs (issue 39): on a simulated 8x H200 whose
 # GPU 3 never answers (hang_gpu=3: every call for it blocks for an hour),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # web_page.sh - the agent's web page (issue 18, docs/agent.md "The web page")
 # in headless Chromium against the agent on a simulated 8x H200: 8 cards with
 # sparklines, values that change from one interval to a later one, a thermal

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes tests/data/results-h200x2.json (stdout): a results file in the format
 of `gpuctl bench --save` (docs/bench.md) for the report and output tests.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_agentconf.c - the agent's configuration file parser on arbitrary bytes. */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_catalog.c - libFuzzer target for the GPU catalog parser (catalog_parse).
  * Any input must give either a catalog or a one-line error, never a crash. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_cdidocker.c - the CDI spec read back as docker flags
  * (container_docker_cdi_flags, src/pool/container.c) on arbitrary bytes as
  * the spec and "0,GPU-a" as the devices: no crash, one-line messages, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_claims.c - libFuzzer target for the guide's claims file (claims_parse,
  * data/claims.json's reader). Any input gives claims or a one-line error, never a
  * crash; what parsed is evaluated on a small run holding a train row of each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_cudaver.c - the CUDA version parsers (src/core/cudaver.c) on arbitrary
  * bytes: no crash; a refusal is one line naming a CUDA version; a version it
  * accepts is in range and, written back as MAJOR.MINOR, parses to itself;

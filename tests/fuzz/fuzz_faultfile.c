@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_faultfile.c - libFuzzer target for the simulated server's run-time
  * fault file (--sim NAME,faults=FILE), the path a file takes when the
  * simulator re-reads it: parsed, checked against the server's GPUs and what

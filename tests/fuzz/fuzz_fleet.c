@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_fleet.c - the fleet sweep's readers: fleet.json (`gpuctl slurm sweep
  * --compare`) and a node's result document. The first byte picks the reader;
  * what is read is analysed, written back, reported and compared. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_gpuselect.c - libFuzzer target for the `-i/--id` GPU spec parser
  * (src/core/gpu_select.c). Any input must parse or fail with a message,
  * a successful parse selects only GPUs that exist, and the form-only check

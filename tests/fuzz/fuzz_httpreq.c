@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_httpreq.c - the agent's request-target, Accept and Accept-Encoding
  * parsing on arbitrary bytes: the first line is the target, the rest is given
  * to both header parsers; and the whole input, as the start of a connection,

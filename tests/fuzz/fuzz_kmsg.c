@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_kmsg.c - the kernel-log XID line parser on arbitrary bytes, one record per line. */
 #include <stddef.h>
 #include <stdint.h>

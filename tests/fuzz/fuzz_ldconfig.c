@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_ldconfig.c - the `ldconfig -p` reader (cdi_ldconfig_find) on arbitrary
  * bytes: no crash, no read past the text; a path it finds is absolute, has no
  * newline, fits, and is found again in a listing of that one line. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_migreq.c - libFuzzer target for MIG request lists (plan_mig_parse) and the
  * layout search, on an H200-like GPU (7 compute, 8 memory slices). Any input gives
  * a layout, a reason, or a one-line error; a layout never overlaps. */

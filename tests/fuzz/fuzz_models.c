@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_models.c - libFuzzer target for the model presets parser (plan_presets_parse).
  * Any input gives presets or a one-line error; every model that parsed is planned
  * for training and serving without a crash. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_monparse.c - libFuzzer target for the small parsers of dmon and top:
  * -s GROUPS / --columns LIST (moncol_select) and /proc/PID/stat lines
  * (proc_stat_parse); -d is a duration, fuzzed in fuzz_options (core/units.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_options.c - the option parser (core/opts.h) and the units grammar
  * (core/units.h) on arbitrary bytes, split at NUL bytes into argv: no crash,
  * no hang (also with stop_at_operand and pass_through, chosen by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_pooldevcg.c - the device-limiting parsers (src/pool/devcg.h) on
  * arbitrary bytes: the driver's "information" file, /proc/devices,
  * mig-minors and bus ids. No crash, and what parses is within bounds. */

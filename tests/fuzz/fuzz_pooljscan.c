@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_pooljscan.c - the tree-free reader of the agent's answers (jscan.h,
  * queue_view.h) on arbitrary bytes, against jansson: no crash, the queue
  * reader accepts exactly the objects jansson loads, and what jscan_pretty

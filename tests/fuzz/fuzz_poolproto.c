@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_poolproto.c - the pool's control-protocol parser (and the value
  * syntaxes submit uses) on arbitrary bytes: no crash, a one-line error, and
  * what parses is within bounds and survives a round trip. */

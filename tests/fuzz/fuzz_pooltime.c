@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_pooltime.c - submit's --time parser (proto_parse_time_limit) on
  * arbitrary bytes: no crash; a refusal is one line (control characters in
  * the input shown as '?') naming the time limit; a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_prices.c - libFuzzer target for the price-table parser (plan_prices_parse).
  * Any input gives a table or a one-line error, never a crash; the costs of what
  * parsed are computed for every pricing model. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_results.c - libFuzzer target for the bench results-file parser
  * (src/bench/results_file.c): any input must parse or fail with a message,
  * and whatever parses must write out and parse again to the same text. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_rules.c - libFuzzer target for the health rules file and XID catalog
  * parsers (src/health/rules.c). The first byte picks the parser; a parsed
  * rule set is then evaluated on an empty snapshot to exercise the engine. */

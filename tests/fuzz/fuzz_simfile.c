@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_simfile.c - libFuzzer target for the simulated-server file parser
  * (sim_server_parse) and the fault-list parser (sim_faults_parse). Any input
  * gives a server or a one-line error, never a crash; a server that resolves

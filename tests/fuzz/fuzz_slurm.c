@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_slurm.c - the Slurm parsers: the control protocol's slurm_* requests,
  * `scontrol show node -o` lines, CPU lists (gres.conf Cores=) and GPU lists
  * (SLURM_JOB_GPUS). The first byte picks the parser. */

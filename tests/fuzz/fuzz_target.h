@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_target.h - libFuzzer's entry point, which every fuzz_*.c defines and
  * replay_main.c calls. libFuzzer ships no header for it; tests/CMakeLists.txt
  * includes this one in every fuzz target (-Wmissing-prototypes). */

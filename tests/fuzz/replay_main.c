@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replay_main.c - runs a libFuzzer target over every file of a corpus folder,
  * so each fuzz target is also an ordinary regression test without clang. */
 #include <dirent.h>

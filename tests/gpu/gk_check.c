@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_check.c - a correctness test for every entry of the kernels module, at
  * sizes that run in seconds: each must return GK_OK with verify.verified and

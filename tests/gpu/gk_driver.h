@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_driver.h - the device test program for the kernels module: a standalone
  * C driver that links only the loader and the CPU references (no gpuctl_core,

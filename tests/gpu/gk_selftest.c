@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_selftest.c - main() of the device test program (see gk_driver.h).
  *   gk_selftest --module PATH [--check] [--timing] [--json FILE]

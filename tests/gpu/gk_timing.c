@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_timing.c - full-size timings for issue 4's goals, printed as one table
  * (measured, datasheet, ratio) and written as JSON lines. Datasheet figures

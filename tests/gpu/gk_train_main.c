@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gk_train_main.c - the training step's GPU test and timing driver (label gpu;
  * no gpuctl_core needed: scripts/gpu/train.sh builds it with gcc beside the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests/layers/check.cmake - the layers of src/ hold (ctest layers_check).
 #   cmake -DCC=<compiler> -DSRC=<source dir> -DBUILD=<build dir> -DSYSINC=<dir|dir...> -P check.cmake
 # Reads build/layers/table.cmake (written by src/layers.cmake from its table)

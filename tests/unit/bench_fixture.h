@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_fixture.h - for unit tests (include after cmocka.h): a saved bench run from
  * tests/data/ and the catalog, loaded or the test fails. */
 #ifndef GPUCTL_TEST_BENCH_FIXTURE_H

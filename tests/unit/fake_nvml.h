@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fake_nvml.h - a fake NVML for the nvml backend's unit tests
  * (test_nvml_backend.c, test_nvml_fields.c): an entry-point table of
  * functions defined here, given to the real backend code with the

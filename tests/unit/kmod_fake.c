@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A stand-in kernels module for test_kmod: built three times, as a good
  * module (right ABI), one with a wrong ABI version, and one without the
  * exported symbol, so the loader's checks can be tested without CUDA. */

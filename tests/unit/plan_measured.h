@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plan_measured.h - reading the measured cases in the planner's tests: a field that must be
  * there (the test fails when a measurement file lacks it). Include after cmocka.h and jansson.h. */
 #ifndef GPUCTL_TEST_PLAN_MEASURED_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_agent_api.c - the agent's JSON documents: /api/v1/gpus writes each
  * GPU as info --json does (the same serializer: missing values named under
  * "unavailable", reasons as names) plus the old keys for a release (present

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_agent_gz.c - the agent's gzip bodies (src/agent/gz.c): what the
  * renderer writes through the window comes back byte for byte, through zlib
  * itself and through gz_reader in any block size; the window never holds the

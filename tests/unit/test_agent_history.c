@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_agent_history.c - the agent's history (history.h): quantization, the
  * ring buffer's order and wrap, duplicates and down GPUs, ?since= and ?gpu=
  * in the JSON, the memory bound at 64 GPUs; the /api/v1/history request

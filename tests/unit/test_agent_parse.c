@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_agent_parse.c - the agent's pure parsers: the configuration file and
  * flags, listen addresses and durations, request targets and Accept headers,
  * and kernel-log XID lines. */

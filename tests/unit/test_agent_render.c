@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_agent_render.c - when the agent renders its expositions and its
  * /api/v1/gpus document (an agent on
  * the simulated server, in this process, over loopback HTTP): nobody scraping

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_agent_render_ahead.c - render_ahead (src/agent/render_ahead.h): which
  * variants the agent renders at a tick, replayed over simulated request
  * times at 1 s ticks. A request "finds it ready" when the tick before it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_bench.c - the benchmark result model: per-sample figures, nccl-tests'
  * bus bandwidth, datasheet limits, thresholds, the results file round trip and
  * the text and CSV output. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_bench_latency.c - the latency sweep's working sets, which of them count
  * towards the L1, L2 and HBM figures, and the staircase's plateaus. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_bench_suite.c - the benchmark orchestration against a scripted kernels
  * module: which calls a plan makes, how module answers become results
  * (figures, skipped, failed, unverified, timed out), busbw, telemetry hooks,

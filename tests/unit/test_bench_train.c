@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_bench_train.c - `bench -s train` against a scripted kernels module: a
  * result counts only when the tiny model's gradients match the CPU reference
  * and the real model's loss fell; its figure, aux and the plan's options. */

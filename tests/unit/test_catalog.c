@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_catalog.c - the GPU catalog: the shipped file parses, its figures are
  * the datasheets', lookups and driver-name matching work, bad files fail with
  * a one-line message naming the entry and the field. */

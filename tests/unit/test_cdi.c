@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cdi.c - the CDI spec builder, the `ldconfig -p` reader (src/core/cdi.c)
  * and the driver/CUDA comparison (src/core/cudaver.c). */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_claims_train.c - the report's training claims from bench's train rows
  * (data/claims.json): C3, mixed precision's speed-up over FP32 and TF32 of one
  * model and batch; C5, data-parallel scaling from a train row over 2+ GPUs, or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cpu_ref.c - the CPU references of the application proxies (what the GPU
  * results are judged by), their generators and the comparison helpers. */
 #include <setjmp.h>

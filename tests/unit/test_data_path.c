@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_data_path.c - where data files are read from (core/data_path.h): the
  * caller's directory, then /etc/gpuctl, then the installed copy, then the copy
  * compiled in; a folder taken whole from the first place that has it; and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_gpu_select.c - parsing `-i/--id` GPU specs into a selection bitmap. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_health.c - the rules engine on hand-built snapshots: a healthy GPU
  * passes every rule; each rule of the shipped rules.json, when its condition

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_health_diag.c - diag's thresholds, judgements, variation finding and
  * environment checks (src/health/diag_eval.h). */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_health_diag_gpu.c - diag's engine (src/bench/diag_run.c) on a fake
  * kernels-module table behind the guard (kernels_host/kguard.h), without CUDA:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_health_leak.c - the GPU memory-leak detector (src/health/leak.h). */
 #include <setjmp.h>
 #include <stdarg.h>

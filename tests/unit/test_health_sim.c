@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_health_sim.c - the rules engine through the real path: the simulator
  * backend (faults injected with sim_inject), snapshot_take, the backend's XID

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_json_util.c - gpu.h values as JSON: present values typed, the others
  * named under "unavailable", never a silent 0; one GPU's whole object (the
  * one serializer of info --json and /api/v1/gpus) with every field of the

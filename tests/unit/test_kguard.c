@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_kguard.c - the guarded kernels-module table (src/kernels_host/kguard.c)
  * over a fake module: a call that returns comes back unchanged (its result

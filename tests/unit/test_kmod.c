@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_kmod.c - the kernels-module loader's search order and error paths, and
  * the pure helpers beside it (enum names, nccl-tests bus-bandwidth factors).
  * Runs without a GPU: stand-in modules (kmod_fake.c) are built by CMake. */

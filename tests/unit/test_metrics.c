@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_metrics.c - the Prometheus/OpenMetrics exposition: a pure function of
  * a snapshot. Checks exact values, absent unsupported values, down GPUs,
  * escaping, HELP/TYPE for every family, contiguous families, OpenMetrics

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_moncol.c - dmon/top columns: selection, values and rates from two
  * views, the not-supported/error/not-ready cases, and the three row formats. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_nvml_backend.c - the nvml backend's real code driven through a fake
  * NVML (fake_nvml.h: an entry-point table given to the backend with the
  * nvml_open_with_api test hook): every field of gpu.h filled,

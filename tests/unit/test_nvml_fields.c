@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_nvml_fields.c - the nvml backend's batched reads (nvml_fields.c)
  * through the fake NVML: the NVML calls each metric group costs per sample
  * (nvmlDeviceGetFieldValues instead of one call per value), each field's own

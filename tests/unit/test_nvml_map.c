@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_nvml_map.c - the NVML backend without a GPU: the translations from
  * NVML's answers to gpu.h (nvml_map.c), and a missing library giving
  * GPU_ENODRIVER with a one-line message. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_opts.c - the option parser over a command's option table (core/opts.h). */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_placement.c - GPU set choice on the simulated servers' real topologies. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_plan_cost.c - the shipped price tables (every *.json in data/prices) parse, every row
  * names its source and date and a catalog GPU, and reproduce the guide's arithmetic (C10);
  * price-file errors name the column, spot overhead, rent-versus-buy break-even. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_plan_gpuctl.c - `plan train --framework gpuctl`: the memory of gpuctl's
  * own GPT-2 step against what the step held on one H200 (bench/RESULTS.md,
  * bench/runs/2026-12-01-train2/train.log: cudaMemGetInfo before allocating and

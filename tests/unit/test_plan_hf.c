@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_plan_hf.c - the transformers memory model (src/plan/hf.c) against every case
  * bench/hf_plan_memory.py measured on an H200: round 1 (tests/data/plan-hf-measured.jsonl and
  * the held-out plan-hf-holdout.jsonl, copies of bench/runs/2026-12-01-plan-hf/cases.jsonl and

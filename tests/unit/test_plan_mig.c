@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_plan_mig.c - MIG placement rules against the catalog's published maxima, layouts
  * that fit, and the reason when none does. */
 #include <setjmp.h>

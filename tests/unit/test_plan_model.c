@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_plan_model.c - parameter counts against published totals, validation, presets file. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_plan_price_files.c - the default price table is every *.json file of a folder, read
  * in name order; other files are ignored; a broken or unreadable file is an error naming it. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_plan_serve.c - KV cache (published Llama-3-70B figure), GQA and TP, quantized
  * weights, concurrency and the bandwidth/compute bounds. */
 #include <setjmp.h>

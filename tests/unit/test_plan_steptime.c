@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_plan_steptime.c - the planner's step-time model (src/plan/steptime.c, issue 40):
  * every measured H200 training step it was calibrated on is planned within its entry's
  * stated error (and within 15%), each share is the middle of its runs, the issue's

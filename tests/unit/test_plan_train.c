@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_plan_train.c - training memory: published checks, the activation formulas of
  * Korthikanti et al., ZeRO stages, and every case measured by bench/plan_memory.py
  * (tests/data/plan-measured.json) predicted within 10%. */

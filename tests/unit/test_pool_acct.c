@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_pool_acct.c - job accounting folded from snapshots: energy as the
  * counter's difference, average and peak, XIDs beyond the start's, throttle
  * reasons, and what is marked unknown rather than 0. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_pool_agent.c - the pool's agent settings (pool, pool_dir, ...) through
  * the agent's own configuration parser, and the default places of the state
  * and the socket for root and for other users. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_pool_container.c - container jobs' pure parts (src/pool/container.c):
  * what an image, a mount and an environment entry may be, the podman and
  * docker command lines (docker's with the CDI spec's edits as flags), and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_pool_devcg.c - device limiting's pure half: the driver's /proc
  * parsers, a job's rules, the v1 deny lines, and the hand-assembled BPF
  * program run through a small interpreter of the instructions it uses

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_pool_joblog.c - a job's output within the pool's log limit: what is
  * punched out (head and tail kept, whole blocks, never twice), and reading a
  * punched file back around the hole. */

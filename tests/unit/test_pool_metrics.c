@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_pool_metrics.c - the pool's job series' label values: escaped, and
  * valid UTF-8 whatever the bytes of a user name or reason. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_pool_placement.c - the pool's placement on the shipped simulated
  * servers' real topologies (read through the sim backend, as the agent
  * does): NVLink sets on 8x H200 and 8x A100, PCIe switch pairs and NUMA on

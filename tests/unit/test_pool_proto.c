@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_pool_proto.c - the pool's control protocol: requests that parse, the
  * ones that must be refused (and why), round trips, value syntaxes, base64. */
 #include <setjmp.h>

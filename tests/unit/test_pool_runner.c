@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_pool_runner.c - the shim with real processes: exit records, output
  * files, environment and directory, failures to start named by stage, the
  * job's own process group, /proc parsing, the PATH search, cgroups where the

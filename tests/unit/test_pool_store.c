@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_pool_store.c - the pool's SQLite state: a job's every column and its
  * accounting survive a reopen (what a restarted agent reads), active and
  * history listings, ids never reused. */

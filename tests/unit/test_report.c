@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_report.c - `gpuctl report` rendering from the saved results file
  * tests/data/results-h200x2.json (the kernels module's real figures of a 2x
  * H200 run in results-file form): claims, headline figures, chart data,

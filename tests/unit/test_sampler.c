@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sampler.c - the sampler driven through the simulated server (the real
  * backend path): every GPU sampled on its own thread, a lost GPU marked down
  * while the others go on, a hung call making only its GPU stale (and reads

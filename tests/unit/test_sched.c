@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sched.c - queue order, backfill, per-user limits, dependencies, MIG. */
 #include <setjmp.h>
 #include <stdarg.h>

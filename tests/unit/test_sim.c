@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sim.c - the simulated-server backend on each shipped server: every
  * field of every op, metrics over a controlled clock, latency, options,
  * replication to 64 GPUs and sampling from many threads at once.

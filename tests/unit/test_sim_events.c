@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sim_events.c - the simulator's event wait (poll_events) on the real
  * clock sleeps until something can happen: no periodic wake-ups while
  * nothing is scheduled, not even while other threads' calls come and go;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sim_faults.c - every fault kind of the simulator and its effect, the
  * three ways in (server file, run-time fault file, sim_inject), XID events,
  * hung and lost GPUs, and injection while other threads sample. */

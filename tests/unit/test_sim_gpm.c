@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sim_gpm.c - the simulator's profiling metrics (issue 32): each
  * workload's figures as shares of its utilization (device/sim_gpm.c), the
  * workload's own load when the file gives none, "not supported" (never 0)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sim_parse.c - the simulated-server file and fault-list parsers: the
  * shipped files parse, and every kind of bad file gets one clear line naming
  * the file and the field (GPU_EDATA), through the parser and through open. */

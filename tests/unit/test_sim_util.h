@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sim_util.h - what the simulator's unit tests share: a controlled
  * backend clock, opening a shipped server, temporary files, field checks. */
 #ifndef GPUCTL_TEST_SIM_UTIL_H

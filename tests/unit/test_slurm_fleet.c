@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_slurm_fleet.c - the fleet sweep's statistics (src/slurm/fleet.h):
  * median and MAD per figure and model, outliers below the median by more
  * than the threshold, health FAILs with their rule's action, nodes not swept,

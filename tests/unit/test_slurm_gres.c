@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_slurm_gres.c - gres.conf from simulated servers: Links rows agree with
  * the pool's pair scores, Cores from CPU lists, MIG as MultipleFiles, types
  * and the slurm.conf fragment. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_slurm_node.c - the Slurm health check's drain reason (from a real
  * health evaluation of a simulated fault), `scontrol show node -o` parsing,
  * the drain/resume decision, the Slurm requests of the control protocol and

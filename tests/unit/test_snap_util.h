@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_snap_util.h - one basic snapshot of a simulated server, for the unit
  * tests of code that works on snapshots (placement, Slurm gres). */
 #ifndef GPUCTL_TEST_SNAP_UTIL_H

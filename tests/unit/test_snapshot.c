@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_snapshot.c - the one-shot sweep: every GPU read, a hung GPU bounded,
  * system facts read once, a snapshot too small refused; a snapshot's memory
  * (device/snapshot.h): sized by its GPU count, dense views, their process and

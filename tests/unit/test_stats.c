@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_stats.c - median, min, max, spread and percentiles of samples. */
 #include <setjmp.h>
 #include <stdarg.h>

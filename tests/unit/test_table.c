@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_table.c - the shared text-table formatter. */
 #include <setjmp.h>
 #include <stdarg.h>

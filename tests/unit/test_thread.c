@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_thread.c - thread_start gives the thread the stack size asked for. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_top_model.c - gpuctl top's pure parts: layout for 1..64 GPUs and
  * terminal sizes, history ring, process list and sorting, text pieces,
  * /proc/self/stat parsing. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_train_plan.c - bench's train rows beside the planner (src/bench/train_plan.c):
  * the prediction set on each row of a real H200 run (tests/data/results-h200-train.json,
  * bench/runs/2026-12-01-train3), the 5% memory rule, and what a results file gives

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_train_ref.c - the training step's CPU reference (its gradients against
  * finite differences of its own loss), presets and FLOP counting, and the
  * checks that decide whether a GPU training run verified. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_units.c - the one grammar of durations and byte sizes (core/units.h). */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_xid.c - the shipped XID catalog and the rules/XID file parsers. */
 #include <setjmp.h>
 #include <stdarg.h>
