@@ -24,7 +24,7 @@ GPM = [  # (nvidia-smi --gpm-metrics id, gpuctl dmon --json key)
 ]
 TOL = 3  # percentage points
 WINDOW_S = 20
-WARM_S = 5  # the load ramps up before the window opens
+WARM_S = 2  # after the load's first GEMMs: its clocks settle before the window opens
 
 LOAD = r"""
 import sys, time, torch
@@ -33,10 +33,14 @@ n = 8192
 a = torch.randn(n, n, device=d, dtype=torch.bfloat16)
 b = torch.randn(n, n, device=d, dtype=torch.bfloat16)
 end = time.time() + float(sys.argv[2])
+ready = False
 while time.time() < end:
     for _ in range(8):
         c = a @ b
     torch.cuda.synchronize(d)
+    if not ready:  # the GPU is under the load now: the harness opens its window after this line
+        print("ready", flush=True)
+        ready = True
 """
 
 
@@ -76,11 +80,15 @@ def window(acc, gpu, load):
     loader = None
     if load:
         py = os.environ.get("PYTHON", "python3")
-        loader = subprocess.Popen([py, "-c", LOAD, str(gpu), str(WINDOW_S + WARM_S + 10)],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        loader = subprocess.Popen([py, "-c", LOAD, str(gpu), str(WINDOW_S + WARM_S + 70)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # PyTorch's import and CUDA start take seconds: a fixed wait let the first 3-4 s of the
+        # window be idle (bench/runs/2026-12-04-accept-gpm), and the two tools' windows, a second
+        # apart, then averaged different shares of idle. The window opens once the load runs.
+        line = loader.stdout.readline()
+        if line.strip() != "ready":
+            raise RuntimeError("the PyTorch load did not start: %s" % loader.stderr.read()[-200:])
         time.sleep(WARM_S)
-        if loader.poll() is not None:
-            raise RuntimeError("the PyTorch load ended at once: %s" % loader.stderr.read()[-200:])
     try:
         smi = subprocess.Popen(["nvidia-smi", "dmon", "-i", str(gpu), "-s", "u", "-d", "1", "-c", str(WINDOW_S),
                                 "--gpm-metrics", ids], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -93,6 +101,7 @@ def window(acc, gpu, load):
             loader.kill()
             loader.wait()
     acc.log("nvidia-smi dmon --gpm-metrics %s -> rc %d\n%s%s" % (ids, smi.returncode, sso, sse[-500:]))
+    acc.log("gpuctl dmon -s g --json -> rc %d\n%s" % (rc, so))
     if rc != 0:
         raise RuntimeError("gpuctl dmon -s g: exit %d: %s" % (rc, se.strip()[-200:]))
     ours = [json.loads(l) for l in so.splitlines() if l.strip()]
