@@ -66,7 +66,9 @@ has plan.out "model: llama-3-8b"
 expect 0 cost -- plan cost --hours 10 --instance p5e.48xlarge
 has cost.out "H200 SXM"
 expect 66 nosim -- --sim no-such-server info
-has nosim.err "unknown simulated server 'no-such-server' (no sim/no-such-server.json in the data files; there are: a100x8, h100pcie-mig, h200x8, l40sx4, rtx4090x2)"
+# the list is every server of data/sim, embedded (the binary has no other source here)
+servers=$(cd "$GPUCTL_SRC_DIR/data/sim" && LC_ALL=C ls *.json | sed 's/\.json$//' | paste -sd, | sed 's/,/, /g')
+has nosim.err "unknown simulated server 'no-such-server' (no sim/no-such-server.json in the data files; there are: $servers)"
 one_line nosim.err
 
 # A data directory still wins, file by file: a catalog whose H200 has twice the
