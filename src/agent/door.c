@@ -257,11 +257,8 @@ static void admit(struct http_door *d, int fd, const struct sockaddr_storage *ad
 		close(fd);
 		return;
 	}
-	struct waiting *w = &d->w[d->n++];
-	w->fd = fd;
-	w->since_ns = now;
-	w->addr = *addr;
-	w->addrlen = addrlen;
+	/* the whole slot: forget() leaves a stale copy (ready included) past n */
+	d->w[d->n++] = (struct waiting){ .fd = fd, .ready = false, .since_ns = now, .addr = *addr, .addrlen = addrlen };
 	inspect(d, d->n - 1); /* what came with the connection */
 }
 
