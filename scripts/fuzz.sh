@@ -10,6 +10,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-5}"
+# a fixed seed: each CI run tries the same inputs first, so that a run fails
+# for what changed, not for where a random walk went; GPUCTL_FUZZ_SEED=0 (by
+# hand, with more seconds) lets libFuzzer pick one
+seed="${GPUCTL_FUZZ_SEED:-1}"
 CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUCTL_FUZZ=ON -DGPUCTL_WERROR=ON \
 	-DGPUCTL_WITH_CUDA=OFF -DGPUCTL_WITH_SPANK=OFF >/dev/null
 cmake --build build-fuzz -j"$(nproc)" --target fuzz_targets
@@ -21,7 +25,7 @@ run_one() {
 	# -timeout: one input longer than 10 s is a hang; -rss_limit_mb: a parser
 	# that eats memory fails; new inputs go to $found (first folder), the
 	# shipped corpus is only read
-	if build-fuzz/tests/"$name" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=0 \
+	if build-fuzz/tests/"$name" -seed="$seed" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=0 \
 		-artifact_prefix=build-fuzz/artifacts/"$name"- "$found" "$corpus" >build-fuzz/"$name".log 2>&1; then
 		echo "fuzz.sh: $name: $(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' build-fuzz/"$name".log | tail -1)s"
 	else
@@ -31,7 +35,7 @@ run_one() {
 	fi
 }
 export -f run_one
-export secs
+export secs seed
 # one target per core at a time (each is one process)
 names=$(for src in tests/fuzz/fuzz_*.c; do basename "$src" .c; done)
 if ! xargs -P "$(nproc)" -I{} bash -c 'run_one {}' <<<"$names"; then

@@ -4,6 +4,7 @@
  * reader accepts exactly the objects jansson loads, and what jscan_pretty
  * re-indents is byte for byte what `queue --json` printed through jansson. */
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,10 +16,14 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *text = (const char *)data;
+	/* jansson is no reference for a NUL byte outside a string: it loads
+	 * {"r":[1.5<NUL>,2]} (found by this target in CI), which is not JSON and
+	 * which jscan refuses; such inputs must only not crash */
+	bool nul = memchr(data, 0, size) != NULL;
 	json_t *doc = json_loadb(text, size, 0, NULL);
 	struct queue_view v;
 	int vr = queue_view_read(text, size, &v);
-	if ((doc && json_is_object(doc)) != (vr == 0))
+	if (!nul && (doc && json_is_object(doc)) != (vr == 0))
 		__builtin_trap();
 	if (vr == 0 && v.n && !v.rows)
 		__builtin_trap();
@@ -27,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct abuf out;
 	abuf_init(&out);
 	enum jscan_tok dropped;
-	if (jscan_pretty(text, size, "ok", &out, &dropped) == 0) {
+	if (jscan_pretty(text, size, "ok", &out, &dropped) == 0 && !nul) {
 		if (!doc)
 			__builtin_trap();
 		json_object_del(doc, "ok");
