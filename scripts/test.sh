@@ -81,5 +81,5 @@ fi
 # instrumented) run from its corpus for a few seconds each; a crash, leak,
 # sanitizer report or hang fails CI with the input that did it
 stage "the fuzz targets (clang + libFuzzer)"
-scripts/fuzz.sh "${GPUCTL_FUZZ_SECONDS:-5}"
+cd .. && scripts/fuzz.sh "${GPUCTL_FUZZ_SECONDS:-5}" # from the root: the TSan stage left us in build-tsan
 stage "done"
