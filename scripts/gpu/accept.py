@@ -26,7 +26,6 @@ import os
 import re
 import shutil
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -486,7 +485,6 @@ def check_bench(quick, pcie):
                       bench_get(res, "compute", "cublas", prec), t.get("gemm_%s_8192_TFLOPs" % key), 0.10)
         ratio_row("bench vs PyTorch", "GEMM fp8 e4m3 8192^3 (cuBLASLt vs torch._scaled_mm), TFLOP/s",
                   bench_get(res, "compute", "cublaslt", "fp8_e4m3"), t.get("gemm_fp8_e4m3_8192_TFLOPs"), 0.15)
-    h2d = bench_get(res, "copy", "h2d", "pinned", 1 << 30)
     for (test, gpu), vals in sorted(pcie.items()):
         if gpu != 0:
             continue
