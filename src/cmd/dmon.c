@@ -135,7 +135,7 @@ int cmd_dmon(int argc, char **argv, struct cmd_ctx *ctx)
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	const struct moncol *cols[MONCOL_MAX_SELECTED];
-	char err[256];
+	char err[640]; /* "unknown column" lists every column */
 	int ncols = moncol_select(o.groups, o.columns, cols, MONCOL_MAX_SELECTED, err, sizeof(err));
 	if (ncols < 0) {
 		cmd_error(ctx, "dmon", "%s", err);

@@ -16,6 +16,7 @@
 #include "bench/results_file.h"
 #include "bench/train_plan.h"
 #include "core/data_path.h"
+#include "core/suggest.h"
 #include "plan/price_files.h"
 #include "plan_cmd.h"
 #include "help.h"
@@ -140,8 +141,16 @@ int plan_load_prices(struct pctx *p)
 const struct cat_gpu *plan_gpu(struct pctx *p, const char *key)
 {
 	const struct cat_gpu *g = catalog_find(&p->cat, key);
-	if (!g)
-		perr(p, "unknown GPU '%s' (see data/catalog/gpus.json for the keys, e.g. 'H200 SXM')", key);
+	if (!g) {
+		struct suggest near = SUGGEST_INIT(key);
+		for (size_t i = 0; i < p->cat.n; i++)
+			suggest_consider(&near, p->cat.gpus[i].key);
+		char hint[200];
+		if (near.best)
+			perr(p, "unknown GPU '%s'%s", key, suggest_text(&near, hint, sizeof(hint)));
+		else
+			perr(p, "unknown GPU '%s' (see data/catalog/gpus.json for the keys, e.g. 'H200 SXM')", key);
+	}
 	return g;
 }
 
@@ -230,7 +239,11 @@ int model_build(struct pctx *p, const struct model_opts *o, struct plan_model *m
 			for (size_t i = 0; i < p->presets.n; i++)
 				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "",
 					 p->presets.m[i].name);
-			perr(p, "unknown model '%s' (presets: %s)", o->preset, names);
+			struct suggest near = SUGGEST_INIT(o->preset);
+			for (size_t i = 0; i < p->presets.n; i++)
+				suggest_consider(&near, p->presets.m[i].name);
+			char hint[200];
+			perr(p, "unknown model '%s'%s; presets: %s", o->preset, suggest_text(&near, hint, sizeof(hint)), names);
 			return EXIT_USAGE;
 		}
 		*m = *pm;

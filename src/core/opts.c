@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "suggest.h"
 #include "units.h"
 
 void opt_init(struct opt_parser *p, int argc, char **argv, const struct opt_spec *specs, size_t n)
@@ -187,6 +188,28 @@ static int take(struct opt_parser *p, int i, bool as_short, const char *text, st
 	return value_parse(s, name, text ? text : "", v, p->err, sizeof(p->err)) ? OPT_ERROR : i;
 }
 
+/* hint's quoted names written as options: 'json' -> '--json' */
+static void opt_hint_dashes(char *hint, size_t len)
+{
+	char out[200];
+	size_t o = 0;
+	int open = 0;
+	for (const char *h = hint; *h && o + 3 < sizeof(out); h++) {
+		out[o++] = *h;
+		if (*h == '\'') {
+			open = !open;
+			if (open) {
+				out[o++] = '-';
+				out[o++] = '-';
+			}
+		}
+	}
+	if (o >= len)
+		o = len - 1;
+	memcpy(hint, out, o);
+	hint[o] = '\0';
+}
+
 static int next_short(struct opt_parser *p, struct opt_value *v)
 {
 	char c = *p->bundle++, q[41];
@@ -244,9 +267,17 @@ int opt_next(struct opt_parser *p, struct opt_value *v)
 	if (len == 4 && strncmp(name, "help", 4) == 0 && !eq)
 		return OPT_HELP;
 	if (i < 0) {
-		char spelled[41];
-		snprintf(p->err, sizeof(p->err), "unknown option '--%.*s'", (int)(len < 38 ? len : 38),
-			 units_quoted(name, spelled));
+		char spelled[41], typed[41], hint[160];
+		snprintf(typed, sizeof(typed), "%.*s", (int)(len < 40 ? len : 40), name);
+		struct suggest near = SUGGEST_INIT(typed);
+		for (size_t k = 0; k < p->nspecs; k++)
+			if (p->specs[k].name && p->specs[k].help) /* kept spellings are not offered */
+				suggest_consider(&near, p->specs[k].name);
+		suggest_text(&near, hint, sizeof(hint));
+		if (near.best) /* the names as options: (did you mean '--json'?) */
+			opt_hint_dashes(hint, sizeof(hint));
+		snprintf(p->err, sizeof(p->err), "unknown option '--%.*s'%s", (int)(len < 38 ? len : 38),
+			 units_quoted(name, spelled), hint);
 		p->err_see_help = true;
 		return OPT_ERROR;
 	}

@@ -13,6 +13,7 @@
  */
 #include "sim_internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -586,7 +587,10 @@ static int load_server(struct sim_state *st, const struct sim_options *o, struct
 		f.text = read_whole_file(f.name, SIM_FILE_MAX, &f.len, msg, sizeof(msg));
 	} else {
 		char rel[1100];
-		snprintf(rel, sizeof(rel), "sim/%s.json", o->target);
+		/* the shipped names are lower case: H200X8 is h200x8 */
+		int rl = snprintf(rel, sizeof(rel), "sim/%s.json", o->target);
+		for (int k = 4; k < rl && k < (int)sizeof(rel) - 5; k++)
+			rel[k] = (char)tolower((unsigned char)rel[k]);
 		if (data_file_read(dd, rel, SIM_FILE_MAX, &f, msg, sizeof(msg)) == DATA_ENOENT) {
 			char known[512];
 			sim_server_names(dd, known, sizeof(known));

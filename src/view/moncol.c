@@ -10,6 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/suggest.h"
+#include "core/units.h"
 #include "json_util.h"
 
 /* ---- getters ---- */
@@ -201,6 +203,23 @@ const struct moncol *moncol_find(const char *name)
 	return NULL;
 }
 
+/* "unknown column 'x' (did you mean 'y'?); columns: a, b, ..." */
+static void unknown_column(const char *w, char *err, size_t errlen)
+{
+	struct suggest near = SUGGEST_INIT(w);
+	char names[1024] = "", hint[200];
+	size_t used = 0;
+	for (unsigned i = 0; i < moncol_count; i++) {
+		suggest_consider(&near, moncols[i].name);
+		int k = snprintf(names + used, sizeof(names) - used, "%s%s", i ? "," : "", moncols[i].name);
+		if (k > 0 && (size_t)k < sizeof(names) - used)
+			used += (size_t)k;
+	}
+	char q[41];
+	snprintf(err, errlen, "unknown column '%s'%s; columns: %s", units_quoted(w, q),
+		 suggest_text(&near, hint, sizeof(hint)), names);
+}
+
 static int add_col(const struct moncol **out, unsigned *n, unsigned max, const struct moncol *c, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < *n; i++)
@@ -248,7 +267,7 @@ int moncol_select(const char *groups, const char *columns, const struct moncol *
 		for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 			const struct moncol *c = moncol_find(w);
 			if (!c) {
-				snprintf(err, errlen, "unknown column '%s'", w);
+				unknown_column(w, err, errlen);
 				return -1;
 			}
 			if (add_col(out, &n, max, c, err, errlen))

@@ -203,7 +203,7 @@ static void test_errors_are_one_line_naming_the_option_as_spelled(void **state)
 	ERR("unknown option '--bogus' [see help]", "--bogus=1");
 	ERR("unknown option '-x' [see help]", "-x");
 	ERR("unknown option '-x' [see help]", "-jx");
-	ERR("unknown option '--coun' [see help]", "--coun", "1"); /* no abbreviations */
+	ERR("unknown option '--coun' (did you mean '--count'?) [see help]", "--coun", "1"); /* no abbreviations, a suggestion */
 	ERR("unknown option '--help' [see help]", "--help=1");
 	ERR("option '-c' needs a value", "-c");
 	ERR("option '--count' needs a value", "--count");
