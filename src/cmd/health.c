@@ -5,7 +5,7 @@
  * Two snapshots a window apart (default 1 s) with the XID events of the
  * window between them, evaluated by the rules engine (src/health/), and the
  * processes' GPU memory sampled through the window for the agent's leak rule
- * (src/agent/leakwatch.h, over the window instead of leak_window). Output:
+ * (src/health/leakwatch.h, over the window instead of leak_window). Output:
  * a table or --json; exit 0 healthy, 1 warnings, 2 failure, 69 could not
  * check - fit for Slurm's HealthCheckProgram and prolog/epilog (docs/health.md).
  */
@@ -17,7 +17,7 @@
 #include "health_cmd.h"
 #include "help.h"
 #include "core/units.h"
-#include "agent/leakwatch.h"
+#include "health/leakwatch.h"
 #include "core/data_path.h"
 #include "core/gpu_select.h"
 #include "view/json_util.h"

@@ -21,7 +21,7 @@
 #include "sampler/sampler.h"
 #include "slurm/gres.h"
 #include "slurm/node.h"
-#include "slurm/req.h"
+#include "pool/slurm_req.h"
 #include "slurm/summary.h"
 #include "health_cmd.h"
 #include "help.h"
