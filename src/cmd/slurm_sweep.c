@@ -25,6 +25,7 @@
 #include "slurm/fleet.h"
 #include "slurm/gres.h"
 #include "slurm/node.h"
+#include "slurm/scontrol.h"
 
 #define POLL_NS 500000000LL
 
@@ -363,25 +364,17 @@ static int drain_nodes(struct cmd_ctx *ctx, const struct sweep_args *a, const st
 			rc = EXIT_DATAERR;
 			continue;
 		}
-		char *show = NULL, err[300];
-		char *show_argv[] = { (char *)"scontrol", (char *)"show", (char *)"node", (char *)name, (char *)"-o", NULL };
 		struct slurm_node_info ni;
-		char perr[200];
-		if (sweep_spawn_read(show_argv, &show, err, sizeof(err)) != 0 || !show || slurm_node_parse(show, &ni, perr, sizeof(perr))) {
-			cmd_error(ctx, CMD_NAME, "cannot read node '%s' (scontrol show node%s%s)", name, err[0] ? ": " : "", err);
-			free(show);
+		char err[400];
+		if (scontrol_show_node("scontrol", name, &ni, err, sizeof(err)) != 0) {
+			cmd_error(ctx, CMD_NAME, "cannot read node '%s' (scontrol show node: %s)", name, err);
 			rc = EXIT_UNAVAILABLE;
 			continue;
 		}
-		free(show);
 		enum slurm_hc_action act = fleet_drain_decide(reason, &ni);
 		if (act == SLURM_HC_DRAIN) {
-			char node_arg[128], reason_arg[SLURM_REASON_LEN + 16];
-			snprintf(node_arg, sizeof(node_arg), "NodeName=%s", name);
-			snprintf(reason_arg, sizeof(reason_arg), "Reason=%s", reason);
-			char *upd[] = { (char *)"scontrol", (char *)"update", node_arg, (char *)"State=DRAIN", reason_arg, NULL };
-			if (sweep_spawn_read(upd, NULL, err, sizeof(err)) != 0) {
-				cmd_error(ctx, CMD_NAME, "'scontrol update %s State=DRAIN' failed%s%s", node_arg, err[0] ? ": " : "", err);
+			if (scontrol_node_action("scontrol", name, act, reason, err, sizeof(err)) != 0) {
+				cmd_error(ctx, CMD_NAME, "%s", err);
 				rc = EXIT_UNAVAILABLE;
 				continue;
 			}
