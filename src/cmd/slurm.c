@@ -516,30 +516,25 @@ static int do_stats(int argc, char **argv, struct cmd_ctx *ctx)
 
 int cmd_slurm(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		help_print_subs(argc < 2 ? ctx->err : ctx->out, "slurm", verb_help, NVERBS, verb_notes);
-		return argc < 2 ? EXIT_USAGE : EXIT_OK;
-	}
+	int v = help_sub_find(ctx, "slurm", verb_help, NVERBS, argc, argv);
+	if (v == HELP_SUB_HELP)
+		help_print_subs(ctx->out, "slurm", verb_help, NVERBS, verb_notes);
+	if (v < 0)
+		return v == HELP_SUB_HELP ? EXIT_OK : EXIT_USAGE;
 	/* in verb_help's order */
 	static int (*const verbs[NVERBS])(int, char **, struct cmd_ctx *) = {
 		do_gres_conf, do_health_check, do_job_start, do_job_end, do_stats, slurm_sweep,
 	};
-	for (size_t v = 0; v < NVERBS; v++) {
-		if (strcmp(argv[1], verb_help[v].name) != 0)
-			continue;
-		if (help_asked(argc, argv, 2)) {
-			/* sweep reads its options from a table: its help lists each one */
-			char name[32];
-			if (v == VERB_SWEEP) {
-				slurm_sweep_help(ctx->out);
-			} else {
-				struct cmd_help h = verb_cmd_help((unsigned)v, name);
-				help_print_cmd(ctx->out, &h);
-			}
-			return EXIT_OK;
+	if (help_asked(argc, argv, 2)) {
+		/* sweep reads its options from a table: its help lists each one */
+		char name[32];
+		if (v == VERB_SWEEP) {
+			slurm_sweep_help(ctx->out);
+		} else {
+			struct cmd_help h = verb_cmd_help((unsigned)v, name);
+			help_print_cmd(ctx->out, &h);
 		}
-		return verbs[v](argc, argv, ctx);
+		return EXIT_OK;
 	}
-	cmd_error(ctx, "slurm", "unknown verb '%s'; see 'gpuctl slurm --help'", argv[1]);
-	return EXIT_USAGE;
+	return verbs[v](argc, argv, ctx);
 }

@@ -26,10 +26,11 @@ has() { echo "$out" | grep -q -- "$1" || fail "expected '$1' in: $out"; }
 
 # ---- usage ----------------------------------------------------------------------------
 expect 64 "$GPUCTL" slurm
+has "gpuctl slurm: a subcommand is needed (gres-conf, health-check, job-start, job-end, stats or sweep); see 'gpuctl slurm --help'"
 expect 0 "$GPUCTL" slurm --help
 has "gres-conf"
 expect 64 "$GPUCTL" slurm frobnicate
-has "gpuctl slurm: unknown verb 'frobnicate'"
+has "gpuctl slurm: unknown subcommand 'frobnicate'; see 'gpuctl slurm --help'"
 
 # ---- gres-conf --------------------------------------------------------------------------
 expect 0 "$GPUCTL" --sim h200x8 slurm gres-conf --node gpu01
