@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "history.h"
-#include "leakwatch.h"
+#include "health/leakwatch.h"
 #include "device/sim.h"
 #include "metrics.h"
 #include "pool/pool.h"

@@ -42,7 +42,7 @@ struct agent_config {
 	uint64_t pool_kill_grace_ns;   /* 0 = 10 s */
 	/* 0: the pool's default; UINT64_MAX: off (no limit, kept forever, no reserve) */
 	uint64_t pool_log_limit, pool_log_retention_ns, pool_min_free;
-	/* the memory-leak watch (src/agent/leakwatch.h, docs/agent.md) */
+	/* the memory-leak watch (src/health/leakwatch.h, docs/agent.md) */
 	uint64_t leak_window_ns;       /* default 300 s */
 	double leak_min_rate;          /* bytes/s, default 1 MiB/min */
 	double leak_min_growth;        /* bytes over the window, default 256 MiB */

@@ -14,7 +14,7 @@
 #include "health/health.h"
 #include "device/snapshot.h"
 #include "core/abuf.h"
-#include "leakwatch.h"
+#include "health/leakwatch.h"
 
 struct api_doc {
 	struct abuf head;                 /* '{"simulated":...,"gpus":[' */

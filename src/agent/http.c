@@ -30,7 +30,7 @@
 #include "door.h"
 #include "history.h"
 #include "httpreq.h"
-#include "pool/jscan.h"
+#include "core/jscan.h"
 #include "pool_agent.h"
 #include "webpage.h"
 

@@ -17,7 +17,7 @@
 
 #include "sampler/sampler.h"
 #include "core/abuf.h"
-#include "leakwatch.h"
+#include "health/leakwatch.h"
 
 /*
  * Metric groups (config `metrics = ...`), one row each in bit order:

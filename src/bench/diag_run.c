@@ -14,6 +14,7 @@
 #include "diag_run.h"
 #include "core/gpu_select.h"
 #include "core/stats.h"
+#include "kernels_host/cuda_map.h"
 #include "kernels_host/kmod.h"
 
 #define JOB_MAX_RESULTS 32
@@ -419,13 +420,6 @@ static bool run_one(struct job *j, struct diag_results *out)
 }
 
 /* ---- mapping NVML GPUs to CUDA ordinals ----------------------------------- */
-static bool same_bus(const char *a, const char *b)
-{
-	struct pci_addr x, y;
-	return gpu_busid_parse(a, &x) == 0 && gpu_busid_parse(b, &y) == 0 && x.domain == y.domain && x.bus == y.bus &&
-	       x.device == y.device && x.function == y.function;
-}
-
 /* cuda[i] = CUDA ordinal of NVML GPU i, -1 when CUDA does not see it. */
 static int map_cuda(const struct gk_api *api, const struct snapshot *snap, int *cuda, char *err, size_t errlen)
 {
@@ -434,15 +428,10 @@ static int map_cuda(const struct gk_api *api, const struct snapshot *snap, int *
 		cuda[i] = -1;
 	if (api->device_count(&count, err, errlen) != GK_OK)
 		return -1;
-	for (int c = 0; c < count; c++) {
-		struct gk_device_info di;
-		memset(&di, 0, sizeof(di));
-		if (api->device_info(c, &di) != GK_OK)
-			continue;
-		for (unsigned i = 0; i < snap->n; i++)
-			if (VAL_HAS(snap->gpu[i].st.pci_bus_id) && same_bus(di.pci_bus_id, snap->gpu[i].st.pci_bus_id.s))
-				cuda[i] = c;
-	}
+	const char *bus_ids[GPU_MAX_GPUS];
+	for (unsigned i = 0; i < snap->n; i++)
+		bus_ids[i] = VAL_HAS(snap->gpu[i].st.pci_bus_id) ? snap->gpu[i].st.pci_bus_id.s : NULL;
+	cuda_map(api, count, bus_ids, snap->n, cuda);
 	return 0;
 }
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "output.h"
-#include "svg.h"
+#include "view/svg.h"
 
 static void esc(FILE *o, const char *s) { svg_escape(o, s); }
 

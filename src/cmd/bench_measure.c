@@ -10,6 +10,7 @@
 #include "bench/output.h"
 #include "bench/telemetry.h"
 #include "core/gpu_select.h"
+#include "kernels_host/cuda_map.h"
 #include "kernels_host/kguard.h"
 #include "kernels_host/kmod.h"
 #include "sampler/sampler.h"
@@ -72,24 +73,6 @@ static void h_done(void *arg, const struct bench_result *r)
 
 /* ---- setting the run up ---------------------------------------------------- */
 
-/* CUDA orders devices its own way; results and telemetry use NVML's index. */
-static int cuda_ordinal_of(const struct gk_api *api, int ncuda, const char *nvml_bus_id)
-{
-	struct pci_addr want, have;
-	if (gpu_busid_parse(nvml_bus_id, &want) != 0)
-		return -1;
-	for (int d = 0; d < ncuda; d++) {
-		struct gk_device_info di;
-		memset(&di, 0, sizeof(di));
-		if (api->device_info(d, &di) != GK_OK || gpu_busid_parse(di.pci_bus_id, &have) != 0)
-			continue;
-		if (want.domain == have.domain && want.bus == have.bus && want.device == have.device &&
-		    want.function == have.function)
-			return d;
-	}
-	return -1;
-}
-
 /* Fills run's header and the plan's GPUs from NVML and the module. */
 static int setup(struct cmd_ctx *ctx, const struct bench_measure_opts *mo, struct bench_plan *plan,
 		 const struct kmod *km, const struct catalog *cat, struct bench_run *run, const struct cat_gpu **for_gpu)
@@ -114,6 +97,11 @@ static int setup(struct cmd_ctx *ctx, const struct bench_measure_opts *mo, struc
 		ids[i].uuid = VAL_HAS(st[i].uuid) ? st[i].uuid.s : NULL;
 		ids[i].bus_id = VAL_HAS(st[i].pci_bus_id) ? st[i].pci_bus_id.s : NULL;
 	}
+	const char *bus_ids[BENCH_MAX_GPUS];
+	int cuda[BENCH_MAX_GPUS];
+	for (unsigned i = 0; i < n; i++)
+		bus_ids[i] = ids[i].bus_id;
+	cuda_map(km->api, ncuda, bus_ids, n, cuda);
 	uint64_t mask = gpu_select_all(n);
 	if (mo->gpus && gpu_select_parse(mo->gpus, ids, n, &mask, err, sizeof(err)) != 0) {
 		cmd_error(ctx, mo->cmd, "%s", err);
@@ -135,7 +123,7 @@ static int setup(struct cmd_ctx *ctx, const struct bench_measure_opts *mo, struc
 			cmd_error(ctx, mo->cmd, "more than %d GPUs selected; pick some with -i", GK_MAX_DEVS);
 			return EXIT_USAGE;
 		}
-		int d = ids[i].bus_id ? cuda_ordinal_of(km->api, ncuda, ids[i].bus_id) : -1;
+		int d = cuda[i];
 		if (d < 0 && !mo->gpus)
 			continue; /* hidden from CUDA (CUDA_VISIBLE_DEVICES): not asked for by name */
 		if (d < 0) {

@@ -75,21 +75,13 @@ struct cdi_args {
 /* -1 to go on, else the exit code (0 after --help, 64 a usage error printed). */
 static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct cdi_args *a)
 {
-	if (argc < 2) {
-		cmd_error(ctx, "cdi", "a subcommand is needed (generate or list); see 'gpuctl cdi --help'");
-		return EXIT_USAGE;
-	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+	static const struct sub_help subs[] = { { .name = "generate" }, { .name = "list" } };
+	int sub = help_sub_find(ctx, "cdi", subs, 2, argc, argv);
+	if (sub == HELP_SUB_HELP)
 		help_print_cmd(ctx->out, &cdi_help);
-		return EXIT_OK;
-	}
-	if (!strcmp(argv[1], "list"))
-		a->list = true;
-	else if (strcmp(argv[1], "generate") != 0) {
-		char q[41];
-		cmd_error(ctx, "cdi", "unknown subcommand '%s'; see 'gpuctl cdi --help'", units_quoted(argv[1], q));
-		return EXIT_USAGE;
-	}
+	if (sub < 0)
+		return sub == HELP_SUB_HELP ? EXIT_OK : EXIT_USAGE;
+	a->list = sub == 1;
 	const struct cmd_help *h = a->list ? &cdi_list_help : &cdi_generate_help;
 	struct opt_parser p;
 	struct opt_value v;

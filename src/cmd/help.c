@@ -37,6 +37,28 @@ void help_print_sub(FILE *out, const char *cmd, const struct sub_help *s, const 
 	fprintf(out, "\nexit codes: %s\n", s->exits);
 }
 
+int help_sub_find(const struct cmd_ctx *ctx, const char *cmd, const struct sub_help *subs, size_t n, int argc,
+		  char **argv)
+{
+	if (argc < 2) {
+		char list[256] = "";
+		size_t len = 0;
+		for (size_t i = 0; i < n && len < sizeof(list); i++)
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i == 0 ? "" : i + 1 < n ? ", " : " or ",
+						subs[i].name);
+		cmd_error(ctx, cmd, "a subcommand is needed (%s); see 'gpuctl %s --help'", list, cmd);
+		return HELP_SUB_BAD;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)
+		return HELP_SUB_HELP;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(argv[1], subs[i].name) == 0)
+			return (int)i;
+	char q[41];
+	cmd_error(ctx, cmd, "unknown subcommand '%s'; see 'gpuctl %s --help'", units_quoted(argv[1], q), cmd);
+	return HELP_SUB_BAD;
+}
+
 bool help_asked(int argc, char **argv, int from)
 {
 	for (int i = from; i < argc && strcmp(argv[i], "--") != 0; i++)

@@ -83,6 +83,16 @@ struct sub_help {
 void help_print_subs(FILE *out, const char *cmd, const struct sub_help *subs, size_t n, const char *notes);
 /* gpuctl CMD SUB --help: its usage, text, notes (may be NULL) and exit codes. */
 void help_print_sub(FILE *out, const char *cmd, const struct sub_help *s, const char *notes);
+/* argv[1], the subcommand of `gpuctl CMD`, among subs' names: its index;
+ * HELP_SUB_HELP for -h/--help (the caller prints its help); HELP_SUB_BAD after
+ * the one-line error (exit 64): none given ("a subcommand is needed (a, b or
+ * c); see 'gpuctl CMD --help'") or not one of them ("unknown subcommand 'X';
+ * see 'gpuctl CMD --help'"). ctx is a struct cmd_ctx. */
+#define HELP_SUB_HELP (-1)
+#define HELP_SUB_BAD (-2)
+struct cmd_ctx;
+int help_sub_find(const struct cmd_ctx *ctx, const char *cmd, const struct sub_help *subs, size_t n, int argc,
+		  char **argv);
 /* True if argv[from..] asks for help (-h or --help) before a "--". */
 bool help_asked(int argc, char **argv, int from);
 

@@ -332,10 +332,11 @@ static const char sub_notes[] =
 
 int cmd_plan(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		help_print_subs(argc < 2 ? ctx->err : ctx->out, "plan", sub_help, NSUBS, sub_notes);
-		return argc < 2 ? EXIT_USAGE : EXIT_OK;
-	}
+	int i = help_sub_find(ctx, "plan", sub_help, NSUBS, argc, argv);
+	if (i == HELP_SUB_HELP)
+		help_print_subs(ctx->out, "plan", sub_help, NSUBS, sub_notes);
+	if (i < 0)
+		return i == HELP_SUB_HELP ? EXIT_OK : EXIT_USAGE;
 	/* in sub_help's order; prices: it reads price tables (and so takes --prices FILE) */
 	static const struct {
 		int (*fn)(struct pctx *, int, char **);
@@ -348,28 +349,22 @@ int cmd_plan(int argc, char **argv, struct cmd_ctx *ctx)
 		{ plan_cost_cmd, plan_cost_opts, &plan_cost_nopts, true },
 		{ plan_mig_cmd, plan_mig_opts, &plan_mig_nopts, false },
 	};
-	for (size_t i = 0; i < NSUBS; i++) {
-		if (strcmp(argv[1], sub_help[i].name) != 0)
-			continue;
-		char sub[32];
-		snprintf(sub, sizeof(sub), "plan %s", sub_help[i].name);
-		const struct cmd_help help = { .name = sub, .usage = sub_help[i].usage, .what = sub_help[i].what,
-					       .opts = subs[i].opts, .nopts = *subs[i].nopts, .notes = sub_notes,
-					       .exits = sub_help[i].exits };
-		if (help_asked(argc, argv, 2)) {
-			help_print_cmd(ctx->out, &help);
-			return EXIT_OK;
-		}
-		struct pctx p = { .ctx = ctx, .sub = sub, .help = &help, .takes_prices = subs[i].prices };
-		int rc = subs[i].fn(&p, argc - 1, argv + 1);
-		if (p.cat_loaded)
-			catalog_free(&p.cat);
-		plan_presets_free(&p.presets);
-		plan_prices_free(&p.prices);
-		return rc;
+	char sub[32];
+	snprintf(sub, sizeof(sub), "plan %s", sub_help[i].name);
+	const struct cmd_help help = { .name = sub, .usage = sub_help[i].usage, .what = sub_help[i].what,
+				       .opts = subs[i].opts, .nopts = *subs[i].nopts, .notes = sub_notes,
+				       .exits = sub_help[i].exits };
+	if (help_asked(argc, argv, 2)) {
+		help_print_cmd(ctx->out, &help);
+		return EXIT_OK;
 	}
-	cmd_error(ctx, "plan", "unknown subcommand '%s' (train, serve, cost, mig)", argv[1]);
-	return EXIT_USAGE;
+	struct pctx p = { .ctx = ctx, .sub = sub, .help = &help, .takes_prices = subs[i].prices };
+	int rc = subs[i].fn(&p, argc - 1, argv + 1);
+	if (p.cat_loaded)
+		catalog_free(&p.cat);
+	plan_presets_free(&p.presets);
+	plan_prices_free(&p.prices);
+	return rc;
 }
 
 int plan_bench_rates(struct pctx *p, const char *path, const struct plan_model *m, const struct plan_train *t,

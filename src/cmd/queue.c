@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "core/table.h"
-#include "pool/jscan.h"
+#include "core/jscan.h"
 #include "pool/queue_view.h"
 #include "help.h"
 #include "pool_cmd.h"

@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/abuf.h"
@@ -21,7 +20,8 @@
 #include "sampler/sampler.h"
 #include "slurm/gres.h"
 #include "slurm/node.h"
-#include "slurm/req.h"
+#include "pool/slurm_req.h"
+#include "slurm/scontrol.h"
 #include "slurm/summary.h"
 #include "health_cmd.h"
 #include "help.h"
@@ -122,49 +122,6 @@ static int verb_opt_next(struct cmd_ctx *ctx, unsigned verb, struct opt_parser *
 	char name[32];
 	struct cmd_help h = verb_cmd_help(verb, name);
 	return help_opt_next(ctx, &h, p, v, rc);
-}
-
-/* Runs argv (no shell), its stdout into out (may be NULL). Returns the exit status, -1 if it could not run. */
-static int run_prog(char *const argv[], char *out, size_t outlen)
-{
-	int fds[2];
-	if (pipe(fds) != 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		dup2(fds[1], 1);
-		close(fds[0]);
-		close(fds[1]);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	size_t len = 0;
-	char scratch[512];
-	for (;;) {
-		char *dst = out && len + 1 < outlen ? out + len : scratch;
-		size_t room = out && len + 1 < outlen ? outlen - 1 - len : sizeof(scratch);
-		ssize_t r = read(fds[0], dst, room);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		if (dst != scratch)
-			len += (size_t)r;
-	}
-	if (out && outlen)
-		out[len] = '\0';
-	close(fds[0]);
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 static int parse_u64(const struct cmd_ctx *ctx, const char *what, const char *s, uint64_t max, uint64_t *out)
@@ -366,18 +323,14 @@ static int do_health_check(int argc, char **argv, struct cmd_ctx *ctx)
 	free(hr);
 	drop_backend(ctx, &be);
 
-	char show[8192];
-	char *show_argv[] = { (char *)scontrol, "show", "node", (char *)node, "-o", NULL };
-	int src = run_prog(show_argv, show, sizeof(show));
 	struct slurm_node_info ni;
-	char err[200];
-	bool known = src == 0 && slurm_node_parse(show, &ni, err, sizeof(err)) == 0;
+	char err[400];
+	bool known = scontrol_show_node(scontrol, node, &ni, err, sizeof(err)) == 0;
 	if (dry && !known) { /* a dry run needs no scontrol: the node counts as not drained */
 		memset(&ni, 0, sizeof(ni));
 		snprintf(ni.state, sizeof(ni.state), "unknown (no scontrol)");
 	} else if (!known) {
-		cmd_error(ctx, "slurm health-check", "cannot read node '%s' from '%s show node' (%s)", node, scontrol,
-			  src != 0 ? "it failed" : err);
+		cmd_error(ctx, "slurm health-check", "cannot read node '%s' from '%s show node' (%s)", node, scontrol, err);
 		return EXIT_UNAVAILABLE;
 	}
 	enum slurm_hc_action act = slurm_health_decide(fail, reason, &ni);
@@ -395,13 +348,8 @@ static int do_health_check(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (act == SLURM_HC_NONE || act == SLURM_HC_KEEP_OTHERS)
 		return health_exit_code(verdict);
-	char node_arg[300], reason_arg[SLURM_REASON_LEN + 16];
-	snprintf(node_arg, sizeof(node_arg), "NodeName=%s", node);
-	snprintf(reason_arg, sizeof(reason_arg), "Reason=%s", reason);
-	char *drain_argv[] = { (char *)scontrol, "update", node_arg, "State=DRAIN", reason_arg, NULL };
-	char *resume_argv[] = { (char *)scontrol, "update", node_arg, "State=RESUME", NULL };
-	if (run_prog(act == SLURM_HC_DRAIN ? drain_argv : resume_argv, NULL, 0) != 0) {
-		cmd_error(ctx, "slurm health-check", "'%s update %s' failed", scontrol, node_arg);
+	if (scontrol_node_action(scontrol, node, act, reason, err, sizeof(err)) != 0) {
+		cmd_error(ctx, "slurm health-check", "%s", err);
 		return EXIT_UNAVAILABLE;
 	}
 	return health_exit_code(verdict);
@@ -530,12 +478,9 @@ static int do_job_end(int argc, char **argv, struct cmd_ctx *ctx)
  * still runs (the SPANK plugin at a step's end, or the job itself). */
 static int write_admin_comment(struct cmd_ctx *ctx, struct job_args *a, uint64_t job, const char *line)
 {
-	char job_arg[64], comment[420];
-	snprintf(job_arg, sizeof(job_arg), "JobId=%llu", (unsigned long long)job);
-	snprintf(comment, sizeof(comment), "AdminComment=%s", line);
-	char *upd[] = { (char *)a->scontrol, "update", job_arg, comment, NULL };
-	if (run_prog(upd, NULL, 0) != 0) {
-		cmd_error(ctx, "slurm stats", "'%s update %s AdminComment=...' failed", a->scontrol, job_arg);
+	char err[500];
+	if (scontrol_job_comment(a->scontrol, (unsigned long long)job, line, err, sizeof(err)) != 0) {
+		cmd_error(ctx, "slurm stats", "%s", err);
 		return EXIT_UNAVAILABLE;
 	}
 	return EXIT_OK;
@@ -571,30 +516,25 @@ static int do_stats(int argc, char **argv, struct cmd_ctx *ctx)
 
 int cmd_slurm(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		help_print_subs(argc < 2 ? ctx->err : ctx->out, "slurm", verb_help, NVERBS, verb_notes);
-		return argc < 2 ? EXIT_USAGE : EXIT_OK;
-	}
+	int v = help_sub_find(ctx, "slurm", verb_help, NVERBS, argc, argv);
+	if (v == HELP_SUB_HELP)
+		help_print_subs(ctx->out, "slurm", verb_help, NVERBS, verb_notes);
+	if (v < 0)
+		return v == HELP_SUB_HELP ? EXIT_OK : EXIT_USAGE;
 	/* in verb_help's order */
 	static int (*const verbs[NVERBS])(int, char **, struct cmd_ctx *) = {
 		do_gres_conf, do_health_check, do_job_start, do_job_end, do_stats, slurm_sweep,
 	};
-	for (size_t v = 0; v < NVERBS; v++) {
-		if (strcmp(argv[1], verb_help[v].name) != 0)
-			continue;
-		if (help_asked(argc, argv, 2)) {
-			/* sweep reads its options from a table: its help lists each one */
-			char name[32];
-			if (v == VERB_SWEEP) {
-				slurm_sweep_help(ctx->out);
-			} else {
-				struct cmd_help h = verb_cmd_help((unsigned)v, name);
-				help_print_cmd(ctx->out, &h);
-			}
-			return EXIT_OK;
+	if (help_asked(argc, argv, 2)) {
+		/* sweep reads its options from a table: its help lists each one */
+		char name[32];
+		if (v == VERB_SWEEP) {
+			slurm_sweep_help(ctx->out);
+		} else {
+			struct cmd_help h = verb_cmd_help((unsigned)v, name);
+			help_print_cmd(ctx->out, &h);
 		}
-		return verbs[v](argc, argv, ctx);
+		return EXIT_OK;
 	}
-	cmd_error(ctx, "slurm", "unknown verb '%s'; see 'gpuctl slurm --help'", argv[1]);
-	return EXIT_USAGE;
+	return verbs[v](argc, argv, ctx);
 }

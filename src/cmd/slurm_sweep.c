@@ -25,6 +25,8 @@
 #include "slurm/fleet.h"
 #include "slurm/gres.h"
 #include "slurm/node.h"
+#include "slurm/scontrol.h"
+#include "slurm/sweep.h"
 
 #define POLL_NS 500000000LL
 
@@ -74,16 +76,6 @@ static long long now_ns(void)
 
 /* ---- the submitting side ------------------------------------------------------------------- */
 
-enum job_state { JOB_PENDING, JOB_RUNNING, JOB_DONE, JOB_FAILED, JOB_NOT_STARTED };
-
-struct sweep_job {
-	char node[FLEET_NAME_LEN];
-	char id[24];         /* Slurm's job id, "" if sbatch failed */
-	enum job_state state;
-	char note[200];
-	char reason[64];     /* squeue's pending reason */
-};
-
 /* The nodes to sweep: scontrol show hostnames LIST, or sinfo's (in the partition). */
 static int list_nodes(struct cmd_ctx *ctx, const struct sweep_args *a, struct sweep_job **jobs, size_t *n)
 {
@@ -103,34 +95,9 @@ static int list_nodes(struct cmd_ctx *ctx, const struct sweep_args *a, struct sw
 		free(out);
 		return EXIT_UNAVAILABLE;
 	}
-	*n = 0;
-	*jobs = NULL;
-	rc = EXIT_OK;
-	for (char *save = NULL, *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		line[strcspn(line, " \t")] = '\0';
-		if (!line[0])
-			continue;
-		bool seen = false;
-		for (size_t i = 0; i < *n && !seen; i++)
-			seen = strcmp((*jobs)[i].node, line) == 0;
-		if (seen) /* sinfo -N lists a node once per partition */
-			continue;
-		if (!slurm_host_name_ok(line) || strlen(line) >= FLEET_NAME_LEN) {
-			cmd_error(ctx, CMD_NAME, "bad node name '%s' from Slurm", line);
-			rc = EXIT_DATAERR;
-			break;
-		}
-		struct sweep_job *p = realloc(*jobs, (*n + 1) * sizeof(*p));
-		if (!p) {
-			cmd_error(ctx, CMD_NAME, "out of memory");
-			rc = EXIT_SOFTWARE;
-			break;
-		}
-		*jobs = p;
-		memset(&p[*n], 0, sizeof(p[*n]));
-		snprintf(p[*n].node, sizeof(p[*n].node), "%s", line);
-		(*n)++;
-	}
+	rc = sweep_jobs_parse(out, jobs, n, err, sizeof(err));
+	if (rc != EXIT_OK)
+		cmd_error(ctx, CMD_NAME, "%s", err);
 	free(out);
 	if (!rc && *n == 0) {
 		cmd_error(ctx, CMD_NAME, "no node to sweep");
@@ -168,18 +135,10 @@ static int submit(struct cmd_ctx *ctx, const struct sweep_args *a, const char *n
 	argv[k] = NULL;
 	char *out = NULL, err[300];
 	int rc = sweep_spawn_read(argv, &out, err, sizeof(err));
-	if (rc == 0 && out) {
-		out[strcspn(out, ";\n")] = '\0'; /* "ID" or "ID;cluster" */
-		snprintf(j->id, sizeof(j->id), "%s", out);
-	}
+	bool ok = sweep_job_submitted(j, rc, out, err);
 	free(out);
-	if (!j->id[0]) {
-		j->state = JOB_FAILED;
-		snprintf(j->note, sizeof(j->note), "sbatch failed: %.160s", err[0] ? err : "no job id");
-		(void)ctx;
-		return -1;
-	}
-	return 0;
+	(void)ctx;
+	return ok ? 0 : -1;
 }
 
 static bool result_exists(const struct sweep_args *a, const char *node)
@@ -227,49 +186,19 @@ static int poll_jobs(struct cmd_ctx *ctx, const struct sweep_args *a, const char
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct sweep_job *j = &jobs[i];
-		if (j->state >= JOB_DONE)
+		if (j->state >= SWEEP_JOB_DONE)
 			continue;
-		char key[32];
-		snprintf(key, sizeof(key), "%s ", j->id);
-		const char *line = NULL;
-		for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-			if (strncmp(p, key, strlen(key)) == 0) {
-				line = p + strlen(key);
-				break;
-			}
-		if (result_exists(a, j->node)) {
-			j->state = JOB_DONE;
-		} else if (!line) {
-			/* gone from the queue without a result (its result is written before it exits) */
+		enum sweep_action act = sweep_job_step(j, out, result_exists(a, j->node), waited_ns, a->start_timeout_ns);
+		if (act == SWEEP_CANCEL) {
+			cancel(j);
+		} else if (act == SWEEP_ENDED) {
 			char tail[160];
 			log_tail(a, j->node, tail, sizeof(tail));
-			j->state = JOB_FAILED;
-			/* the note may cut the log's line short: a note, not a record */
-			if (snprintf(j->note, sizeof(j->note), "job %s ended without a result%s%.150s", j->id,
-				     tail[0] ? ": " : "", tail) >= (int)sizeof(j->note))
-				j->note[sizeof(j->note) - 1] = '\0';
-		} else if (strncmp(line, "PENDING", 7) == 0) {
-			j->state = JOB_PENDING;
-			sscanf(line, "%*s %63s", j->reason);
-			if (waited_ns >= a->start_timeout_ns) {
-				cancel(j);
-				j->state = JOB_NOT_STARTED;
-				snprintf(j->note, sizeof(j->note), "job %s still pending after %.0f s (%s); cancelled", j->id,
-					 (double)waited_ns / SEC, j->reason);
-			}
-		} else {
-			j->state = JOB_RUNNING;
+			sweep_job_ended(j, tail);
 		}
 	}
 	free(out);
 	return EXIT_OK;
-}
-
-static void counts(const struct sweep_job *jobs, size_t n, size_t c[5])
-{
-	memset(c, 0, 5 * sizeof(c[0]));
-	for (size_t i = 0; i < n; i++)
-		c[jobs[i].state]++;
 }
 
 static void write_text_cb(const void *f, FILE *o) { fleet_write_text(f, o); }
@@ -286,7 +215,7 @@ static int gather(struct cmd_ctx *ctx, const struct sweep_args *a, const struct 
 		size_t len;
 		char note[400] = "";
 		char *text = NULL;
-		if (j->state == JOB_DONE && !(text = read_whole_file(path, SWEEP_NODE_RESULT_MAX, &len, err, sizeof(err)))) {
+		if (j->state == SWEEP_JOB_DONE && !(text = read_whole_file(path, SWEEP_NODE_RESULT_MAX, &len, err, sizeof(err)))) {
 			/* a device, a FIFO, a result too large: that node failed, said once here */
 			cmd_error(ctx, CMD_NAME, "node '%s': %s", j->node, err);
 			snprintf(note, sizeof(note), "its result cannot be read: %.180s", err);
@@ -295,7 +224,7 @@ static int gather(struct cmd_ctx *ctx, const struct sweep_args *a, const struct 
 		if (text)
 			(void)fleet_add_result(f, j->node, text, len, err, sizeof(err));
 		else
-			rc = fleet_add_missing(f, j->node, j->state == JOB_NOT_STARTED ? FLEET_NOT_STARTED : FLEET_FAILED,
+			rc = fleet_add_missing(f, j->node, j->state == SWEEP_JOB_NOT_STARTED ? FLEET_NOT_STARTED : FLEET_FAILED,
 					       note[0] ? note : j->note[0] ? j->note : "its result could not be read");
 		free(text);
 		if (rc) {
@@ -363,25 +292,17 @@ static int drain_nodes(struct cmd_ctx *ctx, const struct sweep_args *a, const st
 			rc = EXIT_DATAERR;
 			continue;
 		}
-		char *show = NULL, err[300];
-		char *show_argv[] = { (char *)"scontrol", (char *)"show", (char *)"node", (char *)name, (char *)"-o", NULL };
 		struct slurm_node_info ni;
-		char perr[200];
-		if (sweep_spawn_read(show_argv, &show, err, sizeof(err)) != 0 || !show || slurm_node_parse(show, &ni, perr, sizeof(perr))) {
-			cmd_error(ctx, CMD_NAME, "cannot read node '%s' (scontrol show node%s%s)", name, err[0] ? ": " : "", err);
-			free(show);
+		char err[400];
+		if (scontrol_show_node("scontrol", name, &ni, err, sizeof(err)) != 0) {
+			cmd_error(ctx, CMD_NAME, "cannot read node '%s' (scontrol show node: %s)", name, err);
 			rc = EXIT_UNAVAILABLE;
 			continue;
 		}
-		free(show);
 		enum slurm_hc_action act = fleet_drain_decide(reason, &ni);
 		if (act == SLURM_HC_DRAIN) {
-			char node_arg[128], reason_arg[SLURM_REASON_LEN + 16];
-			snprintf(node_arg, sizeof(node_arg), "NodeName=%s", name);
-			snprintf(reason_arg, sizeof(reason_arg), "Reason=%s", reason);
-			char *upd[] = { (char *)"scontrol", (char *)"update", node_arg, (char *)"State=DRAIN", reason_arg, NULL };
-			if (sweep_spawn_read(upd, NULL, err, sizeof(err)) != 0) {
-				cmd_error(ctx, CMD_NAME, "'scontrol update %s State=DRAIN' failed%s%s", node_arg, err[0] ? ": " : "", err);
+			if (scontrol_node_action("scontrol", name, act, reason, err, sizeof(err)) != 0) {
+				cmd_error(ctx, CMD_NAME, "%s", err);
 				rc = EXIT_UNAVAILABLE;
 				continue;
 			}
@@ -432,30 +353,25 @@ static int sweep(struct cmd_ctx *ctx, struct sweep_args *a)
 		free(jobs);
 		return EXIT_UNAVAILABLE;
 	}
-	size_t c[5], last[5] = { (size_t)-1 };
+	size_t c[SWEEP_JOB_NSTATES], last[SWEEP_JOB_NSTATES] = { (size_t)-1 };
 	for (;;) {
 		long long waited = now_ns() - t0;
 		rc = poll_jobs(ctx, a, name, jobs, n, waited);
 		if (rc)
 			break;
-		counts(jobs, n, c);
+		sweep_counts(jobs, n, c);
 		if (memcmp(c, last, sizeof(c)) != 0) {
 			fprintf(ctx->err, "sweep: %zu done, %zu running, %zu pending, %zu failed, %zu not started (%.0f s)\n",
-				c[JOB_DONE], c[JOB_RUNNING], c[JOB_PENDING], c[JOB_FAILED], c[JOB_NOT_STARTED], (double)waited / SEC);
+				c[SWEEP_JOB_DONE], c[SWEEP_JOB_RUNNING], c[SWEEP_JOB_PENDING], c[SWEEP_JOB_FAILED],
+				c[SWEEP_JOB_NOT_STARTED], (double)waited / SEC);
 			memcpy(last, c, sizeof(c));
 		}
-		if (c[JOB_PENDING] + c[JOB_RUNNING] == 0)
+		if (c[SWEEP_JOB_PENDING] + c[SWEEP_JOB_RUNNING] == 0)
 			break;
 		if (waited >= a->timeout_ns) {
-			for (size_t i = 0; i < n; i++) {
-				if (jobs[i].state != JOB_PENDING && jobs[i].state != JOB_RUNNING)
-					continue;
-				cancel(&jobs[i]);
-				snprintf(jobs[i].note, sizeof(jobs[i].note), "job %s %s at the sweep's timeout (%.0f s); cancelled",
-					 jobs[i].id, jobs[i].state == JOB_PENDING ? "still pending" : "still running",
-					 (double)a->timeout_ns / SEC);
-				jobs[i].state = jobs[i].state == JOB_PENDING ? JOB_NOT_STARTED : JOB_FAILED;
-			}
+			for (size_t i = 0; i < n; i++)
+				if (sweep_job_timeout(&jobs[i], a->timeout_ns))
+					cancel(&jobs[i]);
 			break;
 		}
 		struct timespec ts = { 0, POLL_NS };
@@ -463,7 +379,7 @@ static int sweep(struct cmd_ctx *ctx, struct sweep_args *a)
 	}
 	if (rc) {
 		for (size_t i = 0; i < n; i++)
-			if (jobs[i].state == JOB_PENDING || jobs[i].state == JOB_RUNNING)
+			if (jobs[i].state == SWEEP_JOB_PENDING || jobs[i].state == SWEEP_JOB_RUNNING)
 				cancel(&jobs[i]);
 		free(jobs);
 		return rc;
@@ -537,7 +453,7 @@ static int gather_dir(struct cmd_ctx *ctx, const struct sweep_args *a)
 		jobs = p;
 		memset(&jobs[n], 0, sizeof(jobs[n]));
 		snprintf(jobs[n].node, sizeof(jobs[n].node), "%s", name);
-		jobs[n++].state = JOB_DONE;
+		jobs[n++].state = SWEEP_JOB_DONE;
 	}
 	closedir(d);
 	if (!n) {

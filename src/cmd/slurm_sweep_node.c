@@ -9,22 +9,18 @@
 #include "slurm_sweep_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/catalog.h"
 #include "core/readfile.h"
+#include "core/spawn.h"
 #include "health_cmd.h"
 #include "sampler/sampler.h"
 #include "slurm/fleet.h"
 #include "slurm/gres.h"
-
-extern char **environ;
 
 /* ---- running programs ------------------------------------------------------------------ */
 
@@ -34,68 +30,8 @@ extern char **environ;
  * when it did not exit or wrote more than the cap. */
 int sweep_spawn_read(char *const argv[], char **out, char *errline, size_t errlen)
 {
-	int po[2], pe[2];
-	errline[0] = '\0';
-	if (out)
-		*out = NULL;
-	if (pipe2(po, O_CLOEXEC) != 0)
-		return snprintf(errline, errlen, "pipe: %s", strerror(errno)), -1;
-	if (pipe2(pe, O_CLOEXEC) != 0) {
-		close(po[0]);
-		close(po[1]);
-		return snprintf(errline, errlen, "pipe: %s", strerror(errno)), -1;
-	}
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-	pid_t pid;
-	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(po[1]);
-	close(pe[1]);
-	if (rc != 0) {
-		close(po[0]);
-		close(pe[0]);
-		return snprintf(errline, errlen, "cannot run '%s': %s", argv[0], strerror(rc)), -1;
-	}
-	/* stdout first, then stderr: what these programs write to stderr fits a pipe */
-	char what[300], rerr[400];
-	snprintf(what, sizeof(what), "the output of '%s'", argv[0]);
-	size_t len = 0;
-	char *buf = read_fd_bounded(po[0], SWEEP_OUTPUT_MAX, what, &len, rerr, sizeof(rerr));
-	close(po[0]); /* over the cap, the rest unread: the program ends on a broken pipe */
-	char ebuf[512];
-	ssize_t el = read(pe[0], ebuf, sizeof(ebuf) - 1);
-	close(pe[0]);
-	if (el > 0) {
-		ebuf[el] = '\0';
-		ebuf[strcspn(ebuf, "\n")] = '\0';
-		snprintf(errline, errlen, "%s", ebuf);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			free(buf);
-			return snprintf(errline, errlen, "waitpid: %s", strerror(errno)), -1;
-		}
-	if (!buf) {
-		snprintf(errline, errlen, "%s", rerr);
-		return -1;
-	}
-	if (out)
-		*out = buf;
-	else
-		free(buf);
-	if (!WIFEXITED(st)) {
-		if (out) {
-			free(*out);
-			*out = NULL;
-		}
-		return snprintf(errline, errlen, "'%s' was killed by signal %d", argv[0], WTERMSIG(st)), -1;
-	}
-	return WEXITSTATUS(st);
+	struct spawn_opts o = { .out_max = SWEEP_OUTPUT_MAX };
+	return spawn_run(argv, &o, out, NULL, errline, errlen);
 }
 
 /* Writes path atomically (path.tmp, then rename) with writer(arg, FILE*). 0, or -1 with errno. */

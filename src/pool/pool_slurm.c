@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slurm/req.h"
+#include "pool/slurm_req.h"
 
 uint64_t pool_slurm_job_id(const struct pool_job *j)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jscan.h"
+#include "core/jscan.h"
 
 const char *queue_view_str(const struct queue_view *v, size_t off)
 {

@@ -7,7 +7,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "bench/svg.h"
+#include "view/svg.h"
 
 static void fmt_fig(char *out, size_t len, double v)
 {

@@ -210,6 +210,9 @@ expect_error 64 "tp 3 does not divide heads 64" plan serve --model llama-3-70b -
 expect_error 64 "unknown MIG profile '5g'" plan mig --gpu 'H200 SXM' --request 5g
 expect_error 64 "'L40S' does not support MIG" plan mig --gpu L40S
 expect_error 64 "unknown option '--frobnicate'" plan train --model gpt2-small --frobnicate
+# the subcommand: one line when it is missing or unknown (cmd/help.c help_sub_find, shared by plan, slurm, cdi)
+expect_error 64 "gpuctl plan: a subcommand is needed (train, serve, cost or mig); see 'gpuctl plan --help'" plan
+expect_error 64 "gpuctl plan: unknown subcommand 'frob'; see 'gpuctl plan --help'" plan frob
 printf '{"rows":[{"instance":"x","provider":"p","gpus":1,"gpu_model":"H100 SXM","region":"r","on_demand":1,"reserved_1y":null,"reserved_3y":null,"currency":"USD","source":"s","date":"2025"}]}' >"$tmp/bad.json"
 expect_error 65 "missing column 'spot'" plan cost --hours 3 --prices "$tmp/bad.json"
 expect_error 66 "cannot open" plan cost --hours 3 --prices "$tmp/none.json"

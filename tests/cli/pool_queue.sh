@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # pool_queue.sh - `gpuctl queue` and `queue --json`, which read the agent's
-# answer without a jansson tree (src/pool/jscan.c, queue_view.c): the JSON is
+# answer without a jansson tree (src/core/jscan.c, queue_view.c): the JSON is
 # jansson's layout (what python's json.dumps(indent=2) also writes) with the
 # agent's keys in its order, the table's rows and columns; and, against a
 # fake agent, the paths that still go through jansson: the agent's error,

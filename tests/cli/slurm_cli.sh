@@ -26,10 +26,11 @@ has() { echo "$out" | grep -q -- "$1" || fail "expected '$1' in: $out"; }
 
 # ---- usage ----------------------------------------------------------------------------
 expect 64 "$GPUCTL" slurm
+has "gpuctl slurm: a subcommand is needed (gres-conf, health-check, job-start, job-end, stats or sweep); see 'gpuctl slurm --help'"
 expect 0 "$GPUCTL" slurm --help
 has "gres-conf"
 expect 64 "$GPUCTL" slurm frobnicate
-has "gpuctl slurm: unknown verb 'frobnicate'"
+has "gpuctl slurm: unknown subcommand 'frobnicate'; see 'gpuctl slurm --help'"
 
 # ---- gres-conf --------------------------------------------------------------------------
 expect 0 "$GPUCTL" --sim h200x8 slurm gres-conf --node gpu01
@@ -148,8 +149,10 @@ cat >"$tmp/scontrol" <<'SH'
 #!/bin/sh
 # stand-in: "show node N -o" prints $FAKE/node; "update ..." is recorded
 case "$1" in
-show) [ -f "$FAKE/fail" ] && exit 1; cat "$FAKE/node" ;;
-update) printf '%s\n' "$*" >>"$FAKE/calls" ;;
+show) [ -f "$FAKE/fail" ] && { echo "slurm_load_node error: Unable to contact slurm controller" >&2; exit 1; }
+	cat "$FAKE/node" ;;
+update) [ -f "$FAKE/updfail" ] && { echo "Invalid node name specified" >&2; exit 1; }
+	printf '%s\n' "$*" >>"$FAKE/calls" ;;
 *) exit 2 ;;
 esac
 SH
@@ -195,9 +198,14 @@ echo "NodeName=gpu01 State=IDLE+DRAIN Reason=gpuctl: GPU 3 ecc-volatile-uncorrec
 hc 0
 has "action: resume"
 [ "$(calls)" = "update NodeName=gpu01 State=RESUME" ] || fail "resume call: $(calls)"
+# a failing scontrol: its exit status and the first line of its stderr in the one-line error
+touch "$tmp/updfail"
+hc 69
+has "scontrol update NodeName=gpu01 State=RESUME' failed: exit status 1: Invalid node name specified$"
+rm -f "$tmp/updfail"
 touch "$tmp/fail"
 hc 69
-has "cannot read node 'gpu01'"
+has "cannot read node 'gpu01' from '.*show node' (exit status 1: slurm_load_node error: Unable to contact slurm controller)$"
 rm -f "$tmp/fail"
 hc 64 --window x
 

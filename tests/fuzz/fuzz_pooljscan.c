@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pool/jscan.h"
+#include "core/jscan.h"
 #include "pool/queue_view.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

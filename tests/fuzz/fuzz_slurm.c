@@ -8,7 +8,7 @@
 
 #include "slurm/gres.h"
 #include "slurm/node.h"
-#include "slurm/req.h"
+#include "pool/slurm_req.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -10,7 +10,11 @@
 #  3. for every pair of layers, a file of the lower one that includes a
 #     header of a layer it may not see fails with "No such file", and one
 #     that includes a header of a layer it may see preprocesses (so a pass
-#     is not an include path that finds nothing).
+#     is not an include path that finds nothing);
+#  4. the table is the real graph: the layers a layer's files include
+#     directly ("other/x.h") are exactly its row, no more (an include of a
+#     layer it sees only through its row's rows) and no less (an edge no
+#     file needs); proved able to fail on a made-up layer with one of each.
 cmake_minimum_required(VERSION 3.20)
 foreach(v CC SRC BUILD)
   if(NOT ${v})
@@ -103,8 +107,69 @@ foreach(layer ${LAYERS})
   endif()
 endforeach()
 
+# 4
+# The layers that the files under dir (and the extra files) include directly, but layer itself.
+function(direct_includes layer dir extra out)
+  file(GLOB files "${dir}/*.c" "${dir}/*.h")
+  set(used "")
+  foreach(f ${files} ${extra})
+    file(STRINGS "${f}" lines REGEX "^[ \t]*#[ \t]*include[ \t]+\"[a-z_]+/")
+    foreach(line ${lines})
+      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]+\"([a-z_]+)/.*" "\\1" inc "${line}")
+      if(inc IN_LIST LAYERS AND NOT inc STREQUAL layer)
+        list(APPEND used ${inc})
+      endif()
+    endforeach()
+  endforeach()
+  list(REMOVE_DUPLICATES used)
+  set(${out} ${used} PARENT_SCOPE)
+endfunction()
+# What is wrong with layer's row (deps) against the layers its files include.
+function(row_problems layer deps used out)
+  set(p "")
+  foreach(u ${used})
+    if(NOT u IN_LIST deps)
+      list(APPEND p "${layer} includes ${u}/, which its row in src/layers.cmake does not list")
+    endif()
+  endforeach()
+  foreach(d ${deps})
+    if(NOT d IN_LIST used)
+      list(APPEND p "${layer}'s row lists ${d}, which no file of ${layer} includes: drop the edge")
+    endif()
+  endforeach()
+  set(${out} "${p}" PARENT_SCOPE)
+endfunction()
+set(edges 0)
+foreach(layer ${LAYERS})
+  set(extra "")
+  if(layer STREQUAL "cmd")
+    set(extra "${SRC}/src/main.c") # the executable's other source
+  endif()
+  direct_includes(${layer} "${SRC}/src/${layer}" "${extra}" used)
+  row_problems(${layer} "${DEPS_${layer}}" "${used}" problems)
+  foreach(p ${problems})
+    message(SEND_ERROR "${p}")
+    math(EXPR failures "${failures} + 1")
+  endforeach()
+  list(LENGTH DEPS_${layer} k)
+  math(EXPR edges "${edges} + ${k}")
+endforeach()
+# the probe: a layer "probe" whose row lists core and device, whose file includes core and sampler
+set(LAYERS ${LAYERS} probe)
+file(MAKE_DIRECTORY "${work}/probe")
+file(WRITE "${work}/probe/probe.c" "#include \"core/abuf.h\"\n  #  include \"sampler/sampler.h\"\n#include \"probe/own.h\"\n")
+direct_includes(probe "${work}/probe" "" used)
+row_problems(probe "core;device" "${used}" problems)
+set(want "probe includes sampler/, which its row in src/layers.cmake does not list"
+  "probe's row lists device, which no file of probe includes: drop the edge")
+if(NOT problems STREQUAL want)
+  message(SEND_ERROR "the row check did not find the probe's extra include and unused edge: it found '${problems}'")
+  math(EXPR failures "${failures} + 1")
+endif()
+list(REMOVE_ITEM LAYERS probe)
+
 list(LENGTH LAYERS n)
 if(failures GREATER 0)
   message(FATAL_ERROR "layers: ${failures} failure(s)")
 endif()
-message(STATUS "layers: ${n} layers; ${denied} includes of a layer above refused, ${allowed} of a layer below or its own accepted; no \"../\" include")
+message(STATUS "layers: ${n} layers, ${edges} edges, each used; ${denied} includes of a layer not seen refused, ${allowed} of a layer seen or its own accepted; no \"../\" include")

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_agent_leakwatch.c - the agent's memory-leak watch (src/agent/leakwatch.h):
+/* test_agent_leakwatch.c - the agent's memory-leak watch (src/health/leakwatch.h):
  * feeding snapshots, process identity, forgetting, the table cap, the sample
  * spacing over long runs, and the health findings it adds. */
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 
 #include "agent/agent_config.h"
 #include "agent/api.h"
-#include "agent/leakwatch.h"
+#include "health/leakwatch.h"
 #include "agent/metrics.h"
 
 #define MIB (1024.0 * 1024.0)

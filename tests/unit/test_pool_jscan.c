@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pool/jscan.h"
+#include "core/jscan.h"
 #include "pool/pool_internal.h"
 #include "pool/queue_view.h"
 

@@ -16,7 +16,7 @@
 #include "health/health.h"
 #include "sampler/sampler.h"
 #include "slurm/node.h"
-#include "slurm/req.h"
+#include "pool/slurm_req.h"
 #include "slurm/summary.h"
 
 /* Health of l40sx4 with the fault f injected (kind NONE: none). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* svg.c - see svg.h. */
-#include "svg.h"
+#include "view/svg.h"
 
 #include <math.h>
 

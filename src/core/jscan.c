@@ -2,7 +2,7 @@
 /* jscan.c - see jscan.h. The grammar is RFC 8259 with jansson's limits:
  * strings valid UTF-8 without \u0000, integers that fit a long long, reals
  * that do not overflow, at most JSCAN_MAX_DEPTH containers deep. */
-#include "jscan.h"
+#include "core/jscan.h"
 
 #include <errno.h>
 #include <limits.h>

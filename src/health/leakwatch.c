@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* leakwatch.c - see leakwatch.h. */
-#include "leakwatch.h"
+#include "health/leakwatch.h"
 
 #include <stdio.h>
 #include <stdlib.h>

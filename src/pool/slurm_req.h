@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * req.h - the Slurm requests of the pool's control protocol (pure).
+ * slurm_req.h - the Slurm requests of the pool's control protocol (pure).
  *
  * The prolog/epilog (`gpuctl slurm job-start|job-end`) record a Slurm job's
  * GPUs with the agent, which accounts them like a pool job

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* req.c - the Slurm requests of the control protocol (req.h). */
-#include "slurm/req.h"
+/* slurm_req.c - the Slurm requests of the control protocol (slurm_req.h). */
+#include "pool/slurm_req.h"
 
 #include <ctype.h>
 #include <stdio.h>
