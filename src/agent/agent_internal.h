@@ -63,6 +63,8 @@ struct agent {
 	struct gpu_backend *be;
 	struct sampler *sampler;
 	struct health_rules *rules;   /* NULL when they could not be loaded */
+	struct ticker *ticker;        /* one (snapshot, health) per tick, the render thread's to advance;
+	                               * the pool takes its ticks (health/tick.h) */
 	char health_error[256];
 
 	pthread_mutex_t pub_mu;
@@ -72,6 +74,8 @@ struct agent {
 	pthread_cond_t cv;
 	bool stopping;
 	unsigned render_req;          /* variant bits the current set's scrapers wait for */
+	uint64_t waiting_until;       /* the tick the render thread waits for (0: not waiting); injected clock only */
+	uint64_t first_tick_ns;       /* agent_start's tick (agent_mono): the render thread's ticks follow it */
 	struct render_expect expect[RENDER_VARIANTS]; /* the render thread's: periodic scrapers */
 	struct render_scratch *scratch; /* the render thread's (agent.c) */
 	pthread_t render_thread, klog_thread;

@@ -99,6 +99,7 @@ struct sampler {
 	 * and wake-ups at every tick) when the flag was read under it. */
 	atomic_bool stopping;
 	unsigned first_done;
+	atomic_ullong reads;          /* sampler_read calls (sampler_reads) */
 	struct sampler *abandoned_next;
 };
 
@@ -668,6 +669,7 @@ static void read_slot(struct sampler *s, struct slot *sl, uint64_t now, struct g
 
 void sampler_read(struct sampler *s, struct snapshot *out)
 {
+	atomic_fetch_add(&s->reads, 1);
 	uint64_t now = gpu_backend_now_ns(s->be);
 	out->sys = s->sys;
 	/* out has room for sampler_gpu_count() GPUs (snapshot_new); one with less
@@ -697,6 +699,11 @@ void sampler_read_gpu(struct sampler *s, unsigned gpu, struct gpu_view *out)
 		return;
 	}
 	read_slot(s, &s->slots[gpu], gpu_backend_now_ns(s->be), out);
+}
+
+uint64_t sampler_reads(struct sampler *s)
+{
+	return atomic_load(&s->reads);
 }
 
 unsigned sampler_gpu_count(const struct sampler *s)

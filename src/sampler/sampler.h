@@ -41,6 +41,8 @@ int sampler_start(struct sampler **out, struct gpu_backend *be, const struct sam
  * GPUs (snapshot_new): of each view what is in use, the link rows [0, n)
  * (cheap; never waits on the backend). */
 void sampler_read(struct sampler *s, struct snapshot *out);
+/* How many times sampler_read was called (the agent reads once per tick: tests count it). */
+uint64_t sampler_reads(struct sampler *s);
 /* Copies one GPU's view only. */
 void sampler_read_gpu(struct sampler *s, unsigned gpu, struct gpu_view *out);
 /* Blocks until every GPU has been sampled at least once or timeout_ns passed. */
