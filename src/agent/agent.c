@@ -29,11 +29,9 @@
 #include "history.h"
 #include "health/tick.h"
 #include "leakwatch.h"
-#include "device/sim.h"
 #include "metrics.h"
 #include "pool/pool.h"
 #include "agent/pool_agent.h"
-#include "core/pages.h"
 #include "core/thread.h"
 #include "pool/runner.h"
 
@@ -199,14 +197,10 @@ static void pool_free(struct agent *a)
  * rendered with (at the tick or on request). One snapshot: health's rates run
  * between the two readings each view holds (its sample and the sampler's
  * rate base), so no previous snapshot is kept. The leaks and the fault
- * file's error are the tick's, written by agent_annotate. */
+ * file's error are the tick's, in a->notes (agent_tick.c). */
 struct render_scratch {
 	struct tick *tick;
 	const struct snapshot *snap;  /* tick's */
-	struct leakwatch_leak *leaks; /* LEAKWATCH_MAX */
-	unsigned nleaks;
-	int fault_file_bad;
-	char fault_file[256];
 	struct gz_writer gz;          /* compresses the expositions as they are rendered */
 	struct metrics_opts opts;
 	struct metrics_health mh[GPU_MAX_GPUS];
@@ -217,7 +211,6 @@ static void scratch_free(struct render_scratch *s)
 	if (!s)
 		return;
 	tick_put(s->tick);
-	free(s->leaks);
 	gz_writer_free(&s->gz);
 	free(s);
 }
@@ -227,9 +220,7 @@ static struct render_scratch *scratch_new(void)
 	struct render_scratch *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	s->leaks = calloc(LEAKWATCH_MAX, sizeof(*s->leaks));
-	int gz = gz_writer_init(&s->gz);
-	if (s->leaks && gz == 0)
+	if (gz_writer_init(&s->gz) == 0)
 		return s;
 	scratch_free(s);
 	return NULL;
@@ -243,17 +234,6 @@ static int health_status(enum health_verdict v)
 	case HEALTH_FAIL: return 2;
 	default: return -1;
 	}
-}
-
-/* The leak watch's start identity of a host pid: /proc/PID/stat's start time
- * (0 when the pid is not visible here, e.g. in another pid namespace). */
-static uint64_t proc_start_of(void *arg, uint32_t pid)
-{
-	(void)arg;
-	struct proc_stat st;
-	if (pid > (uint32_t)INT32_MAX || proc_stat_read((int)pid, &st) != 0)
-		return 0;
-	return st.start_ticks;
 }
 
 /* Renders one exposition of the last tick into p (gzip-compressed as it goes). */
@@ -312,66 +292,6 @@ static int render_variant(struct agent *a, struct render_scratch *s, struct publ
 	return 0;
 }
 
-/* A note on the system entry of /api/v1/health: the simulated server's
- * run-time fault file is not applied. PASS: it judges no GPU (their verdicts
- * are what the faults applied before make them), it says why. */
-static void note_fault_file(struct health_report *rep, const char *why)
-{
-	struct health_entity *e = &rep->system;
-	if (e->nfind >= HEALTH_MAX_FINDINGS) {
-		e->truncated = true;
-		return;
-	}
-	struct health_finding *f = &e->find[e->nfind++];
-	memset(f, 0, sizeof(*f));
-	snprintf(f->rule_id, sizeof(f->rule_id), "sim-fault-file");
-	f->metric = HM_COUNT; /* not a rules.json metric: the simulator's own input */
-	f->subsys = HS_CONFIG;
-	f->verdict = HEALTH_PASS;
-	f->action = HEALTH_ACT_NONE;
-	snprintf(f->reason, sizeof(f->reason), "the simulated server's run-time fault file is not applied");
-	snprintf(f->evidence, sizeof(f->evidence), "%.*s", (int)sizeof(f->evidence) - 1, why);
-	snprintf(f->hint, sizeof(f->hint), "fix the file (faults=); the faults it gave before, if any, stay until then");
-}
-
-/* The ticker's hook (on the render thread, before the tick is published):
- * the leak watch and the simulated server's fault file, and their findings
- * in the tick's health report. */
-static void agent_annotate(void *arg, struct tick *k)
-{
-	struct agent *a = arg;
-	struct render_scratch *s = a->scratch;
-	const struct snapshot *snap = k->snap;
-	s->fault_file[0] = '\0';
-	s->fault_file_bad = snap->sys.simulated ? sim_fault_file_error(a->be, s->fault_file, sizeof(s->fault_file)) : -1;
-	pthread_mutex_lock(&a->mu);
-	snprintf(a->sim_fault_file_error, sizeof(a->sim_fault_file_error), "%s", s->fault_file);
-	pthread_mutex_unlock(&a->mu);
-	s->nleaks = 0;
-	if (a->leaks) {
-		/* a simulated server's pids are not this machine's */
-		leakwatch_update(a->leaks, snap, snap->sys.simulated ? NULL : proc_start_of, NULL);
-		s->nleaks = leakwatch_leaks(a->leaks, s->leaks, LEAKWATCH_MAX);
-		if (s->nleaks > LEAKWATCH_MAX)
-			s->nleaks = LEAKWATCH_MAX;
-	}
-	if (k->rep_ok) {
-		leakwatch_report(s->leaks, s->nleaks, k->rep);
-		if (s->fault_file_bad > 0)
-			note_fault_file(k->rep, s->fault_file);
-	}
-}
-
-/* Makes the ticker (the render scratch first: its hook writes there). */
-static int ticker_start(struct agent *a)
-{
-	if (!(a->scratch = scratch_new()))
-		return -1;
-	struct ticker_config tc = { .rules = a->rules, .annotate = agent_annotate, .annotate_arg = a };
-	tc.health.xids_unknown = !(a->cfg.groups & MG_XID);
-	return ticker_new(&a->ticker, a->sampler, &tc);
-}
-
 /* Renders tick k (its reference becomes the scratch's): /api/v1/health into p
  * and the variants whose bit is set in want_now (the others on request). */
 static int render_into(struct agent *a, struct render_scratch *s, struct published *p, unsigned want_now,
@@ -382,8 +302,9 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 	s->tick = k;
 	s->snap = k->snap;
 	history_add_snapshot(a->history, s->snap);
-	unsigned nleaks = s->nleaks;
-	int fault_file_bad = s->fault_file_bad;
+	struct leakwatch_leak *leaks = a->notes.leaks;
+	unsigned nleaks = a->notes.nleaks;
+	int fault_file_bad = a->notes.fault_file_bad;
 	const struct health_report *rep = k->rep_ok ? k->rep : NULL;
 	memset(s->mh, 0, sizeof(s->mh));
 	for (unsigned i = 0; rep && i < s->snap->n && i < rep->n; i++) {
@@ -401,11 +322,11 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 	o->kernel_log = atomic_load(&a->kernel_log);
 	o->sim_fault_file = fault_file_bad;
 	o->health = rep ? s->mh : NULL;
-	o->leaks = a->leaks ? s->leaks : NULL;
+	o->leaks = a->leaks ? leaks : NULL;
 	o->nleaks = nleaks;
 	struct api_leak_watch lw = { 0 };
 	if (a->leaks) {
-		lw.leaks = s->leaks;
+		lw.leaks = leaks;
 		lw.nleaks = nleaks;
 		lw.window_s = a->leaks->params.min_window_s;
 		lw.min_rate = a->leaks->params.min_rate;
@@ -695,7 +616,7 @@ void agent_free(struct agent *a)
 {
 	pool_free(a);
 	scratch_free(a->scratch);
-	ticker_free(a->ticker);
+	agent_ticker_free(a);
 	free(a->rules);
 	free(a->leaks);
 	history_free(a->history);
@@ -744,7 +665,7 @@ int agent_start(struct agent **out, struct gpu_backend *be, const struct agent_c
 	/* the first tick before the pool, which takes it in at its start */
 	struct tick *k = NULL;
 	a->first_tick_ns = agent_mono(a);
-	if (ticker_start(a) != 0 || (k = ticker_advance(a->ticker)) == NULL) {
+	if (!(a->scratch = scratch_new()) || agent_ticker_start(a) != 0 || (k = ticker_advance(a->ticker)) == NULL) {
 		snprintf(err, errlen, "out of memory for the first tick");
 		agent_stop(a);
 		return -1;
@@ -826,7 +747,8 @@ int agent_render_once(struct gpu_backend *be, const struct agent_config *cfg, co
 	struct published *p = NULL;
 	struct tick *k = NULL;
 	int rc = -1;
-	if (ticker_start(a) == 0 && (k = ticker_advance(a->ticker)) != NULL && (p = pool_take(a)) != NULL &&
+	if ((a->scratch = scratch_new()) != NULL && agent_ticker_start(a) == 0 &&
+	    (k = ticker_advance(a->ticker)) != NULL && (p = pool_take(a)) != NULL &&
 	    render_into(a, a->scratch, p, 1u << expo_variant(fmt, false), k) == 0) {
 		abuf_put(out, p->plain[fmt].p, p->plain[fmt].len);
 		rc = out->oom ? -1 : 0;

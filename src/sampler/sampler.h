@@ -64,6 +64,8 @@ uint64_t sampler_slow_read_ns(const struct gpu_view *v);
 const struct gpu_rate_base *sampler_rate_base(const struct gpu_view *v, const struct gpu_view *prev,
 					      struct gpu_rate_base *room, double *dt_s);
 
+/* The error counters of one link's sample. */
+void sampler_nvlink_counts(struct nvlink_err_counts *c, const struct gpu_nvlink *l);
 /* The same for the NVLink error counters of v: the counts of the earlier
  * reading, link by link, into base[GPU_MAX_NVLINKS]; returns how many links,
  * or -1 when there is no earlier reading (then *dt_s is 0). */
