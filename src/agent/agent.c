@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * agent.c - the agent's threads: the sampler (sampler.c), a render thread
- * that once per interval reads a snapshot, evaluates health and renders the
+ * that once per interval advances the ticker (health/tick.h: one read of the
+ * sampler, one health evaluation, shared with the job pool) and renders the
  * /api/v1/health document into a `struct published`, and (agent_klog.c) the
  * kernel-log XID reader. The HTTP server (http.c) only takes a reference on
  * the current published responses. The expositions (text, OpenMetrics) and
@@ -27,11 +28,10 @@
 
 #include "history.h"
 #include "health/leakwatch.h"
-#include "device/sim.h"
+#include "health/tick.h"
 #include "metrics.h"
 #include "pool/pool.h"
 #include "agent/pool_agent.h"
-#include "core/pages.h"
 #include "core/thread.h"
 #include "pool/runner.h"
 
@@ -44,6 +44,12 @@ static void mono_deadline(struct timespec *ts, uint64_t mono_ns)
 {
 	ts->tv_sec = (time_t)(mono_ns / 1000000000ull);
 	ts->tv_nsec = (long)(mono_ns % 1000000000ull);
+}
+
+/* The render thread's clock: CLOCK_MONOTONIC, or the test's (agent_env.mono_ns). */
+static uint64_t agent_mono(const struct agent *a)
+{
+	return a->env.mono_ns ? a->env.mono_ns(a->env.clock_arg) : clock_mono_ns();
 }
 
 bool agent_stopping(struct agent *a)
@@ -186,45 +192,35 @@ static void pool_free(struct agent *a)
 
 /* ---- rendering ----------------------------------------------------------------- */
 
-/* The render thread's state. After a tick, snap is that tick's snapshot and
- * opts/mh what its expositions are rendered with (at the tick or on request).
- * One snapshot: health's rates run between the two readings each view holds
- * (its sample and the sampler's rate base), so no previous snapshot is kept. */
+/* The render thread's state. After a tick, tick is that tick (a reference:
+ * its snapshot and health report) and opts/mh what its expositions are
+ * rendered with (at the tick or on request). One snapshot: health's rates run
+ * between the two readings each view holds (its sample and the sampler's
+ * rate base), so no previous snapshot is kept. The leaks and the fault
+ * file's error are the tick's, in a->notes (agent_tick.c). */
 struct render_scratch {
-	struct snapshot *snap;
-	struct health_report *rep;
-	struct leakwatch_leak *leaks; /* LEAKWATCH_MAX */
+	struct tick *tick;
+	const struct snapshot *snap;  /* tick's */
 	struct gz_writer gz;          /* compresses the expositions as they are rendered */
 	struct metrics_opts opts;
 	struct metrics_health mh[GPU_MAX_GPUS];
 };
 
-/* The health report (0.85 MB at 64 GPUs, mostly untouched) lives in its own
- * pages: the ones a
- * tick no longer needs are given back to the kernel until the next tick
- * writes them again (pages_drop). */
-
 static void scratch_free(struct render_scratch *s)
 {
 	if (!s)
 		return;
-	snapshot_free(s->snap);
-	pages_free(s->rep, sizeof(*s->rep));
-	free(s->leaks);
+	tick_put(s->tick);
 	gz_writer_free(&s->gz);
 	free(s);
 }
 
-static struct render_scratch *scratch_new(const struct agent *a)
+static struct render_scratch *scratch_new(void)
 {
 	struct render_scratch *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	s->snap = snapshot_new(sampler_gpu_count(a->sampler)); /* sized by the GPUs there are */
-	s->rep = pages_alloc(sizeof(*s->rep));
-	s->leaks = calloc(LEAKWATCH_MAX, sizeof(*s->leaks));
-	int gz = gz_writer_init(&s->gz);
-	if (s->snap && s->rep && s->leaks && gz == 0)
+	if (gz_writer_init(&s->gz) == 0)
 		return s;
 	scratch_free(s);
 	return NULL;
@@ -238,17 +234,6 @@ static int health_status(enum health_verdict v)
 	case HEALTH_FAIL: return 2;
 	default: return -1;
 	}
-}
-
-/* The leak watch's start identity of a host pid: /proc/PID/stat's start time
- * (0 when the pid is not visible here, e.g. in another pid namespace). */
-static uint64_t proc_start_of(void *arg, uint32_t pid)
-{
-	(void)arg;
-	struct proc_stat st;
-	if (pid > (uint32_t)INT32_MAX || proc_stat_read((int)pid, &st) != 0)
-		return 0;
-	return st.start_ticks;
 }
 
 /* Renders one exposition of the last tick into p (gzip-compressed as it goes). */
@@ -307,64 +292,24 @@ static int render_variant(struct agent *a, struct render_scratch *s, struct publ
 	return 0;
 }
 
-/* A note on the system entry of /api/v1/health: the simulated server's
- * run-time fault file is not applied. PASS: it judges no GPU (their verdicts
- * are what the faults applied before make them), it says why. */
-static void note_fault_file(struct health_report *rep, const char *why)
-{
-	struct health_entity *e = &rep->system;
-	if (e->nfind >= HEALTH_MAX_FINDINGS) {
-		e->truncated = true;
-		return;
-	}
-	struct health_finding *f = &e->find[e->nfind++];
-	memset(f, 0, sizeof(*f));
-	snprintf(f->rule_id, sizeof(f->rule_id), "sim-fault-file");
-	f->metric = HM_COUNT; /* not a rules.json metric: the simulator's own input */
-	f->subsys = HS_CONFIG;
-	f->verdict = HEALTH_PASS;
-	f->action = HEALTH_ACT_NONE;
-	snprintf(f->reason, sizeof(f->reason), "the simulated server's run-time fault file is not applied");
-	snprintf(f->evidence, sizeof(f->evidence), "%.*s", (int)sizeof(f->evidence) - 1, why);
-	snprintf(f->hint, sizeof(f->hint), "fix the file (faults=); the faults it gave before, if any, stay until then");
-}
-
-/* Reads the sampler, evaluates health, renders /api/v1/health into p and the
- * variants whose bit is set in want_now (the others on request). */
-static int render_into(struct agent *a, struct render_scratch *s, struct published *p, unsigned want_now)
+/* Renders tick k (its reference becomes the scratch's): /api/v1/health into p
+ * and the variants whose bit is set in want_now (the others on request). */
+static int render_into(struct agent *a, struct render_scratch *s, struct published *p, unsigned want_now,
+		       struct tick *k)
 {
 	uint64_t t0 = clock_mono_ns();
-	sampler_read(a->sampler, s->snap);
+	tick_put(s->tick);
+	s->tick = k;
+	s->snap = k->snap;
 	history_add_snapshot(a->history, s->snap);
-	char fault_file[256] = "";
-	int fault_file_bad = s->snap->sys.simulated ? sim_fault_file_error(a->be, fault_file, sizeof(fault_file)) : -1;
-	pthread_mutex_lock(&a->mu);
-	snprintf(a->sim_fault_file_error, sizeof(a->sim_fault_file_error), "%s", fault_file);
-	pthread_mutex_unlock(&a->mu);
-	unsigned nleaks = 0;
-	if (a->leaks) {
-		/* a simulated server's pids are not this machine's */
-		leakwatch_update(a->leaks, s->snap, s->snap->sys.simulated ? NULL : proc_start_of, NULL);
-		nleaks = leakwatch_leaks(a->leaks, s->leaks, LEAKWATCH_MAX);
-		if (nleaks > LEAKWATCH_MAX)
-			nleaks = LEAKWATCH_MAX;
-	}
-	const struct health_report *rep = NULL;
+	struct leakwatch_leak *leaks = a->notes.leaks;
+	unsigned nleaks = a->notes.nleaks;
+	int fault_file_bad = a->notes.fault_file_bad;
+	const struct health_report *rep = k->rep_ok ? k->rep : NULL;
 	memset(s->mh, 0, sizeof(s->mh));
-	if (a->rules) {
-		struct health_opts ho = { 0 };
-		char herr[160];
-		ho.xids_unknown = !(a->cfg.groups & MG_XID);
-		if (health_evaluate(a->rules, s->snap, NULL, &ho, s->rep, herr, sizeof(herr)) == 0) {
-			rep = s->rep;
-			leakwatch_report(s->leaks, nleaks, s->rep);
-			if (fault_file_bad > 0)
-				note_fault_file(s->rep, fault_file);
-			for (unsigned i = 0; i < s->snap->n && i < rep->n; i++) {
-				s->mh[i].status = health_status(health_gpu_verdict(rep, i));
-				s->mh[i].valid = s->mh[i].status >= 0;
-			}
-		}
+	for (unsigned i = 0; rep && i < s->snap->n && i < rep->n; i++) {
+		s->mh[i].status = health_status(health_gpu_verdict(rep, i));
+		s->mh[i].valid = s->mh[i].status >= 0;
 	}
 	const char *host = a->cfg.hostname[0] ? a->cfg.hostname : NULL;
 	struct metrics_opts *o = &s->opts;
@@ -377,11 +322,11 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 	o->kernel_log = atomic_load(&a->kernel_log);
 	o->sim_fault_file = fault_file_bad;
 	o->health = rep ? s->mh : NULL;
-	o->leaks = a->leaks ? s->leaks : NULL;
+	o->leaks = a->leaks ? leaks : NULL;
 	o->nleaks = nleaks;
 	struct api_leak_watch lw = { 0 };
 	if (a->leaks) {
-		lw.leaks = s->leaks;
+		lw.leaks = leaks;
 		lw.nleaks = nleaks;
 		lw.window_s = a->leaks->params.min_window_s;
 		lw.min_rate = a->leaks->params.min_rate;
@@ -390,7 +335,6 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 		lw.untracked = a->leaks->untracked;
 	}
 	int rc = api_render_health_watch(&p->health, s->snap, rep, host, a->leaks ? &lw : NULL);
-	pages_drop(s->rep, sizeof(*s->rep)); /* rewritten by the next health_evaluate */
 	/* gpuctl_agent_render_seconds is always there: before the first exposition
 	 * it is the first tick's rendering (JSON, health), as it was before the
 	 * expositions were rendered on request */
@@ -451,9 +395,18 @@ static int render_wait(struct agent *a, uint64_t until_mono_ns, unsigned *req)
 			rc = 0;
 			break;
 		}
+		if (a->env.mono_ns) { /* the test's clock: it wakes us when it moves (agent_clock_moved) */
+			if (agent_mono(a) >= until_mono_ns)
+				break;
+			a->waiting_until = until_mono_ns;
+			pthread_cond_broadcast(&a->cv);
+			pthread_cond_wait(&a->cv, &a->mu);
+			continue;
+		}
 		if (pthread_cond_timedwait(&a->cv, &a->mu, &ts) != 0)
 			break;
 	}
+	a->waiting_until = 0;
 	pthread_mutex_unlock(&a->mu);
 	return rc;
 }
@@ -520,9 +473,18 @@ static bool is_current(struct agent *a, const struct published *p)
 	return cur;
 }
 
+void agent_clock_moved(struct agent *a)
+{
+	pthread_mutex_lock(&a->mu);
+	pthread_cond_broadcast(&a->cv);
+	while (a->render_started && !a->stopping && !(a->waiting_until > agent_mono(a)))
+		pthread_cond_wait(&a->cv, &a->mu);
+	pthread_mutex_unlock(&a->mu);
+}
+
 bool agent_variant_ready(struct agent *a, struct published *p, unsigned variant)
 {
-	uint64_t now = clock_mono_ns();
+	uint64_t now = agent_mono(a);
 	unsigned long long none = 0; /* the atomic's own type (clang: not uint64_t's) */
 	/* before asked: a tick that sees asked sees the time */
 	atomic_compare_exchange_strong(&p->first_ask_ns[variant], &none, now);
@@ -532,7 +494,7 @@ bool agent_variant_ready(struct agent *a, struct published *p, unsigned variant)
 		return true;
 	/* bounded: a render takes milliseconds, but the render thread may be stopping */
 	struct timespec ts;
-	mono_deadline(&ts, now + EXPO_WAIT_NS);
+	mono_deadline(&ts, clock_mono_ns() + EXPO_WAIT_NS);
 	pthread_mutex_lock(&a->mu); /* then pub_mu (is_current); nothing takes them the other way */
 	while (!atomic_load(&p->ready[variant]) && !atomic_load(&p->failed[variant]) && !a->stopping &&
 	       is_current(a, p)) {
@@ -552,11 +514,11 @@ static void *render_thread(void *arg)
 {
 	struct agent *a = arg;
 	struct render_scratch *s = a->scratch;
-	uint64_t next = clock_mono_ns();
+	uint64_t next = a->first_tick_ns;
 	unsigned asked_before = 0; /* variants asked for in the tick before the last */
 	for (;;) {
 		next += a->cfg.interval_ns;
-		uint64_t now = clock_mono_ns();
+		uint64_t now = agent_mono(a);
 		while (next <= now)
 			next += a->cfg.interval_ns;
 		unsigned req = 0;
@@ -565,11 +527,18 @@ static void *render_thread(void *arg)
 			render_requested(a, s, req);
 		if (w < 0)
 			break;
-		unsigned want = variants_wanted(a, &asked_before, clock_mono_ns());
+		unsigned want = variants_wanted(a, &asked_before, agent_mono(a));
 		struct published *p = pool_take(a);
 		if (!p)
 			continue;
-		if (render_into(a, s, p, want) == 0) {
+		struct tick *k = ticker_advance(a->ticker);
+		if (!k) {
+			pthread_mutex_lock(&a->pub_mu);
+			p->refs--;
+			pthread_mutex_unlock(&a->pub_mu);
+			continue;
+		}
+		if (render_into(a, s, p, want, k) == 0) {
 			publish(a, p);
 			/* scrapers waiting for the replaced set's exposition take this one */
 			pthread_mutex_lock(&a->mu);
@@ -647,6 +616,7 @@ void agent_free(struct agent *a)
 {
 	pool_free(a);
 	scratch_free(a->scratch);
+	agent_ticker_free(a);
 	free(a->rules);
 	free(a->leaks);
 	history_free(a->history);
@@ -692,16 +662,27 @@ int agent_start(struct agent **out, struct gpu_backend *be, const struct agent_c
 		agent_stop(a);
 		return -1;
 	}
+	/* the first tick before the pool, which takes it in at its start */
+	struct tick *k = NULL;
+	a->first_tick_ns = agent_mono(a);
+	if (!(a->scratch = scratch_new()) || agent_ticker_start(a) != 0 || (k = ticker_advance(a->ticker)) == NULL) {
+		snprintf(err, errlen, "out of memory for the first tick");
+		agent_stop(a);
+		return -1;
+	}
 	if (a->cfg.pool && pool_agent_start(a, err, errlen)) {
+		tick_put(k);
 		agent_stop(a);
 		return -1;
 	}
 	/* the first responses exist before the port opens (the expositions: on request) */
 	struct published *p = NULL;
 	int rc = -1;
-	if ((a->scratch = scratch_new(a)) != NULL && (p = pool_take(a)) != NULL && render_into(a, a->scratch, p, 0) == 0) {
+	if ((p = pool_take(a)) != NULL && render_into(a, a->scratch, p, 0, k) == 0) {
 		publish(a, p);
 		rc = 0;
+	} else if (!p) {
+		tick_put(k);
 	}
 	if (rc) {
 		snprintf(err, errlen, "out of memory rendering the first exposition");
@@ -718,6 +699,8 @@ int agent_start(struct agent **out, struct gpu_backend *be, const struct agent_c
 		agent_stop(a);
 		return -1;
 	}
+	if (a->env.mono_ns) /* the test's clock: the render thread waits for its first tick before it moves */
+		agent_clock_moved(a);
 	*out = a;
 	return 0;
 }
@@ -734,6 +717,8 @@ void agent_get_status(struct agent *a, struct agent_status *st)
 	snprintf(st->sim_fault_file_error, sizeof(st->sim_fault_file_error), "%s", a->sim_fault_file_error);
 	pthread_mutex_unlock(&a->mu);
 	st->renders = atomic_load(&a->renders);
+	st->ticks = a->ticker ? ticker_ticks(a->ticker) : 0;
+	st->sampler_reads = sampler_reads(a->sampler);
 	st->scrapes = atomic_load(&a->scrapes);
 	st->expo_renders = atomic_load(&a->expo_renders);
 	st->doc_renders = atomic_load(&a->doc_renders);
@@ -760,11 +745,15 @@ int agent_render_once(struct gpu_backend *be, const struct agent_config *cfg, co
 	}
 	unsigned fmt = openmetrics ? EXPO_OM : EXPO_TEXT;
 	struct published *p = NULL;
+	struct tick *k = NULL;
 	int rc = -1;
-	if ((a->scratch = scratch_new(a)) != NULL && (p = pool_take(a)) != NULL &&
-	    render_into(a, a->scratch, p, 1u << expo_variant(fmt, false)) == 0) {
+	if ((a->scratch = scratch_new()) != NULL && agent_ticker_start(a) == 0 &&
+	    (k = ticker_advance(a->ticker)) != NULL && (p = pool_take(a)) != NULL &&
+	    render_into(a, a->scratch, p, 1u << expo_variant(fmt, false), k) == 0) {
 		abuf_put(out, p->plain[fmt].p, p->plain[fmt].len);
 		rc = out->oom ? -1 : 0;
+	} else if (k && !p) {
+		tick_put(k);
 	}
 	if (rc)
 		snprintf(err, errlen, "out of memory rendering the exposition");

@@ -25,6 +25,11 @@ struct agent_env {
 	const char *version;       /* gpuctl's version */
 	const char *data_dir_env;  /* $GPUCTL_DATA_DIR (health rules), may be NULL */
 	const struct gpu_system *sys; /* the system facts already read (cmd_backend), or NULL */
+	/* Tests: the render thread's clock (nanoseconds, CLOCK_MONOTONIC's kind):
+	 * when ticks fall due and when scrapes came (render_ahead.h). After moving
+	 * it the test calls agent_clock_moved(). NULL: CLOCK_MONOTONIC. */
+	uint64_t (*mono_ns)(void *arg);
+	void *clock_arg;
 };
 
 struct agent_status {
@@ -35,6 +40,8 @@ struct agent_status {
 	char health_error[256];
 	char sim_fault_file_error[256]; /* why the simulated server's run-time fault file is not applied, "" if it is */
 	uint64_t renders, scrapes;
+	uint64_t ticks;            /* ticks made (health/tick.h): one read of the sampler each */
+	uint64_t sampler_reads;    /* the sampler's reads, all readers together */
 	uint64_t expo_renders;     /* expositions rendered (at a tick or on request) */
 	uint64_t doc_renders;      /* /api/v1/gpus documents rendered (at a tick or on request) */
 	/* the expositions the response sets hold (gzip bodies and texts): how
@@ -48,6 +55,11 @@ struct agent_status {
 int agent_start(struct agent **out, struct gpu_backend *be, const struct agent_config *cfg,
 		const struct agent_env *env, char *err, size_t errlen);
 void agent_get_status(struct agent *a, struct agent_status *st);
+/* With an injected clock (agent_env.mono_ns): has the render thread make the
+ * tick that has fallen due by the clock's time and returns once it waits for
+ * the next one (or stops). Move the clock by at most an interval at a time:
+ * like the real clock's, ticks missed by more are skipped. */
+void agent_clock_moved(struct agent *a);
 void agent_stop(struct agent *a);
 /* agent_stop() within timeout_ns (the stop_timeout setting): the pool's
  * state first (its running jobs left running for the next start to

@@ -52,6 +52,16 @@ struct published {
 	uint64_t mono_ns;         /* when it was rendered (CLOCK_MONOTONIC) */
 };
 
+/* What the ticker's hook (agent_tick.c) found at the last tick, for that
+ * tick's rendering: written and read by the render thread only. */
+struct leakwatch_leak;
+struct tick_notes {
+	struct leakwatch_leak *leaks; /* LEAKWATCH_MAX */
+	unsigned nleaks;
+	int fault_file_bad;           /* sim_fault_file_error's: > 0 the fault file is not applied */
+	char fault_file[256];         /* why */
+};
+
 struct MHD_Daemon;
 struct http_door;
 struct render_scratch;
@@ -63,6 +73,9 @@ struct agent {
 	struct gpu_backend *be;
 	struct sampler *sampler;
 	struct health_rules *rules;   /* NULL when they could not be loaded */
+	struct ticker *ticker;        /* one (snapshot, health) per tick, the render thread's to advance;
+	                               * the pool takes its ticks (health/tick.h, agent_tick.c) */
+	struct tick_notes notes;
 	char health_error[256];
 
 	pthread_mutex_t pub_mu;
@@ -72,6 +85,8 @@ struct agent {
 	pthread_cond_t cv;
 	bool stopping;
 	unsigned render_req;          /* variant bits the current set's scrapers wait for */
+	uint64_t waiting_until;       /* the tick the render thread waits for (0: not waiting); injected clock only */
+	uint64_t first_tick_ns;       /* agent_start's tick (agent_mono): the render thread's ticks follow it */
 	struct render_expect expect[RENDER_VARIANTS]; /* the render thread's: periodic scrapers */
 	struct render_scratch *scratch; /* the render thread's (agent.c) */
 	pthread_t render_thread, klog_thread;
@@ -110,6 +125,11 @@ bool agent_stopping(struct agent *a);
  * smaps). Only touched pages are resident: this bounds address space, not RSS
  * (core/thread.h). */
 #define AGENT_THREAD_STACK_BYTES (512u * 1024u)
+
+/* agent_tick.c: makes a->ticker, whose hook fills a->notes at each tick
+ * (0, or -1 out of memory); frees them (every tick put back). */
+int agent_ticker_start(struct agent *a);
+void agent_ticker_free(struct agent *a);
 
 /* agent_klog.c: starts the kernel-log XID reader when configured (sets kernel_log). */
 void agent_start_klog(struct agent *a);

@@ -124,7 +124,7 @@ int pool_agent_start(struct agent *a, char *err, size_t errlen)
 		return -1;
 	}
 	char msg[400];
-	if (pool_start(&a->job_pool, a->be, a->sampler, a->rules, &pc, msg, sizeof(msg))) {
+	if (pool_start(&a->job_pool, a->be, a->ticker, &pc, msg, sizeof(msg))) {
 		snprintf(err, errlen, "pool: %s", msg);
 		return -1;
 	}

@@ -29,7 +29,6 @@
 #include "core/test_hold.h"
 
 #define SCHED_TICK_MS 50u
-#define SNAP_MIN_AGE_NS 200000000ull   /* re-read the sampler at most this often */
 
 static uint64_t real_ns(void)
 {
@@ -363,39 +362,28 @@ static bool proc_foreign(const struct pool *p, int pid, const int *shims, unsign
 	return !proc_in_jobs(pid, shims, nshim) && !pool_proc_in_job_cgroup(p, pid);
 }
 
-/* Reads a new snapshot when the last is old enough; evaluates health and
- * which GPUs run processes the pool did not start. Called without p->mu. */
-void pool_refresh_view(struct pool *p, struct snapshot **scratch, bool force)
+/* Takes in the ticker's current tick when it is not the one the pool has:
+ * health's verdicts and which GPUs run processes the pool did not start.
+ * The tick's snapshot stays the pool's until the next (the reference).
+ * Called without p->mu. */
+void pool_refresh_view(struct pool *p)
 {
-	uint64_t m = clock_mono_ns();
-	if (!force && p->have_snap && m - p->snap_read_mono < SNAP_MIN_AGE_NS)
-		return;
-	sampler_read(p->sampler, *scratch);
+	struct tick *t = ticker_get(p->ticker);
 	pthread_mutex_lock(&p->mu);
-	p->snap_read_mono = m;
-	if (p->have_snap && (*scratch)->taken_ns == p->snap->taken_ns) {
+	if (!t || t == p->tick) {
 		pthread_mutex_unlock(&p->mu);
+		tick_put(t);
 		return;
 	}
-	/* prev <- snap <- scratch; the old prev is the next scratch */
-	struct snapshot *old_prev = p->prev;
-	p->prev = p->snap;
-	p->have_prev = p->have_snap;
-	p->snap = *scratch;
+	struct tick *old = p->tick;
+	p->tick = t;
+	p->snap = t->snap;
 	p->have_snap = true;
-	*scratch = old_prev;
-	p->rep_ok = false;
-	if (p->rules) {
-		char herr[160];
-		struct health_opts ho = { 0 };
-		p->rep_ok = health_evaluate(p->rules, p->snap, p->have_prev ? p->prev : NULL, &ho, p->rep, herr,
-					    sizeof(herr)) == 0;
-	}
 	int shims[MAX_SHIMS];
 	unsigned nshim = collect_shims(p, shims);
 	for (unsigned g = 0; g < p->snap->n && g < GPU_MAX_GPUS; g++) {
 		const struct gpu_view *v = &p->snap->gpu[g];
-		p->gpu_fail[g] = p->rep_ok && health_gpu_verdict(p->rep, g) == HEALTH_FAIL;
+		p->gpu_fail[g] = t->rep_ok && health_gpu_verdict(t->rep, g) == HEALTH_FAIL;
 		p->gpu_foreign[g] = false;
 		p->gpu_foreign_pid[g] = 0;
 		for (unsigned k = 0; k < v->nproc && !p->gpu_foreign[g]; k++)
@@ -410,6 +398,7 @@ void pool_refresh_view(struct pool *p, struct snapshot **scratch, bool force)
 			acct_update(&p->jobs[i]->acct, p->snap);
 	p->dirty = true;
 	pthread_mutex_unlock(&p->mu);
+	tick_put(old);
 }
 
 /* A MIG instance is free for the pool when no foreign process runs in it. */
@@ -769,11 +758,8 @@ out:
 void *pool_sched_thread(void *arg)
 {
 	struct pool *p = arg;
-	struct snapshot *scratch = snapshot_new(sampler_gpu_count(p->sampler));
-	if (!scratch)
-		return NULL;
 	for (;;) {
-		pool_refresh_view(p, &scratch, false);
+		pool_refresh_view(p);
 		pthread_mutex_lock(&p->mu);
 		atomic_store(&p->sched_in_pass, true);
 		/* tests/cli/agent_stop.sh: the scheduler wedged holding the lock */
@@ -809,6 +795,5 @@ void *pool_sched_thread(void *arg)
 		}
 		pthread_mutex_unlock(&p->mu);
 	}
-	free(scratch);
 	return NULL;
 }

@@ -5,8 +5,8 @@
  * pool_start() opens the state (SQLite under state_dir), re-attaches or
  * settles the jobs of a previous run, listens on the control socket (a Unix
  * socket; the caller's identity comes from SO_PEERCRED) and runs the
- * scheduler thread: each pass reads the sampler's latest snapshot, gates
- * GPUs on health (health_evaluate) and on processes the pool did not start,
+ * scheduler thread: each pass takes the agent's latest tick (health/tick.h:
+ * its snapshot and health report), gates GPUs on health and on processes the pool did not start,
  * runs sched_pass() and starts jobs under their shims (runner.h).
  * Nothing here prints; errors come back as a one-line message.
  */
@@ -70,8 +70,10 @@ struct pool_status {
 	unsigned pending, running;
 };
 
-int pool_start(struct pool **out, struct gpu_backend *be, struct sampler *s, const struct health_rules *rules,
-	       const struct pool_config *cfg, char *err, size_t errlen);
+struct ticker;
+/* The ticker must have made its first tick and outlive the pool. */
+int pool_start(struct pool **out, struct gpu_backend *be, struct ticker *ticker, const struct pool_config *cfg,
+	       char *err, size_t errlen);
 void pool_get_status(struct pool *p, struct pool_status *st);
 /* Stops serving and scheduling; running jobs go on under their shims. */
 void pool_stop(struct pool *p);

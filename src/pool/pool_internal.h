@@ -19,7 +19,7 @@
 #include "pool/proto.h"
 #include "pool/sched.h"
 #include "pool/store.h"
-#include "sampler/sampler.h"
+#include "health/tick.h"
 
 /* Who is asking (SO_PEERCRED). */
 struct pool_caller {
@@ -31,8 +31,7 @@ struct pool_caller {
 struct pool {
 	struct pool_config cfg;
 	struct gpu_backend *be;
-	struct sampler *sampler;
-	const struct health_rules *rules;
+	struct ticker *ticker;        /* the agent's: one (snapshot, health) per tick (health/tick.h) */
 	bool simulated;
 	uid_t euid;
 
@@ -44,14 +43,12 @@ struct pool {
 	size_t njobs, cap;
 	uint64_t max_id;              /* highest id ever given */
 
-	struct snapshot *snap, *prev; /* latest read of the sampler, and the one before */
-	bool have_snap, have_prev;
-	struct health_report *rep;
-	bool rep_ok;
+	struct tick *tick;            /* the latest tick the pool took in (a reference held) */
+	const struct snapshot *snap;  /* its snapshot */
+	bool have_snap;
 	bool gpu_fail[GPU_MAX_GPUS];
 	bool gpu_foreign[GPU_MAX_GPUS];
 	unsigned gpu_foreign_pid[GPU_MAX_GPUS]; /* the first such process, for the reasons */
-	uint64_t snap_read_mono;
 
 	struct sched_decision *dec;   /* last pass, by job order */
 	size_t dec_cap;
@@ -112,8 +109,9 @@ void pool_devices_cleanup(struct pool *p, const struct pool_job *j);
 struct runner_exit;
 /* Ends a job as its shim's exit record says. */
 void pool_settle_from_record(struct pool *p, struct pool_job *j, const struct runner_exit *x);
-/* Reads the sampler (when the last read is old, or force), health and foreign processes. Without p->mu. */
-void pool_refresh_view(struct pool *p, struct snapshot **scratch, bool force);
+/* Takes in the ticker's current tick when it is a new one: health's FAIL
+ * verdicts and which GPUs run foreign processes. Without p->mu. */
+void pool_refresh_view(struct pool *p);
 void *pool_sched_thread(void *arg);
 /* Ended jobs whose row the store refused (its disk was full) written, those
  * it takes now. Under mu. */

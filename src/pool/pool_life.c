@@ -194,8 +194,8 @@ static void recover(struct pool *p)
 	}
 }
 
-int pool_start(struct pool **out, struct gpu_backend *be, struct sampler *s, const struct health_rules *rules,
-	       const struct pool_config *cfg, char *err, size_t errlen)
+int pool_start(struct pool **out, struct gpu_backend *be, struct ticker *ticker, const struct pool_config *cfg,
+	       char *err, size_t errlen)
 {
 	*out = NULL;
 	struct pool *p = calloc(1, sizeof(*p));
@@ -205,8 +205,7 @@ int pool_start(struct pool **out, struct gpu_backend *be, struct sampler *s, con
 	}
 	p->cfg = *cfg;
 	p->be = be;
-	p->sampler = s;
-	p->rules = rules;
+	p->ticker = ticker;
 	p->euid = geteuid();
 	p->listen_fd = -1;
 	p->lock_fd = -1;
@@ -216,16 +215,8 @@ int pool_start(struct pool **out, struct gpu_backend *be, struct sampler *s, con
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&p->cv, &ca);
 	pthread_condattr_destroy(&ca);
-	p->snap = snapshot_new(sampler_gpu_count(s));
-	p->prev = snapshot_new(sampler_gpu_count(s));
-	p->rep = calloc(1, sizeof(*p->rep));
-	struct snapshot *scratch = snapshot_new(sampler_gpu_count(s));
 	char path[600];
 	snprintf(path, sizeof(path), "%s/jobs", cfg->state_dir);
-	if (!p->snap || !p->prev || !p->rep || !scratch) {
-		snprintf(err, errlen, "out of memory");
-		goto fail;
-	}
 	if (mkdir_p(path, 0755, err, errlen))
 		goto fail;
 	snprintf(path, sizeof(path), "%s/lock", cfg->state_dir);
@@ -264,7 +255,11 @@ int pool_start(struct pool **out, struct gpu_backend *be, struct sampler *s, con
 	struct gpu_system sys;
 	struct gpu_err gerr;
 	p->simulated = be && be->ops->system_info(be, &sys, &gerr) == 0 && sys.simulated;
-	pool_refresh_view(p, &scratch, true);
+	pool_refresh_view(p);
+	if (!p->have_snap) {
+		snprintf(err, errlen, "no tick of the sampler yet");
+		goto fail;
+	}
 	if (store_walk(p->st, false, UINT32_MAX, 0, load_cb, p)) {
 		snprintf(err, errlen, "%s", store_error(p->st));
 		goto fail;
@@ -295,11 +290,9 @@ int pool_start(struct pool **out, struct gpu_backend *be, struct sampler *s, con
 		goto fail;
 	}
 	p->sched_started = true;
-	free(scratch);
 	*out = p;
 	return 0;
 fail:
-	free(scratch);
 	pool_stop(p);
 	return -1;
 }
@@ -365,9 +358,7 @@ void pool_stop_noted(struct pool *p, void (*note)(void *arg, const char *what), 
 	store_close(p->st);
 	if (p->lock_fd >= 0)
 		close(p->lock_fd);
-	free(p->snap);
-	free(p->prev);
-	free(p->rep);
+	tick_put(p->tick);
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->cv);
 	free(p);

@@ -99,6 +99,7 @@ struct sampler {
 	 * and wake-ups at every tick) when the flag was read under it. */
 	atomic_bool stopping;
 	unsigned first_done;
+	atomic_ullong reads;          /* sampler_read calls (sampler_reads) */
 	struct sampler *abandoned_next;
 };
 
@@ -196,11 +197,6 @@ static void carry_slow_groups(struct gpu_sample *dst, const struct gpu_sample *p
 	memcpy(dst->nvlink, prev->nvlink, sizeof(dst->nvlink));
 }
 
-static void counts_of(struct nvlink_err_counts *c, const struct gpu_nvlink *l)
-{
-	*c = (struct nvlink_err_counts){ l->crc_flit_errors, l->crc_data_errors, l->replay_errors, l->recovery_errors };
-}
-
 /* Before a new reading of the NVLink error counters: the one in v->s becomes
  * the base their rates run from (none when v->s is no good reading). */
 static void keep_nvlink_err_base(struct gpu_state *v)
@@ -211,7 +207,7 @@ static void keep_nvlink_err_base(struct gpu_state *v)
 		return;
 	v->nvlink_err_base_n = v->s.nvlink_n < GPU_MAX_NVLINKS ? v->s.nvlink_n : GPU_MAX_NVLINKS;
 	for (unsigned l = 0; l < v->nvlink_err_base_n; l++)
-		counts_of(&v->nvlink_err_base[l], &v->s.nvlink[l]);
+		sampler_nvlink_counts(&v->nvlink_err_base[l], &v->s.nvlink[l]);
 	v->nvlink_err_base_ns = v->nvlink_err_read_ns;
 }
 
@@ -668,6 +664,7 @@ static void read_slot(struct sampler *s, struct slot *sl, uint64_t now, struct g
 
 void sampler_read(struct sampler *s, struct snapshot *out)
 {
+	atomic_fetch_add(&s->reads, 1);
 	uint64_t now = gpu_backend_now_ns(s->be);
 	out->sys = s->sys;
 	/* out has room for sampler_gpu_count() GPUs (snapshot_new); one with less
@@ -697,6 +694,11 @@ void sampler_read_gpu(struct sampler *s, unsigned gpu, struct gpu_view *out)
 		return;
 	}
 	read_slot(s, &s->slots[gpu], gpu_backend_now_ns(s->be), out);
+}
+
+uint64_t sampler_reads(struct sampler *s)
+{
+	return atomic_load(&s->reads);
 }
 
 unsigned sampler_gpu_count(const struct sampler *s)
@@ -770,63 +772,4 @@ void sampler_stop_within(struct sampler *s, uint64_t grace_ns)
 		abandoned = s;
 		pthread_mutex_unlock(&abandoned_mu);
 	}
-}
-
-uint64_t sampler_slow_read_ns(const struct gpu_view *v)
-{
-	return v->slow_read_ns ? v->slow_read_ns : v->s.timestamp_ns;
-}
-
-const struct gpu_rate_base *sampler_rate_base(const struct gpu_view *v, const struct gpu_view *prev,
-					      struct gpu_rate_base *room, double *dt_s)
-{
-	const struct gpu_rate_base *base = NULL;
-	uint64_t t0 = 0, t1 = sampler_slow_read_ns(v);
-	*dt_s = 0;
-	if (v->rate_base.timestamp_ns) {
-		base = &v->rate_base;
-		t0 = base->timestamp_ns;
-	} else if (prev && prev->up) {
-		gpu_rate_base_set(room, &prev->s);
-		base = room;
-		t0 = sampler_slow_read_ns(prev);
-	}
-	if (!base || base->lost || t1 <= t0)
-		return NULL;
-	*dt_s = (double)(t1 - t0) / 1e9;
-	return base;
-}
-
-/* When v's NVLink error counters were read: the view's record (a sampler's),
- * else the sample's own (a one-shot sweep: the backend's earlier reading, or
- * the sample itself). */
-static uint64_t nvlink_err_read_of(const struct gpu_view *v)
-{
-	if (v->nvlink_err_read_ns)
-		return v->nvlink_err_read_ns;
-	return v->s.nvlink_err_read_ns ? v->s.nvlink_err_read_ns : sampler_slow_read_ns(v);
-}
-
-int sampler_nvlink_err_base(const struct gpu_view *v, const struct gpu_view *prev, struct nvlink_err_counts *base,
-			    double *dt_s)
-{
-	uint64_t t0, t1 = nvlink_err_read_of(v);
-	int n;
-	*dt_s = 0;
-	if (v->nvlink_err_base_ns) {
-		t0 = v->nvlink_err_base_ns;
-		n = (int)(v->nvlink_err_base_n < GPU_MAX_NVLINKS ? v->nvlink_err_base_n : GPU_MAX_NVLINKS);
-		memcpy(base, v->nvlink_err_base, (size_t)n * sizeof(base[0]));
-	} else if (prev && prev->up && !prev->s.lost) {
-		t0 = nvlink_err_read_of(prev);
-		n = (int)(prev->s.nvlink_n < GPU_MAX_NVLINKS ? prev->s.nvlink_n : GPU_MAX_NVLINKS);
-		for (int l = 0; l < n; l++)
-			counts_of(&base[l], &prev->s.nvlink[l]);
-	} else {
-		return -1;
-	}
-	if (t1 <= t0)
-		return -1;
-	*dt_s = (double)(t1 - t0) / 1e9;
-	return n;
 }

@@ -41,6 +41,8 @@ int sampler_start(struct sampler **out, struct gpu_backend *be, const struct sam
  * GPUs (snapshot_new): of each view what is in use, the link rows [0, n)
  * (cheap; never waits on the backend). */
 void sampler_read(struct sampler *s, struct snapshot *out);
+/* How many times sampler_read was called (the agent reads once per tick: tests count it). */
+uint64_t sampler_reads(struct sampler *s);
 /* Copies one GPU's view only. */
 void sampler_read_gpu(struct sampler *s, unsigned gpu, struct gpu_view *out);
 /* Blocks until every GPU has been sampled at least once or timeout_ns passed. */
@@ -62,6 +64,8 @@ uint64_t sampler_slow_read_ns(const struct gpu_view *v);
 const struct gpu_rate_base *sampler_rate_base(const struct gpu_view *v, const struct gpu_view *prev,
 					      struct gpu_rate_base *room, double *dt_s);
 
+/* The error counters of one link's sample. */
+void sampler_nvlink_counts(struct nvlink_err_counts *c, const struct gpu_nvlink *l);
 /* The same for the NVLink error counters of v: the counts of the earlier
  * reading, link by link, into base[GPU_MAX_NVLINKS]; returns how many links,
  * or -1 when there is no earlier reading (then *dt_s is 0). */

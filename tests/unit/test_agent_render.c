@@ -5,8 +5,12 @@
  * costs no rendering; a scrape nobody asked for lately has its exposition
  * rendered on request, once; scrapers that come every tick have it rendered
  * at the tick, and when they stop the renderings stop; gzip and plain answers
- * carry the right headers and the same text. Real time: a 200 ms interval. */
+ * carry the right headers and the same text; each tick reads the sampler
+ * once, whoever asks. The agent's clock is the test's (agent_env.mono_ns):
+ * a tick happens when the test moves it (agent_clock_moved), so the counts
+ * are exact; the sampler and the HTTP server run in real time. */
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,19 +21,35 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
+#include <sched.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "agent/agent.h"
-#include "core/clock.h"
 
 #define INTERVAL_MS 200u
+#define INTERVAL_NS (INTERVAL_MS * 1000000ull)
 
-static void sleep_ms(unsigned ms)
+/* The agent's clock: starts far from 0 (0 is "no request" to render_ahead). */
+static atomic_ullong fake_now = 1000000000000ull;
+
+static uint64_t fake_mono(void *arg)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
+	(void)arg;
+	return atomic_load(&fake_now);
+}
+
+/* Moves the agent's clock by ns and lets it make the ticks due by then. */
+static void advance(struct agent *a, uint64_t ns)
+{
+	atomic_fetch_add(&fake_now, ns);
+	agent_clock_moved(a);
+}
+
+static void ticks(struct agent *a, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		advance(a, INTERVAL_NS);
 }
 
 struct reply {
@@ -124,7 +144,8 @@ static double taken_of(const char *body)
 
 static struct gpu_backend be;
 
-static struct agent *start_agent(void)
+/* An agent on 8 simulated GPUs; with the job pool when pool_dir is given. */
+static struct agent *start_agent_in(const char *pool_dir)
 {
 	struct gpu_err err = { "" };
 	if (gpu_backend_open(&be, "sim", "h200x8,latency_us=100", &err) != GPU_OK)
@@ -135,7 +156,14 @@ static struct agent *start_agent(void)
 	cfg.port = 0;
 	cfg.interval_ns = INTERVAL_MS * 1000000ull;
 	cfg.kernel_log[0] = '\0';
-	struct agent_env env = { .version = "test", .data_dir_env = getenv("GPUCTL_DATA_DIR") };
+	if (pool_dir) {
+		cfg.pool = true;
+		snprintf(cfg.pool_dir, sizeof(cfg.pool_dir), "%s", pool_dir);
+		snprintf(cfg.pool_socket, sizeof(cfg.pool_socket), "%s/pool.sock", pool_dir);
+		snprintf(cfg.pool_cgroup, sizeof(cfg.pool_cgroup), "off");
+		cfg.pool_isolation = 2; /* POOL_ISOLATION_OFF */
+	}
+	struct agent_env env = { .version = "test", .data_dir_env = getenv("GPUCTL_DATA_DIR"), .mono_ns = fake_mono };
 	struct agent *a = NULL;
 	char msg[256] = "";
 	if (agent_start(&a, &be, &cfg, &env, msg, sizeof(msg)) != 0)
@@ -143,13 +171,20 @@ static struct agent *start_agent(void)
 	return a;
 }
 
-/* A client asking for path every half tick for 2 s (10 ticks, more on a
- * loaded machine): about one rendering a tick, not one a request; when it
- * stops, the renderings stop (after at most two ticks, and one more under
- * load). */
+static struct agent *start_agent(void)
+{
+	return start_agent_in(NULL);
+}
+
+/* A client asking for path every half tick for 10 ticks (20 requests), of a
+ * set whose variant the caller's last request had rendered: the set of the
+ * first tick is rendered on its request (asked in one tick before it only),
+ * those of the 9 ticks after at the tick (asked in the two ticks before):
+ * 10 renderings, one a tick, not one a request. When the client stops, the
+ * renderings stop. */
 static void check_poller(struct agent *a, unsigned port, const char *path, bool gzip, uint64_t (*renders)(struct agent *))
 {
-	uint64_t before = renders(a), t0 = clock_mono_ns();
+	uint64_t before = renders(a);
 	unsigned requests = 0;
 	for (unsigned i = 0; i < 20; i++) {
 		struct reply r;
@@ -157,23 +192,12 @@ static void check_poller(struct agent *a, unsigned port, const char *path, bool 
 		assert_non_null(strstr(r.head, "HTTP/1.1 200"));
 		free(r.body);
 		requests++;
-		sleep_ms(INTERVAL_MS / 2);
+		advance(a, INTERVAL_NS / 2);
 	}
-	uint64_t during = renders(a) - before;
-	uint64_t ticks = (clock_mono_ns() - t0) / (INTERVAL_MS * 1000000ull);
-	assert_true(during >= 6);
-	assert_true(during <= ticks + 2);
-	assert_true(during < requests);
-	sleep_ms(3 * INTERVAL_MS);
-	uint64_t settled = renders(a);
-	/* one more at most: a tick the poller missed on a loaded machine may have
-	 * let render_ahead take two of its requests for a slow scraper's, whose
-	 * next request it then renders, once */
-	sleep_ms(5 * INTERVAL_MS);
-	uint64_t after = renders(a);
-	assert_in_range(after, settled, settled + 1);
-	sleep_ms(5 * INTERVAL_MS);
-	assert_int_equal(renders(a), after);
+	assert_int_equal(requests, 20);
+	assert_int_equal(renders(a) - before, 10);
+	ticks(a, 8);
+	assert_int_equal(renders(a) - before, 10);
 }
 
 /* An agent whose ticks go by with nobody asking: nothing rendered. */
@@ -183,7 +207,10 @@ static struct agent *start_unasked(unsigned *port, uint64_t (*renders)(struct ag
 	struct agent_status st;
 	agent_get_status(a, &st);
 	*port = st.port;
-	sleep_ms(5 * INTERVAL_MS);
+	ticks(a, 5);
+	assert_int_equal(st.ticks, 1); /* agent_start's */
+	agent_get_status(a, &st);
+	assert_int_equal(st.ticks, 6);
 	assert_int_equal(renders(a), 0);
 	return a;
 }
@@ -200,15 +227,12 @@ static void test_rendered_when_asked(void **state)
 	assert_non_null(strstr(gz.head, "HTTP/1.1 200"));
 	assert_non_null(strstr(gz.head, "Content-Encoding: gzip"));
 	assert_non_null(strstr(gz.head, "Vary: Accept-Encoding"));
-	assert_true(expo_renders(a) >= 1);
-	/* asked in one tick only: nothing at the next ones. A scrape that straddles
-	 * a tick (asked of the old set, answered from the new one) counts in both
-	 * and may cost one rendering more, never a stream of them. */
-	sleep_ms(5 * INTERVAL_MS);
-	uint64_t once = expo_renders(a);
-	assert_in_range(once, 1, 2);
-	sleep_ms(5 * INTERVAL_MS);
-	assert_int_equal(expo_renders(a), once);
+	assert_int_equal(expo_renders(a), 1);
+	/* asked in one tick only: nothing at the next ones */
+	ticks(a, 5);
+	assert_int_equal(expo_renders(a), 1);
+	ticks(a, 5);
+	assert_int_equal(expo_renders(a), 1);
 
 	/* the text it holds, as zlib reads it */
 	char *text = malloc(4u << 20);
@@ -259,22 +283,22 @@ static void test_gpus_document_when_asked(void **state)
 	assert_non_null(strstr(r1.head, "application/json"));
 	assert_int_equal(count_of(r1.body, "\"uuid\":\"GPU-"), 8);
 	assert_true(taken_of(r1.body) > 0);
-	assert_in_range(doc_renders(a), 1, 2);
+	assert_int_equal(doc_renders(a), 1);
 	/* the health document is rendered at every tick regardless */
 	struct reply h;
 	assert_int_equal(get_path(port, "/api/v1/health", false, &h), 0);
 	assert_non_null(strstr(h.head, "HTTP/1.1 200"));
-	sleep_ms(5 * INTERVAL_MS);
-	uint64_t once = doc_renders(a);
-	assert_in_range(once, 1, 2);
-	sleep_ms(3 * INTERVAL_MS);
-	assert_int_equal(doc_renders(a), once);
+	ticks(a, 5);
+	assert_int_equal(doc_renders(a), 1);
+	ticks(a, 3);
+	assert_int_equal(doc_renders(a), 1);
 
-	/* a later request gets a later tick's sample, not the one rendered before */
+	/* a later request gets a later tick's snapshot, not the one rendered before */
 	struct reply r2;
 	assert_int_equal(get_path(port, "/api/v1/gpus?gpu=2", false, &r2), 0);
 	assert_int_equal(count_of(r2.body, "\"uuid\":\"GPU-"), 1);
-	assert_true(taken_of(r2.body) >= taken_of(r1.body) + 1.5 * INTERVAL_MS / 1000.0);
+	assert_true(taken_of(r2.body) > taken_of(r1.body));
+	assert_int_equal(doc_renders(a), 2);
 
 	/* a poller every half tick: about one rendering a tick, not one a request */
 	check_poller(a, port, "/api/v1/gpus", false, doc_renders);
@@ -312,7 +336,7 @@ static void test_expositions_held_only_while_served(void **state)
 		assert_int_equal(get_metrics(port, true, &r), 0);
 		assert_non_null(strstr(r.head, "HTTP/1.1 200"));
 		free(r.body);
-		sleep_ms(INTERVAL_MS / 2);
+		advance(a, INTERVAL_NS / 2);
 		if (i < 10)
 			continue; /* the first ticks: scrapes rendered on request, then at the tick */
 		unsigned n = expo_buffers(a);
@@ -326,17 +350,53 @@ static void test_expositions_held_only_while_served(void **state)
 	assert_int_equal(get_metrics(port, false, &pl), 0);
 	assert_non_null(strstr(pl.body, "\ngpuctl_gpu_up{"));
 	free(pl.body);
-	uint64_t end = clock_mono_ns() + 40ull * INTERVAL_MS * 1000000ull;
-	while (expo_buffers(a) != 0 && clock_mono_ns() < end)
-		sleep_ms(INTERVAL_MS / 4);
+	/* the last scrape's reference goes when libmicrohttpd has finished with
+	 * the response, which may be just after the client read it: the ticks
+	 * are the test's, each followed by a yield to the server's thread */
+	unsigned n = 0;
+	for (; n < 40 && expo_buffers(a) != 0; n++) {
+		ticks(a, 1);
+		sched_yield();
+	}
 	struct agent_status st;
 	agent_get_status(a, &st);
 	if (st.expo_buffers != 0)
-		fail_msg("8 s after the last scrape the sets hold %u expositions (%zu bytes)", st.expo_buffers,
+		fail_msg("40 ticks after the last scrape the sets hold %u expositions (%zu bytes)", st.expo_buffers,
 			 st.expo_bytes);
 	assert_int_equal(st.expo_bytes, 0);
 	agent_stop(a);
 	gpu_backend_close(&be);
+}
+
+/* One read of the sampler per tick: the health document, the expositions,
+ * /api/v1/gpus and the job pool all take the tick's snapshot and health
+ * report (health/tick.h), and what is rendered on request reads nothing. */
+static void test_one_sampler_read_per_tick(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/gpuctl_test_tick_XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	struct agent *a = start_agent_in(dir);
+	struct agent_status st;
+	agent_get_status(a, &st);
+	assert_int_equal(st.ticks, 1); /* agent_start's, which the pool took in at its start */
+	assert_int_equal(st.sampler_reads, 1);
+	const char *paths[] = { "/metrics", "/api/v1/gpus", "/api/v1/health" };
+	for (unsigned i = 0; i < 12; i++) {
+		struct reply r;
+		assert_int_equal(get_path(st.port, paths[i % 3], i % 2, &r), 0);
+		assert_non_null(strstr(r.head, "HTTP/1.1 200"));
+		free(r.body);
+		advance(a, INTERVAL_NS / 2);
+	}
+	agent_get_status(a, &st);
+	assert_int_equal(st.ticks, 7);
+	assert_int_equal(st.sampler_reads, st.ticks);
+	agent_stop(a);
+	gpu_backend_close(&be);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 int main(void)
@@ -345,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_rendered_when_asked),
 		cmocka_unit_test(test_gpus_document_when_asked),
 		cmocka_unit_test(test_expositions_held_only_while_served),
+		cmocka_unit_test(test_one_sampler_read_per_tick),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
