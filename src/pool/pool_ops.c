@@ -85,6 +85,9 @@ static json_t *do_submit(struct pool *p, const struct pool_caller *c, const stru
 				return proto_errorf("%s", why);
 		}
 	}
+	char why[300];
+	if (pool_container_check_mounts(p, s->mounts, s->nmounts, why, sizeof(why)))
+		return proto_error(why);
 	if (s->after && s->after > p->max_id)
 		return proto_errorf("no job %llu to wait for", (unsigned long long)s->after);
 
