@@ -118,6 +118,9 @@ static const char *const socket_names[] = { "docker.sock", "podman.sock", "conta
 int container_check_host_path(const char *src, const char *const *extra, size_t nextra, char *err, size_t errlen)
 {
 	char n[4096], d[4096];
+	for (const char *c = src; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			FAIL("bad mount source (it holds a control character)");
 	if (src[0] != '/' || !normalize(src, strlen(src), n, sizeof(n)))
 		FAIL("bad mount source '%.80s' (an absolute path)", src);
 	size_t nd = sizeof(host_denied) / sizeof(host_denied[0]);

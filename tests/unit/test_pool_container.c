@@ -71,6 +71,9 @@ static void test_host_path(void **state)
 	assert_int_equal(container_check_host_path("/srv/pool", extra, 2, err, sizeof(err)), 0);
 	const char *bad[] = { "/srv/pool/state", "/srv/pool/state/jobs.db", "/srv//pool/./state/",
 			      "/srv/pool/run/pool.sock", "/", "/proc/self", "/var/lib" };
+	/* what a message would quote holds no control character (fuzz_poolmount) */
+	assert_int_equal(container_check_host_path("/proc/\x0f:/x", extra, 2, err, sizeof(err)), -1);
+	assert_null(strchr(err, '\x0f'));
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(container_check_host_path(bad[i], extra, 2, err, sizeof(err)), -1);
 		assert_non_null(strstr(err, "is refused"));
