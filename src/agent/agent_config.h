@@ -39,6 +39,7 @@ struct agent_config {
 	char pool_cgroup[256];         /* "" = the agent's own cgroup; "off" */
 	char pool_dev_dir[256];        /* the GPUs' device nodes for container jobs' CDI spec ("" = /dev) */
 	unsigned pool_user_gpu_limit;  /* 0 = none */
+	unsigned pool_user_job_limit;  /* 0 = the pool's default; UINT_MAX = none */
 	uint64_t pool_kill_grace_ns;   /* 0 = 10 s */
 	/* 0: the pool's default; UINT64_MAX: off (no limit, kept forever, no reserve) */
 	uint64_t pool_log_limit, pool_log_retention_ns, pool_min_free;

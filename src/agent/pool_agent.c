@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool_agent.c - the pool's hooks into the agent (src/agent/): its settings
- * (`pool = on`, `pool_dir`, `pool_socket`, `pool_user_gpu_limit`,
+ * (`pool = on`, `pool_dir`, `pool_socket`, `pool_user_gpu_limit`, `pool_user_job_limit`,
  * `pool_cgroup`, `pool_kill_grace`, `pool_isolation`, `pool_log_limit`,
  * `pool_log_retention`, `pool_min_free`, `pool_dev_dir`; docs/pool.md) and its start/stop with
  * the agent's backend, sampler and health rules. The agent's files each hold
@@ -9,6 +9,7 @@
  */
 #include "agent/pool_agent.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,16 @@ int pool_agent_config_set(struct agent_config *c, const char *key, const char *v
 		*limits[i].dst = v;
 		return 0;
 	}
+	if (strcmp(key, "pool_user_job_limit") == 0) {
+		char *end;
+		unsigned long v = strtoul(value, &end, 10);
+		if (!value[0] || value[0] == '-' || *end || v > 1000000) {
+			snprintf(err, errlen, "bad value '%.40s' for '%s' (0 to 1000000; 0 = no limit)", value, key);
+			return -1;
+		}
+		c->pool_user_job_limit = v ? (unsigned)v : UINT_MAX;
+		return 0;
+	}
 	if (strcmp(key, "pool_user_gpu_limit") == 0 || strcmp(key, "pool_kill_grace") == 0) {
 		if (strcmp(key, "pool_kill_grace") == 0)
 			return units_parse_duration(value, 1000000ull, 3600000000000ull, &c->pool_kill_grace_ns, err, errlen);
@@ -110,6 +121,8 @@ int pool_agent_start(struct agent *a, char *err, size_t errlen)
 	snprintf(pc.cgroup_parent, sizeof(pc.cgroup_parent), "%s", a->cfg.pool_cgroup);
 	snprintf(pc.dev_dir, sizeof(pc.dev_dir), "%s", a->cfg.pool_dev_dir);
 	pc.max_gpus_per_user = a->cfg.pool_user_gpu_limit;
+	if (a->cfg.pool_user_job_limit) /* else the default */
+		pc.max_jobs_per_user = a->cfg.pool_user_job_limit == UINT_MAX ? 0 : a->cfg.pool_user_job_limit;
 	pc.isolation = (enum pool_isolation)a->cfg.pool_isolation;
 	if (a->cfg.pool_kill_grace_ns)
 		pc.kill_grace_ns = a->cfg.pool_kill_grace_ns;

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/abuf.h"
 #include "core/opts.h"
 #include "core/readfile.h"
 #include "core/units.h"
@@ -308,7 +309,8 @@ static int drain_nodes(struct cmd_ctx *ctx, const struct sweep_args *a, const st
 			}
 			fprintf(ctx->out, "drained %s: %s\n", name, reason);
 		} else if (act == SLURM_HC_KEEP_OTHERS) {
-			fprintf(ctx->out, "left %s as it is: drained by someone else (%s)\n", name, ni.reason);
+			fprintf(ctx->out, "left %s as it is: drained by someone else (%s)\n", name,
+				term_clean(ni.reason, sizeof(ni.reason), ni.reason)); /* anyone's words */
 		} else {
 			fprintf(ctx->out, "left %s as it is: drained by a sweep already for the same reason\n", name);
 		}

@@ -30,10 +30,20 @@ int container_check_image(const char *image, char *err, size_t errlen)
 	for (const char *c = image; *c; c++)
 		if (!is_alnum(*c) && !strchr("._-/:@", *c))
 			FAIL("bad image name (letters, digits and ._-/:@ only)");
+	/* a ':' before the first '/' is a registry's port: never a transport
+	 * ("oci-archive:/path", "docker://x", "dir:x/y": files of the host) */
+	const char *slash = strchr(image, '/'), *colon = strchr(image, ':');
+	if (slash && colon && colon < slash) {
+		size_t digits = strspn(colon + 1, "0123456789");
+		if (colon + 1 + digits != slash || digits == 0 || digits > 5)
+			FAIL("bad image name '%.80s' (a ':' before the first '/' is a registry's port; no transports)", image);
+	}
 	return 0;
 }
 
-/* An absolute path of printable bytes without ',' or ':'. */
+/* An absolute path of printable bytes without ',' or ':', and no ".."
+ * component (a container runtime resolves it; the checks below read it as
+ * written). */
 static int check_path(const char *p, size_t n, const char *what, const char *spec, char *err, size_t errlen)
 {
 	if (n == 0 || p[0] != '/')
@@ -43,8 +53,95 @@ static int check_path(const char *p, size_t n, const char *what, const char *spe
 	for (size_t i = 0; i < n; i++)
 		if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f || p[i] == ',')
 			FAIL("bad mount '%.80s' (%s holds a control character or ',')", spec, what);
+	for (size_t i = 0; i < n;) { /* each component */
+		size_t e = i;
+		while (e < n && p[e] != '/')
+			e++;
+		if (e - i == 2 && p[i] == '.' && p[i + 1] == '.')
+			FAIL("bad mount '%.80s' (%s holds a '..' component)", spec, what);
+		i = e + 1;
+	}
 	return 0;
 }
+
+/* p (n bytes, absolute) with "//" and "/./" collapsed and no trailing '/'
+ * ("/" stays "/"); false when it does not fit. */
+static bool normalize(const char *p, size_t n, char *out, size_t outlen)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n;) {
+		while (i < n && p[i] == '/')
+			i++;
+		size_t e = i;
+		while (e < n && p[e] != '/')
+			e++;
+		if (e > i && !(e - i == 1 && p[i] == '.')) {
+			if (k + 1 + (e - i) >= outlen)
+				return false;
+			out[k++] = '/';
+			memcpy(out + k, p + i, e - i);
+			k += e - i;
+		}
+		i = e;
+	}
+	if (k == 0) {
+		if (outlen < 2)
+			return false;
+		out[k++] = '/';
+	}
+	out[k] = '\0';
+	return true;
+}
+
+/* a is b or lies below it ("/" holds everything) */
+static bool within(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+	return strcmp(b, "/") == 0 || (strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/'));
+}
+
+/* What no container job's mount may name on the host, hold or lie within:
+ * the kernel's views (the runtime gives the container its own, and a job's
+ * devices are the GPUs the pool placed, never a mounted node), the container
+ * runtimes' sockets and state (as good as root on the host), the CDI specs
+ * they obey, and the pool's own state and socket. */
+static const char *const host_denied[] = {
+	"/proc", "/sys", "/dev", "/run/docker.sock", "/var/run/docker.sock", "/run/docker", "/var/run/docker",
+	"/run/podman", "/var/run/podman", "/run/containerd", "/var/run/containerd", "/run/crio", "/var/run/crio",
+	"/var/lib/docker", "/var/lib/containers", "/etc/cdi", "/run/cdi", "/var/run/cdi", "/run/gpuctl",
+	"/var/lib/gpuctl",
+};
+/* A socket of these names is a container runtime's wherever it is (a user's
+ * rootless podman: /run/user/UID/podman/podman.sock). */
+static const char *const socket_names[] = { "docker.sock", "podman.sock", "containerd.sock", "crio.sock" };
+
+int container_check_host_path(const char *src, const char *const *extra, size_t nextra, char *err, size_t errlen)
+{
+	char n[4096], d[4096];
+	for (const char *c = src; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			FAIL("bad mount source (it holds a control character)");
+	if (src[0] != '/' || !normalize(src, strlen(src), n, sizeof(n)))
+		FAIL("bad mount source '%.80s' (an absolute path)", src);
+	size_t nd = sizeof(host_denied) / sizeof(host_denied[0]);
+	for (size_t i = 0; i < nd + nextra; i++) {
+		const char *deny = i < nd ? host_denied[i] : extra[i - nd];
+		if (!deny || deny[0] != '/' || !normalize(deny, strlen(deny), d, sizeof(d)))
+			continue;
+		if (within(n, d))
+			FAIL("mount source '%.80s' is refused (it is within %.80s)", src, d);
+		if (i < nd && within(d, n)) /* the pool's own (extra): a directory above it is any user's */
+			FAIL("mount source '%.80s' is refused (it holds %.80s)", src, d);
+	}
+	const char *last = strrchr(n, '/') + 1;
+	for (size_t i = 0; i < sizeof(socket_names) / sizeof(socket_names[0]); i++)
+		if (strcmp(last, socket_names[i]) == 0)
+			FAIL("mount source '%.80s' is refused (a container runtime's socket)", src);
+	return 0;
+}
+
+/* Where the runtime mounts its own: a mount there would hide or replace them. */
+static const char *const dest_denied[] = { "/proc", "/sys", "/dev" };
 
 int container_check_mount(const char *spec, char *err, size_t errlen)
 {
@@ -58,11 +155,30 @@ int container_check_mount(const char *spec, char *err, size_t errlen)
 	const char *dst_end = c2 ? c2 : c1 + strlen(c1);
 	if (c2 && strcmp(c2 + 1, "ro") != 0 && strcmp(c2 + 1, "rw") != 0)
 		FAIL("bad mount '%.80s' (the option after DST is ro or rw)", spec);
-	if (check_path(spec, (size_t)(c1 - spec), "SRC", spec, err, errlen) ||
-	    check_path(c1 + 1, (size_t)(dst_end - c1 - 1), "DST", spec, err, errlen))
+	size_t ns = (size_t)(c1 - spec), nd = (size_t)(dst_end - c1 - 1);
+	if (check_path(spec, ns, "SRC", spec, err, errlen) || check_path(c1 + 1, nd, "DST", spec, err, errlen))
 		return -1;
-	if (dst_end - c1 - 1 == 1)
+	char src[4096], dst[4096];
+	memcpy(src, spec, ns);
+	src[ns] = '\0';
+	if (container_check_host_path(src, NULL, 0, err, errlen))
+		return -1;
+	if (!normalize(c1 + 1, nd, dst, sizeof(dst)) || strcmp(dst, "/") == 0)
 		FAIL("bad mount '%.80s' (DST cannot be /)", spec);
+	for (size_t i = 0; i < sizeof(dest_denied) / sizeof(dest_denied[0]); i++)
+		if (within(dst, dest_denied[i]))
+			FAIL("bad mount '%.80s' (DST cannot be within %s)", spec, dest_denied[i]);
+	return 0;
+}
+
+int container_mount_src(const char *spec, char *out, size_t outlen)
+{
+	const char *c = strchr(spec, ':');
+	size_t n = c ? (size_t)(c - spec) : strlen(spec);
+	if (n >= outlen)
+		return -1;
+	memcpy(out, spec, n);
+	out[n] = '\0';
 	return 0;
 }
 

@@ -26,8 +26,22 @@
  * starts with a letter or digit (never an option), at most 255 bytes of
  * letters, digits and ._-/:@. */
 int container_check_image(const char *image, char *err, size_t errlen);
-/* "SRC:DST" or "SRC:DST:ro" (or ":rw"): both absolute, neither with ',' or ':'. */
+/* "SRC:DST" or "SRC:DST:ro" (or ":rw"): both absolute, neither with ',',
+ * ':' or a ".." component; SRC as container_check_host_path() says (no
+ * extra paths), DST not /, nor /proc, /sys, /dev or below them. */
 int container_check_mount(const char *spec, char *err, size_t errlen);
+/* A mount's host path (absolute): refused when, with "//" and "/./"
+ * collapsed, it is, lies within or holds one of /proc, /sys, /dev, the
+ * container runtimes' sockets and state (/run/docker.sock, /run/podman,
+ * /var/lib/docker, ...), the CDI spec directories, /run/gpuctl and
+ * /var/lib/gpuctl; when it is or lies within one of extra (nextra absolute
+ * paths: the pool's state directory and socket; a directory above them is
+ * allowed, as the default places above are not); or when its last component
+ * is a runtime's socket name (docker.sock, podman.sock, containerd.sock,
+ * crio.sock). */
+int container_check_host_path(const char *src, const char *const *extra, size_t nextra, char *err, size_t errlen);
+/* A checked mount's SRC into out; -1 when it does not fit. */
+int container_mount_src(const char *spec, char *out, size_t outlen);
 /* "KEY=VALUE": KEY a shell name ([A-Za-z_][A-Za-z0-9_]*), not one the pool
  * sets (CUDA_VISIBLE_DEVICES, GPUCTL_JOB_ID, GPUCTL_JOB_GPUS,
  * NVIDIA_VISIBLE_DEVICES); no control characters. */

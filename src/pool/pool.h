@@ -35,11 +35,13 @@ int pool_isolation_parse(const char *s);
 
 #define POOL_DEFAULT_RETENTION_NS (14ull * 86400ull * 1000000000ull) /* ended jobs' directories */
 #define POOL_DEFAULT_MIN_FREE (64ull << 20) /* free bytes below which no job starts */
+#define POOL_DEFAULT_USER_JOB_LIMIT 1000u   /* pool_user_job_limit */
 
 struct pool_config {
 	char state_dir[256];          /* jobs.db and jobs/<id>/ (stdout, stderr, exit records) */
 	char socket_path[256];        /* the control socket */
 	unsigned max_gpus_per_user;   /* 0: no limit */
+	unsigned max_jobs_per_user;   /* jobs one uid may have pending or running (submit refuses more); 0: no limit */
 	uint64_t kill_grace_ns;       /* cancel: SIGTERM, then SIGKILL after this (default 10 s) */
 	char cgroup_parent[256];      /* "" = the agent's own cgroup; "off" = no cgroups */
 	char dev_dir[256];            /* the GPUs' device nodes, as container jobs' CDI spec names them ("" = /dev) */

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -383,6 +384,23 @@ out:
 	free(cenv);
 	json_decref(spec);
 	return argv;
+}
+
+int pool_container_check_mounts(const struct pool *p, char *const *mounts, size_t n, char *msg, size_t len)
+{
+	/* the pool's own paths, as configured and as they resolve (its state
+	 * directory is root's, not a user's: resolving it does not wait on them) */
+	char state[PATH_MAX], sock[PATH_MAX], src[4096];
+	const char *extra[4] = { p->cfg.state_dir, p->cfg.socket_path, NULL, NULL };
+	if (n && realpath(p->cfg.state_dir, state))
+		extra[2] = state;
+	if (n && realpath(p->cfg.socket_path, sock))
+		extra[3] = sock;
+	for (size_t i = 0; i < n; i++)
+		if (container_mount_src(mounts[i], src, sizeof(src)) ||
+		    container_check_host_path(src, extra, sizeof(extra) / sizeof(extra[0]), msg, len))
+			return -1;
+	return 0;
 }
 
 int pool_container_wrap(struct pool *p, const struct pool_job *j, char ***argv, char **env, const char *gpus,

@@ -152,6 +152,10 @@ bool pool_proc_in_job_cgroup(const struct pool *p, int pid);
  * there and that the driver's CUDA is what it needs; then *argv (the command
  * in the container, heap strings) becomes the podman command line. env: the
  * job's (podman runs as the user with it). 0, or -1 with why it cannot start. */
+/* A container job's mounts against the pool's own state directory and
+ * socket (as configured and resolved; container_check_host_path): 0, or -1
+ * with msg. The rest of each mount was checked with the request. */
+int pool_container_check_mounts(const struct pool *p, char *const *mounts, size_t n, char *msg, size_t len);
 int pool_container_wrap(struct pool *p, const struct pool_job *j, char ***argv, char **env, const char *gpus,
 			char *msg, size_t len);
 /* After it ended other than done: `podman rm -f` of its container, as its

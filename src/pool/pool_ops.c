@@ -85,6 +85,17 @@ static json_t *do_submit(struct pool *p, const struct pool_caller *c, const stru
 				return proto_errorf("%s", why);
 		}
 	}
+	if (p->cfg.max_jobs_per_user) {
+		unsigned mine = 0;
+		for (size_t i = 0; i < p->njobs; i++)
+			mine += p->jobs[i]->uid == c->uid;
+		if (mine >= p->cfg.max_jobs_per_user)
+			return proto_errorf("refused: you have %u jobs pending or running, the most one user may have here "
+					    "(pool_user_job_limit)", mine);
+	}
+	char why[300];
+	if (pool_container_check_mounts(p, s->mounts, s->nmounts, why, sizeof(why)))
+		return proto_error(why);
 	if (s->after && s->after > p->max_id)
 		return proto_errorf("no job %llu to wait for", (unsigned long long)s->after);
 

@@ -8,7 +8,13 @@
  * long again without progress to take its answer), so idle clients do not delay the others
  * and their deadlines do not add up. A uid holds at most POOL_MAX_CONN_PER_UID
  * connections: one more closes that uid's oldest one still sending, so a user
- * can only ever stall their own connections. Requests are answered one after
+ * can only ever stall their own connections. When MAX_CLIENTS are open, a new
+ * connection evicts the oldest one of the uid that holds the most (so the user
+ * who opened many is the one cut off, never the others). A uid's requests
+ * still being sent hold at most POOL_MAX_IN_PER_UID bytes together and its
+ * answers not yet read at most POOL_MAX_OUT_PER_UID: past those its request
+ * is answered with an error, not read further or handled, so that one user
+ * cannot make the agent hold an unbounded share of its memory. Requests are answered one after
  * another (they take well under a millisecond; queue at 10 000 jobs ~10 ms).
  * Socket mode: 0666 when the agent is root (every user submits; requests are
  * checked per caller), 0600 otherwise (only the agent's own user).
@@ -30,6 +36,8 @@
 #define IO_TIMEOUT_NS 5000000000ull
 #define MAX_CLIENTS 512u                /* well below the usual 1024 descriptors */
 #define POOL_MAX_CONN_PER_UID 64u
+#define POOL_MAX_IN_PER_UID (16u << 20)  /* four requests of PROTO_MAX_REQUEST */
+#define POOL_MAX_OUT_PER_UID (32u << 20) /* answers held for a uid, not yet taken */
 #define POLL_MS 200
 
 static int make_addr(const char *path, struct sockaddr_un *a, char *err, size_t errlen)
@@ -99,15 +107,28 @@ static void client_answer(struct client *c, char *text, const char *msg, uint64_
 	}
 	free(c->in);
 	c->in = NULL;
+	c->in_len = c->in_cap = 0; /* no longer held (uid_held) */
 	c->out = text;
 	c->out_len = text ? strlen(text) : 0;
 	c->out_off = 0;
 	c->deadline = now + IO_TIMEOUT_NS;
 }
 
-/* Reads what is there; at the client's shutdown the request is answered. */
-static void client_read(struct pool *p, struct client *c, uint64_t now)
+/* What the uid's connections hold: request bytes buffered, answer bytes not yet taken. */
+static void uid_held(const struct client *cl, unsigned ncl, uid_t uid, size_t *in, size_t *out)
 {
+	*in = *out = 0;
+	for (unsigned i = 0; i < ncl; i++)
+		if (cl[i].fd >= 0 && cl[i].uid == uid) {
+			*in += cl[i].in_cap;
+			*out += cl[i].out ? cl[i].out_len - cl[i].out_off : 0;
+		}
+}
+
+/* Reads what is there; at the client's shutdown the request is answered. */
+static void client_read(struct pool *p, struct client *cl, unsigned ncl, struct client *c, uint64_t now)
+{
+	size_t held_in, held_out;
 	for (;;) {
 		if (c->in_len == c->in_cap) {
 			if (c->in_cap > PROTO_MAX_REQUEST) {
@@ -115,6 +136,12 @@ static void client_read(struct pool *p, struct client *c, uint64_t now)
 				return;
 			}
 			size_t cap = c->in_cap ? c->in_cap * 2 : 4096;
+			uid_held(cl, ncl, c->uid, &held_in, &held_out);
+			if (held_in + (cap - c->in_cap) > POOL_MAX_IN_PER_UID) {
+				client_answer(c, NULL, "refused: this user's requests being sent hold more than 16 MiB "
+						       "(send them one after another)", now);
+				return;
+			}
 			char *n = realloc(c->in, cap);
 			if (!n) {
 				client_answer(c, NULL, "out of memory", now);
@@ -138,6 +165,12 @@ static void client_read(struct pool *p, struct client *c, uint64_t now)
 	}
 	if (c->in_len > PROTO_MAX_REQUEST) {
 		client_answer(c, NULL, "request too large", now);
+		return;
+	}
+	uid_held(cl, ncl, c->uid, &held_in, &held_out);
+	if (held_out > POOL_MAX_OUT_PER_UID) {
+		client_answer(c, NULL, "refused: this user's answers not yet read hold more than 32 MiB (read them first)",
+			      now);
 		return;
 	}
 	struct pool_caller who = { .uid = c->uid, .gid = c->gid, .pid = c->pid };
@@ -189,15 +222,69 @@ static void client_write(struct client *c, uint64_t now)
 	client_close(c);
 }
 
+/* Drops the closed connections, keeping the others in their order. */
+static void drop_closed(struct client *cl, unsigned *ncl)
+{
+	unsigned k = 0;
+	for (unsigned i = 0; i < *ncl; i++)
+		if (cl[i].fd >= 0)
+			cl[k++] = cl[i];
+	*ncl = k;
+}
+
+/* Answers c with msg (best effort: not waited for) and closes it. */
+static void client_evict(struct client *c, const char *msg, uint64_t now)
+{
+	if (!c->out)
+		client_answer(c, NULL, msg, now);
+	client_write(c, now);
+	if (c->fd >= 0)
+		client_close(c);
+}
+
+/* With every slot taken: the oldest connection of the uid holding the most
+ * (the newcomer's own uid counted with the newcomer), that uid's oldest
+ * still sending first. NULL when that uid is the newcomer's and it holds no
+ * slot (cannot happen while MAX_CLIENTS > 0). */
+static struct client *eviction_victim(struct client *cl, unsigned ncl, uid_t newcomer)
+{
+	uid_t top = newcomer;
+	unsigned top_n = 1;
+	for (unsigned i = 0; i < ncl; i++) {
+		unsigned n = cl[i].uid == newcomer ? 1 : 0;
+		for (unsigned k = 0; k < ncl; k++)
+			n += cl[k].uid == cl[i].uid;
+		if (n > top_n) {
+			top = cl[i].uid;
+			top_n = n;
+		}
+	}
+	struct client *v = NULL;
+	for (unsigned i = 0; i < ncl; i++)
+		if (cl[i].uid == top && (!v || (v->out && !cl[i].out) ||
+					 (!v->out == !cl[i].out && cl[i].accepted < v->accepted)))
+			v = &cl[i];
+	return v;
+}
+
 /* A new connection; over the uid's cap, that uid's oldest connection still
  * sending its request is answered with an error and closed. */
 static void client_accept(struct client *cl, unsigned *ncl, int fd, uint64_t now)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || *ncl == MAX_CLIENTS) {
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
 		close(fd);
 		return;
+	}
+	if (*ncl == MAX_CLIENTS) {
+		struct client *v = eviction_victim(cl, *ncl, cred.uid);
+		if (!v) {
+			close(fd);
+			return;
+		}
+		client_evict(v, "closed: the pool's connections are all taken and this user holds the most", now);
+		drop_closed(cl, ncl);
 	}
 	unsigned same = 0;
 	struct client *oldest = NULL;
@@ -208,10 +295,7 @@ static void client_accept(struct client *cl, unsigned *ncl, int fd, uint64_t now
 				oldest = &cl[i];
 		}
 	if (same >= POOL_MAX_CONN_PER_UID && oldest) {
-		client_answer(oldest, NULL, "closed: this user holds too many connections to the pool", now);
-		client_write(oldest, now); /* best effort: it is not waited for */
-		if (oldest->fd >= 0)
-			client_close(oldest);
+		client_evict(oldest, "closed: this user holds too many connections to the pool", now);
 	} else if (same >= POOL_MAX_CONN_PER_UID) {
 		close(fd); /* all of them are being answered */
 		return;
@@ -225,16 +309,6 @@ static void client_accept(struct client *cl, unsigned *ncl, int fd, uint64_t now
 	c->pid = cred.pid;
 	c->accepted = now;
 	c->deadline = now + IO_TIMEOUT_NS;
-}
-
-/* Drops the closed connections, keeping the others in their order. */
-static void drop_closed(struct client *cl, unsigned *ncl)
-{
-	unsigned k = 0;
-	for (unsigned i = 0; i < *ncl; i++)
-		if (cl[i].fd >= 0)
-			cl[k++] = cl[i];
-	*ncl = k;
 }
 
 static void *server_thread(void *arg)
@@ -268,7 +342,7 @@ static void *server_thread(void *arg)
 			if (c->fd < 0)
 				continue;
 			if (!c->out && (ev & (POLLIN | POLLHUP | POLLERR)))
-				client_read(p, c, now);
+				client_read(p, cl, ncl, c, now);
 			else if (c->out && (ev & (POLLOUT | POLLHUP | POLLERR)))
 				client_write(c, now);
 			if (c->fd >= 0 && now >= c->deadline) {

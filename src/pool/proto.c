@@ -223,6 +223,42 @@ static int parse_submit(json_t *o, struct proto_submit *s, char *err, size_t err
 	return 0;
 }
 
+/* The fields each operation reads: one a request of that operation does not
+ * read is refused (a misspelt or unsupported field is never silently ignored). */
+#define OPS_ALL 0x7fu
+#define OPB(op) (1u << (op))
+static const struct {
+	const char *key;
+	unsigned ops;
+} known_fields[] = {
+	{ "v", OPS_ALL }, { "op", OPS_ALL },
+	{ "job", OPB(OP_SHOW) | OPB(OP_CANCEL) | OPB(OP_LOGS) },
+	{ "stream", OPB(OP_LOGS) }, { "offset", OPB(OP_LOGS) }, { "max_bytes", OPB(OP_LOGS) }, { "raw", OPB(OP_LOGS) },
+	{ "all_users", OPB(OP_QUEUE) | OPB(OP_JOBS) }, { "history", OPB(OP_JOBS) }, { "limit", OPB(OP_JOBS) },
+	{ "gpus", OPB(OP_SUBMIT) }, { "gpu_ids", OPB(OP_SUBMIT) }, { "mig", OPB(OP_SUBMIT) },
+	{ "mem_per_gpu", OPB(OP_SUBMIT) }, { "nvlink", OPB(OP_SUBMIT) }, { "priority", OPB(OP_SUBMIT) },
+	{ "time_limit_s", OPB(OP_SUBMIT) }, { "name", OPB(OP_SUBMIT) }, { "after", OPB(OP_SUBMIT) },
+	{ "shell", OPB(OP_SUBMIT) }, { "cwd", OPB(OP_SUBMIT) }, { "argv", OPB(OP_SUBMIT) }, { "env", OPB(OP_SUBMIT) },
+	{ "image", OPB(OP_SUBMIT) }, { "runtime", OPB(OP_SUBMIT) }, { "mounts", OPB(OP_SUBMIT) },
+	{ "container_env", OPB(OP_SUBMIT) },
+};
+
+static int check_fields(json_t *o, enum proto_op op, char *err, size_t errlen)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach(o, k, v) {
+		bool ok = false;
+		for (size_t i = 0; i < sizeof(known_fields) / sizeof(known_fields[0]) && !ok; i++)
+			ok = strcmp(k, known_fields[i].key) == 0 && (known_fields[i].ops & OPB(op));
+		if (!ok) {
+			char q[41]; /* the message stays one line */
+			FAIL("unknown field '%s' in a %s request", units_quoted(k, q), proto_op_name(op));
+		}
+	}
+	return 0;
+}
+
 int proto_parse_request(const char *buf, size_t len, struct proto_request *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
@@ -266,6 +302,8 @@ int proto_parse_request(const char *buf, size_t len, struct proto_request *out, 
 		snprintf(err, errlen, "unknown operation '%s'", units_quoted(json_string_value(op), q));
 		goto out;
 	}
+	if (check_fields(o, out->op, err, errlen))
+		goto out;
 	uint64_t stream = 1, limit = 0;
 	out->max_bytes = PROTO_MAX_LOG_CHUNK;
 	if (get_uint(o, "job", INT64_MAX, &out->job, err, errlen) ||

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/abuf.h"
 #include "core/stats.h"
 
 const struct fleet_fig_def fleet_figs[FLEET_NFIG] = {
@@ -48,9 +49,12 @@ void fleet_free(struct fleet *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/* Every string of a fleet is printed (fleet.txt, --compare, the drain
+ * lines): it is kept as term_clean makes it, so that a node name, a GPU name
+ * or a note read from a result file cannot drive the terminal (issue 38). */
 static void copy_str(char *dst, size_t len, const char *src)
 {
-	snprintf(dst, len, "%s", src ? src : "");
+	term_clean(dst, len, src ? src : "");
 }
 
 /* Appends ",item" (or "item") to a list, as long as it fits. */

@@ -19,7 +19,11 @@ cat >"$tmp/bin/scontrol" <<'SH'
 # stand-in: "show node N -o" says N is idle; every call is recorded
 printf '%s\n' "$*" >>"$FAKE/calls"
 case "$1" in
-show) echo "NodeName=$3 Arch=x86_64 State=IDLE Partitions=gpu" ;;
+show) if [ -f "$FAKE/reason" ]; then # drained by someone else, for what $FAKE/reason says
+	echo "NodeName=$3 Arch=x86_64 State=IDLE+DRAIN Partitions=gpu Reason=$(cat "$FAKE/reason") [ann@2026-12-08T00:00:00]"
+else
+	echo "NodeName=$3 Arch=x86_64 State=IDLE Partitions=gpu"
+fi ;;
 update) ;;
 *) exit 2 ;;
 esac
@@ -98,6 +102,25 @@ node a100x8 "$tmp/last" a09 ecc.json
 expect_exit 2 "$GPUCTL" slurm sweep --gather --drain --max-drain 5 --out "$tmp/last"
 out_has "^not drained a09: the last node of its GPU model in service: gpuctl sweep: GPU 2 "
 [ -z "$(updates)" ] || fail "the last A100 node was drained: $(updates)"
+
+# ---- text from result files and from scontrol never drives the terminal (issue 38) -----------
+# a node drained by someone else, its reason with escapes and a line break
+printf 'fan\033]0;pwned\007\033[2J\rbroken' >"$tmp/reason"
+expect_exit 2 "$GPUCTL" slurm sweep --gather --drain --out "$tmp/cap"
+rm -f "$tmp/reason"
+out_has "^left h09 as it is: drained by someone else (fan?]0;pwned??\[2J?broken)$"
+grep -q $'[\a\e\r]' <<<"$out" && fail "scontrol's reason reached the terminal raw: $(od -c <<<"$out" | head -5)"
+# a fleet.json whose node name, GPU name and note hold escapes, compared with a clean one
+jq '(.nodes[] | select(.node == "h01")) |= (.node += "\u001b]0;pwned\u0007\n\u001b[2J" | .note = "x\u009b2J\u001b[31m" |
+	.gpus[0].name += "\u001b[5m")' "$tmp/cap/fleet.json" >"$tmp/evil.json" ||
+	fail "cannot make a hostile fleet.json from $tmp/cap/fleet.json"
+for pair in "$tmp/cap/fleet.json $tmp/evil.json" "$tmp/evil.json $tmp/cap/fleet.json"; do
+	# shellcheck disable=SC2086
+	expect_exit 0 "$GPUCTL" slurm sweep --compare $pair
+	grep -q $'[\a\e]\|\xc2\x9b' <<<"$out" && fail "--compare $pair: escapes reached the terminal: $(od -c <<<"$out" | head -5)"
+done
+expect_exit 0 "$GPUCTL" slurm sweep --compare "$tmp/cap/fleet.json" "$tmp/evil.json"
+out_has "h01?]0;pwned???\[2J"
 
 # ---- unbounded inputs: /dev/zero, and a symlink to it among the results -----------------------
 expect_exit 66 timeout 60 "$GPUCTL" slurm sweep --compare /dev/zero /dev/zero

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,7 +22,7 @@ static void test_config_keys(void **state)
 	agent_config_default(&c);
 	assert_false(c.pool); /* off unless asked */
 	const char *text = "pool = on\npool_dir = /srv/pool\npool_socket = /run/p.sock\npool_cgroup = off\n"
-			   "pool_user_gpu_limit = 4\npool_kill_grace = 30s\n";
+			   "pool_user_gpu_limit = 4\npool_kill_grace = 30s\npool_user_job_limit = 50\n";
 	assert_int_equal(agent_config_parse(&c, text, strlen(text), "t.conf", err, sizeof(err)), 0);
 	assert_true(c.pool);
 	assert_string_equal(c.pool_dir, "/srv/pool");
@@ -29,6 +30,9 @@ static void test_config_keys(void **state)
 	assert_string_equal(c.pool_cgroup, "off");
 	assert_int_equal(c.pool_user_gpu_limit, 4);
 	assert_int_equal(c.pool_kill_grace_ns, 30000000000ull);
+	assert_int_equal(c.pool_user_job_limit, 50);
+	assert_int_equal(agent_config_set(&c, "pool_user_job_limit", "0", err, sizeof(err)), 0);
+	assert_int_equal(c.pool_user_job_limit, UINT_MAX); /* no limit, not the default */
 	assert_int_equal(agent_config_set(&c, "pool", "off", err, sizeof(err)), 0);
 	assert_false(c.pool);
 	const struct { const char *key, *value, *why; } bad[] = {
@@ -39,6 +43,9 @@ static void test_config_keys(void **state)
 		{ "pool_user_gpu_limit", "65", "0 to 64" },
 		{ "pool_user_gpu_limit", "-1", "0 to 64" },
 		{ "pool_kill_grace", "soon", "bad duration" },
+		{ "pool_user_job_limit", "1000001", "0 to 1000000" },
+		{ "pool_user_job_limit", "-1", "0 to 1000000" },
+		{ "pool_user_job_limit", "many", "0 to 1000000" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';

@@ -23,7 +23,10 @@ static void test_image(void **state)
 		assert_int_equal(container_check_image(ok[i], err, sizeof(err)), 0);
 	memset(long_name, 'a', 256);
 	long_name[256] = '\0';
-	const char *bad[] = { "", "-v", "--privileged", ".x", "a b", "a\nb", "a;b", "a$(x)", long_name };
+	const char *bad[] = { "", "-v", "--privileged", ".x", "a b", "a\nb", "a;b", "a$(x)", long_name,
+			      /* transports: the host's files, not a registry's image (issue 38) */
+			      "oci-archive:/etc/shadow", "docker-archive:/root/x.tar", "dir:x/y", "docker://busybox",
+			      "containers-storage:/x", "registry:123456/a", "registry:/a" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(container_check_image(bad[i], err, sizeof(err)), -1);
 		assert_null(strchr(err, '\n'));
@@ -34,15 +37,50 @@ static void test_mount(void **state)
 {
 	(void)state;
 	char err[256];
-	const char *ok[] = { "/data:/data", "/data:/in:ro", "/a b:/c:rw", "/home/ann/x:/x" };
+	const char *ok[] = { "/data:/data", "/data:/in:ro", "/a b:/c:rw", "/home/ann/x:/x", "/a..b:/c..d",
+			     "/home/ann/proc:/x/dev", "/var/lib/gpuctl2:/x", "/devices:/sysx" };
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
 		assert_int_equal(container_check_mount(ok[i], err, sizeof(err)), 0);
 	const char *bad[] = { "", "/a", "a:/b", "/a:b", "/a:/b:rx", "/a:/b:ro:x", "/a:/", "/a,b:/c", "/a:/b,c",
-			      ":/b", "/a:", "/a\n:/b" };
+			      ":/b", "/a:", "/a\n:/b",
+			      /* hostile ones (issue 38): "..", the kernel's views, devices, runtimes' sockets
+			       * and state, the pool's own, options through the string, DST over the runtime's */
+			      "/data/../etc:/e", "/..:/x", "/a:/b/..", "/proc:/p", "/proc/1/root:/r", "//proc:/p",
+			      "/./sys/kernel:/k", "/sys:/s", "/dev:/d", "/dev/nvidia3:/dev/nvidia0", "/dev/nvidia3:/x",
+			      "/:/host", "//:/host", "/run:/r", "/var:/v", "/var/run/docker.sock:/s", "/run/docker.sock:/s",
+			      "/run/podman/podman.sock:/s", "/run/user/1000/podman/podman.sock:/s", "/home/a/docker.sock:/s",
+			      "/run/containerd:/c", "/var/lib/gpuctl/pool:/p", "/var/lib/gpuctl:/p", "/run/gpuctl:/g",
+			      "/etc/cdi:/c", "/var/run/cdi/x.json:/c", "/var/lib/docker:/d", "/a:/b:ro,exec",
+			      "/a:/b:z", "/a:/b:ro:z", "/a:/proc", "/a:/proc/sys", "/a:/sys/fs", "/a:/dev/nvidia0",
+			      "/a:/dev", "/a://", "/a:/./" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(container_check_mount(bad[i], err, sizeof(err)), -1);
 		assert_null(strchr(err, '\n'));
 	}
+}
+
+/* The pool's own state, given as extra paths (issue 38). */
+static void test_host_path(void **state)
+{
+	(void)state;
+	char err[256];
+	const char *const extra[] = { "/srv/pool/state", "/srv/pool/run/pool.sock" };
+	assert_int_equal(container_check_host_path("/srv/data", extra, 2, err, sizeof(err)), 0);
+	assert_int_equal(container_check_host_path("/srv/pool/stateful", extra, 2, err, sizeof(err)), 0);
+	/* a directory above the configured ones is a user's (tests mount theirs) */
+	assert_int_equal(container_check_host_path("/srv/pool", extra, 2, err, sizeof(err)), 0);
+	const char *bad[] = { "/srv/pool/state", "/srv/pool/state/jobs.db", "/srv//pool/./state/",
+			      "/srv/pool/run/pool.sock", "/", "/proc/self", "/var/lib" };
+	/* what a message would quote holds no control character (fuzz_poolmount) */
+	assert_int_equal(container_check_host_path("/proc/\x0f:/x", extra, 2, err, sizeof(err)), -1);
+	assert_null(strchr(err, '\x0f'));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(container_check_host_path(bad[i], extra, 2, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "is refused"));
+	}
+	char src[64];
+	assert_int_equal(container_mount_src("/a/b:/c:ro", src, sizeof(src)), 0);
+	assert_string_equal(src, "/a/b");
 }
 
 static void test_env(void **state)
@@ -277,7 +315,7 @@ static void test_image_need(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_image),     cmocka_unit_test(test_mount),    cmocka_unit_test(test_env),
+		cmocka_unit_test(test_image),     cmocka_unit_test(test_mount), cmocka_unit_test(test_host_path),    cmocka_unit_test(test_env),
 		cmocka_unit_test(test_runtime),   cmocka_unit_test(test_run_argv), cmocka_unit_test(test_image_need),
 		cmocka_unit_test(test_docker_cdi_flags), cmocka_unit_test(test_docker_argv),
 	};

@@ -121,6 +121,15 @@ static void test_refusals(void **state)
 	refused("{\"v\":1,\"op\":\"submit\",\"cwd\":\"/\",\"argv\":[1]}", "'argv[0]' must be a string");
 	refused("{\"v\":1,\"op\":\"submit\",\"cwd\":\"/\",\"argv\":[\"a\"],\"shell\":true,\"x\":0,\"argv\":[\"b\"]}",
 		"malformed request");
+	/* unknown fields, and fields another operation reads, are refused (issue 38) */
+	SUB("\"gpu\":2", "unknown field 'gpu' in a submit request");
+	SUB("\"privileged\":true", "unknown field 'privileged' in a submit request");
+	SUB("\"devices\":[\"/dev/nvidia3\"]", "unknown field 'devices'");
+	SUB("\"job\":3", "unknown field 'job' in a submit request");
+	SUB("\"a\\u001b[2J\":1", "unknown field 'a?[2J'");
+	refused("{\"v\":1,\"op\":\"ping\",\"image\":\"x\"}", "unknown field 'image' in a ping request");
+	refused("{\"v\":1,\"op\":\"cancel\",\"job\":1,\"all_users\":true}", "unknown field 'all_users'");
+	refused("{\"v\":1,\"op\":\"queue\",\"history\":true}", "unknown field 'history' in a queue request");
 	/* too large as a whole */
 	size_t big = PROTO_MAX_REQUEST + 10;
 	char *huge = malloc(big);
