@@ -32,8 +32,10 @@ static const struct pm_desc pm[] = {
 	  "1 while the running job's GPUs' SM activity has stayed under pool_idle_threshold for pool_idle_window, else 0" },
 };
 
-#define PM_FIRST_GPM 9
-#define PM_IDLE 12
+#define PM_FIRST_GPM 9 /* the three GPM means, in enum acct_gpm's order */
+#define PM_IDLE 12     /* the last: one series per job, not per GPU */
+_Static_assert(PM_IDLE - PM_FIRST_GPM == ACCT_GPM_COUNT && PM_IDLE + 1 == sizeof(pm) / sizeof(pm[0]),
+	       "the pool's metric families and their indexes disagree");
 
 const char *pool_metric_name(size_t i)
 {
@@ -149,7 +151,10 @@ void pool_metrics_append(struct pool *p, struct abuf *out, bool openmetrics)
 		headed = true;
 		abuf_printf(out, "%s{job=\"%llu\",user=\"", pm[PM_IDLE].name, (unsigned long long)j->id);
 		pool_metrics_label_value(out, j->user);
-		abuf_printf(out, "\"} %d\n", j->idle.flagged ? 1 : 0);
+		abuf_putc(out, '"');
+		if (pool_slurm_job_id(j))
+			abuf_printf(out, ",hpc_job=\"%llu\"", (unsigned long long)pool_slurm_job_id(j));
+		abuf_printf(out, "} %d\n", j->idle.flagged ? 1 : 0);
 	}
 	pthread_mutex_unlock(&p->mu);
 	if (had_eof)
