@@ -234,6 +234,7 @@ function updatePool(doc) {
   fillTable("jobs", jobs.slice(0, POOL_ROWS).map(function (j) {
     var reason = j.reason === j.state ? "" : j.reason;
     if (j.state === "pending" && j.est_start_ns > 0) reason += "; expected start " + nsText(j.est_start_ns);
+    if (j.warning) reason = (reason ? reason + "; " : "") + "warning: " + j.warning;
     return [{ cls: "num", text: j.id }, j.user, j.name || "-", j.state, jobGpus(j), nsText(j.submit_ns),
       nsText(j.start_ns), reason];
   }), "no jobs");

@@ -84,3 +84,15 @@ EOF
 	[ -e /etc/containers/policy.json ] ||
 		echo '{"default":[{"type":"insecureAcceptAnything"}]}' >/etc/containers/policy.json
 }
+
+# wait_pool_agent PID: until the pool of the agent PID answers `$GPUCTL queue`
+# (on $GPUCTL_POOL_SOCKET): 0; 1 when the agent exited or 15 s passed.
+wait_pool_agent() {
+	local i
+	for i in $(seq 1 150); do
+		"$GPUCTL" queue >/dev/null 2>&1 && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}

@@ -43,6 +43,11 @@ struct agent_config {
 	uint64_t pool_kill_grace_ns;   /* 0 = 10 s */
 	/* 0: the pool's default; UINT64_MAX: off (no limit, kept forever, no reserve) */
 	uint64_t pool_log_limit, pool_log_retention_ns, pool_min_free;
+	/* idle allocations (pool/idle.h): the window as the limits above (0: 30 min, UINT64_MAX: off) */
+	uint64_t pool_idle_window_ns;
+	bool pool_idle_threshold_set;  /* else 5 % */
+	double pool_idle_threshold_pct;
+	bool pool_idle_cancel;
 	/* the memory-leak watch (src/health/leakwatch.h, docs/agent.md) */
 	uint64_t leak_window_ns;       /* default 300 s */
 	double leak_min_rate;          /* bytes/s, default 1 MiB/min */

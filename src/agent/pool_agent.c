@@ -3,7 +3,8 @@
  * pool_agent.c - the pool's hooks into the agent (src/agent/): its settings
  * (`pool = on`, `pool_dir`, `pool_socket`, `pool_user_gpu_limit`, `pool_user_job_limit`,
  * `pool_cgroup`, `pool_kill_grace`, `pool_isolation`, `pool_log_limit`,
- * `pool_log_retention`, `pool_min_free`, `pool_dev_dir`; docs/pool.md) and its start/stop with
+ * `pool_log_retention`, `pool_min_free`, `pool_dev_dir`, `pool_idle_threshold`,
+ * `pool_idle_window`, `pool_idle_cancel`; docs/pool.md) and its start/stop with
  * the agent's backend, sampler and health rules. The agent's files each hold
  * one call into here.
  */
@@ -19,6 +20,49 @@
 #include "pool/proto.h"
 #include "core/units.h"
 
+static int parse_switch(const char *key, const char *value, bool *out, char *err, size_t errlen)
+{
+	if (strcmp(value, "on") == 0 || strcmp(value, "true") == 0 || strcmp(value, "1") == 0)
+		*out = true;
+	else if (strcmp(value, "off") == 0 || strcmp(value, "false") == 0 || strcmp(value, "0") == 0)
+		*out = false;
+	else {
+		snprintf(err, errlen, "bad value '%.40s' for '%s' (on or off)", value, key);
+		return -1;
+	}
+	return 0;
+}
+
+/* pool_idle_threshold, pool_idle_window (1s to 30d, or off), pool_idle_cancel. 1: not one of them. */
+static int idle_config_set(struct agent_config *c, const char *key, const char *value, char *err, size_t errlen)
+{
+	if (strcmp(key, "pool_idle_cancel") == 0)
+		return parse_switch(key, value, &c->pool_idle_cancel, err, errlen);
+	if (strcmp(key, "pool_idle_window") == 0) {
+		if (strcmp(value, "off") == 0) {
+			c->pool_idle_window_ns = UINT64_MAX;
+			return 0;
+		}
+		return units_parse_duration(value, 1000000000ull, 30ull * 86400 * 1000000000ull, &c->pool_idle_window_ns,
+					    err, errlen);
+	}
+	if (strcmp(key, "pool_idle_threshold") == 0) {
+		char *end;
+		double v = strtod(value, &end);
+		if (end != value && *end == '%')
+			end++;
+		if (end == value || *end || !(v > 0 && v <= 100)) {
+			snprintf(err, errlen, "bad value '%.40s' for 'pool_idle_threshold' (a percent above 0, up to 100, e.g. 5%%)",
+				 value);
+			return -1;
+		}
+		c->pool_idle_threshold_pct = v;
+		c->pool_idle_threshold_set = true;
+		return 0;
+	}
+	return 1;
+}
+
 int pool_agent_config_set(struct agent_config *c, const char *key, const char *value, char *err, size_t errlen)
 {
 	struct { const char *key; char *dst; size_t len; } paths[] = {
@@ -27,17 +71,11 @@ int pool_agent_config_set(struct agent_config *c, const char *key, const char *v
 		{ "pool_cgroup", c->pool_cgroup, sizeof(c->pool_cgroup) },
 		{ "pool_dev_dir", c->pool_dev_dir, sizeof(c->pool_dev_dir) },
 	};
-	if (strcmp(key, "pool") == 0) {
-		if (strcmp(value, "on") == 0 || strcmp(value, "true") == 0 || strcmp(value, "1") == 0)
-			c->pool = true;
-		else if (strcmp(value, "off") == 0 || strcmp(value, "false") == 0 || strcmp(value, "0") == 0)
-			c->pool = false;
-		else {
-			snprintf(err, errlen, "bad value '%.40s' for 'pool' (on or off)", value);
-			return -1;
-		}
-		return 0;
-	}
+	if (strcmp(key, "pool") == 0)
+		return parse_switch(key, value, &c->pool, err, errlen);
+	int idle_rc = idle_config_set(c, key, value, err, errlen);
+	if (idle_rc <= 0)
+		return idle_rc;
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		if (strcmp(key, paths[i].key) != 0)
 			continue;
@@ -132,6 +170,11 @@ int pool_agent_start(struct agent *a, char *err, size_t errlen)
 	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
 		if (*limits[i][1]) /* else the default */
 			*limits[i][0] = *limits[i][1] == UINT64_MAX ? 0 : *limits[i][1];
+	if (a->cfg.pool_idle_window_ns)
+		pc.idle.window_ns = a->cfg.pool_idle_window_ns == UINT64_MAX ? 0 : a->cfg.pool_idle_window_ns;
+	if (a->cfg.pool_idle_threshold_set)
+		pc.idle.threshold_pct = a->cfg.pool_idle_threshold_pct;
+	pc.idle_cancel = a->cfg.pool_idle_cancel;
 	if (!pc.state_dir[0] || !pc.socket_path[0]) {
 		snprintf(err, errlen, "the pool needs pool_dir and pool_socket");
 		return -1;

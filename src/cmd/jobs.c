@@ -27,7 +27,8 @@ static const struct cmd_help jobs_help = {
 		 "       gpuctl jobs --slurm JOBID [--socket PATH] [--json]",
 	.what = "Your active jobs; --history: ended ones too, newest first (default at most 100).\n"
 		"--all: every user's (root only). Accounting per job: GPU-seconds, energy (J),\n"
-		"average/peak utilization (%), peak memory (GiB), XIDs and throttling during the job;\n"
+		"average/peak utilization (%), peak memory (GiB), average SM, tensor and DRAM activity (%,\n"
+		"NVML GPM; n/a before Hopper or with MIG), XIDs and throttling during the job;\n"
 		"--json gives them per GPU. --slurm: the Slurm job's GPUs as the prolog recorded them\n"
 		"(docs/slurm.md), running or ended.\n",
 	.opts = jobs_opts,
@@ -38,6 +39,8 @@ static const struct cmd_help jobs_help = {
 struct totals {
 	double gpu_s, energy_j, util_avg, util_peak, mem_peak;
 	bool energy_ok, util_ok, mem_ok;
+	double gpm[3];                 /* SM, tensor, DRAM activity: means over the GPUs of the job's means */
+	bool gpm_ok[3];
 	unsigned n, xids;
 	char throttle[128];
 };
@@ -46,6 +49,9 @@ static void sum_acct(const json_t *acct, struct totals *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->energy_ok = t->util_ok = t->mem_ok = json_array_size(acct) > 0;
+	static const char *const gpm_keys[3] = { "sm_active_avg_pct", "tensor_active_avg_pct", "dram_active_avg_pct" };
+	for (unsigned m = 0; m < 3; m++)
+		t->gpm_ok[m] = t->energy_ok;
 	size_t i;
 	const json_t *a;
 	json_array_foreach(acct, i, a) {
@@ -59,6 +65,11 @@ static void sum_acct(const json_t *acct, struct totals *t)
 		t->util_avg += json_number_value(ua);
 		if (json_number_value(up) > t->util_peak)
 			t->util_peak = json_number_value(up);
+		for (unsigned m = 0; m < 3; m++) {
+			const json_t *g = json_object_get(a, gpm_keys[m]);
+			t->gpm_ok[m] = t->gpm_ok[m] && g;
+			t->gpm[m] += json_number_value(g);
+		}
 		const json_t *mp = json_object_get(a, "mem_peak_bytes");
 		t->mem_ok = t->mem_ok && mp;
 		if (json_number_value(mp) > t->mem_peak)
@@ -71,8 +82,11 @@ static void sum_acct(const json_t *acct, struct totals *t)
 		if (thr && strcmp(thr, "none") != 0)
 			snprintf(t->throttle, sizeof(t->throttle), "%s", thr);
 	}
-	if (t->n)
+	if (t->n) {
 		t->util_avg /= t->n;
+		for (unsigned m = 0; m < 3; m++)
+			t->gpm[m] /= t->n;
+	}
 }
 
 int cmd_jobs(int argc, char **argv, struct cmd_ctx *ctx)
@@ -125,10 +139,10 @@ int cmd_jobs(int argc, char **argv, struct cmd_ctx *ctx)
 		return rc;
 	}
 	pool_cmd_banner(ctx, resp);
-	struct table *t = table_new(12);
+	struct table *t = table_new(13);
 	const char *heads[] = { "ID", "USER", "NAME", "STATE", "EXIT", "STARTED", "ELAPSED", "GPUS", "GPU-S",
-				"ENERGY", "UTIL AVG/PEAK", "MEM PEAK" };
-	for (unsigned c = 0; c < 12; c++)
+				"ENERGY", "UTIL AVG/PEAK", "MEM PEAK", "SM/TENSOR/DRAM" };
+	for (unsigned c = 0; c < 13; c++)
 		table_col(t, c, heads[c], c == 0 || c == 4 || c >= 8 ? TABLE_RIGHT : TABLE_LEFT);
 	size_t i;
 	json_t *j;
@@ -171,6 +185,16 @@ int cmd_jobs(int argc, char **argv, struct cmd_ctx *ctx)
 			table_cellf(t, "%.2f GiB", tt.mem_peak / (1024.0 * 1024 * 1024));
 		else
 			table_cell(t, tt.n ? "n/a" : "-");
+		char gpm[3][16];
+		for (unsigned m = 0; m < 3; m++)
+			if (tt.gpm_ok[m])
+				snprintf(gpm[m], sizeof(gpm[m]), "%.0f", tt.gpm[m]);
+			else
+				snprintf(gpm[m], sizeof(gpm[m]), "n/a");
+		if (tt.n)
+			table_cellf(t, "%s/%s/%s %%", gpm[0], gpm[1], gpm[2]);
+		else
+			table_cell(t, "-");
 	}
 	table_print(t, ctx->out);
 	table_free(t);

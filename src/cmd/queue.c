@@ -22,7 +22,8 @@ static const struct cmd_help queue_help = {
 		"considered. Columns: ID, USER, NAME, STATE, GPUS (the GPUs a job holds, or what it asks\n"
 		"for), PRIO, TIME (running or waiting for how long), REASON (why a pending job waits, e.g.\n"
 		"\"waiting for 4 NVLink-connected GPUs\", and the first one's expected start when the\n"
-		"running jobs' time limits tell it); then how many run and wait. --json: the agent's answer.\n",
+		"running jobs' time limits tell it; for a running job, a warning such as \"idle allocation:\n"
+		"SM activity < 5% for 30m\"); then how many run and wait. --json: the agent's answer.\n",
 	.opts = queue_opts,
 	.nopts = sizeof(queue_opts) / sizeof(queue_opts[0]),
 	.exits = POOL_CMD_EXIT_CODES,
@@ -114,7 +115,8 @@ static int print_table(struct cmd_ctx *ctx, const char *answer, size_t len)
 		table_cell(t, gpus);
 		table_cellf(t, "%lld", r->priority);
 		table_cellf(t, "%s%s", pending ? "waiting " : "", dur);
-		const char *reason = pending ? queue_view_str(&v, r->reason) : "";
+		const char *warning = queue_view_str(&v, r->warning); /* a running job's: an idle allocation */
+		const char *reason = pending ? queue_view_str(&v, r->reason) : warning ? warning : "";
 		if (pending && r->est_start_ns > 0) { /* the head: when running jobs' time limits free its GPUs */
 			char when[32];
 			pool_fmt_time(positive(r->est_start_ns), when, sizeof(when));

@@ -295,6 +295,23 @@ static struct mval mv_foreign(const struct ctx *c)
 	return m;
 }
 
+/* An idle allocation as one sample sees it: the SM activity (GPM) of a GPU
+ * that compute processes hold; n/a when none does or GPM is not read (an
+ * older GPU never looks idle). The pool judges it over a window (pool/idle.h). */
+static struct mval mv_allocated_sm(const struct ctx *c)
+{
+	struct mval m = { .st = MV_NA };
+	unsigned n = c->g->nproc < GPU_MAX_PROCS ? c->g->nproc : GPU_MAX_PROCS, held = 0;
+	for (unsigned i = 0; i < n; i++)
+		held += c->g->procs[i].type == 'C';
+	if (held == 0)
+		return m;
+	m = mv_u64(c->g->s.prof_sm_active_pct);
+	if (m.st == MV_OK)
+		snprintf(m.where, sizeof(m.where), "%u compute process%s", held, held == 1 ? "" : "es");
+	return m;
+}
+
 /* "13.0" -> 13000; 0 when it does not parse. */
 static struct mval mv_system(const struct snapshot *now, const struct health_opts *o, enum health_metric m)
 {
@@ -417,6 +434,7 @@ static struct mval mv_gpu(const struct ctx *c, enum health_metric m)
 	}
 	case HM_COMPUTE_PROHIBITED: return mv_flag(st->compute_mode, is_prohibited);
 	case HM_FOREIGN_PROCESSES: return mv_foreign(c);
+	case HM_ALLOCATED_SM_ACTIVE: return mv_allocated_sm(c);
 	default: return r;
 	}
 }

@@ -71,6 +71,7 @@ enum health_metric {
 	HM_MIG_MODE_PENDING,       /* MIG mode change waits for a reset, 1/0 */
 	HM_COMPUTE_PROHIBITED,     /* compute mode prohibited, 1/0 */
 	HM_FOREIGN_PROCESSES,      /* compute processes not allowed by health_opts */
+	HM_ALLOCATED_SM_ACTIVE,    /* SM activity (GPM) of a GPU compute processes hold, %; n/a: none or no GPM */
 	HM_DRIVER_LIB_MISMATCH,    /* system: NVML library version != kernel driver, 1/0 */
 	HM_CUDA_TOO_OLD,           /* system: driver's CUDA < what the kernels need, 1/0 */
 	HM_FABRIC_MANAGER_DOWN,    /* system: NVSwitch system without fabric manager, 1/0 */

@@ -61,6 +61,7 @@ static const struct { const char *name, *unit; } metrics[HM_COUNT] = {
 	[HM_MIG_MODE_PENDING] = { "mig_mode_pending", "" },
 	[HM_COMPUTE_PROHIBITED] = { "compute_prohibited", "" },
 	[HM_FOREIGN_PROCESSES] = { "foreign_processes", "processes" },
+	[HM_ALLOCATED_SM_ACTIVE] = { "allocated_sm_active", "%" },
 	[HM_DRIVER_LIB_MISMATCH] = { "driver_library_mismatch", "" },
 	[HM_CUDA_TOO_OLD] = { "cuda_too_old", "" },
 	[HM_FABRIC_MANAGER_DOWN] = { "fabric_manager_down", "" },

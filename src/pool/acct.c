@@ -53,6 +53,13 @@ static uint64_t xid_base(const struct acct_gpu *g, uint64_t code)
 	return 0;
 }
 
+const char *acct_gpm_key(enum acct_gpm m)
+{
+	static const char *const keys[ACCT_GPM_COUNT] = { "sm_active_avg_pct", "tensor_active_avg_pct",
+							   "dram_active_avg_pct" };
+	return (unsigned)m < ACCT_GPM_COUNT ? keys[m] : "";
+}
+
 static void fold(struct acct_gpu *g, const struct gpu_view *v)
 {
 	const struct gpu_sample *s = &v->s;
@@ -70,6 +77,12 @@ static void fold(struct acct_gpu *g, const struct gpu_view *v)
 		if (s->mem_used_bytes.v > g->mem_peak_bytes)
 			g->mem_peak_bytes = s->mem_used_bytes.v;
 	}
+	const u64v gpm[ACCT_GPM_COUNT] = { s->prof_sm_active_pct, s->prof_tensor_active_pct, s->prof_dram_active_pct };
+	for (unsigned m = 0; m < ACCT_GPM_COUNT; m++)
+		if (VAL_HAS(gpm[m])) {
+			g->gpm_sum[m] += gpm[m].v;
+			g->gpm_n[m]++;
+		}
 	if (VAL_HAS(s->clock_event_reasons))
 		g->throttle_reasons |= s->clock_event_reasons.v & ~NOT_THROTTLE;
 	if (g->energy_ok) {
@@ -133,6 +146,10 @@ void acct_summarize(const struct acct_job *a, unsigned i, uint64_t wall_ns, stru
 	out->mem_ok = g->mem_n > 0;
 	out->mem_avg_bytes = g->mem_n ? (double)g->mem_sum_mib / (double)g->mem_n * 1048576.0 : 0;
 	out->mem_peak_bytes = (double)g->mem_peak_bytes;
+	for (unsigned m = 0; m < ACCT_GPM_COUNT; m++) {
+		out->gpm_ok[m] = g->gpm_n[m] > 0;
+		out->gpm_avg_pct[m] = g->gpm_n[m] ? (double)g->gpm_sum[m] / (double)g->gpm_n[m] : 0;
+	}
 	out->throttle_reasons = g->throttle_reasons;
 	out->viol_ok = g->viol_ok && g->samples > 0;
 	out->throttle_power_s = (double)(g->viol_power_last - g->viol_power_first) / 1e9;

@@ -7,7 +7,9 @@
  * average and peak utilization and memory, the XIDs seen (counts beyond those
  * already there at the start) and the throttling seen (clock-event reasons
  * other than idle/application/display clocks, and the power and thermal
- * violation time). GPU-seconds are the job's wall time times its GPUs.
+ * violation time), and the means of the profiling figures (NVML GPM: SM,
+ * tensor and DRAM activity; not read on GPUs before Hopper or with MIG on).
+ * GPU-seconds are the job's wall time times its GPUs.
  * A MIG slice is accounted on its parent GPU (the counters are per GPU).
  * A value that could not be read is marked so, never a silent 0.
  */
@@ -21,6 +23,11 @@ struct snapshot;
 
 #define ACCT_MAX_XIDS 8
 
+/* The profiling figures a job's accounting averages (gpu_sample's prof_*). */
+enum acct_gpm { ACCT_GPM_SM, ACCT_GPM_TENSOR, ACCT_GPM_DRAM, ACCT_GPM_COUNT };
+/* Their keys in the job's JSON and their columns in the store: "sm_active_avg_pct", ... */
+const char *acct_gpm_key(enum acct_gpm m);
+
 struct acct_gpu {
 	unsigned gpu;                  /* index */
 	uint64_t samples;              /* snapshots folded in */
@@ -29,6 +36,7 @@ struct acct_gpu {
 	uint64_t energy_first_mj, energy_last_mj;
 	uint64_t util_sum, util_n, util_peak;      /* percent */
 	uint64_t mem_sum_mib, mem_n, mem_peak_bytes;
+	uint64_t gpm_sum[ACCT_GPM_COUNT], gpm_n[ACCT_GPM_COUNT]; /* percent */
 	uint64_t throttle_reasons;     /* CLK_EVT_* bits seen */
 	bool viol_ok;
 	uint64_t viol_power_first, viol_power_last, viol_thermal_first, viol_thermal_last; /* ns */
@@ -54,6 +62,8 @@ struct acct_summary {
 	double util_avg_pct, util_peak_pct;
 	bool mem_ok;
 	double mem_avg_bytes, mem_peak_bytes;
+	bool gpm_ok[ACCT_GPM_COUNT];   /* false: no sample had the figure (n/a) */
+	double gpm_avg_pct[ACCT_GPM_COUNT];
 	uint64_t throttle_reasons;
 	bool viol_ok;
 	double throttle_power_s, throttle_thermal_s;

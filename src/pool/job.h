@@ -16,6 +16,7 @@
 
 #include "device/gpu.h"
 #include "pool/acct.h"
+#include "pool/idle.h"
 #include "pool/proto.h"
 
 enum job_state {
@@ -73,6 +74,9 @@ struct pool_job {
 	enum job_state cancel_as;    /* JOB_CANCELLED or JOB_TIMEOUT once asked to stop */
 	uint64_t est_start_ns;       /* pending: the scheduler's estimate, 0 unknown */
 	uint64_t log_punched[2];     /* stdout, stderr: dropped up to here (joblog_trim) */
+	struct idle_watch idle;      /* idle allocation (idle.h) */
+	char idle_note[96];          /* its warning while flagged ("idle allocation: ..."), else "" */
+	char stop_note[96];          /* why the pool itself stopped it (cancel_as CANCELLED), else "" */
 	struct acct_job acct;
 };
 

@@ -254,7 +254,8 @@ void pool_settle_from_record(struct pool *p, struct pool_job *j, const struct ru
 	}
 	if (j->cancel_as == JOB_CANCELLED || j->cancel_as == JOB_TIMEOUT) {
 		char r2[200];
-		snprintf(r2, sizeof(r2), "%s; %.160s", j->cancel_as == JOB_CANCELLED ? "cancelled" : "time limit reached",
+		snprintf(r2, sizeof(r2), "%.96s; %.100s",
+			 j->cancel_as == JOB_TIMEOUT ? "time limit reached" : j->stop_note[0] ? j->stop_note : "cancelled",
 			 reason);
 		st = j->cancel_as;
 		snprintf(reason, sizeof(reason), "%s", r2);
@@ -362,6 +363,27 @@ static bool proc_foreign(const struct pool *p, int pid, const int *shims, unsign
 	return !proc_in_jobs(pid, shims, nshim) && !pool_proc_in_job_cgroup(p, pid);
 }
 
+/* Idle allocations (idle.h): the job's GPUs in the new snapshot; with
+ * pool_idle_cancel, a flagged job of the pool's own is stopped as cancelled
+ * with the reason. A MIG slice's figures are its whole GPU's: n/a. p->mu held. */
+static void watch_idle(struct pool *p, struct pool_job *j)
+{
+	unsigned gpus[GPU_MAX_GPUS], n = 0;
+	for (unsigned i = 0; i < j->acct.n && n < GPU_MAX_GPUS; i++)
+		gpus[n++] = j->acct.g[i].gpu;
+	double sm = 0;
+	bool have = j->mig_gpu < 0 && idle_job_sample(p->snap, gpus, n, j->start_ns, &sm);
+	if (!idle_observe(&j->idle, &p->cfg.idle, pool_now(p), have, sm)) {
+		j->idle_note[0] = '\0';
+		return;
+	}
+	idle_describe(&p->cfg.idle, j->idle_note, sizeof(j->idle_note));
+	if (p->cfg.idle_cancel && !j->cancel_as && j->shim_pid != POOL_SLURM_SHIM) {
+		snprintf(j->stop_note, sizeof(j->stop_note), "%s", j->idle_note);
+		pool_signal_stop(p, j, JOB_CANCELLED);
+	}
+}
+
 /* Takes in the ticker's current tick when it is not the one the pool has:
  * health's verdicts and which GPUs run processes the pool did not start.
  * The tick's snapshot stays the pool's until the next (the reference).
@@ -394,8 +416,10 @@ void pool_refresh_view(struct pool *p)
 			}
 	}
 	for (size_t i = 0; i < p->njobs; i++)
-		if (p->jobs[i]->state == JOB_RUNNING)
+		if (p->jobs[i]->state == JOB_RUNNING) {
 			acct_update(&p->jobs[i]->acct, p->snap);
+			watch_idle(p, p->jobs[i]);
+		}
 	p->dirty = true;
 	pthread_mutex_unlock(&p->mu);
 	tick_put(old);

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "device/gpu.h"
+#include "pool/idle.h"
 
 struct pool;
 struct sampler;
@@ -50,6 +51,8 @@ struct pool_config {
 	uint64_t log_limit;           /* bytes kept of each job's stdout and stderr (head and tail); 0: none */
 	uint64_t log_retention_ns;    /* ended jobs' directories removed this long after they end; 0: kept */
 	uint64_t min_free_bytes;      /* no job starts while the state directory's filesystem has less free */
+	struct idle_params idle;      /* idle allocations (idle.h): threshold and window */
+	bool idle_cancel;             /* end idle allocations (cancelled, with the reason) */
 };
 
 void pool_config_default(struct pool_config *c);

@@ -56,6 +56,8 @@ json_t *pool_job_json(const struct pool_job *j, bool with_command, const struct 
 		json_object_set_new(o, "est_start_ns", json_u64(j->est_start_ns));
 	if (j->time_limit_ns)
 		json_object_set_new(o, "time_limit_s", json_u64(j->time_limit_ns / 1000000000ull));
+	if (j->state == JOB_RUNNING && j->idle_note[0])
+		json_object_set_new(o, "warning", json_string(j->idle_note));
 	if (j->after)
 		json_object_set_new(o, "after", json_u64(j->after));
 	json_t *req = json_object();
@@ -128,6 +130,9 @@ json_t *pool_acct_json(const struct acct_summary *a, unsigned n)
 		} else {
 			json_object_set_new(un, "mem_bytes", json_string("not read"));
 		}
+		for (unsigned m = 0; m < ACCT_GPM_COUNT; m++)
+			json_object_set_new(s->gpm_ok[m] ? o : un, acct_gpm_key((enum acct_gpm)m),
+					    s->gpm_ok[m] ? json_real(s->gpm_avg_pct[m]) : json_string("not read"));
 		char reasons[256];
 		clk_evt_describe(s->throttle_reasons, reasons, sizeof(reasons));
 		json_object_set_new(o, "throttle_reasons", json_string(s->throttle_reasons ? reasons : "none"));
@@ -241,6 +246,10 @@ void pool_queue_render(struct abuf *b, const char *first, struct pool_job *const
 			put_key_u64(b, "est_start_ns", j->est_start_ns);
 		if (j->time_limit_ns)
 			put_key_u64(b, "time_limit_s", j->time_limit_ns / 1000000000ull);
+		if (j->state == JOB_RUNNING && j->idle_note[0]) {
+			abuf_puts(b, ",\"warning\":");
+			put_str(b, j->idle_note);
+		}
 		if (j->after)
 			put_key_u64(b, "after", j->after);
 		abuf_puts(b, ",\"request\":{");

@@ -30,6 +30,8 @@ void pool_config_default(struct pool_config *c)
 	c->log_retention_ns = POOL_DEFAULT_RETENTION_NS;
 	c->min_free_bytes = POOL_DEFAULT_MIN_FREE;
 	c->max_jobs_per_user = POOL_DEFAULT_USER_JOB_LIMIT;
+	c->idle.threshold_pct = IDLE_DEFAULT_THRESHOLD_PCT;
+	c->idle.window_ns = IDLE_DEFAULT_WINDOW_NS;
 }
 
 void pool_default_paths(uid_t euid, const char *xdg_state, const char *xdg_runtime, const char *home,

@@ -25,7 +25,17 @@ static const struct pm_desc pm[] = {
 	{ "gpuctl_job_memory_used_peak_bytes", "peak GPU memory used during the job (whole GPU)" },
 	{ "gpuctl_job_throttle_seconds", "time the GPU was throttled during the job, by reason (power, thermal)" },
 	{ "gpuctl_job_xids", "XID errors on the job's GPU during the job, by code" },
+	{ "gpuctl_job_sm_active_avg_ratio", "average SM activity during the job (0-1, GPM, as gpuctl_gpu_sm_active_ratio)" },
+	{ "gpuctl_job_tensor_active_avg_ratio", "average tensor pipe activity during the job (0-1, GPM)" },
+	{ "gpuctl_job_dram_active_avg_ratio", "average DRAM activity during the job (0-1, GPM)" },
+	{ "gpuctl_pool_job_idle_allocation",
+	  "1 while the running job's GPUs' SM activity has stayed under pool_idle_threshold for pool_idle_window, else 0" },
 };
+
+#define PM_FIRST_GPM 9 /* the three GPM means, in enum acct_gpm's order */
+#define PM_IDLE 12     /* the last: one series per job, not per GPU */
+_Static_assert(PM_IDLE - PM_FIRST_GPM == ACCT_GPM_COUNT && PM_IDLE + 1 == sizeof(pm) / sizeof(pm[0]),
+	       "the pool's metric families and their indexes disagree");
 
 const char *pool_metric_name(size_t i)
 {
@@ -88,7 +98,7 @@ void pool_metrics_append(struct pool *p, struct abuf *out, bool openmetrics)
 	abuf_printf(out, "%s{state=\"pending\"} %u\n%s{state=\"running\"} %u\n", pm[0].name, pending, pm[0].name,
 		    running);
 	uint64_t now = pool_now(p);
-	for (size_t d = 1; d < sizeof(pm) / sizeof(pm[0]); d++) {
+	for (size_t d = 1; d < PM_IDLE; d++) {
 		bool headed = false;
 		for (size_t i = 0; i < p->njobs; i++) {
 			const struct pool_job *j = p->jobs[i];
@@ -122,9 +132,29 @@ void pool_metrics_append(struct pool *p, struct abuf *out, bool openmetrics)
 						series(out, pm[d].name, j, s.gpu, "xid", code, (double)s.xid[k].count);
 					}
 					break;
+				default:
+					if (s.gpm_ok[d - PM_FIRST_GPM])
+						series(out, pm[d].name, j, s.gpu, NULL, NULL, s.gpm_avg_pct[d - PM_FIRST_GPM] / 100.0);
+					break;
 				}
 			}
 		}
+	}
+	/* one series per running job (not per GPU): the job holds its GPUs idle */
+	bool headed = false;
+	for (size_t i = 0; i < p->njobs; i++) {
+		const struct pool_job *j = p->jobs[i];
+		if (j->state != JOB_RUNNING)
+			continue;
+		if (!headed)
+			header(out, &pm[PM_IDLE]);
+		headed = true;
+		abuf_printf(out, "%s{job=\"%llu\",user=\"", pm[PM_IDLE].name, (unsigned long long)j->id);
+		pool_metrics_label_value(out, j->user);
+		abuf_putc(out, '"');
+		if (pool_slurm_job_id(j))
+			abuf_printf(out, ",hpc_job=\"%llu\"", (unsigned long long)pool_slurm_job_id(j));
+		abuf_printf(out, "} %d\n", j->idle.flagged ? 1 : 0);
 	}
 	pthread_mutex_unlock(&p->mu);
 	if (had_eof)

@@ -130,7 +130,8 @@ static int job_field(struct jscan *s, void *ctx)
 	struct row_ctx *c = ctx;
 	struct queue_row *r = c->r;
 	static const char *const names[] = { "id",	 "user",     "name",	"state",   "reason",	  "priority",
-					     "submit_ns", "start_ns", "request", "gpus",	   "mig_instance", "est_start_ns" };
+					     "submit_ns", "start_ns", "request", "gpus",	   "mig_instance", "est_start_ns",
+					     "warning" };
 	unsigned which = key_index(s, names, sizeof(names) / sizeof(names[0]));
 	enum jscan_tok t = jscan_next(s);
 	switch (which) {
@@ -153,6 +154,7 @@ static int job_field(struct jscan *s, void *ctx)
 		r->mig_gi = 0;
 		return t == JS_OBJ ? each_member(s, mig_field, r) : jscan_skip(s, t);
 	case 11: return read_int(s, t, &r->est_start_ns);
+	case 12: return read_str(s, t, c->v, &r->warning);
 	default: return jscan_skip(s, t);
 	}
 }
@@ -169,7 +171,7 @@ static struct queue_row *new_row(struct queue_view *v)
 	}
 	struct queue_row *r = &v->rows[v->n++];
 	memset(r, 0, sizeof(*r));
-	r->user = r->name = r->state = r->reason = r->req_mig = QV_NONE;
+	r->user = r->name = r->state = r->reason = r->warning = r->req_mig = QV_NONE;
 	return r;
 }
 

@@ -20,7 +20,7 @@
 
 struct queue_row {
 	long long id, priority, submit_ns, start_ns, est_start_ns;
-	size_t user, name, state, reason; /* offsets into queue_view.strings, or QV_NONE */
+	size_t user, name, state, reason, warning; /* offsets into queue_view.strings, or QV_NONE */
 	/* request */
 	size_t req_mig;
 	long long req_gpus;

@@ -29,7 +29,54 @@ static const char schema[] =
 	" job_id INTEGER NOT NULL, gpu INTEGER NOT NULL, gpu_seconds REAL NOT NULL, energy_j REAL,"
 	" util_avg_pct REAL, util_peak_pct REAL, mem_avg_bytes REAL, mem_peak_bytes REAL,"
 	" throttle_reasons INTEGER NOT NULL, throttle_power_s REAL, throttle_thermal_s REAL,"
-	" xids TEXT NOT NULL, samples INTEGER NOT NULL, PRIMARY KEY(job_id, gpu));";
+	" xids TEXT NOT NULL, samples INTEGER NOT NULL, sm_active_avg_pct REAL, tensor_active_avg_pct REAL,"
+	" dram_active_avg_pct REAL, PRIMARY KEY(job_id, gpu));";
+
+/* Columns added after the first release, in the order they were: a database
+ * made before one is upgraded in place (ALTER TABLE ... ADD COLUMN; the old
+ * rows read NULL, "not read"). The schema above has them all, at the end, in
+ * this order, so that a new and an upgraded table are the same. */
+static const struct { const char *table, *column, *type; } added[] = {
+	{ "acct", "sm_active_avg_pct", "REAL" },     /* GPM means (issue 32) */
+	{ "acct", "tensor_active_avg_pct", "REAL" },
+	{ "acct", "dram_active_avg_pct", "REAL" },
+};
+
+static int has_column(sqlite3 *db, const char *table, const char *column, bool *has)
+{
+	char sql[96];
+	snprintf(sql, sizeof(sql), "PRAGMA table_info(%s)", table);
+	sqlite3_stmt *s = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	*has = false;
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		if (strcmp((const char *)sqlite3_column_text(s, 1), column) == 0)
+			*has = true;
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Adds the columns an older database lacks. 0, or -1 with *msg (sqlite's). */
+static int upgrade(sqlite3 *db, char **msg)
+{
+	for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++) {
+		bool has;
+		if (has_column(db, added[i].table, added[i].column, &has)) {
+			*msg = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+			return -1;
+		}
+		if (has)
+			continue;
+		char sql[160];
+		snprintf(sql, sizeof(sql), "ALTER TABLE %s ADD COLUMN %s %s", added[i].table, added[i].column,
+			 added[i].type);
+		if (sqlite3_exec(db, sql, NULL, NULL, msg) != SQLITE_OK)
+			return -1;
+	}
+	return 0;
+}
 
 #define COLS "id, name, uid, gid, user, state, reason, priority, submit_ns, start_ns, end_ns, time_limit_ns," \
 	" after_job, req_gpus, req_mask, req_nvlink, req_mem, mig_profile, shell, spec, gpu_mask, mig_gpu, mig_gi," \
@@ -65,7 +112,7 @@ int store_open(struct store **out, const char *path, char *err, size_t errlen)
 	char *msg = NULL;
 	if (sqlite3_exec(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", NULL,
 			 NULL, &msg) != SQLITE_OK ||
-	    sqlite3_exec(st->db, schema, NULL, NULL, &msg) != SQLITE_OK) {
+	    sqlite3_exec(st->db, schema, NULL, NULL, &msg) != SQLITE_OK || upgrade(st->db, &msg)) {
 		snprintf(err, errlen, "database '%s': %s", path, msg ? msg : "error");
 		sqlite3_free(msg);
 		store_close(st);
@@ -79,10 +126,10 @@ int store_open(struct store **out, const char *path, char *err, size_t errlen)
 			       " gpu_mask=?20, mig_gpu=?21, mig_gi=?22, devices=?23, shim_pid=?24, shim_start=?25,"
 			       " job_pid=?26, cgroup=?27, boot_id=?28, exit_code=?29, exit_signal=?30 WHERE id=?31" },
 		{ &st->get, "SELECT " COLS " FROM jobs WHERE id=?" },
-		{ &st->put_acct, "INSERT OR REPLACE INTO acct VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)" },
+		{ &st->put_acct, "INSERT OR REPLACE INTO acct VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
 		{ &st->get_acct, "SELECT gpu, gpu_seconds, energy_j, util_avg_pct, util_peak_pct, mem_avg_bytes,"
-				 " mem_peak_bytes, throttle_reasons, throttle_power_s, throttle_thermal_s, xids, samples"
-				 " FROM acct WHERE job_id=? ORDER BY gpu" },
+				 " mem_peak_bytes, throttle_reasons, throttle_power_s, throttle_thermal_s, xids, samples,"
+				 " sm_active_avg_pct, tensor_active_avg_pct, dram_active_avg_pct FROM acct WHERE job_id=? ORDER BY gpu" },
 	};
 	for (size_t i = 0; i < sizeof(stmts) / sizeof(stmts[0]); i++)
 		if (sqlite3_prepare_v2(st->db, stmts[i].sql, -1, stmts[i].stmt, NULL) != SQLITE_OK) {
@@ -303,6 +350,11 @@ int store_put_acct(struct store *st, uint64_t job, const struct acct_summary *a)
 	}
 	sqlite3_bind_text(s, k++, xids, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(s, k++, (sqlite3_int64)a->samples);
+	for (unsigned m = 0; m < ACCT_GPM_COUNT; m++)
+		if (a->gpm_ok[m])
+			sqlite3_bind_double(s, k++, a->gpm_avg_pct[m]);
+		else
+			sqlite3_bind_null(s, k++);
 	if (sqlite3_step(s) != SQLITE_DONE)
 		return fail(st, "saving accounting");
 	return 0;
@@ -347,6 +399,8 @@ int store_get_acct(struct store *st, uint64_t job, struct acct_summary *out, uns
 				x++;
 		}
 		a->samples = (uint64_t)sqlite3_column_int64(s, 11);
+		for (unsigned m = 0; m < ACCT_GPM_COUNT; m++)
+			a->gpm_ok[m] = col_real(s, 12 + (int)m, &a->gpm_avg_pct[m]);
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)

@@ -94,7 +94,9 @@ for case in fm mismatch; do
 done
 
 # --- every shipped simulated server, healthy: PASS everywhere ---------------
-# (rtx4090x2 describes a workstation with persistence mode off: that one WARN is expected)
+# (rtx4090x2 describes a workstation with persistence mode off: that one WARN is expected;
+# h200-workloads has a job holding GPU 2 idle, h200x8 jobs on GPUs 4 and 5 that start idle:
+# allocated-gpu-idle notes there, PASS)
 for srv in "$GPUCTL_DATA_DIR"/sim/*.json; do
 	name=$(basename "$srv" .json)
 	bg "ok_$name" --sim "$name" health --json --window 0.5
@@ -143,8 +145,13 @@ for srv in "$GPUCTL_DATA_DIR"/sim/*.json; do
 		([.gpus[].subsystems[]] | unique | join(","))' "$tmp/ok_$name.out")
 	want_rules="" want_rc=0
 	[ "$name" = rtx4090x2 ] && want_rules="persistence-off" && want_rc=1
+	case "$name" in h200-workloads | h200x8) want_rules="allocated-gpu-idle" ;; esac
 	[ "$rc" = "$want_rc" ] || fail "healthy $name: exit $rc, want $want_rc: $(head -c 300 "$tmp/ok_$name.err")"
 	[ "$rules" = "$want_rules" ] || fail "healthy $name: findings '$rules', want '$want_rules'"
+	if [ "$name" = h200-workloads ]; then # the idle job's GPU only, not the busy ones
+		[ "$(jq -c '[.gpus[] | select(.findings | length > 0) | .index]' "$tmp/ok_$name.out")" = "[2]" ] ||
+			fail "h200-workloads: allocated-gpu-idle on GPUs other than 2 (the idle-allocated one)"
+	fi
 	if [ "$name" != rtx4090x2 ]; then
 		case "$subs" in *WARN*|*FAIL*) fail "healthy $name: subsystems '$subs'";; esac
 	fi

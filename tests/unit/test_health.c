@@ -272,6 +272,17 @@ static void m_foreign(struct snapshot *p, struct snapshot *n, struct health_opts
 	n->gpu[1].procs[0] = (struct gpu_process){ .pid = 10, .uid = 1000, .name = "mine", .type = 'C', .mig_gi = -1 };
 	n->gpu[1].procs[1] = (struct gpu_process){ .pid = 4242, .uid = 2000, .name = "miner", .type = 'C', .mig_gi = -1 };
 }
+static void m_idle_alloc(struct snapshot *p, struct snapshot *n, struct health_opts *o)
+{
+	(void)p;
+	(void)o;
+	n->gpu[1].nproc = 1;
+	n->gpu[1].procs[0] = (struct gpu_process){ .pid = 77, .uid = 1000, .name = "sleeper", .type = 'C', .mig_gi = -1 };
+	VAL_SET(n->gpu[1].s.prof_sm_active_pct, 2);
+	n->gpu[2].nproc = 1; /* held and busy: no finding */
+	n->gpu[2].procs[0] = (struct gpu_process){ .pid = 78, .uid = 1000, .name = "gemm", .type = 'C', .mig_gi = -1 };
+	VAL_SET(n->gpu[2].s.prof_sm_active_pct, 90);
+}
 static void m_driver_lib(struct snapshot *p, struct snapshot *n, struct health_opts *o) { (void)p; (void)o; snprintf(n->sys.nvml_version.s, sizeof(n->sys.nvml_version.s), "13.575.57.08"); }
 static void m_cuda_old(struct snapshot *p, struct snapshot *n, struct health_opts *o) { (void)p; (void)o; snprintf(n->sys.cuda_driver_version.s, sizeof(n->sys.cuda_driver_version.s), "12.4"); }
 static void m_fm(struct snapshot *p, struct snapshot *n, struct health_opts *o) { (void)p; (void)o; VAL_SET(n->sys.fabric_manager_running, 0); }
@@ -318,6 +329,7 @@ static const struct rule_case cases[] = {
 	{ "mig-mode-pending", m_mig_pending, false, HS_CONFIG, HEALTH_WARN, HEALTH_ACT_RESET_GPU, "= 1", NULL },
 	{ "compute-prohibited", m_prohibited, false, HS_CONFIG, HEALTH_WARN, HEALTH_ACT_NONE, "= 1", NULL },
 	{ "foreign-compute-process", m_foreign, false, HS_PROCESSES, HEALTH_FAIL, HEALTH_ACT_DRAIN, "= 1 processes [pid 4242 (miner)]", NULL },
+	{ "allocated-gpu-idle", m_idle_alloc, false, HS_PROCESSES, HEALTH_PASS, HEALTH_ACT_NONE, "= 2 % [1 compute process]", NULL },
 	{ "driver-library-mismatch", m_driver_lib, true, HS_DRIVER, HEALTH_WARN, HEALTH_ACT_REBOOT, "NVML 13.575.57.08, driver 580.159.04", NULL },
 	{ "cuda-too-old", m_cuda_old, true, HS_DRIVER, HEALTH_WARN, HEALTH_ACT_NONE, "need 13.0", NULL },
 	{ "fabric-manager-missing", m_fm, true, HS_DRIVER, HEALTH_WARN, HEALTH_ACT_NONE, "fabric_manager_down = 1", NULL },

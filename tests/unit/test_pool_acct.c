@@ -147,12 +147,52 @@ static void test_not_before_start(void **state)
 	free(snap);
 }
 
+/* The GPM means: only the samples that have the figure count; none: not read. */
+static void test_gpm(void **state)
+{
+	(void)state;
+	snap = snapshot_new(GPU_MAX_GPUS);
+	snap->n = 2;
+	sample(0, 10, 0, 4, 1000, 0);
+	sample(1, 10, 0, 4, 1000, 0);
+	struct acct_job a = { 0 };
+	unsigned gpus[] = { 0, 1 };
+	assert_int_equal(acct_begin(&a, gpus, 2, snap), 0);
+	uint64_t sm[] = { 90, 96, 0 };
+	for (unsigned k = 0; k < 3; k++) {
+		sample(0, 11 + k, 98, 4, 1000, 0);
+		sample(1, 11 + k, 98, 4, 1000, 0);
+		if (k < 2)
+			VAL_SET(snap->gpu[0].s.prof_sm_active_pct, sm[k]);
+		else
+			snap->gpu[0].s.prof_sm_active_pct.st = VAL_ERROR; /* a failed read: not a 0 */
+		VAL_SET(snap->gpu[0].s.prof_tensor_active_pct, 88);
+		VAL_SET(snap->gpu[0].s.prof_dram_active_pct, 10 + k);
+		snap->gpu[1].s.prof_sm_active_pct.st = VAL_UNSUPPORTED; /* an older GPU */
+		acct_update(&a, snap);
+	}
+	struct acct_summary s;
+	acct_summarize(&a, 0, 1, &s);
+	assert_true(s.gpm_ok[ACCT_GPM_SM] && s.gpm_ok[ACCT_GPM_TENSOR] && s.gpm_ok[ACCT_GPM_DRAM]);
+	assert_true(s.gpm_avg_pct[ACCT_GPM_SM] == 93);
+	assert_true(s.gpm_avg_pct[ACCT_GPM_TENSOR] == 88);
+	assert_true(s.gpm_avg_pct[ACCT_GPM_DRAM] == 11);
+	acct_summarize(&a, 1, 1, &s);
+	assert_true(s.util_ok);
+	for (unsigned m = 0; m < ACCT_GPM_COUNT; m++)
+		assert_false(s.gpm_ok[m]);
+	assert_string_equal(acct_gpm_key(ACCT_GPM_TENSOR), "tensor_active_avg_pct");
+	acct_free(&a);
+	free(snap);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fold),
 		cmocka_unit_test(test_unknowns),
 		cmocka_unit_test(test_not_before_start),
+		cmocka_unit_test(test_gpm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,7 +22,8 @@ static void test_config_keys(void **state)
 	agent_config_default(&c);
 	assert_false(c.pool); /* off unless asked */
 	const char *text = "pool = on\npool_dir = /srv/pool\npool_socket = /run/p.sock\npool_cgroup = off\n"
-			   "pool_user_gpu_limit = 4\npool_kill_grace = 30s\npool_user_job_limit = 50\n";
+			   "pool_user_gpu_limit = 4\npool_kill_grace = 30s\npool_user_job_limit = 50\n"
+			   "pool_idle_threshold = 2.5%\npool_idle_window = 90s\npool_idle_cancel = on\n";
 	assert_int_equal(agent_config_parse(&c, text, strlen(text), "t.conf", err, sizeof(err)), 0);
 	assert_true(c.pool);
 	assert_string_equal(c.pool_dir, "/srv/pool");
@@ -33,6 +34,13 @@ static void test_config_keys(void **state)
 	assert_int_equal(c.pool_user_job_limit, 50);
 	assert_int_equal(agent_config_set(&c, "pool_user_job_limit", "0", err, sizeof(err)), 0);
 	assert_int_equal(c.pool_user_job_limit, UINT_MAX); /* no limit, not the default */
+	assert_true(c.pool_idle_threshold_set && c.pool_idle_threshold_pct == 2.5);
+	assert_int_equal(c.pool_idle_window_ns, 90000000000ull);
+	assert_true(c.pool_idle_cancel);
+	assert_int_equal(agent_config_set(&c, "pool_idle_threshold", "5", err, sizeof(err)), 0);
+	assert_true(c.pool_idle_threshold_pct == 5);
+	assert_int_equal(agent_config_set(&c, "pool_idle_window", "off", err, sizeof(err)), 0);
+	assert_int_equal(c.pool_idle_window_ns, UINT64_MAX);
 	assert_int_equal(agent_config_set(&c, "pool", "off", err, sizeof(err)), 0);
 	assert_false(c.pool);
 	const struct { const char *key, *value, *why; } bad[] = {
@@ -46,6 +54,12 @@ static void test_config_keys(void **state)
 		{ "pool_user_job_limit", "1000001", "0 to 1000000" },
 		{ "pool_user_job_limit", "-1", "0 to 1000000" },
 		{ "pool_user_job_limit", "many", "0 to 1000000" },
+		{ "pool_idle_threshold", "0", "a percent above 0" },
+		{ "pool_idle_threshold", "101%", "a percent above 0" },
+		{ "pool_idle_threshold", "5%%", "a percent above 0" },
+		{ "pool_idle_window", "half an hour", "bad duration" },
+		{ "pool_idle_window", "0", "duration" },
+		{ "pool_idle_cancel", "sometimes", "on or off" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';

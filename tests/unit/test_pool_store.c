@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_pool_store.c - the pool's SQLite state: a job's every column and its
  * accounting survive a reopen (what a restarted agent reads), active and
- * history listings, ids never reused. */
+ * history listings, ids never reused; a database from before the GPM
+ * columns is upgraded in place, its old rows reading "not read". */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include "pool/store.h"
@@ -90,6 +92,9 @@ static void test_roundtrip_and_reopen(void **state)
 	struct acct_summary s = { .gpu = 2, .gpu_seconds = 3.5, .energy_ok = true, .energy_j = 812.25, .util_ok = true,
 				  .util_avg_pct = 61.5, .util_peak_pct = 99, .mem_ok = false, .throttle_reasons = 0x20,
 				  .viol_ok = true, .throttle_power_s = 0.5, .nxid = 2, .samples = 7 };
+	s.gpm_ok[ACCT_GPM_SM] = s.gpm_ok[ACCT_GPM_DRAM] = true; /* tensor: not read */
+	s.gpm_avg_pct[ACCT_GPM_SM] = 93.5;
+	s.gpm_avg_pct[ACCT_GPM_DRAM] = 17;
 	s.xid[0].code = 79;
 	s.xid[0].count = 1;
 	s.xid[1].code = 48;
@@ -125,6 +130,8 @@ static void test_roundtrip_and_reopen(void **state)
 	assert_int_equal(out[0].xid[1].code, 48);
 	assert_int_equal(out[0].xid[1].count, 4);
 	assert_int_equal(out[0].samples, 7);
+	assert_true(out[0].gpm_ok[ACCT_GPM_SM] && !out[0].gpm_ok[ACCT_GPM_TENSOR] && out[0].gpm_ok[ACCT_GPM_DRAM]);
+	assert_true(out[0].gpm_avg_pct[ACCT_GPM_SM] == 93.5 && out[0].gpm_avg_pct[ACCT_GPM_DRAM] == 17);
 
 	unsigned active = 0, hist = 0, mine = 0;
 	assert_int_equal(store_walk(st, false, UINT32_MAX, 0, collect, &active), 0);
@@ -160,10 +167,53 @@ static void test_open_errors(void **state)
 	assert_non_null(strstr(err, "garbage.db"));
 }
 
+/* The accounting table as releases before the GPM means made it, with a row. */
+static void test_upgrade(void **state)
+{
+	(void)state;
+	char old[160];
+	snprintf(old, sizeof(old), "%s/old.db", dir);
+	sqlite3 *db3 = NULL;
+	assert_int_equal(sqlite3_open(old, &db3), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db3,
+				      "CREATE TABLE acct(job_id INTEGER NOT NULL, gpu INTEGER NOT NULL,"
+				      " gpu_seconds REAL NOT NULL, energy_j REAL, util_avg_pct REAL, util_peak_pct REAL,"
+				      " mem_avg_bytes REAL, mem_peak_bytes REAL, throttle_reasons INTEGER NOT NULL,"
+				      " throttle_power_s REAL, throttle_thermal_s REAL, xids TEXT NOT NULL,"
+				      " samples INTEGER NOT NULL, PRIMARY KEY(job_id, gpu));"
+				      "INSERT INTO acct VALUES(5, 0, 2.0, 10.0, 50, 60, NULL, NULL, 0, NULL, NULL, '{}', 3);",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db3);
+	char err[256] = "";
+	struct store *st = NULL;
+	assert_int_equal(store_open(&st, old, err, sizeof(err)), 0);
+	struct acct_summary out[2];
+	unsigned n = 0;
+	assert_int_equal(store_get_acct(st, 5, out, 2, &n), 0);
+	assert_int_equal(n, 1);
+	assert_true(out[0].util_ok && out[0].util_avg_pct == 50 && out[0].samples == 3);
+	for (unsigned m = 0; m < ACCT_GPM_COUNT; m++)
+		assert_false(out[0].gpm_ok[m]); /* the old row: not read, never 0 */
+	struct acct_summary s = { .gpu = 1, .gpu_seconds = 1, .samples = 1 };
+	s.gpm_ok[ACCT_GPM_TENSOR] = true;
+	s.gpm_avg_pct[ACCT_GPM_TENSOR] = 88;
+	assert_int_equal(store_put_acct(st, 5, &s), 0);
+	store_close(st);
+	/* opened again: nothing more to add, both rows read */
+	assert_int_equal(store_open(&st, old, err, sizeof(err)), 0);
+	assert_int_equal(store_get_acct(st, 5, out, 2, &n), 0);
+	assert_int_equal(n, 2);
+	assert_true(out[1].gpm_ok[ACCT_GPM_TENSOR] && out[1].gpm_avg_pct[ACCT_GPM_TENSOR] == 88);
+	assert_false(out[1].gpm_ok[ACCT_GPM_SM]);
+	store_close(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip_and_reopen),
+		cmocka_unit_test(test_upgrade),
 		cmocka_unit_test(test_open_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
