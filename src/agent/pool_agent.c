@@ -26,17 +26,8 @@ int pool_agent_config_set(struct agent_config *c, const char *key, const char *v
 		{ "pool_cgroup", c->pool_cgroup, sizeof(c->pool_cgroup) },
 		{ "pool_dev_dir", c->pool_dev_dir, sizeof(c->pool_dev_dir) },
 	};
-	if (strcmp(key, "pool") == 0) {
-		if (strcmp(value, "on") == 0 || strcmp(value, "true") == 0 || strcmp(value, "1") == 0)
-			c->pool = true;
-		else if (strcmp(value, "off") == 0 || strcmp(value, "false") == 0 || strcmp(value, "0") == 0)
-			c->pool = false;
-		else {
-			snprintf(err, errlen, "bad value '%.40s' for 'pool' (on or off)", value);
-			return -1;
-		}
-		return 0;
-	}
+	if (strcmp(key, "pool") == 0)
+		return agent_config_bool(key, value, &c->pool, err, errlen);
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		if (strcmp(key, paths[i].key) != 0)
 			continue;
