@@ -13,7 +13,12 @@ var SERIES = [             /* /api/v1/history's series (sample keys, docs/json.m
   { key: "mem_used_bytes", label: "memory used GiB", scale: 1 / 1073741824, maxKey: "mem_total_bytes" },
   { key: "power_mw", label: "power W", scale: 0.001, maxKey: "power_limit_mw" },
   { key: "temp_c", label: "temperature C" },
-  { key: "sm_clock_mhz", label: "SM clock MHz" }
+  { key: "sm_clock_mhz", label: "SM clock MHz" },
+  /* the profiling figures (NVML GPM; docs/metrics.md): none on GPUs before Hopper ("no data") */
+  { key: "prof_sm_active_pct", label: "SM activity %", max: 100 },
+  { key: "prof_sm_occupancy_pct", label: "SM occupancy %", max: 100 },
+  { key: "prof_tensor_active_pct", label: "tensor activity %", max: 100 },
+  { key: "prof_dram_active_pct", label: "DRAM activity %", max: 100 }
 ];
 /* the clock event reasons /api/v1/gpus names (docs/json.md), as the card says them */
 var THROTTLE_NAMES = { gpu_idle: "idle", applications_clocks_setting: "app clocks", sw_power_cap: "SW power cap",
@@ -123,6 +128,7 @@ function makeCard(index) {
     mem: metricRow(grid, "memory", "mem_used_bytes"),
     power: metricRow(grid, "power", "power_mw"),
     temp: metricRow(grid, "temperature", "temp_c"),
+    smact: metricRow(grid, "SM / tensor", "prof_sm_active_pct"),
     clock: metricRow(grid, "SM clock")
   };
   c.appendChild(grid);
@@ -155,6 +161,9 @@ function updateCard(g, now) {
   r.power.v.textContent = num(sv(g, "power_mw", 0.001)) + " / " + num(powerLimit) + " W";
   r.temp.v.textContent = num(sv(g, "temp_c")) + " C";
   r.clock.v.textContent = num(sv(g, "sm_clock_mhz")) + " MHz";
+  /* SM and tensor activity (GPM): "n/a" where the GPU has none, never a made-up 0 */
+  var smact = sv(g, "prof_sm_active_pct"), tensor = sv(g, "prof_tensor_active_pct");
+  r.smact.v.textContent = smact === null && tensor === null ? "n/a" : num(smact) + " / " + num(tensor) + " %";
   c.throttle.textContent = throttleText(g.sample && g.sample.clock_event_reasons);
   c.lasterr.textContent = g.up ? "" : (g.error || "down");
   var h = state.hist[g.index];
@@ -165,6 +174,7 @@ function updateCard(g, now) {
     draw(r.mem.spark, h.t, h.mem_used_bytes, t0, now, memTotal);
     draw(r.power.spark, h.t, h.power_mw, t0, now, sv(g, "power_limit_mw"));
     draw(r.temp.spark, h.t, h.temp_c, t0, now, 0);
+    draw(r.smact.spark, h.t, h.prof_sm_active_pct, t0, now, 100);
   }
 }
 

@@ -315,6 +315,7 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 	struct metrics_opts *o = &s->opts;
 	metrics_opts_default(o);
 	o->groups = a->cfg.groups;
+	o->dcgm_compat = a->cfg.dcgm_compat;
 	o->hostname = host;
 	o->nlabels = a->cfg.nlabels;
 	memcpy(o->labels, a->cfg.labels, sizeof(o->labels));

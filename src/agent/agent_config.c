@@ -146,8 +146,23 @@ static int copy_value(char *dst, size_t dstlen, const char *key, const char *val
 	return 0;
 }
 
+int agent_config_bool(const char *key, const char *value, bool *dst, char *err, size_t errlen)
+{
+	if (strcmp(value, "on") == 0 || strcmp(value, "true") == 0 || strcmp(value, "1") == 0)
+		*dst = true;
+	else if (strcmp(value, "off") == 0 || strcmp(value, "false") == 0 || strcmp(value, "0") == 0)
+		*dst = false;
+	else {
+		snprintf(err, errlen, "bad value '%.40s' for '%s' (on or off)", value, key);
+		return -1;
+	}
+	return 0;
+}
+
 int agent_config_set(struct agent_config *c, const char *key, const char *value, char *err, size_t errlen)
 {
+	if (strcmp(key, "dcgm_compat") == 0)
+		return agent_config_bool(key, value, &c->dcgm_compat, err, errlen);
 	if (strcmp(key, "listen") == 0)
 		return agent_parse_listen(value, c->listen_host, sizeof(c->listen_host), &c->port, err, errlen);
 	if (strcmp(key, "interval") == 0)

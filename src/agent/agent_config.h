@@ -55,11 +55,14 @@ struct agent_config {
 	unsigned pool_isolation;       /* pool.h's enum pool_isolation; 0 = strict */
 	uint64_t stop_timeout_ns;      /* SIGTERM to exit, whatever the threads do (default 10 s) */
 	uint64_t history_ns;           /* /api/v1/history's span per GPU (default 1 h); 0 = off */
+	bool dcgm_compat;              /* /metrics also in dcgm-exporter's names (metrics_dcgm.h); off by default */
 };
 
 void agent_config_default(struct agent_config *c);
 /* Sets one key (file keys and flags share these names). Returns 0, or -1 with a message. */
 int agent_config_set(struct agent_config *c, const char *key, const char *value, char *err, size_t errlen);
+/* An on/off setting: on, true, 1 / off, false, 0. Returns 0, or -1 with a message naming key. */
+int agent_config_bool(const char *key, const char *value, bool *dst, char *err, size_t errlen);
 /* Parses a whole file's text; messages name origin and line ("agent.conf:3: ..."). */
 int agent_config_parse(struct agent_config *c, const char *text, size_t len, const char *origin, char *err,
 		       size_t errlen);

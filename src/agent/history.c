@@ -17,6 +17,11 @@ const struct history_series history_series[HISTORY_SERIES] = {
 	SERIES(power_mw, 100),              /* 100 mW steps: up to 6553.4 W */
 	SERIES(temp_c, 1),
 	SERIES(sm_clock_mhz, 1),
+	/* narrow: whole percent in 8 bits */
+	SERIES(prof_sm_active_pct, 1),
+	SERIES(prof_sm_occupancy_pct, 1),
+	SERIES(prof_tensor_active_pct, 1),
+	SERIES(prof_dram_active_pct, 1),
 };
 #undef SERIES
 
@@ -41,7 +46,25 @@ uint16_t history_quantize(unsigned series, uint64_t value, bool present)
 		return HISTORY_MISSING;
 	uint64_t q = history_series[series].quantum;
 	uint64_t r = value / q + (value % q >= (q + 1) / 2 ? 1 : 0);
-	return r > HISTORY_Q_MAX ? (uint16_t)HISTORY_Q_MAX : (uint16_t)r;
+	uint64_t max = series < HISTORY_WIDE ? HISTORY_Q_MAX : HISTORY_NARROW_Q_MAX;
+	return r > max ? (uint16_t)max : (uint16_t)r;
+}
+
+/* Series i of a point: stored 16 or 8 bits wide (HISTORY_MISSING for none). */
+static uint16_t point_get(const struct history_point *p, unsigned i)
+{
+	if (i < HISTORY_WIDE)
+		return p->v[i];
+	uint8_t b = p->p[i - HISTORY_WIDE];
+	return b == 0xFFu ? (uint16_t)HISTORY_MISSING : b;
+}
+
+static void point_set(struct history_point *p, unsigned i, uint16_t q)
+{
+	if (i < HISTORY_WIDE)
+		p->v[i] = q;
+	else
+		p->p[i - HISTORY_WIDE] = q == HISTORY_MISSING ? 0xFFu : (uint8_t)q;
 }
 
 uint64_t history_base_ns(uint64_t now_ns)
@@ -78,7 +101,7 @@ struct history *history_new(unsigned ngpus, unsigned slots, uint64_t base_ns)
 	for (size_t k = 0; k < n; k++) {
 		h->all[k].t = 0;
 		for (unsigned i = 0; i < HISTORY_SERIES; i++)
-			h->all[k].v[i] = HISTORY_MISSING;
+			point_set(&h->all[k], i, HISTORY_MISSING);
 	}
 	pthread_mutex_init(&h->mu, NULL);
 	h->ngpus = ngpus;
@@ -118,7 +141,7 @@ void history_add(struct history *h, unsigned gpu, const struct gpu_sample *s)
 	struct history_point p = { .t = (uint32_t)steps };
 	for (unsigned i = 0; i < HISTORY_SERIES; i++) {
 		const u64v *val = (const u64v *)((const char *)s + history_series[i].field);
-		p.v[i] = history_quantize(i, val->v, VAL_HAS(*val));
+		point_set(&p, i, history_quantize(i, val->v, VAL_HAS(*val)));
 	}
 	pthread_mutex_lock(&h->mu);
 	struct ring *r = &h->ring[gpu];
@@ -216,7 +239,7 @@ static void render_gpu(struct history_cursor *c, unsigned g, struct abuf *out)
 		for (unsigned k = 0; k < n; k++) {
 			if (k)
 				abuf_putc(out, ',');
-			put_value(out, i, c->pts[k].v[i]);
+			put_value(out, i, point_get(&c->pts[k], i));
 		}
 		abuf_putc(out, ']');
 	}

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * history.h - the agent's short memory: per GPU, a ring buffer of the main
- * series (utilization, memory, power, temperature, SM clock) at the sampling
- * interval, for the web page's charts (/api/v1/history, docs/agent.md).
+ * series (utilization, memory, power, temperature, SM clock, and the
+ * profiling figures: SM activity, occupancy, tensor and DRAM activity) at the
+ * sampling interval, for the web page's charts (/api/v1/history,
+ * docs/agent.md).
  *
- * Compact: a point is 16 bytes (a 32-bit time in 10 ms steps from the
- * history's start and six 16-bit quantized values), so an hour at 1 s of 64
- * GPUs takes 3.5 MiB. The render thread adds a snapshot per tick; HTTP
+ * Compact: a point is 20 bytes (a 32-bit time in 10 ms steps from the
+ * history's start, six 16-bit quantized values and four 8-bit percentages),
+ * so an hour at 1 s of 64 GPUs takes 4.4 MiB. The render thread adds a snapshot per tick; HTTP
  * threads render the JSON. Both take the history's own lock, the renderer
  * only while it copies the points it needs. Nothing here prints.
  */
@@ -20,15 +22,19 @@
 #include "device/snapshot.h"
 #include "core/abuf.h"
 
-#define HISTORY_SERIES 6
+#define HISTORY_WIDE 6      /* series stored in 16 bits: v[] */
+#define HISTORY_NARROW 4    /* then series stored in 8 bits (whole percent): p[] */
+#define HISTORY_SERIES (HISTORY_WIDE + HISTORY_NARROW)
 #define HISTORY_MAX_SLOTS 65536u  /* per GPU: 1 MiB, whatever the duration and interval ask */
 #define HISTORY_MISSING 0xFFFFu    /* a value the sample did not have */
 #define HISTORY_Q_MAX 0xFFFEu      /* larger values are stored as this (saturated) */
+#define HISTORY_NARROW_Q_MAX 0xFEu /* the same for an 8-bit series (0xFF: missing) */
 
 /* One stored sample. t: 10 ms steps from struct history's base_ns. */
 struct history_point {
 	uint32_t t;
-	uint16_t v[HISTORY_SERIES];
+	uint16_t v[HISTORY_WIDE];
+	uint8_t p[HISTORY_NARROW];
 };
 
 /* The series, in the order of history_point.v (the one table of them). Each
@@ -41,7 +47,8 @@ struct history_series {
 };
 extern const struct history_series history_series[HISTORY_SERIES];
 
-/* Quantizes one sample value of series i (HISTORY_MISSING when it has none). Pure. */
+/* Quantizes one sample value of series i (HISTORY_MISSING when it has none;
+ * saturated at HISTORY_Q_MAX, or HISTORY_NARROW_Q_MAX for a narrow one). Pure. */
 uint16_t history_quantize(unsigned series, uint64_t value, bool present);
 
 struct history;

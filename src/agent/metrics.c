@@ -10,6 +10,7 @@
  * through floating point.
  */
 #include "metrics.h"
+#include "metrics_dcgm.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -219,7 +220,7 @@ static void put_escaped(struct abuf *b, const char *s)
 	}
 }
 
-static void label(struct abuf *b, bool first, const char *key, const char *value)
+void metrics_put_label(struct abuf *b, bool first, const char *key, const char *value)
 {
 	if (!first)
 		abuf_putc(b, ',');
@@ -229,11 +230,16 @@ static void label(struct abuf *b, bool first, const char *key, const char *value
 	abuf_putc(b, '"');
 }
 
+const char *metrics_hostname(const struct snapshot *snap, const struct metrics_opts *o)
+{
+	if (o->hostname)
+		return o->hostname;
+	return VAL_HAS(snap->sys.hostname) ? snap->sys.hostname.s : snap->sys.server_name;
+}
+
 static const char *hostname_of(const struct render *r)
 {
-	if (r->o->hostname)
-		return r->o->hostname;
-	return VAL_HAS(r->snap->sys.hostname) ? r->snap->sys.hostname.s : r->snap->sys.server_name;
+	return metrics_hostname(r->snap, r->o);
 }
 
 static void build_labels(struct render *r)
@@ -244,18 +250,18 @@ static void build_labels(struct render *r)
 		const struct gpu_static *st = &sn->gpu[i].st;
 		r->off[i] = r->lab.len;
 		snprintf(idx, sizeof(idx), "%u", i);
-		label(&r->lab, true, "gpu", idx);
-		label(&r->lab, false, "uuid", VAL_HAS(st->uuid) ? st->uuid.s : "");
-		label(&r->lab, false, "pci_bus_id", VAL_HAS(st->pci_bus_id) ? st->pci_bus_id.s : "");
-		label(&r->lab, false, "model", VAL_HAS(st->name) ? st->name.s : "");
-		label(&r->lab, false, "hostname", hostname_of(r));
+		metrics_put_label(&r->lab, true, "gpu", idx);
+		metrics_put_label(&r->lab, false, "uuid", VAL_HAS(st->uuid) ? st->uuid.s : "");
+		metrics_put_label(&r->lab, false, "pci_bus_id", VAL_HAS(st->pci_bus_id) ? st->pci_bus_id.s : "");
+		metrics_put_label(&r->lab, false, "model", VAL_HAS(st->name) ? st->name.s : "");
+		metrics_put_label(&r->lab, false, "hostname", hostname_of(r));
 		for (unsigned k = 0; k < r->o->nlabels; k++)
-			label(&r->lab, false, r->o->labels[k].key, r->o->labels[k].value);
+			metrics_put_label(&r->lab, false, r->o->labels[k].key, r->o->labels[k].value);
 	}
 	r->off[sn->n] = r->lab.len;
-	label(&r->lab, true, "hostname", hostname_of(r));
+	metrics_put_label(&r->lab, true, "hostname", hostname_of(r));
 	for (unsigned k = 0; k < r->o->nlabels; k++)
-		label(&r->lab, false, r->o->labels[k].key, r->o->labels[k].value);
+		metrics_put_label(&r->lab, false, r->o->labels[k].key, r->o->labels[k].value);
 	r->off[sn->n + 1] = r->lab.len;
 }
 
@@ -302,7 +308,7 @@ static void open_sample(struct render *r, enum metric_id id, unsigned gpu)
 
 static void more(struct render *r, const char *key, const char *value)
 {
-	label(r->b, false, key, value);
+	metrics_put_label(r->b, false, key, value);
 }
 
 static void val(struct render *r, uint64_t v, unsigned decimals)
@@ -683,6 +689,8 @@ int metrics_render(struct abuf *out, const struct snapshot *snap, const struct m
 	render_mig(&r);
 	render_health(&r);
 	render_leaks(&r);
+	if (o->dcgm_compat)
+		metrics_dcgm_render(out, snap, o);
 	if (o->openmetrics)
 		abuf_puts(out, "# EOF\n");
 	bool oom = r.lab.oom || out->oom;

@@ -92,12 +92,19 @@ struct metrics_opts {
 	const struct metrics_health *health; /* snapshot.n entries, or NULL */
 	const struct leakwatch_leak *leaks;  /* processes the leak watch flags (nleaks of them) */
 	unsigned nleaks;
+	bool dcgm_compat;             /* also dcgm-exporter's names and labels (metrics_dcgm.h) */
 };
 
 void metrics_opts_default(struct metrics_opts *o);
 
 /* Renders the exposition of snap into out (appends). Returns 0, or -1 when out of memory. */
 int metrics_render(struct abuf *out, const struct snapshot *snap, const struct metrics_opts *o);
+
+/* For the renderers (metrics.c, metrics_dcgm.c): `key="value"`, after a
+ * comma unless first, the value escaped as the format wants; the hostname
+ * label's value (o's, else the snapshot's). */
+void metrics_put_label(struct abuf *b, bool first, const char *key, const char *value);
+const char *metrics_hostname(const struct snapshot *snap, const struct metrics_opts *o);
 
 /* "basic,ecc,pcie" or "all" -> MG_* bits. Returns 0, or -1 with a one-line message. */
 int metrics_groups_parse(const char *list, unsigned *out, char *err, size_t errlen);

@@ -20,24 +20,11 @@
 #include "pool/proto.h"
 #include "core/units.h"
 
-static int parse_switch(const char *key, const char *value, bool *out, char *err, size_t errlen)
-{
-	if (strcmp(value, "on") == 0 || strcmp(value, "true") == 0 || strcmp(value, "1") == 0)
-		*out = true;
-	else if (strcmp(value, "off") == 0 || strcmp(value, "false") == 0 || strcmp(value, "0") == 0)
-		*out = false;
-	else {
-		snprintf(err, errlen, "bad value '%.40s' for '%s' (on or off)", value, key);
-		return -1;
-	}
-	return 0;
-}
-
 /* pool_idle_threshold, pool_idle_window (1s to 30d, or off), pool_idle_cancel. 1: not one of them. */
 static int idle_config_set(struct agent_config *c, const char *key, const char *value, char *err, size_t errlen)
 {
 	if (strcmp(key, "pool_idle_cancel") == 0)
-		return parse_switch(key, value, &c->pool_idle_cancel, err, errlen);
+		return agent_config_bool(key, value, &c->pool_idle_cancel, err, errlen);
 	if (strcmp(key, "pool_idle_window") == 0) {
 		if (strcmp(value, "off") == 0) {
 			c->pool_idle_window_ns = UINT64_MAX;
@@ -72,7 +59,7 @@ int pool_agent_config_set(struct agent_config *c, const char *key, const char *v
 		{ "pool_dev_dir", c->pool_dev_dir, sizeof(c->pool_dev_dir) },
 	};
 	if (strcmp(key, "pool") == 0)
-		return parse_switch(key, value, &c->pool, err, errlen);
+		return agent_config_bool(key, value, &c->pool, err, errlen);
 	int idle_rc = idle_config_set(c, key, value, err, errlen);
 	if (idle_rc <= 0)
 		return idle_rc;

@@ -70,6 +70,8 @@ void bench_result_clear(struct bench_result *r)
 	t->window_s = t->sm_clock_mhz_min = t->sm_clock_mhz_max = t->mem_clock_mhz_min = NAN;
 	t->power_w_avg = t->power_w_max = t->temp_c_max = t->temp_mem_c_max = t->energy_j = NAN;
 	t->test_s = NAN;
+	for (unsigned k = 0; k < BENCH_TEL_NGPM; k++)
+		t->gpm_pct[k] = NAN;
 }
 
 void bench_run_init(struct bench_run *run)

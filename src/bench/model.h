@@ -46,6 +46,24 @@ enum bench_status {
 	BS_STATUS_COUNT
 };
 
+/* The profiling figures (NVML GPM, Hopper and later) a test's telemetry
+ * keeps, averaged over its samples and its GPUs: one row each,
+ * X(key, member, title): its key in the results file's "telemetry" (and its
+ * index in bench_telemetry.gpm_pct), the gpu_sample member it averages, its
+ * name in the report's telemetry table. */
+#define BENCH_TEL_GPM_TABLE(X) \
+	X(sm_active_pct, prof_sm_active_pct, "SM act") \
+	X(sm_occupancy_pct, prof_sm_occupancy_pct, "SM occ") \
+	X(tensor_active_pct, prof_tensor_active_pct, "tensor") \
+	X(dram_active_pct, prof_dram_active_pct, "DRAM")
+enum bench_tel_gpm {
+#define BENCH_TEL_GPM_ENUM(key, member, title) BENCH_GPM_##key,
+	BENCH_TEL_GPM_TABLE(BENCH_TEL_GPM_ENUM)
+#undef BENCH_TEL_GPM_ENUM
+	BENCH_TEL_NGPM
+};
+extern const char *const bench_tel_gpm_keys[BENCH_TEL_NGPM];
+
 /* Telemetry seen while one test ran (from the sampler). */
 struct bench_telemetry {
 	unsigned samples;          /* telemetry samples taken during the test; 0 = none */
@@ -59,6 +77,7 @@ struct bench_telemetry {
 	char energy_from[64];      /* "counter" (power from the energy counter), "readings"
 	                            * (mean power reading), or why there is no energy */
 	uint64_t clock_event_reasons; /* OR of the CLK_EVT_* bits seen, idle left out */
+	double gpm_pct[BENCH_TEL_NGPM]; /* BENCH_TEL_GPM_TABLE's means, percent; NAN: none (no GPM) */
 };
 
 struct bench_aux { char name[24]; double value; char unit[12]; };

@@ -152,6 +152,25 @@ static void print_results_table(const struct bench_run *run, FILE *out)
 	table_free(t);
 }
 
+/* The profiling means (NVML GPM), "93/15/88/16 %"; "n/a" for a GPU without GPM. */
+static void gpm_cell(struct table *t, const struct bench_telemetry *x)
+{
+	char buf[64] = "";
+	size_t len = 0;
+	bool any = false;
+	for (unsigned k = 0; k < BENCH_TEL_NGPM; k++) {
+		any |= isfinite(x->gpm_pct[k]);
+		if (isfinite(x->gpm_pct[k]))
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%.0f", k ? "/" : "", x->gpm_pct[k]);
+		else
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s-", k ? "/" : "");
+	}
+	if (any)
+		table_cellf(t, "%s %%", buf);
+	else
+		table_cell(t, "n/a");
+}
+
 static void print_telemetry_table(const struct bench_run *run, FILE *out)
 {
 	size_t with = 0;
@@ -162,13 +181,14 @@ static void print_telemetry_table(const struct bench_run *run, FILE *out)
 		return;
 	}
 	static const char *const hdr[] = { "suite", "test", "variant", "GPU", "SM clock", "power avg",
-					   "power max", "temp max", "energy", "GFLOP/s/W", "energy from", "clock events" };
+					   "power max", "temp max", "energy", "GFLOP/s/W", "SM act/occ/tensor/DRAM",
+					   "energy from", "clock events" };
 	enum { NCOL = sizeof(hdr) / sizeof(hdr[0]) };
 	struct table *t = table_new(NCOL);
 	if (!t)
 		return;
 	for (unsigned c = 0; c < NCOL; c++)
-		table_col(t, c, hdr[c], c >= 4 && c <= 9 ? TABLE_RIGHT : TABLE_LEFT);
+		table_col(t, c, hdr[c], c >= 4 && c <= 10 ? TABLE_RIGHT : TABLE_LEFT);
 	for (size_t i = 0; i < run->n; i++) {
 		const struct bench_result *r = &run->r[i];
 		const struct bench_telemetry *x = &r->tel;
@@ -196,6 +216,7 @@ static void print_telemetry_table(const struct bench_run *run, FILE *out)
 		table_cellf(t, "%s J", a);
 		bench_fmt_num(r->gflops_per_watt, a, sizeof(a));
 		table_cell(t, a);
+		gpm_cell(t, x);
 		table_cell(t, x->energy_from[0] ? x->energy_from : "no telemetry recorded");
 		bench_fmt_reasons(x->clock_event_reasons, reasons, sizeof(reasons));
 		table_cell(t, reasons);

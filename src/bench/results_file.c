@@ -52,6 +52,8 @@ static json_t *telemetry_json(const struct bench_telemetry *t)
 	json_object_set_new(o, "test_s", num(t->test_s));
 	json_object_set_new(o, "energy_from", json_string(t->energy_from));
 	json_object_set_new(o, "clock_event_reasons", json_integer((json_int_t)t->clock_event_reasons));
+	for (unsigned k = 0; k < BENCH_TEL_NGPM; k++)
+		json_object_set_new(o, bench_tel_gpm_keys[k], num(t->gpm_pct[k]));
 	return o;
 }
 
@@ -266,6 +268,9 @@ static int parse_telemetry(struct rd *rd, json_t *o, struct bench_telemetry *t)
 	    get_str(rd, v, "energy_from", t->energy_from, sizeof(t->energy_from), false) ||
 	    get_int(rd, v, "clock_event_reasons", 0, INT64_MAX, 0, &reasons))
 		return -1;
+	for (unsigned k = 0; k < BENCH_TEL_NGPM; k++) /* absent (older files, no GPM): NAN */
+		if (get_num(rd, v, bench_tel_gpm_keys[k], &t->gpm_pct[k]))
+			return -1;
 	t->samples = (unsigned)n;
 	t->clock_event_reasons = (uint64_t)reasons;
 	return 0;

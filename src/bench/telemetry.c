@@ -3,6 +3,7 @@
 #include "telemetry.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,13 @@
 #include "sampler/sampler.h"
 
 #define BENCH_TEL_ENERGY_MIN_S 1.0
+
+#define GPM_KEY(key, member, title) [BENCH_GPM_##key] = #key,
+const char *const bench_tel_gpm_keys[BENCH_TEL_NGPM] = { BENCH_TEL_GPM_TABLE(GPM_KEY) };
+#undef GPM_KEY
+#define GPM_OFF(key, member, title) [BENCH_GPM_##key] = offsetof(struct gpu_sample, member),
+static const size_t gpm_off[BENCH_TEL_NGPM] = { BENCH_TEL_GPM_TABLE(GPM_OFF) };
+#undef GPM_OFF
 
 void bench_tel_acc_init(struct bench_tel_acc *a)
 {
@@ -56,6 +64,13 @@ void bench_tel_acc_add(struct bench_tel_acc *a, const struct gpu_sample *s)
 		keep_max(&a->temp_mem_max, (double)s->temp_mem_c.v);
 	if (VAL_HAS(s->clock_event_reasons))
 		a->reasons |= s->clock_event_reasons.v & ~CLK_EVT_GPU_IDLE;
+	for (unsigned k = 0; k < BENCH_TEL_NGPM; k++) {
+		const u64v *x = (const u64v *)(const void *)((const char *)s + gpm_off[k]);
+		if (VAL_HAS(*x)) {
+			a->gpm_sum[k] += (double)x->v;
+			a->gpm_n[k]++;
+		}
+	}
 }
 
 void bench_tel_summarise(const struct bench_tel_acc *acc, unsigned n, double test_s, struct bench_telemetry *out)
@@ -64,6 +79,8 @@ void bench_tel_summarise(const struct bench_tel_acc *acc, unsigned n, double tes
 	t.window_s = t.sm_clock_mhz_min = t.sm_clock_mhz_max = t.mem_clock_mhz_min = NAN;
 	t.power_w_avg = t.power_w_max = t.temp_c_max = t.temp_mem_c_max = t.energy_j = NAN;
 	t.test_s = test_s > 0 ? test_s : NAN;
+	double gpm_sum[BENCH_TEL_NGPM] = { 0 };
+	unsigned gpm_gpus[BENCH_TEL_NGPM] = { 0 };
 	bool all_power = n > 0, all_counter = n > 0, no_reading = n > 0;
 	double power = 0, pmax = 0;
 	for (unsigned i = 0; i < n; i++) {
@@ -87,6 +104,11 @@ void bench_tel_summarise(const struct bench_tel_acc *acc, unsigned n, double tes
 		if (!isnan(a->temp_mem_max))
 			keep_max(&t.temp_mem_c_max, a->temp_mem_max);
 		t.clock_event_reasons |= a->reasons;
+		for (unsigned k = 0; k < BENCH_TEL_NGPM; k++)
+			if (a->gpm_n[k]) {
+				gpm_sum[k] += a->gpm_sum[k] / a->gpm_n[k];
+				gpm_gpus[k]++;
+			}
 		/* Power from the energy counter only over a window of a second or
 		 * more: the counter advances in coarse steps (on an H200 a 50 ms test
 		 * saw 0 J or twice its share), so shorter tests average the sampled
@@ -105,6 +127,8 @@ void bench_tel_summarise(const struct bench_tel_acc *acc, unsigned n, double tes
 		if (!isnan(a->power_max_w))
 			pmax += a->power_max_w;
 	}
+	for (unsigned k = 0; k < BENCH_TEL_NGPM; k++)
+		t.gpm_pct[k] = gpm_gpus[k] ? gpm_sum[k] / gpm_gpus[k] : NAN;
 	if (all_power) {
 		t.power_w_avg = power;
 		t.power_w_max = pmax > 0 ? pmax : NAN;

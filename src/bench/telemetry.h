@@ -8,7 +8,10 @@
  * runs (bench_tel_begin .. bench_tel_end). Power over the test comes from the
  * energy counter (energy difference / time between the first and last sample)
  * where the GPU has one, else from the mean power reading. GFLOP/s per watt =
- * the result's median GFLOP/s / that power.
+ * the result's median GFLOP/s / that power. The profiling figures (NVML GPM:
+ * SM activity, occupancy, tensor and DRAM activity) are the mean of each
+ * GPU's samples that have them, averaged over the GPUs that do: a GEMM row
+ * shows its tensor activity; NAN on GPUs without GPM.
  */
 #ifndef GPUCTL_BENCH_TELEMETRY_H
 #define GPUCTL_BENCH_TELEMETRY_H
@@ -30,13 +33,16 @@ struct bench_tel_acc {
 	double power_max_w;
 	double clock_min, clock_max, mem_clock_min, temp_max, temp_mem_max;
 	uint64_t reasons;
+	double gpm_sum[BENCH_TEL_NGPM];      /* the profiling figures (BENCH_TEL_GPM_TABLE) */
+	unsigned gpm_n[BENCH_TEL_NGPM];
 };
 
 void bench_tel_acc_init(struct bench_tel_acc *a);
 /* Adds a sample unless it is the same one as the last added (same timestamp). */
 void bench_tel_acc_add(struct bench_tel_acc *a, const struct gpu_sample *s);
 /* Combines the accumulators of the GPUs under test into out: clocks min/max
- * over GPUs, power summed, temperatures max, reasons OR-ed. test_s: how long
+ * over GPUs, power summed, temperatures max, reasons OR-ed, the profiling
+ * figures averaged over the GPUs that have them. test_s: how long
  * the test's call took (0 or less: unknown). Each GPU's power is its energy
  * counter's difference over the first to last sample when that spans a second
  * or more, else its readings' mean; energy = summed power x test_s, and

@@ -30,7 +30,7 @@ _Static_assert(AGENT_DEFAULT_PORT == 9477u, "AGENT_DEFAULT_PORT_TEXT is AGENT_DE
 enum {
 	OPT_AGENT_LISTEN, OPT_AGENT_INTERVAL, OPT_AGENT_CONFIG, OPT_AGENT_METRICS, OPT_AGENT_LABEL, OPT_AGENT_HOSTNAME,
 	OPT_AGENT_KERNEL_LOG, OPT_AGENT_STALE_AFTER, OPT_AGENT_POOL, OPT_AGENT_POOL_DIR, OPT_AGENT_POOL_SOCKET,
-	OPT_AGENT_ONCE, OPT_AGENT_OPENMETRICS,
+	OPT_AGENT_ONCE, OPT_AGENT_OPENMETRICS, OPT_AGENT_DCGM_COMPAT,
 };
 static const struct opt_spec agent_opts[] = {
 	[OPT_AGENT_LISTEN] = { "listen", 0, OPT_STRING, "ADDR:PORT",
@@ -60,6 +60,8 @@ static const struct opt_spec agent_opts[] = {
 	[OPT_AGENT_ONCE] = { "once", 0, OPT_FLAG, NULL, "print one exposition to stdout and exit", NULL, 0, 0, NULL },
 	[OPT_AGENT_OPENMETRICS] = { "openmetrics", 0, OPT_FLAG, NULL, "with --once: OpenMetrics instead of Prometheus text",
 				    NULL, 0, 0, NULL },
+	[OPT_AGENT_DCGM_COMPAT] = { "dcgm-compat", 0, OPT_FLAG, NULL,
+				    "also serve dcgm-exporter's metric names and labels (docs/metrics.md)", NULL, 0, 0, NULL },
 };
 static const char *const agent_keys[] = {
 	[OPT_AGENT_LISTEN] = "listen",		 [OPT_AGENT_INTERVAL] = "interval",
@@ -72,7 +74,7 @@ static const struct cmd_help agent_help = {
 	.name = "agent",
 	.usage = "[--listen ADDR:PORT] [--interval DURATION] [--config FILE]\n"
 		 "                    [--metrics GROUPS] [--label KEY=VALUE]... [--hostname NAME]\n"
-		 "                    [--kernel-log PATH|off] [--stale-after DURATION]\n"
+		 "                    [--kernel-log PATH|off] [--stale-after DURATION] [--dcgm-compat]\n"
 		 "                    [--pool [--pool-dir DIR] [--pool-socket PATH]]\n"
 		 "       gpuctl agent --once [--openmetrics] [options]",
 	.what = "Samples every GPU in the background and serves the latest values:\n"
@@ -143,6 +145,8 @@ static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct agent_c
 			*om = true;
 		else if (opt == OPT_AGENT_POOL)
 			cfg->pool = true;
+		else if (opt == OPT_AGENT_DCGM_COMPAT)
+			cfg->dcgm_compat = true;
 		else if (opt == OPT_AGENT_LABEL && (rc = set_label(ctx, cfg, v.text)) != EXIT_OK)
 			return rc;
 		else if ((size_t)opt < sizeof(agent_keys) / sizeof(agent_keys[0]) && agent_keys[opt] &&

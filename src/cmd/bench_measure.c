@@ -217,7 +217,9 @@ int bench_measure(struct cmd_ctx *ctx, const struct bench_measure_opts *mo, stru
 	struct gpu_err gerr = { "" };
 	sampler_config_default(&scfg);
 	scfg.interval_ns = 50000000ull; /* 50 ms: several samples in most tests */
-	scfg.groups = GPU_GRP_BASIC | GPU_GRP_ENERGY; /* GFLOP/s per watt from the energy counter */
+	/* GFLOP/s per watt from the energy counter; each test's profiling means (GPM: a
+	 * GEMM's tensor activity) where the GPU has them */
+	scfg.groups = GPU_GRP_BASIC | GPU_GRP_ENERGY | GPU_GRP_GPM;
 	scfg.sys = &ctx->sys;
 	struct hook_state hs = { .ctx = ctx, .cmd = mo->cmd, .quiet = mo->quiet };
 	if (sampler_start(&smp, ctx->be, &scfg, &gerr) == 0)

@@ -97,6 +97,42 @@ wait_until() {
 	done
 }
 
+# agent_port ERRFILE PID: waits (60 s at most) until the agent PID, started
+# with --listen 127.0.0.1:0 and its stderr in ERRFILE, says its port, or exits;
+# sets $port to the port ("" if it never said)
+agent_port() {
+	port=""
+	wait_until 60 lib_agent_port_or_gone "$1" "$2"
+}
+lib_agent_port_or_gone() {
+	port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\)\/metrics.*/\1/p' "$1")
+	[ -n "$port" ] || ! kill -0 "$2" 2>/dev/null
+}
+
+# prometheus_start JOB TARGET_PORT [RULES_FILE]: a Prometheus (in the
+# background, its data and log in $tmp) scraping 127.0.0.1:TARGET_PORT every
+# second as job JOB; sets $prom_pid and $api (its HTTP API's base URL)
+prometheus_start() {
+	local pport rules=""
+	pport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	[ -n "${3:-}" ] && rules=$(printf 'rule_files:\n  - %s' "$3")
+	cat >"$tmp/prometheus.yml" <<EOC
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+$rules
+scrape_configs:
+  - job_name: $1
+    static_configs:
+      - targets: ["127.0.0.1:$2"]
+EOC
+	prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
+		--web.listen-address="127.0.0.1:$pport" >"$tmp/prom.log" 2>&1 &
+	prom_pid=$!
+	api="http://127.0.0.1:$pport/api/v1"
+}
+
 # hold NAME: makes the file $tmp/NAME.hold and prints a shell command that
 # runs until `release NAME` removes it (for sh -c or a job's --shell)
 hold() {

@@ -29,12 +29,7 @@ check "promtool test rules" bash -c "cd '$src/contrib/prometheus' && promtool te
 "$GPUCTL" --sim h200x8,latency_us=2000 agent --listen 127.0.0.1:0 --interval 1s --kernel-log off \
 	>"$tmp/agent.out" 2>"$tmp/agent.err" &
 agent_pid=$!
-port=""
-agent_port_or_gone() {
-	port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\)\/metrics.*/\1/p' "$tmp/agent.err")
-	[ -n "$port" ] || ! kill -0 "$agent_pid" 2>/dev/null
-}
-wait_until 60 agent_port_or_gone
+agent_port "$tmp/agent.err" "$agent_pid"
 if [ -z "$port" ]; then
 	echo "FAIL: the agent did not start: $(cat "$tmp/agent.err")"
 	exit 1
@@ -43,23 +38,7 @@ curl -s --max-time 30 "http://127.0.0.1:$port/metrics" >"$tmp/metrics.txt"
 check "promtool check metrics on the agent's output" promtool check metrics <"$tmp/metrics.txt"
 
 # --- Prometheus, scraping it every second
-pport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$tmp/prometheus.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-  evaluation_interval: 1s
-rule_files:
-  - $src/contrib/prometheus/alerts.yml
-scrape_configs:
-  - job_name: gpuctl
-    static_configs:
-      - targets: ["127.0.0.1:$port"]
-EOF
-prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
-	--web.listen-address="127.0.0.1:$pport" >"$tmp/prom.log" 2>&1 &
-prom_pid=$!
-api="http://127.0.0.1:$pport/api/v1"
+prometheus_start gpuctl "$port" "$src/contrib/prometheus/alerts.yml"
 
 query() { # query PROMQL: the JSON answer
 	curl -s --max-time 10 --get --data-urlencode "query=$1" "$api/query"

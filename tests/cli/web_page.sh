@@ -57,8 +57,12 @@ g = d["gpus"]
 assert len(g) == 1 and g[0]["index"] == 2 and d["capacity"] == 3600 and d["simulated"] is True, d
 assert len(g[0]["t"]) >= 1, g[0]
 # the series are --json sample keys in their units (docs/json.md): power an integer of mW
-for k in ("util_gpu_pct", "util_mem_pct", "mem_used_bytes", "power_mw", "temp_c", "sm_clock_mhz"):
+for k in ("util_gpu_pct", "util_mem_pct", "mem_used_bytes", "power_mw", "temp_c", "sm_clock_mhz",
+          "prof_sm_active_pct", "prof_sm_occupancy_pct", "prof_tensor_active_pct", "prof_dram_active_pct"):
     assert len(g[0][k]) == len(g[0]["t"]), (k, g[0])
+# the profiling figures (GPM): whole percent, or null (the first sample has none)
+for k in ("prof_sm_active_pct", "prof_sm_occupancy_pct", "prof_tensor_active_pct", "prof_dram_active_pct"):
+    assert all(v is None or (isinstance(v, int) and 0 <= v <= 100) for v in g[0][k]), (k, g[0][k])
 assert all(isinstance(p, int) and 50000 <= p <= 700000 for p in g[0]["power_mw"]), g[0]["power_mw"]' "$base/api/v1/history?gpu=2"
 
 # --- in the browser
@@ -145,12 +149,12 @@ cp "$tmp/dom.txt" "$tmp/first.txt"
 cards=$(grep -c '^card ' "$tmp/first.txt")
 check "8 cards (got $cards)" [ "$cards" = 8 ]
 check "says SIMULATED" grep -q '^sim True$' "$tmp/first.txt"
-check "every card has 4 drawn sparklines" python3 -c '
+check "every card has 5 sparklines, the first 4 drawn (the 5th, SM activity, needs two samples)" python3 -c '
 import sys
 for line in open(sys.argv[1]):
     if line.startswith("card "):
         pts = line.split("|")[0].split()[3:]
-        assert len(pts) == 4 and all(int(p) >= 1 for p in pts), line' "$tmp/first.txt"
+        assert len(pts) == 5 and all(int(p) >= 1 for p in pts[:4]), line' "$tmp/first.txt"
 check "cards show watts and MHz" grep -q '^card 0 PASS .* W.* MHz' "$tmp/first.txt"
 
 # values change: a later load shows other values (bounded wait; the simulated load varies)
@@ -185,9 +189,9 @@ check "the process named <script> is text" grep -qF "$(printf 'proc 5\t4242\t<b>
 check "no element made from data (one script element)" grep -q '^scripts 1$' "$tmp/fault.txt"
 check "the findings list GPU 3's thermal finding" grep -q '>3</td><td>WARN</td>' "$tmp/dom.html"
 
-# the detail of GPU 3: six 1 h charts, drawn
-detail_drawn() { dump "#gpu=3" && grep -Eq '^detail shown( [1-9][0-9]*){6}$' "$tmp/dom.txt"; }
-check "the detail of GPU 3 draws its 6 charts" wait_until 120 detail_drawn
+# the detail of GPU 3: ten 1 h charts (six series and the four GPM figures), drawn
+detail_drawn() { dump "#gpu=3" && grep -Eq '^detail shown( [1-9][0-9]*){10}$' "$tmp/dom.txt"; }
+check "the detail of GPU 3 draws its 10 charts" wait_until 120 detail_drawn
 
 check "no pool: its section stays hidden" grep -q '^pool hidden$' "$tmp/fault.txt"
 check "no pool: /api/v1/pool says so" [ "$(curl -s "$base/api/v1/pool")" = '{"pool":false}' ]

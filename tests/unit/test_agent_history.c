@@ -19,7 +19,7 @@
 #define SEC 1000000000ull
 #define T0 (1764460800ull * SEC) /* a round wall-clock time */
 
-static enum { S_UTIL, S_MEMUTIL, S_MEM, S_POWER, S_TEMP, S_CLOCK } series_order;
+static enum { S_UTIL, S_MEMUTIL, S_MEM, S_POWER, S_TEMP, S_CLOCK, S_SMACT, S_SMOCC, S_TENSOR, S_DRAM } series_order;
 
 static struct gpu_sample sample_at(uint64_t t, uint64_t util)
 {
@@ -64,6 +64,41 @@ static void test_quantize(void **state)
 	assert_int_equal(history_quantize(HISTORY_SERIES, 1, true), HISTORY_MISSING);
 	assert_string_equal(history_series[S_POWER].name, "power_mw");
 	assert_string_equal(history_series[S_CLOCK].name, "sm_clock_mhz");
+	/* the profiling figures: whole percent in 8 bits, 0xFF kept for "missing" */
+	assert_string_equal(history_series[S_SMACT].name, "prof_sm_active_pct");
+	assert_string_equal(history_series[S_DRAM].name, "prof_dram_active_pct");
+	assert_int_equal(history_quantize(S_TENSOR, 100, true), 100);
+	assert_int_equal(history_quantize(S_TENSOR, 0, true), 0);
+	assert_int_equal(history_quantize(S_SMOCC, 255, true), HISTORY_NARROW_Q_MAX);
+	assert_int_equal(history_quantize(S_SMOCC, 5, false), HISTORY_MISSING);
+}
+
+/* The profiling series round-trip through their 8 bits: a value, 0, and none (older GPUs: null). */
+static void test_profiling_series(void **state)
+{
+	(void)state;
+	struct history *h = history_new(1, 8, history_base_ns(T0));
+	struct gpu_sample s = sample_at(T0 + SEC, 98);
+	VAL_SET(s.prof_sm_active_pct, 93);
+	VAL_SET(s.prof_sm_occupancy_pct, 15);
+	VAL_SET(s.prof_tensor_active_pct, 0);
+	history_add(h, 0, &s);
+	s = sample_at(T0 + 2 * SEC, 98); /* no GPM: all four absent */
+	history_add(h, 0, &s);
+	json_t *root = render(h, ~0ull, 0);
+	json_t *g = json_array_get(json_object_get(root, "gpus"), 0);
+	json_t *act = json_object_get(g, "prof_sm_active_pct"), *occ = json_object_get(g, "prof_sm_occupancy_pct");
+	json_t *ten = json_object_get(g, "prof_tensor_active_pct"), *dram = json_object_get(g, "prof_dram_active_pct");
+	assert_int_equal(json_array_size(act), 2);
+	assert_int_equal(json_integer_value(json_array_get(act, 0)), 93);
+	assert_int_equal(json_integer_value(json_array_get(occ, 0)), 15);
+	assert_true(json_is_integer(json_array_get(ten, 0)));
+	assert_int_equal(json_integer_value(json_array_get(ten, 0)), 0);
+	assert_true(json_is_null(json_array_get(dram, 0)));
+	for (unsigned i = S_SMACT; i <= S_DRAM; i++)
+		assert_true(json_is_null(json_array_get(json_object_get(g, history_series[i].name), 1)));
+	json_decref(root);
+	history_free(h);
 }
 
 /* Every series is a row of the field table: named as its member (the key of
@@ -99,15 +134,15 @@ static void test_slots(void **state)
 	assert_null(history_new(2, HISTORY_MAX_SLOTS + 1, 0));
 }
 
-/* The default (1 h at 1 s) at 64 GPUs stays under 4 MiB. */
+/* The default (1 h at 1 s) at 64 GPUs stays under 4.5 MiB. */
 static void test_memory_bound(void **state)
 {
 	(void)state;
-	assert_int_equal(sizeof(struct history_point), 16);
+	assert_int_equal(sizeof(struct history_point), 20);
 	struct history *h = history_new(64, history_slots_for(3600 * SEC, SEC), history_base_ns(T0));
 	assert_non_null(h);
-	assert_true(history_bytes(h) < 4u << 20);
-	assert_true(history_bytes(h) >= 64u * 3600u * 16u);
+	assert_true(history_bytes(h) < 9u << 19);
+	assert_true(history_bytes(h) >= 64u * 3600u * 20u);
 	history_free(h);
 }
 
@@ -242,6 +277,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quantize),
+		cmocka_unit_test(test_profiling_series),
 		cmocka_unit_test(test_series_are_fields),
 		cmocka_unit_test(test_slots),
 		cmocka_unit_test(test_memory_bound),

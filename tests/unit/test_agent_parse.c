@@ -34,6 +34,7 @@ static void test_config_defaults_and_file(void **state)
 	assert_string_equal(c.kernel_log, "/dev/kmsg");
 	assert_int_equal(c.per_ip_connections, 32); /* on by default: slow clients (docs/agent.md) */
 	assert_int_equal(c.header_timeout_s, 5);
+	assert_false(c.dcgm_compat); /* dcgm-exporter's names: opt-in */
 
 	const char *text =
 		"# comment\n"
@@ -49,6 +50,7 @@ static void test_config_defaults_and_file(void **state)
 		"max_connections = 64\n"
 		"connection_timeout = 5\n"
 		"header_timeout = 2\n"
+		"dcgm_compat = on\n"
 		"slow_group_every = 5\r\n";
 	assert_int_equal(parse(&c, text, err, sizeof(err)), 0);
 	assert_string_equal(c.listen_host, "127.0.0.1");
@@ -66,6 +68,9 @@ static void test_config_defaults_and_file(void **state)
 	assert_int_equal(c.connection_timeout_s, 5);
 	assert_int_equal(c.header_timeout_s, 2);
 	assert_int_equal(c.slow_group_every, 5);
+	assert_true(c.dcgm_compat);
+	assert_int_equal(agent_config_set(&c, "dcgm_compat", "false", err, sizeof(err)), 0);
+	assert_false(c.dcgm_compat);
 }
 
 static void test_config_errors(void **state)
@@ -86,6 +91,7 @@ static void test_config_errors(void **state)
 		{ "listen = ::1:9477\n", "agent.conf:1: bad listen address" },
 		{ "max_connections = 0\n", "agent.conf:1: bad value '0' for 'max_connections'" },
 		{ "threads = -1\n", "agent.conf:1: bad value '-1' for 'threads'" },
+		{ "dcgm_compat = yes please\n", "agent.conf:1: bad value 'yes please' for 'dcgm_compat' (on or off)" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';

@@ -213,6 +213,8 @@ static void make_run(struct bench_run *run)
 	r->tel.test_s = 0.25;
 	r->tel.energy_j = 128.125;
 	strcpy(r->tel.energy_from, "readings");
+	r->tel.gpm_pct[BENCH_GPM_sm_active_pct] = 91.5; /* the profiling means; the others stay n/a */
+	r->tel.gpm_pct[BENCH_GPM_dram_active_pct] = 87.25;
 	r = bench_run_add(run, "copy", "h2d", "pinned");
 	r->gpu = 0;
 	r->size_bytes = 1ull << 30;
@@ -326,6 +328,8 @@ static void test_results_file_round_trip(void **state)
 		assert_string_equal(a->tel.energy_from, b->tel.energy_from);
 		assert_true(a->tel.energy_j == b->tel.energy_j || (isnan(a->tel.energy_j) && isnan(b->tel.energy_j)));
 		assert_true(a->tel.test_s == b->tel.test_s || (isnan(a->tel.test_s) && isnan(b->tel.test_s)));
+		for (unsigned k = 0; k < BENCH_TEL_NGPM; k++)
+			assert_true(a->tel.gpm_pct[k] == b->tel.gpm_pct[k] || (isnan(a->tel.gpm_pct[k]) && isnan(b->tel.gpm_pct[k])));
 	}
 	assert_float_equal(bench_result_aux(&back.r[1], "overlap"), 0.93, 0);
 	/* the same text again: the format is stable */
@@ -401,6 +405,8 @@ static void test_text_output(void **state)
 	assert_non_null(strstr(s, "failed: verification failed"));
 	assert_non_null(strstr(s, "skipped: one GPU: no peer"));
 	assert_non_null(strstr(s, "1755-1980 MHz"));
+	assert_non_null(strstr(s, "SM act/occ/tensor/DRAM"));
+	assert_non_null(strstr(s, "92/-/-/87 %")); /* the profiling means, one a figure missing */
 	assert_non_null(strstr(s, "SW Power Cap"));
 	assert_null(strstr(s, "Idle"));
 	/* the telemetry table: every row that ran, with its energy or why none */

@@ -543,17 +543,19 @@ static void test_bad_plan(void **state)
 static void rec_begin(void *arg, const int *g, unsigned n) { bench_tel_rec_begin(arg, g, n); }
 static void rec_end(void *arg, struct bench_result *r) { bench_tel_rec_end(arg, r); }
 
-static void test_telemetry_from_sampler(void **state)
+/* Runs the memory suite (six figures, each call 300 ms: several 20 ms samples,
+ * even on a busy machine) on NVML GPU gpu of the simulated server, with the
+ * sampler reading groups, telemetry recorded per figure. */
+static void run_memory_with_sampler(const char *server, int gpu, unsigned groups, struct bench_run *run)
 {
-	(void)state;
 	struct gpu_backend be = { 0 };
 	struct gpu_err gerr = { "" };
-	if (gpu_backend_open(&be, "sim", "h200x8", &gerr) != GPU_OK)
+	if (gpu_backend_open(&be, "sim", server, &gerr) != GPU_OK)
 		fail_msg("sim: %s", gerr.msg);
 	struct sampler_config cfg;
 	sampler_config_default(&cfg);
 	cfg.interval_ns = 20000000ull;
-	cfg.groups = GPU_GRP_BASIC;
+	cfg.groups = groups;
 	struct sampler *smp = NULL;
 	assert_int_equal(sampler_start(&smp, &be, &cfg, &gerr), 0);
 	assert_true(sampler_wait_first(smp, 5000000000ull));
@@ -561,23 +563,29 @@ static void test_telemetry_from_sampler(void **state)
 	assert_non_null(rec);
 
 	struct bench_plan p;
-	struct bench_run run;
 	plan_for(&p, BENCH_MEMORY, 1);
 	char serr[64];
 	bench_sizes_parse(&p, "64M", serr, sizeof(serr)); /* one latency point */
-	p.gpu[0] = 3; /* NVML GPU 3 of the simulated server */
+	p.gpu[0] = gpu;
 	memset(&fake, 0, sizeof(fake));
 	fake.timeout_device = -1;
-	fake.mem_sleep_ms = 300; /* long enough for several 20 ms samples, even on a busy machine */
+	fake.mem_sleep_ms = 300;
 	struct bench_hooks h = { .arg = rec, .now_ns = h_now, .tel_begin = rec_begin, .tel_end = rec_end };
 	char err[128];
-	bench_run_init(&run);
-	assert_int_equal(bench_run_plan(&api, &p, &h, &run, err, sizeof(err)), 0);
+	bench_run_init(run);
+	assert_int_equal(bench_run_plan(&api, &p, &h, run, err, sizeof(err)), 0);
 	bench_tel_rec_stop(rec);
 	sampler_stop(smp);
 	gpu_backend_close(&be);
 	/* read, write, copy (ours, runtime), triad, latency at 64 MiB; the 3 level figures */
-	assert_int_equal(run.n, 6 + 3);
+	assert_int_equal(run->n, 6 + 3);
+}
+
+static void test_telemetry_from_sampler(void **state)
+{
+	(void)state;
+	struct bench_run run;
+	run_memory_with_sampler("h200x8", 3, GPU_GRP_BASIC, &run);
 	for (size_t i = 0; i < 6; i++) {
 		const struct bench_telemetry *t = &run.r[i].tel;
 		if (t->samples < 2)
@@ -590,7 +598,34 @@ static void test_telemetry_from_sampler(void **state)
 		assert_true(t->test_s >= 0.3); /* the call sleeps 300 ms */
 		assert_float_equal(t->energy_j, t->power_w_avg * t->test_s, 1e-9);
 		assert_string_equal(t->energy_from, "readings");
+		/* the GPM group not read: no profiling figure, never a made-up 0 */
+		for (unsigned k = 0; k < BENCH_TEL_NGPM; k++)
+			assert_true(isnan(t->gpm_pct[k]));
 	}
+	bench_run_free(&run);
+}
+
+/* The profiling means per row (issue 32): on the simulated workloads' server,
+ * GPU 0 runs a GEMM-bound job (tensor busy), GPU 2 holds memory and runs
+ * nothing (every figure 0, present). */
+static void test_telemetry_gpm(void **state)
+{
+	(void)state;
+	struct bench_run run;
+	run_memory_with_sampler("h200-workloads", 0, GPU_GRP_BASIC | GPU_GRP_GPM, &run);
+	for (size_t i = 0; i < 6; i++) {
+		const struct bench_telemetry *t = &run.r[i].tel;
+		double tensor = t->gpm_pct[BENCH_GPM_tensor_active_pct], sm = t->gpm_pct[BENCH_GPM_sm_active_pct];
+		if (!(tensor > 50 && sm > 50 && sm <= 100 && tensor <= sm))
+			fail_msg("%s on the GEMM GPU: SM active %.1f %%, tensor %.1f %%", run.r[i].test, sm, tensor);
+		assert_true(t->gpm_pct[BENCH_GPM_dram_active_pct] < tensor);
+		assert_true(t->gpm_pct[BENCH_GPM_sm_occupancy_pct] >= 0);
+	}
+	bench_run_free(&run);
+	run_memory_with_sampler("h200-workloads", 2, GPU_GRP_BASIC | GPU_GRP_GPM, &run);
+	for (size_t i = 0; i < 6; i++)
+		for (unsigned k = 0; k < BENCH_TEL_NGPM; k++)
+			assert_float_equal(run.r[i].tel.gpm_pct[k], 0, 0);
 	bench_run_free(&run);
 }
 
@@ -634,8 +669,21 @@ static void test_telemetry_accumulation(void **state)
 	assert_float_equal(t.sm_clock_mhz_max, 1980, 0);
 	assert_float_equal(t.temp_c_max, 55, 0);
 	assert_int_equal(t.clock_event_reasons, CLK_EVT_SW_POWER_CAP); /* idle left out */
+	/* no GPM in the samples: no profiling figure */
+	assert_true(isnan(t.gpm_pct[BENCH_GPM_tensor_active_pct]));
 	/* a second GPU with one sample only: no energy window, power from its reading */
 	struct gpu_sample s2 = sample(1200, 70000, 300000, 1600, 61, 0);
+	/* (first, the profiling figures: each GPU's mean, then the mean over the GPUs that have them) */
+	struct gpu_sample g2 = s2;
+	VAL_SET(g2.prof_tensor_active_pct, 80);
+	bench_tel_acc_add(&a[1], &g2);
+	struct gpu_sample s3 = sample(1300, 70000, 300000, 1600, 61, 0);
+	VAL_SET(s3.prof_tensor_active_pct, 90);
+	bench_tel_acc_add(&a[1], &s3);
+	bench_tel_summarise(a, 2, 2.0, &t);
+	assert_float_equal(t.gpm_pct[BENCH_GPM_tensor_active_pct], 85.0, 1e-9); /* GPU 0 has none */
+	assert_true(isnan(t.gpm_pct[BENCH_GPM_dram_active_pct]));
+	bench_tel_acc_init(&a[1]);
 	bench_tel_acc_add(&a[1], &s2);
 	bench_tel_summarise(a, 2, 2.0, &t);
 	assert_float_equal(t.power_w_avg, 750.0, 1e-9);
@@ -688,6 +736,7 @@ int main(void)
 		cmocka_unit_test(test_bad_plan),
 		cmocka_unit_test(test_telemetry_accumulation),
 		cmocka_unit_test(test_telemetry_from_sampler),
+		cmocka_unit_test(test_telemetry_gpm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* metrics_dcgm.c - dcgm-exporter's names for the agent's values (see metrics_dcgm.h). */
+#include "metrics_dcgm.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define DCGM_ROW(name, type, member, mul, div, dec, help) \
+	{ #name, METRIC_##type, offsetof(struct gpu_sample, member), #member, mul, div, dec, help },
+const struct dcgm_compat_row dcgm_compat_rows[] = { DCGM_COMPAT_TABLE(DCGM_ROW) };
+#undef DCGM_ROW
+const size_t dcgm_compat_rows_n = sizeof(dcgm_compat_rows) / sizeof(dcgm_compat_rows[0]);
+
+/* dcgm-exporter's labels of GPU i, without the braces. */
+static void gpu_labels(struct abuf *b, const struct snapshot *snap, unsigned i, const struct metrics_opts *o)
+{
+	const struct gpu_static *st = &snap->gpu[i].st;
+	char idx[16], dev[24];
+	snprintf(idx, sizeof(idx), "%u", i);
+	snprintf(dev, sizeof(dev), "nvidia%u", i);
+	metrics_put_label(b, true, "gpu", idx);
+	metrics_put_label(b, false, "UUID", VAL_HAS(st->uuid) ? st->uuid.s : "");
+	metrics_put_label(b, false, "pci_bus_id", VAL_HAS(st->pci_bus_id) ? st->pci_bus_id.s : "");
+	metrics_put_label(b, false, "device", dev);
+	metrics_put_label(b, false, "modelName", VAL_HAS(st->name) ? st->name.s : "");
+	metrics_put_label(b, false, "Hostname", metrics_hostname(snap, o));
+	metrics_put_label(b, false, "container", "");
+	metrics_put_label(b, false, "namespace", "");
+	metrics_put_label(b, false, "pod", "");
+	for (unsigned k = 0; k < o->nlabels; k++)
+		metrics_put_label(b, false, o->labels[k].key, o->labels[k].value);
+}
+
+static void family_head(struct abuf *b, const char *name, enum metric_type type, const char *help, bool om)
+{
+	const char *t = type == METRIC_GAUGE ? "gauge" : om ? "unknown" : "counter";
+	abuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, t);
+}
+
+static void sample(struct abuf *b, const char *name, const struct abuf *lab, size_t from, size_t to, uint64_t v,
+		   unsigned dec)
+{
+	abuf_puts(b, name);
+	abuf_putc(b, '{');
+	abuf_put(b, lab->p + from, to - from);
+	abuf_put(b, "} ", 2);
+	abuf_put_scaled(b, v, dec);
+	abuf_putc(b, '\n');
+}
+
+/* The code of the XID seen last on GPU v, or 0. */
+static uint64_t last_xid(const struct gpu_view *v)
+{
+	uint64_t code = 0, at = 0;
+	for (unsigned k = 0; k < v->nxid && k < 32; k++)
+		if (v->xid[k].count && v->xid[k].last_ns >= at) {
+			at = v->xid[k].last_ns;
+			code = v->xid[k].code;
+		}
+	return code;
+}
+
+void metrics_dcgm_render(struct abuf *out, const struct snapshot *snap, const struct metrics_opts *o)
+{
+	struct abuf lab;
+	size_t off[GPU_MAX_GPUS + 1];
+	if (snap->n > GPU_MAX_GPUS)
+		return;
+	abuf_init(&lab);
+	for (unsigned i = 0; i < snap->n; i++) {
+		off[i] = lab.len;
+		gpu_labels(&lab, snap, i, o);
+	}
+	off[snap->n] = lab.len;
+	for (size_t r = 0; r < dcgm_compat_rows_n; r++) {
+		const struct dcgm_compat_row *row = &dcgm_compat_rows[r];
+		bool headed = false;
+		for (unsigned i = 0; i < snap->n; i++) {
+			const struct gpu_view *v = &snap->gpu[i];
+			const u64v *x = (const u64v *)(const void *)((const char *)&v->s + row->off);
+			if (!v->up || !VAL_HAS(*x))
+				continue;
+			if (!headed)
+				family_head(out, row->name, row->type, row->help, o->openmetrics);
+			headed = true;
+			sample(out, row->name, &lab, off[i], off[i + 1], x->v * row->mul / row->div, row->dec);
+		}
+	}
+	if (o->groups & MG_XID) {
+		bool headed = false;
+		for (unsigned i = 0; i < snap->n; i++) {
+			if (!snap->gpu[i].up)
+				continue;
+			if (!headed)
+				family_head(out, DCGM_COMPAT_XID_NAME, METRIC_GAUGE,
+					    "Value of the last XID error encountered (0: none since the agent started).",
+					    o->openmetrics);
+			headed = true;
+			sample(out, DCGM_COMPAT_XID_NAME, &lab, off[i], off[i + 1], last_xid(&snap->gpu[i]), 0);
+		}
+	}
+	if (lab.oom)
+		out->oom = true;
+	abuf_free(&lab);
+}

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test_metrics_dcgm.c - the agent's dcgm-exporter names (agent/metrics_dcgm.h):
+ * exact values, units and labels; nothing without the setting; absent values
+ * absent; OpenMetrics' types; docs/metrics.md names every row, and every
+ * counter of dcgm-exporter's default list is either served or listed there
+ * as not served. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/metrics_dcgm.h"
+#include "core/readfile.h"
+
+static void set_str(strv *f, const char *s)
+{
+	snprintf(f->s, sizeof(f->s), "%s", s);
+	f->st = VAL_OK;
+}
+
+static struct snapshot *snap2(void)
+{
+	struct snapshot *sn = snapshot_new(GPU_MAX_GPUS);
+	assert_non_null(sn);
+	sn->taken_ns = 1000000000000ull;
+	set_str(&sn->sys.hostname, "node1");
+	snprintf(sn->sys.server_name, sizeof(sn->sys.server_name), "h200x8");
+	sn->n = 2;
+	for (unsigned i = 0; i < 2; i++) {
+		struct gpu_view *v = &sn->gpu[i];
+		gpu_view_zero(v);
+		v->up = true;
+		set_str(&v->st.name, "NVIDIA H200");
+		set_str(&v->st.uuid, i ? "GPU-1111" : "GPU-0000");
+		set_str(&v->st.pci_bus_id, i ? "00000000:19:00.0" : "00000000:18:00.0");
+		struct gpu_sample *s = &v->s;
+		VAL_SET(s->mem_used_bytes, 1ull << 30);
+		VAL_SET(s->mem_free_bytes, (3ull << 30) + 5);
+		VAL_SET(s->power_mw, 350123);
+		VAL_SET(s->util_gpu_pct, 87);
+		VAL_SET(s->temp_c, 55);
+		VAL_SET(s->sm_clock_mhz, 1980);
+		VAL_SET(s->energy_mj, 123456789);
+		VAL_SET(s->viol_power_ns, 1500000000);
+		VAL_SET(s->prof_sm_active_pct, 92);
+		VAL_SET(s->prof_tensor_active_pct, 7);
+		VAL_SET(s->prof_pcie_tx_kbps, 1000);
+	}
+	/* GPU 0 saw XID 79 then 31: the last one is 31 */
+	sn->gpu[0].nxid = 2;
+	sn->gpu[0].xid[0].code = 79;
+	sn->gpu[0].xid[0].count = 2;
+	sn->gpu[0].xid[0].last_ns = 900;
+	sn->gpu[0].xid[1].code = 31;
+	sn->gpu[0].xid[1].count = 1;
+	sn->gpu[0].xid[1].last_ns = 950;
+	return sn;
+}
+
+static char *render(const struct snapshot *sn, bool compat, bool om)
+{
+	struct metrics_opts o;
+	metrics_opts_default(&o);
+	o.dcgm_compat = compat;
+	o.openmetrics = om;
+	struct abuf b;
+	abuf_init(&b);
+	assert_int_equal(metrics_render(&b, sn, &o), 0);
+	return b.p;
+}
+
+#define L0 "{gpu=\"0\",UUID=\"GPU-0000\",pci_bus_id=\"00000000:18:00.0\",device=\"nvidia0\",modelName=\"NVIDIA H200\"," \
+	   "Hostname=\"node1\",container=\"\",namespace=\"\",pod=\"\"}"
+#define L1 "{gpu=\"1\",UUID=\"GPU-1111\",pci_bus_id=\"00000000:19:00.0\",device=\"nvidia1\",modelName=\"NVIDIA H200\"," \
+	   "Hostname=\"node1\",container=\"\",namespace=\"\",pod=\"\"}"
+
+static void test_exact_values(void **state)
+{
+	(void)state;
+	struct snapshot *sn = snap2();
+	char *t = render(sn, true, false);
+	const char *want[] = {
+		"# TYPE DCGM_FI_DEV_FB_USED gauge\n",
+		"DCGM_FI_DEV_FB_USED" L0 " 1024\n",
+		"DCGM_FI_DEV_FB_USED" L1 " 1024\n",
+		"DCGM_FI_DEV_FB_FREE" L0 " 3072\n", /* whole MiB, as DCGM's */
+		"DCGM_FI_DEV_POWER_USAGE" L0 " 350.123\n",
+		"DCGM_FI_DEV_GPU_UTIL" L0 " 87\n",
+		"DCGM_FI_DEV_GPU_TEMP" L0 " 55\n",
+		"DCGM_FI_DEV_SM_CLOCK" L0 " 1980\n",
+		"# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter\n",
+		"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION" L0 " 123456789\n",
+		"DCGM_FI_DEV_POWER_VIOLATION" L0 " 1500000\n", /* microseconds */
+		"DCGM_FI_PROF_SM_ACTIVE" L0 " 0.92\n",          /* ratios */
+		"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE" L1 " 0.07\n",
+		"DCGM_FI_PROF_PCIE_TX_BYTES" L0 " 1024000\n",   /* bytes per second */
+		"DCGM_FI_DEV_XID_ERRORS" L0 " 31\n",
+		"DCGM_FI_DEV_XID_ERRORS" L1 " 0\n",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(t, want[i]))
+			fail_msg("missing: %s", want[i]);
+	/* the gpuctl families are all still there */
+	assert_non_null(strstr(t, "gpuctl_gpu_memory_used_bytes{"));
+	/* a value the GPUs lack has no family at all */
+	assert_null(strstr(t, "DCGM_FI_DEV_MEMORY_TEMP"));
+	assert_null(strstr(t, "DCGM_FI_PROF_DRAM_ACTIVE"));
+	free(t);
+	snapshot_free(sn);
+}
+
+static void test_off_by_default(void **state)
+{
+	(void)state;
+	struct snapshot *sn = snap2();
+	char *t = render(sn, false, false);
+	/* (gpuctl's own HELP texts name their DCGM equivalents: no family, no series) */
+	assert_null(strstr(t, "# TYPE DCGM_"));
+	assert_null(strstr(t, "\nDCGM_"));
+	free(t);
+	snapshot_free(sn);
+}
+
+static void test_down_gpu_and_groups(void **state)
+{
+	(void)state;
+	struct snapshot *sn = snap2();
+	sn->gpu[1].up = false;
+	char *t = render(sn, true, false);
+	assert_null(strstr(t, "gpu=\"1\",UUID"));
+	assert_non_null(strstr(t, "DCGM_FI_DEV_FB_USED" L0));
+	free(t);
+	/* without the xid group the agent does not know the XIDs: no series */
+	struct metrics_opts o;
+	metrics_opts_default(&o);
+	o.dcgm_compat = true;
+	o.groups &= ~(unsigned)MG_XID;
+	struct abuf b;
+	abuf_init(&b);
+	assert_int_equal(metrics_render(&b, sn, &o), 0);
+	assert_null(strstr(b.p, DCGM_COMPAT_XID_NAME));
+	abuf_free(&b);
+	snapshot_free(sn);
+}
+
+static void test_openmetrics_types(void **state)
+{
+	(void)state;
+	struct snapshot *sn = snap2();
+	char *t = render(sn, true, true);
+	/* a counter named without _total cannot be an OpenMetrics counter */
+	assert_non_null(strstr(t, "# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION unknown\n"));
+	assert_non_null(strstr(t, "# TYPE DCGM_FI_DEV_FB_USED gauge\n"));
+	/* and the families stay before the end marker */
+	const char *eof = strstr(t, "# EOF\n");
+	assert_non_null(eof);
+	assert_true(strstr(t, "DCGM_FI_DEV_XID_ERRORS") < eof);
+	assert_string_equal(eof, "# EOF\n");
+	free(t);
+	snapshot_free(sn);
+}
+
+static char *read_rel(const char *rel)
+{
+	const char *dir = getenv("GPUCTL_TEST_DIR");
+	assert_non_null(dir);
+	char path[1024], err[256];
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	size_t len = 0;
+	char *doc = read_whole_file(path, 1 << 20, &len, err, sizeof(err));
+	if (!doc)
+		fail_msg("cannot read %s: %s", path, err);
+	return doc;
+}
+
+static bool served(const char *name)
+{
+	for (size_t r = 0; r < dcgm_compat_rows_n; r++)
+		if (strcmp(dcgm_compat_rows[r].name, name) == 0)
+			return true;
+	return strcmp(name, DCGM_COMPAT_XID_NAME) == 0;
+}
+
+/* docs/metrics.md has a row for every name served, and each of its DCGM rows is served or says it is not. */
+static void test_docs_and_default_counters(void **state)
+{
+	(void)state;
+	char *doc = read_rel("../docs/metrics.md");
+	char cell[160];
+	for (size_t r = 0; r <= dcgm_compat_rows_n; r++) {
+		const char *name = r < dcgm_compat_rows_n ? dcgm_compat_rows[r].name : DCGM_COMPAT_XID_NAME;
+		snprintf(cell, sizeof(cell), "| `%s` |", name);
+		if (!strstr(doc, cell))
+			fail_msg("docs/metrics.md has no row for %s", name);
+	}
+	for (const char *p = strstr(doc, "| `DCGM_FI_"); p; p = strstr(p + 1, "| `DCGM_FI_")) {
+		char name[128];
+		assert_int_equal(sscanf(p + 3, "%127[A-Z0-9_]", name), 1);
+		const char *eol = strchr(p, '\n');
+		bool says_not = eol && memmem(p, (size_t)(eol - p), "not served", 10);
+		if (served(name) == says_not)
+			fail_msg("docs/metrics.md: %s is %s but its row says otherwise", name, served(name) ? "served" : "not served");
+	}
+	/* every counter dcgm-exporter collects by default has its row */
+	char *csv = read_rel("data/dcgm-exporter/default-counters.csv");
+	unsigned n = 0;
+	for (char *line = strtok(csv, "\n"); line; line = strtok(NULL, "\n")) {
+		char name[128];
+		if (line[0] == '#' || sscanf(line, " %127[A-Z0-9_]", name) != 1 || strncmp(name, "DCGM_FI_", 8) != 0)
+			continue;
+		n++;
+		snprintf(cell, sizeof(cell), "| `%s` |", name);
+		if (!strstr(doc, cell))
+			fail_msg("docs/metrics.md has no row for dcgm-exporter's default counter %s", name);
+	}
+	assert_true(n >= 20);
+	free(csv);
+	free(doc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exact_values),
+		cmocka_unit_test(test_off_by_default),
+		cmocka_unit_test(test_down_gpu_and_groups),
+		cmocka_unit_test(test_openmetrics_types),
+		cmocka_unit_test(test_docs_and_default_counters),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
