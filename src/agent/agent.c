@@ -336,6 +336,7 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 	uint64_t t0 = clock_mono_ns();
 	sampler_read(a->sampler, s->snap);
 	history_add_snapshot(a->history, s->snap);
+	evlog_gpus(&a->evlog, s->snap, a->rules, agent_log_push, a);
 	char fault_file[256] = "";
 	int fault_file_bad = s->snap->sys.simulated ? sim_fault_file_error(a->be, fault_file, sizeof(fault_file)) : -1;
 	pthread_mutex_lock(&a->mu);
@@ -630,6 +631,7 @@ static struct agent *agent_new(struct gpu_backend *be, const struct agent_config
 	atomic_store(&a->kernel_log, -1);
 	pthread_mutex_init(&a->pub_mu, NULL);
 	pthread_mutex_init(&a->mu, NULL);
+	pthread_mutex_init(&a->log_mu, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -652,6 +654,7 @@ void agent_free(struct agent *a)
 	history_free(a->history);
 	pthread_mutex_destroy(&a->pub_mu);
 	pthread_mutex_destroy(&a->mu);
+	pthread_mutex_destroy(&a->log_mu);
 	pthread_cond_destroy(&a->cv);
 	free(a);
 }

@@ -20,6 +20,8 @@
 
 #include "device/gpu.h"
 
+struct pool_job;
+
 struct pool;
 struct sampler;
 struct health_rules;
@@ -48,6 +50,10 @@ struct pool_config {
 	uint64_t log_limit;           /* bytes kept of each job's stdout and stderr (head and tail); 0: none */
 	uint64_t log_retention_ns;    /* ended jobs' directories removed this long after they end; 0: kept */
 	uint64_t min_free_bytes;      /* no job starts while the state directory's filesystem has less free */
+	/* called (with the pool's lock held: it must not call the pool) when a job
+	 * starts running and when it ends; NULL: none (the agent logs them) */
+	void (*on_job)(void *arg, const struct pool_job *j);
+	void *on_job_arg;
 };
 
 void pool_config_default(struct pool_config *c);
