@@ -302,6 +302,7 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 	s->tick = k;
 	s->snap = k->snap;
 	history_add_snapshot(a->history, s->snap);
+	evlog_gpus(&a->evlog, s->snap, a->rules, agent_log_push, a);
 	struct leakwatch_leak *leaks = a->notes.leaks;
 	unsigned nleaks = a->notes.nleaks;
 	int fault_file_bad = a->notes.fault_file_bad;
@@ -600,6 +601,7 @@ static struct agent *agent_new(struct gpu_backend *be, const struct agent_config
 	atomic_store(&a->kernel_log, -1);
 	pthread_mutex_init(&a->pub_mu, NULL);
 	pthread_mutex_init(&a->mu, NULL);
+	pthread_mutex_init(&a->log_mu, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -623,6 +625,7 @@ void agent_free(struct agent *a)
 	history_free(a->history);
 	pthread_mutex_destroy(&a->pub_mu);
 	pthread_mutex_destroy(&a->mu);
+	pthread_mutex_destroy(&a->log_mu);
 	pthread_cond_destroy(&a->cv);
 	free(a);
 }

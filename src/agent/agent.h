@@ -60,6 +60,10 @@ void agent_get_status(struct agent *a, struct agent_status *st);
  * the next one (or stops). Move the clock by at most an interval at a time:
  * like the real clock's, ticks missed by more are skipped. */
 void agent_clock_moved(struct agent *a);
+/* The agent's own log since the last call, oldest first: a GPU that stops
+ * answering or comes back, an XID, a pool job that starts or ends (evlog.h).
+ * print(arg, line) for each line (no newline); the number of lines. */
+unsigned agent_take_log(struct agent *a, void (*print)(void *arg, const char *line), void *arg);
 void agent_stop(struct agent *a);
 /* agent_stop() within timeout_ns (the stop_timeout setting): the pool's
  * state first (its running jobs left running for the next start to

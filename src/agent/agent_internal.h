@@ -11,6 +11,7 @@
 #include "api.h"
 #include "render_ahead.h"
 #include "gz.h"
+#include "evlog.h"
 #include "core/clock.h"
 
 /* The expositions: Prometheus text 0.0.4 and OpenMetrics 1.0. Each comes in
@@ -67,6 +68,10 @@ struct http_door;
 struct render_scratch;
 struct history;
 
+struct pool_job;
+
+#define AGENT_LOG_RING 64
+
 struct agent {
 	struct agent_config cfg;
 	struct agent_env env;
@@ -107,7 +112,18 @@ struct agent {
 	struct pool *job_pool;        /* the job pool when enabled (src/pool/pool_agent.c) */
 	struct leakwatch *leaks;      /* the memory-leak watch (render thread only); NULL without process lists */
 	struct history *history;      /* /api/v1/history (history.h); NULL when off (history = 0) */
+
+	/* the agent's own log (agent_log.c): lines queued for the command to print */
+	struct evlog evlog;           /* the render thread's: what it has seen of the GPUs */
+	pthread_mutex_t log_mu;       /* guards the ring below (taken by the render thread and the pool's hook) */
+	char log_ring[AGENT_LOG_RING][EVLOG_LINE];
+	unsigned log_head, log_n, log_dropped;
 };
+
+/* agent_log.c: queues one line for agent_take_log (an evlog_emit; arg is the agent). */
+void agent_log_push(void *arg, const char *line);
+/* The pool's on_job hook: a job started or ended (arg is the agent). */
+void agent_log_job(void *arg, const struct pool_job *j);
 
 /* Takes a reference on the latest rendered responses (NULL before the first). */
 struct published *agent_acquire(struct agent *a);

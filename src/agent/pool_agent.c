@@ -149,6 +149,8 @@ int pool_agent_start(struct agent *a, char *err, size_t errlen)
 	if (a->cfg.pool_user_job_limit) /* else the default */
 		pc.max_jobs_per_user = a->cfg.pool_user_job_limit == UINT_MAX ? 0 : a->cfg.pool_user_job_limit;
 	pc.isolation = (enum pool_isolation)a->cfg.pool_isolation;
+	pc.on_job = agent_log_job; /* the agent's log says when a job starts and ends */
+	pc.on_job_arg = a;
 	if (a->cfg.pool_kill_grace_ns)
 		pc.kill_grace_ns = a->cfg.pool_kill_grace_ns;
 	uint64_t *limits[][2] = { { &pc.log_limit, &a->cfg.pool_log_limit },

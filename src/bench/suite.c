@@ -24,6 +24,26 @@ const char *bench_suite_name(unsigned bit)
 	return "?";
 }
 
+size_t bench_run_keep(struct bench_run *run, unsigned suites, bool by_gpu, uint64_t gpus)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < run->n; i++) {
+		const struct bench_result *r = &run->r[i];
+		unsigned bit = 0;
+		for (unsigned j = 0; j < BENCH_NSUITES && !bit; j++)
+			if (strcmp(r->suite, suite_names[j]) == 0)
+				bit = 1u << j;
+		bool keep = bit ? (suites & bit) != 0 : (suites & BENCH_ALL_SUITES) == BENCH_ALL_SUITES;
+		if (keep && by_gpu)
+			keep = (r->gpu >= 0 && r->gpu < 64 && (gpus >> r->gpu & 1u)) ||
+			       (r->peer >= 0 && r->peer < 64 && (gpus >> r->peer & 1u));
+		if (keep)
+			run->r[k++] = *r;
+	}
+	run->n = k;
+	return k;
+}
+
 int bench_suites_parse(const char *spec, unsigned *mask, char *err, size_t errlen)
 {
 	*mask = 0;

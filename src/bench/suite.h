@@ -61,6 +61,13 @@ const char *bench_suite_name(unsigned bit);            /* "copy" ... */
 /* "copy,memory" or "all" into a mask. Returns 0, or -1 naming the bad name. */
 int bench_suites_parse(const char *spec, unsigned *mask, char *err, size_t errlen);
 
+/* Keeps the results of a saved run that `-s` and `-i` select (--results):
+ * those of a suite in `suites` (a result of a suite this build does not know
+ * is kept only with every suite), and, when by_gpu, those whose GPU or p2p
+ * peer is in `gpus` (bit i = GPU i): results on all GPUs or the host (gpu -1)
+ * go. In order; returns how many are left. */
+size_t bench_run_keep(struct bench_run *run, unsigned suites, bool by_gpu, uint64_t gpus);
+
 #define BENCH_MAX_SIZES 16
 
 struct bench_plan {

@@ -206,6 +206,14 @@ static int run_once(struct cmd_ctx *ctx, const struct agent_config *cfg, const s
 	return w == len ? EXIT_OK : EXIT_IOERR;
 }
 
+/* One line of the agent's own log (agent_take_log), as its other lines: "gpuctl agent: ...". */
+static void print_log_line(void *arg, const char *line)
+{
+	struct cmd_ctx *ctx = arg;
+	char clean[512];
+	fprintf(ctx->err, "gpuctl agent: %s\n", term_clean(clean, sizeof(clean), line));
+}
+
 int cmd_agent(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	if (help_asked(argc, argv, 1)) { /* whatever else the line holds */
@@ -264,6 +272,8 @@ int cmd_agent(int argc, char **argv, struct cmd_ctx *ctx)
 
 	sigdelset(&set, SIGPIPE);
 	int sig = 0;
+	agent_take_log(a, print_log_line, ctx); /* a GPU already down at start */
+	fflush(ctx->err);
 	/* each second: a simulated server's run-time fault file that stops (or
 	 * starts again) being applied goes to the log once, as it changes */
 	char fault_file_logged[sizeof(st.sim_fault_file_error)] = "";
@@ -272,6 +282,9 @@ int cmd_agent(int argc, char **argv, struct cmd_ctx *ctx)
 		sig = sigtimedwait(&set, NULL, &second);
 		if (sig == SIGINT || sig == SIGTERM)
 			break;
+		/* what happened since: GPUs lost and back, XIDs, jobs started and ended */
+		if (agent_take_log(a, print_log_line, ctx))
+			fflush(ctx->err);
 		agent_get_status(a, &st);
 		if (strcmp(st.sim_fault_file_error, fault_file_logged) == 0)
 			continue;

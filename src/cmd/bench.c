@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "bench/output.h"
+#include "core/gpu_select.h"
 #include "bench/results_file.h"
 #include "kernels_host/train_ref.h"
 #include "bench_measure.h"
@@ -26,6 +27,7 @@ struct bench_opts {
 	struct bench_thresholds thr;
 	const char *gpus, *save, *results, *kernels;
 	bool json, csv, quiet, suites_given;
+	unsigned long given; /* bit k: option k was given */
 };
 
 enum {
@@ -99,7 +101,7 @@ static const struct cmd_help bench_help = {
 	.name = "bench",
 	.usage = "[--quick | --full] [-s SUITES] [-i GPUS] [--size LIST] [--iters N]\n"
 		 "                    [--min-ratio R | SUITE=R,...] [--json | --csv] [--save FILE]\n"
-		 "       gpuctl bench --results FILE [--min-ratio ...] [--json | --csv]",
+		 "       gpuctl bench --results FILE [-s SUITES] [-i GPUS] [--min-ratio ...] [--json | --csv]",
 	.what = "Measures the GPUs against their datasheet: each figure is the median of device-timed\n"
 		"samples, verified, with min, max, spread, the bytes or FLOPs counted, the datasheet\n"
 		"limit and the ratio; clocks, power, temperature and throttle reasons kept per test.\n",
@@ -158,6 +160,7 @@ static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct bench_o
 			return -1;
 		if (opt == OPT_ERROR)
 			return rc;
+		o->given |= 1ul << opt;
 		switch (opt) {
 		case OPT_BENCH_QUICK: o->plan.full = false; break;
 		case OPT_BENCH_FULL: o->plan.full = true; break;
@@ -185,6 +188,19 @@ static int parse_args(int argc, char **argv, struct cmd_ctx *ctx, struct bench_o
 	}
 	if (o->plan.full && !o->suites_given)
 		o->plan.suites = BENCH_ALL_SUITES;
+	/* a saved run is filtered and judged again, not measured again */
+	static const int measure_only[] = { OPT_BENCH_QUICK,  OPT_BENCH_FULL,	 OPT_BENCH_SIZE, OPT_BENCH_ITERS,
+					    OPT_BENCH_SUSTAINED, OPT_BENCH_MODEL, OPT_BENCH_GRAD_ACCUM,
+					    OPT_BENCH_TIMEOUT, OPT_BENCH_WARMUP, OPT_BENCH_SEED, OPT_BENCH_KERNELS };
+	for (size_t i = 0; o->results && i < sizeof(measure_only) / sizeof(measure_only[0]); i++) {
+		if (o->given >> measure_only[i] & 1ul) {
+			char name[64];
+			cmd_error(ctx, "bench", "option '%s' is for measuring; with --results only -s, -i, --min-ratio, "
+				  "--json, --csv and --save apply",
+				  opt_spelling(&bench_opts[measure_only[i]], name, sizeof(name)));
+			return EXIT_USAGE;
+		}
+	}
 	return 0;
 }
 
@@ -223,6 +239,21 @@ static int from_file(struct cmd_ctx *ctx, struct bench_opts *o)
 		cmd_error(ctx, "bench", "%s", err);
 		return rc == -1 ? EXIT_NOINPUT : EXIT_DATAERR;
 	}
+	/* -s and -i: the suites and GPUs asked for (the GPUs as the file names them) */
+	uint64_t gpus = 0;
+	if (o->gpus) {
+		struct gpu_ident ids[BENCH_MAX_GPUS] = { { NULL, NULL } };
+		unsigned n = run.ngpus < BENCH_MAX_GPUS ? run.ngpus : BENCH_MAX_GPUS;
+		for (unsigned k = 0; k < n; k++)
+			ids[k] = (struct gpu_ident){ run.gpu[k].uuid[0] ? run.gpu[k].uuid : NULL,
+						     run.gpu[k].pci_bus_id[0] ? run.gpu[k].pci_bus_id : NULL };
+		if (gpu_select_parse(o->gpus, ids, n, &gpus, err, sizeof(err)) != 0) {
+			cmd_error(ctx, "bench", "option '-i': %s in '%s' (%u GPU%s)", err, o->results, n, n == 1 ? "" : "s");
+			bench_run_free(&run);
+			return EXIT_USAGE;
+		}
+	}
+	bench_run_keep(&run, o->suites_given ? o->plan.suites : BENCH_ALL_SUITES, o->gpus != NULL, gpus);
 	/* datasheet limits from today's catalog; thresholds only when given again */
 	bool any_thr = !isnan(o->thr.all) || o->thr.n;
 	struct catalog cat = { 0 };

@@ -7,17 +7,19 @@
 #include "core/table.h"
 #include "plan_cmd.h"
 
-enum { MIG_GPU = PLAN_OPT_FIRST_OWN, MIG_REQUEST };
+enum { MIG_GPU = PLAN_OPT_FIRST_OWN, MIG_REQUEST, MIG_ID };
 const struct opt_spec plan_mig_opts[] = {
 	PLAN_COMMON_SPECS,
 	[MIG_GPU] = { "gpu", 0, OPT_STRING, "KEY", "a catalog GPU with MIG, e.g. 'H200 SXM'", NULL, 0, 0, NULL },
 	[MIG_REQUEST] = { "request", 0, OPT_STRING, "LIST", "instances to lay out, e.g. 3x1g.18gb,1x3g.71gb", NULL, 0, 0,
 			  NULL },
+	[MIG_ID] = { "id", 'i', OPT_INT, "INDEX", "the GPU index the apply commands name", "0", 0, 63, NULL },
 };
 const size_t plan_mig_nopts = sizeof(plan_mig_opts) / sizeof(plan_mig_opts[0]);
 
 struct mig_opts {
 	const char *gpu, *request;
+	long long id;
 };
 
 static int mig_take(struct pctx *p, int opt, const struct opt_value *v, void *arg)
@@ -28,6 +30,8 @@ static int mig_take(struct pctx *p, int opt, const struct opt_value *v, void *ar
 		o->gpu = v->text;
 	else if (opt == MIG_REQUEST)
 		o->request = v->text;
+	else if (opt == MIG_ID)
+		o->id = v->num;
 	return 0;
 }
 
@@ -88,6 +92,7 @@ int plan_mig_cmd(struct pctx *p, int argc, char **argv)
 	int exit_code = EXIT_OK;
 	struct plan_mig_layout l = { 0 };
 	const char *why = NULL;
+	char cgi[PLAN_MIG_MAX * (MIG_PROFILE_LEN + 8)] = "", enable[64], create[sizeof(cgi) + 64];
 	if (request) {
 		struct plan_mig_req reqs[PLAN_MIG_MAX];
 		unsigned nreq;
@@ -115,6 +120,15 @@ int plan_mig_cmd(struct pctx *p, int argc, char **argv)
 			}
 			json_object_set_new(root, "fits", json_true());
 			json_object_set_new(root, "layout", jl);
+			/* the commands that make it: MIG mode on, then the GPU instances at
+			 * their positions, each with its default compute instance (-C) */
+			plan_mig_cgi(&l, cgi, sizeof(cgi));
+			snprintf(enable, sizeof(enable), "nvidia-smi -i %lld -mig 1", o.id);
+			snprintf(create, sizeof(create), "nvidia-smi mig -i %lld -cgi %s -C", o.id, cgi);
+			json_t *jc = json_array();
+			json_array_append_new(jc, json_string(enable));
+			json_array_append_new(jc, json_string(create));
+			json_object_set_new(root, "commands", jc);
 		}
 	}
 	FILE *f = p->ctx->out;
@@ -132,6 +146,8 @@ int plan_mig_cmd(struct pctx *p, int argc, char **argv)
 				fprintf(f, "  %-10s start %u: memory slices %u-%u, compute slices %u-%u\n", l.s[k].profile,
 					l.s[k].mem_start, l.s[k].mem_start, l.s[k].mem_start + l.s[k].mem_size - 1,
 					l.s[k].cmp_start, l.s[k].cmp_start + l.s[k].cmp_size - 1);
+			fprintf(f, "\nto apply it to GPU %lld (as root; MIG mode on needs the GPU idle, and may need a reset):\n"
+				   "  %s\n  %s\n", o.id, enable, create);
 		}
 		if (p->explain)
 			fprintf(f, "\nHow this was computed (docs/plan.md): a profile of g compute and m memory slices starts at a "

@@ -19,7 +19,8 @@
 #include "view/moncol.h"
 #include "core/proc_stat.h"
 
-enum { OPT_TOP_DELAY, OPT_TOP_ID, OPT_TOP_NO_CHARTS, OPT_TOP_EXIT_AFTER, OPT_TOP_MEASURE_CPU };
+enum { OPT_TOP_DELAY, OPT_TOP_ID, OPT_TOP_NO_CHARTS, OPT_TOP_EXIT_AFTER, OPT_TOP_MEASURE_CPU, OPT_TOP_ONCE, OPT_TOP_BATCH,
+       OPT_TOP_ITERATIONS, OPT_TOP_USER };
 static const struct opt_spec top_opts[] = {
 	[OPT_TOP_DELAY] = OPT_SPEC_DELAY("refresh interval"),
 	[OPT_TOP_ID] = OPT_SPEC_GPU_IDS,
@@ -31,17 +32,26 @@ static const struct opt_spec top_opts[] = {
 				  "on exit, write the CPU time top used (from /proc/self/stat)\n"
 				  "as a share of one core since the first screen into FILE",
 				  NULL, 0, 0, NULL },
+	[OPT_TOP_ONCE] = { "once", 0, OPT_FLAG, NULL, "print one screen as plain text and exit (-b -n 1)", NULL, 0, 0, NULL },
+	[OPT_TOP_BATCH] = { "batch", 'b', OPT_FLAG, NULL,
+			    "batch mode: plain text on stdout every refresh, no terminal\n"
+			    "needed, with each process's CPU %, host memory and runtime",
+			    NULL, 0, 0, NULL },
+	[OPT_TOP_ITERATIONS] = { "iterations", 'n', OPT_INT, "N", "stop after N screens (implies --batch)", "until interrupted",
+				 1, 1000000000, NULL },
+	[OPT_TOP_USER] = { "user", 0, OPT_STRING, "NAME", "only the processes of user NAME", "all", 0, 0, NULL },
 };
 
 static const struct cmd_help top_help = {
 	.name = "top",
-	.usage = "[-d DURATION] [-i ID[,ID...]] [--no-charts]\n"
-		 "                  [--exit-after DURATION] [--measure-cpu FILE]",
+	.usage = "[-d DURATION] [-i ID[,ID...]] [--user NAME] [--no-charts]\n"
+		 "                  [--exit-after DURATION] [--measure-cpu FILE]\n"
+		 "       gpuctl top --once | -b [-n N] [-d DURATION] [-i ID[,ID...]] [--user NAME]",
 	.what = "A live view of the GPUs and their processes (keys: ? for help, q to quit).\n",
 	.opts = top_opts,
 	.nopts = sizeof(top_opts) / sizeof(top_opts[0]),
-	.exits = "0 quit, 64 usage (or no terminal), 65 bad simulation file, 66 no simulation file,\n"
-		 "            69 no GPU/driver, 74 --measure-cpu FILE could not be written",
+	.exits = "0 quit, 64 usage (or no terminal without --once/-b), 65 bad simulation file, 66 no simulation file,\n"
+		 "            69 no GPU/driver, 74 --measure-cpu FILE (or, in batch mode, stdout) could not be written",
 };
 
 const char *top_signal_name(int sig)
@@ -57,8 +67,9 @@ const char *top_signal_name(int sig)
 
 struct top_opts {
 	uint64_t interval_ns, exit_after_ns;
-	const char *ids, *cpu_file;
-	bool no_charts;
+	const char *ids, *cpu_file, *user;
+	bool no_charts, batch;
+	long iterations; /* batch mode: 0 until interrupted */
 };
 
 static int parse_opts(int argc, char **argv, struct cmd_ctx *ctx, struct top_opts *o)
@@ -77,16 +88,23 @@ static int parse_opts(int argc, char **argv, struct cmd_ctx *ctx, struct top_opt
 		case OPT_TOP_EXIT_AFTER: o->exit_after_ns = (uint64_t)v.num; break;
 		case OPT_TOP_ID: o->ids = v.text; break;
 		case OPT_TOP_NO_CHARTS: o->no_charts = true; break;
+		case OPT_TOP_ONCE: o->batch = true; o->iterations = 1; break;
+		case OPT_TOP_BATCH: o->batch = true; break;
+		case OPT_TOP_ITERATIONS: o->batch = true; o->iterations = (long)v.num; break;
+		case OPT_TOP_USER: o->user = v.text; break;
 		default: o->cpu_file = v.text; break; /* --measure-cpu */
 		}
 	}
 	if (cmd_check_gpu_spec(ctx, "top", o->ids) != EXIT_OK)
 		return EXIT_USAGE;
+	if (o->batch && (o->no_charts || o->exit_after_ns || o->cpu_file)) {
+		cmd_error(ctx, "top", "--no-charts, --exit-after and --measure-cpu are for the screen, not batch mode");
+		return EXIT_USAGE;
+	}
 	return EXIT_OK;
 }
 
-/* New data: keep the old snapshot for rates, read the new one, record history, list processes. */
-static void refresh_data(struct top_ui *ui)
+void top_refresh(struct top_ui *ui)
 {
 	struct snapshot *t = ui->prev;
 	ui->prev = ui->w.snap;
@@ -96,6 +114,7 @@ static void refresh_data(struct top_ui *ui)
 	for (unsigned k = 0; k < ui->nshown; k++)
 		top_hist_push_view(&ui->hist[ui->shown[k]], &ui->w.snap->gpu[ui->shown[k]]);
 	ui->nproc = top_procs_collect(ui->w.snap, ui->w.mask, ui->procs, TOP_MAX_PROCS);
+	ui->nproc = top_procs_filter_user(ui->procs, ui->nproc, ui->user);
 	top_procs_sort(ui->procs, ui->nproc, ui->sort, ui->reverse);
 	/* the selection follows its process */
 	ui->proc_sel = ui->nproc && ui->proc_sel >= ui->nproc ? ui->nproc - 1 : ui->proc_sel;
@@ -237,7 +256,7 @@ static int run_screen(struct top_ui *ui, const struct top_opts *o)
 		init_pair(5, COLOR_WHITE, COLOR_RED);
 		ui->color = true;
 	}
-	refresh_data(ui);
+	top_refresh(ui);
 	top_draw(ui);
 	uint64_t start = clock_mono_ns(), next = start + ui->interval_ns, ticks0 = 0;
 	bool have_ticks = read_cpu_ticks(&ticks0) == 0;
@@ -247,7 +266,7 @@ static int run_screen(struct top_ui *ui, const struct top_opts *o)
 		if (o->exit_after_ns && now - start >= o->exit_after_ns)
 			break;
 		if (now >= next) {
-			refresh_data(ui);
+			top_refresh(ui);
 			top_draw(ui);
 			next += ui->interval_ns;
 			if (next <= now)
@@ -291,8 +310,8 @@ int cmd_top(int argc, char **argv, struct cmd_ctx *ctx)
 	int rc = parse_opts(argc, argv, ctx, &o);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		cmd_error(ctx, "top", "needs a terminal; for a stream of lines use 'gpuctl dmon'");
+	if (!o.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		cmd_error(ctx, "top", "needs a terminal; for plain text use 'gpuctl top --once' or '-b', for a stream of lines 'gpuctl dmon'");
 		return EXIT_USAGE;
 	}
 	setlocale(LC_ALL, "");
@@ -304,6 +323,7 @@ int cmd_top(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	ui->ctx = ctx;
 	ui->interval_ns = o.interval_ns;
+	ui->user = o.user;
 	ui->charts = !o.no_charts;
 	ui->utf8 = cs && (strstr(cs, "UTF-8") || strstr(cs, "utf8") || strstr(cs, "UTF8"));
 	/* The slow groups every ~5 s (reading every group of 2 H200s each second
@@ -326,7 +346,7 @@ int cmd_top(int argc, char **argv, struct cmd_ctx *ctx)
 			if (gpu_select_has(ui->w.mask, g))
 				ui->shown[ui->nshown++] = g;
 		watch_catch_signals();
-		rc = run_screen(ui, &o);
+		rc = o.batch ? top_batch(ui, o.iterations) : run_screen(ui, &o);
 	}
 	free(ui->prev);
 	free(ui->hist);

@@ -380,45 +380,21 @@ static void draw_title(struct top_ui *ui, int cols)
 	penf(&p, A_NORMAL, "  %s  every %.1f s", clock, (double)ui->interval_ns / 1e9);
 
 	/* summary: power, utilization and memory over the GPUs that report them */
-	double pw = 0, lim = 0, util = 0, used = 0, total = 0;
-	unsigned npw = 0, nlim = 0, nutil = 0, nmem = 0, down = 0;
-	for (unsigned k = 0; k < ui->nshown; k++) {
-		const struct gpu_view *v = &ui->w.snap->gpu[ui->shown[k]];
-		if (!v->up) {
-			down++;
-			continue;
-		}
-		if (v->s.power_mw.st == VAL_OK) {
-			pw += (double)v->s.power_mw.v / 1000.0;
-			npw++;
-		}
-		if (v->s.power_limit_mw.st == VAL_OK) {
-			lim += (double)v->s.power_limit_mw.v / 1000.0;
-			nlim++;
-		}
-		if (v->s.util_gpu_pct.st == VAL_OK) {
-			util += (double)v->s.util_gpu_pct.v;
-			nutil++;
-		}
-		if (v->s.mem_used_bytes.st == VAL_OK && v->s.mem_total_bytes.st == VAL_OK) {
-			used += (double)v->s.mem_used_bytes.v;
-			total += (double)v->s.mem_total_bytes.v;
-			nmem++;
-		}
-	}
+	struct top_summary sum;
+	top_summary_compute(ui->w.snap, ui->shown, ui->nshown, &sum);
 	struct pen q = { 1, 0, cols, false };
 	penf(&q, A_NORMAL, "%u GPU%s", ui->nshown, ui->nshown == 1 ? "" : "s");
-	if (down)
-		penf(&q, ui->color ? COLOR_PAIR(PAIR_BAD) | A_BOLD : A_BOLD, " (%u down)", down);
+	if (sum.down)
+		penf(&q, ui->color ? COLOR_PAIR(PAIR_BAD) | A_BOLD : A_BOLD, " (%u down)", sum.down);
 	char a[16], b[16];
-	fmt_num(a, sizeof(a), npw ? pw : NAN, "");
-	fmt_num(b, sizeof(b), nlim ? lim : NAN, " W");
+	fmt_num(a, sizeof(a), sum.power_w, "");
+	fmt_num(b, sizeof(b), sum.limit_w, " W");
 	penf(&q, A_NORMAL, "  power %s/%s", a, b);
-	fmt_num(a, sizeof(a), nutil ? util / nutil : NAN, "%");
+	fmt_num(a, sizeof(a), sum.util_pct, "%");
 	penf(&q, A_NORMAL, "  util avg %s", a);
-	if (nmem) {
-		top_fmt_bytes((uint64_t)used, a, sizeof(a));
-		top_fmt_bytes((uint64_t)total, b, sizeof(b));
+	if (!isnan(sum.mem_total)) {
+		top_fmt_bytes((uint64_t)sum.mem_used, a, sizeof(a));
+		top_fmt_bytes((uint64_t)sum.mem_total, b, sizeof(b));
 		penf(&q, A_NORMAL, "  memory %s/%s", a, b);
 	} else {
 		penf(&q, A_NORMAL, "  memory n/a");

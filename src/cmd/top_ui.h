@@ -41,9 +41,16 @@ struct top_ui {
 	struct top_proc kill_target;
 	char msg[192];               /* last action's result, on the bottom line */
 	unsigned proc_rows_shown;    /* set by the last draw: process rows on screen */
+	const char *user;            /* --user: only this user's processes (NULL: all) */
 };
 
 void top_draw(struct top_ui *ui);
+/* New data: the snapshot before kept for rates, the new one read, history
+ * recorded, the processes listed (--user applied) and sorted (top.c). */
+void top_refresh(struct top_ui *ui);
+/* Batch mode (top_batch.c): `iterations` frames of plain text on the
+ * context's output (0: until interrupted); an exit code. */
+int top_batch(struct top_ui *ui, long iterations);
 /* "SIGTERM" for the signals top offers, "signal N" otherwise. */
 const char *top_signal_name(int sig);
 

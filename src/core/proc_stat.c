@@ -15,16 +15,16 @@ int proc_stat_parse(const char *line, struct proc_stat *out)
 	if (!close || close[1] != ' ')
 		return -1;
 	/* fields after comm: 3 state, 4 ppid, 5 pgrp, 6 session, ... 14 utime,
-	 * 15 stime, ... 22 starttime */
+	 * 15 stime, ... 22 starttime, 23 vsize, 24 rss */
 	const char *p = close + 2;
 	memset(out, 0, sizeof(*out));
 	out->state = *p;
 	if (!*p)
 		return -1;
 	p++;
-	unsigned long long v[20];
+	unsigned long long v[21];
 	unsigned n = 0;
-	while (*p && n < 20) {
+	while (*p && n < 21) {
 		while (*p == ' ')
 			p++;
 		if (!*p || *p == '\n')
@@ -45,6 +45,7 @@ int proc_stat_parse(const char *line, struct proc_stat *out)
 	out->utime_ticks = v[10];
 	out->stime_ticks = v[11];
 	out->start_ticks = v[18];
+	out->rss_pages = n > 20 ? v[20] : 0;
 	return 0;
 }
 

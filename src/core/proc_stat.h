@@ -11,6 +11,7 @@ struct proc_stat {
 	int ppid, pgrp, session;
 	uint64_t utime_ticks, stime_ticks; /* CPU time in user and kernel mode, clock ticks */
 	uint64_t start_ticks;              /* since boot, in clock ticks */
+	uint64_t rss_pages;                /* resident set, pages (0 when the line stops before it) */
 };
 /* Parses a /proc/PID/stat line (pure; the comm may hold spaces and
  * parentheses). 0, or -1 when it is not a stat line (NULL included). */

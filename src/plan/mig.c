@@ -231,3 +231,18 @@ int plan_mig_layout(const struct cat_gpu *g, const struct plan_mig_req *reqs, un
 	}
 	return 0;
 }
+
+int plan_mig_cgi(const struct plan_mig_layout *l, char *out, size_t outlen)
+{
+	size_t at = 0;
+	if (!outlen)
+		return -1;
+	out[0] = '\0';
+	for (unsigned k = 0; k < l->n; k++) {
+		int w = snprintf(out + at, outlen - at, "%s%s:%u", k ? "," : "", l->s[k].profile, l->s[k].mem_start);
+		if (w < 0 || (size_t)w >= outlen - at)
+			return -1;
+		at += (size_t)w;
+	}
+	return (int)at;
+}

@@ -332,5 +332,10 @@ unsigned plan_mig_placements(const struct cat_gpu *g, unsigned i, unsigned *star
 /* 0 and a layout, or -1 with the reason none exists. */
 int plan_mig_layout(const struct cat_gpu *g, const struct plan_mig_req *reqs, unsigned nreq,
 		    struct plan_mig_layout *out, char *why, size_t whylen);
+/* The `nvidia-smi mig -cgi` argument that creates the layout's GPU instances
+ * at their positions: "3g.71gb:0,1g.18gb:4,..." (profile:placement start,
+ * the memory slice, as `nvidia-smi mig -lgipp` numbers it). Returns the
+ * length, or -1 when it does not fit in outlen. */
+int plan_mig_cgi(const struct plan_mig_layout *l, char *out, size_t outlen);
 
 #endif

@@ -180,6 +180,8 @@ void pool_settle(struct pool *p, struct pool_job *j, enum job_state state, const
 	if (j->start_ns)
 		pool_logs_trim(p, j); /* what it wrote since the last check */
 	bool saved = store_update(p->st, j) == 0;
+	if (p->cfg.on_job)
+		p->cfg.on_job(p->cfg.on_job_arg, j);
 	if (j->shim_pid > 0 && state != JOB_DONE && pool_job_is_container(j))
 		reap_later(p, pool_container_remove(p, j)); /* --rm did not run: cancelled, killed, lost */
 	pool_cleanup_cgroup(p, j->cgroup);
@@ -641,6 +643,8 @@ static void start_job(struct pool *p, struct pool_job *j, const struct sched_dec
 	j->state = JOB_RUNNING;
 	snprintf(j->reason, sizeof(j->reason), "%s", devices_warning[0] ? devices_warning : "running");
 	pool_save(p, j);
+	if (p->cfg.on_job)
+		p->cfg.on_job(p->cfg.on_job_arg, j);
 	if (acct_begin(&j->acct, gpus, ng, p->have_snap ? p->snap : NULL) == 0)
 		acct_set_start(&j->acct, j->start_ns);
 }

@@ -21,6 +21,8 @@
 #include "device/gpu.h"
 #include "pool/idle.h"
 
+struct pool_job;
+
 struct pool;
 struct sampler;
 struct health_rules;
@@ -53,6 +55,10 @@ struct pool_config {
 	uint64_t min_free_bytes;      /* no job starts while the state directory's filesystem has less free */
 	struct idle_params idle;      /* idle allocations (idle.h): threshold and window */
 	bool idle_cancel;             /* end idle allocations (cancelled, with the reason) */
+	/* called (with the pool's lock held: it must not call the pool) when a job
+	 * starts running and when it ends; NULL: none (the agent logs them) */
+	void (*on_job)(void *arg, const struct pool_job *j);
+	void *on_job_arg;
 };
 
 void pool_config_default(struct pool_config *c);

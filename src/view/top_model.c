@@ -113,6 +113,85 @@ void top_procs_sort(struct top_proc *p, unsigned n, enum top_sort key, bool reve
 	qsort(p, n, sizeof(*p), cmp_proc);
 }
 
+unsigned top_procs_filter_user(struct top_proc *p, unsigned n, const char *user)
+{
+	if (!user || !user[0])
+		return n;
+	unsigned k = 0;
+	for (unsigned i = 0; i < n; i++)
+		if (strcmp(p[i].user, user) == 0)
+			p[k++] = p[i];
+	return k;
+}
+
+double top_cpu_pct(uint64_t cpu0_ticks, uint64_t cpu1_ticks, double dt_s, long clk_tck)
+{
+	if (!(dt_s > 0) || clk_tck <= 0 || cpu1_ticks < cpu0_ticks)
+		return NAN;
+	return 100.0 * (double)(cpu1_ticks - cpu0_ticks) / (double)clk_tck / dt_s;
+}
+
+double top_runtime_s(uint64_t start_ticks, double uptime_s, long clk_tck)
+{
+	if (clk_tck <= 0)
+		return NAN;
+	double s = uptime_s - (double)start_ticks / (double)clk_tck;
+	return s >= 0 ? s : NAN;
+}
+
+void top_fmt_runtime(double s, char *out, size_t outlen)
+{
+	if (isnan(s) || s < 0) {
+		snprintf(out, outlen, "-");
+		return;
+	}
+	unsigned long long t = (unsigned long long)s;
+	unsigned long long d = t / 86400, h = t / 3600 % 24, m = t / 60 % 60, sec = t % 60;
+	if (d)
+		snprintf(out, outlen, "%llu-%02llu:%02llu:%02llu", d, h, m, sec);
+	else if (h)
+		snprintf(out, outlen, "%02llu:%02llu:%02llu", h, m, sec);
+	else
+		snprintf(out, outlen, "%02llu:%02llu", m, sec);
+}
+
+void top_summary_compute(const struct snapshot *s, const unsigned *shown, unsigned nshown, struct top_summary *out)
+{
+	double pw = 0, lim = 0, util = 0, used = 0, total = 0;
+	unsigned npw = 0, nlim = 0, nutil = 0, nmem = 0;
+	memset(out, 0, sizeof(*out));
+	out->ngpus = nshown;
+	for (unsigned k = 0; k < nshown; k++) {
+		const struct gpu_view *v = &s->gpu[shown[k]];
+		if (!v->up) {
+			out->down++;
+			continue;
+		}
+		if (v->s.power_mw.st == VAL_OK) {
+			pw += (double)v->s.power_mw.v / 1000.0;
+			npw++;
+		}
+		if (v->s.power_limit_mw.st == VAL_OK) {
+			lim += (double)v->s.power_limit_mw.v / 1000.0;
+			nlim++;
+		}
+		if (v->s.util_gpu_pct.st == VAL_OK) {
+			util += (double)v->s.util_gpu_pct.v;
+			nutil++;
+		}
+		if (v->s.mem_used_bytes.st == VAL_OK && v->s.mem_total_bytes.st == VAL_OK) {
+			used += (double)v->s.mem_used_bytes.v;
+			total += (double)v->s.mem_total_bytes.v;
+			nmem++;
+		}
+	}
+	out->power_w = npw ? pw : NAN;
+	out->limit_w = nlim ? lim : NAN;
+	out->util_pct = nutil ? util / nutil : NAN;
+	out->mem_used = nmem ? used : NAN;
+	out->mem_total = nmem ? total : NAN;
+}
+
 /* ---- layout ---- */
 
 void top_layout_choose(unsigned ngpus, unsigned rows, unsigned cols, bool charts, struct top_layout *out)

@@ -58,6 +58,28 @@ unsigned top_procs_collect(const struct snapshot *s, uint64_t mask, struct top_p
 /* Stable order: by key (memory: largest first), ties by GPU then pid. */
 void top_procs_sort(struct top_proc *p, unsigned n, enum top_sort key, bool reverse);
 
+/* Keeps the processes whose user is `user` (the name, exactly; NULL or ""
+ * keeps all), in order; returns the new count. */
+unsigned top_procs_filter_user(struct top_proc *p, unsigned n, const char *user);
+
+/* ---- a process's host side (batch mode's CPU %, host memory, runtime) ---- */
+/* The share of one core, in percent, a process used: (cpu1 - cpu0) clock
+ * ticks over dt_s seconds; NAN when dt_s <= 0, clk_tck <= 0 or cpu1 < cpu0. */
+double top_cpu_pct(uint64_t cpu0_ticks, uint64_t cpu1_ticks, double dt_s, long clk_tck);
+/* Seconds since a process started: uptime_s less its start (clock ticks
+ * since boot); NAN when that is negative or clk_tck <= 0. */
+double top_runtime_s(uint64_t start_ticks, double uptime_s, long clk_tck);
+/* A runtime as ps's ELAPSED: "MM:SS", "HH:MM:SS", "D-HH:MM:SS"; "-" for NAN. */
+void top_fmt_runtime(double s, char *out, size_t outlen);
+
+/* ---- the summary line: the shown GPUs together ---- */
+struct top_summary {
+	unsigned ngpus, down;
+	double power_w, limit_w, util_pct; /* NAN where no GPU reports it */
+	double mem_used, mem_total;         /* bytes; NAN where none reports it */
+};
+void top_summary_compute(const struct snapshot *s, const unsigned *shown, unsigned nshown, struct top_summary *out);
+
 /* ---- layout ---- */
 enum top_layout_kind {
 	TOP_PANELS, /* two lines per GPU: bars, then clocks/throttle/PCIe/NVLink */

@@ -73,6 +73,25 @@ assert abs(float(mem[h.index("median")]) - 4009.19) < 0.01, mem
 assert mem[h.index("unit")] == "GB/s" and mem[h.index("status")] == "ok"
 PY
 
+# -s and -i select from a saved run (they were ignored before: all 52 results printed)
+expect 0 sel_mem -- bench --results "$fixture" -s memory --json
+[ "$(jq '.results | length' "$tmp/sel_mem.out")" = 5 ] || fail "-s memory: $(jq '.results | length' "$tmp/sel_mem.out") results, want 5"
+[ "$(jq '[.results[] | select(.suite != "memory")] | length' "$tmp/sel_mem.out")" = 0 ] || fail "-s memory: other suites"
+expect 0 sel_two -- bench --results "$fixture" -s memory,gemm
+has sel_two.out "9 results: 9 ok"
+# -i 1: GPU 1's results (the p2p ones towards it); results on all GPUs (nccl) go
+expect 0 sel_gpu1 -- bench --results "$fixture" -i 1 --json
+[ "$(jq '.results | length' "$tmp/sel_gpu1.out")" = 6 ] || fail "-i 1: $(jq '.results | length' "$tmp/sel_gpu1.out") results, want 6"
+[ "$(jq '[.results[] | select(.gpu != 1 and .peer != 1)] | length' "$tmp/sel_gpu1.out")" = 0 ] || fail "-i 1: other GPUs"
+expect 0 sel_gpu0 -- bench --results "$fixture" -i 00000000:00:06.0 -s memory,p2p --csv
+[ "$(wc -l < "$tmp/sel_gpu0.out")" = 12 ] || fail "-i bus id -s memory,p2p: $(wc -l < "$tmp/sel_gpu0.out") lines, want 1 + 11"
+expect 64 sel_gpu9 -- bench --results "$fixture" -i 9
+one_line sel_gpu9.err
+has sel_gpu9.err "2 GPUs"
+# what only measuring uses is refused with a saved run
+expect 64 sel_iters -- bench --results "$fixture" --iters 20
+has sel_iters.err "option '--iters' is for measuring"
+
 # usage and input errors
 expect 64 iters -- bench --iters 5
 has iters.err "option '--iters': '5' is not a whole number from 10 to 128"

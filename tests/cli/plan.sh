@@ -192,9 +192,20 @@ check "bench results: train rows alone, over the datasheet peak" \
 check "mig: layout exit 0" [ $? = 0 ]
 check "mig: 3g at 0" grep -q '3g.71gb *start 0' "$tmp/m1"
 check "mig: three 1g" [ "$(grep -c '1g.18gb *start' "$tmp/m1")" = 3 ]
+# the commands that apply the layout: MIG mode, then every instance at its start, -C for the compute instances
+check "mig: apply enables MIG" grep -qx '  nvidia-smi -i 0 -mig 1' "$tmp/m1"
+check "mig: apply creates at the positions" \
+	grep -qE '^  nvidia-smi mig -i 0 -cgi 3g\.71gb:0,1g\.18gb:[4-6],1g\.18gb:[4-6],1g\.18gb:[4-6] -C$' "$tmp/m1"
+"$GPUCTL" plan mig --gpu 'H200 SXM' --request 2x2g.35gb,3g.71gb -i 5 --json >"$tmp/m4"
+check "mig JSON: commands for GPU 5" [ "$(jq -r '.commands[1]' "$tmp/m4")" = 'nvidia-smi mig -i 5 -cgi 3g.71gb:4,2g.35gb:0,2g.35gb:2 -C' ]
+check "mig JSON: enable for GPU 5" [ "$(jq -r '.commands[0]' "$tmp/m4")" = 'nvidia-smi -i 5 -mig 1' ]
+"$GPUCTL" plan mig --gpu 'H200 SXM' --request 3x1g.18gb -i 64 >/dev/null 2>&1
+check "mig: -i 64 is a usage error" [ $? = 64 ]
 "$GPUCTL" plan mig --gpu 'H200 SXM' --request 2x4g.71gb >"$tmp/m2"
 check "mig: no layout exits 1" [ $? = 1 ]
 check "mig: says why" grep -q 'at most 1 fit on one H200 SXM' "$tmp/m2"
+checks=$((checks + 1))
+grep -q 'nvidia-smi mig' "$tmp/m2" && fail "mig: commands printed without a layout"
 "$GPUCTL" plan mig --gpu 'A100 SXM 80GB' --json >"$tmp/m3"
 "$GPUCTL" plan mig --gpu 'A100 SXM 80GB' --request 7x1g >/dev/null
 check "C11: an A100 splits into 7 instances" [ $? = 0 ]

@@ -276,6 +276,41 @@ static void test_suite_names(void **state)
 					    sizeof(err)), -1);
 }
 
+/* --results with -s and -i: which results of a saved run are kept */
+static void test_run_keep(void **state)
+{
+	(void)state;
+	struct bench_run run;
+	bench_run_init(&run);
+	struct { const char *suite; int gpu, peer; } rows[] = {
+		{ "memory", 0, -1 }, { "memory", 1, -1 }, { "p2p", 0, 1 }, { "nccl", -1, -1 }, { "future", 1, -1 },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct bench_result *r = bench_run_add(&run, rows[i].suite, "t", "");
+		assert_non_null(r);
+		r->gpu = rows[i].gpu;
+		r->peer = rows[i].peer;
+	}
+	size_t n0 = run.n;
+	static struct bench_result copy[5];
+	memcpy(copy, run.r, sizeof(copy));
+	/* every suite, no -i: all kept */
+	assert_int_equal(bench_run_keep(&run, BENCH_ALL_SUITES, false, 0), 5);
+	/* -s memory: two; a suite this build does not know only with every suite */
+	assert_int_equal(bench_run_keep(&run, BENCH_MEMORY, false, 0), 2);
+	memcpy(run.r, copy, sizeof(copy));
+	run.n = n0;
+	/* -i 1: GPU 1's memory row, the p2p pair towards it, the unknown suite's row; nccl (all GPUs) goes */
+	assert_int_equal(bench_run_keep(&run, BENCH_ALL_SUITES, true, 1u << 1), 3);
+	assert_string_equal(run.r[0].suite, "memory");
+	assert_int_equal(run.r[0].gpu, 1);
+	assert_string_equal(run.r[1].suite, "p2p");
+	assert_string_equal(run.r[2].suite, "future");
+	/* -s memory -i 0 on what is left: none */
+	assert_int_equal(bench_run_keep(&run, BENCH_MEMORY, true, 1u << 0), 0);
+	bench_run_free(&run);
+}
+
 static void test_quick_copy_memory(void **state)
 {
 	(void)state;
@@ -727,6 +762,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_suite_names),
+		cmocka_unit_test(test_run_keep),
 		cmocka_unit_test(test_quick_copy_memory),
 		cmocka_unit_test(test_compute_statuses),
 		cmocka_unit_test(test_p2p_and_nccl),

@@ -103,6 +103,15 @@ static void test_layout_that_fits(void **state)
 	assert_int_equal(plan_mig_parse(g, "2x2g.35gb,3g.71gb", r, &n, err, sizeof(err)), 0);
 	assert_int_equal(plan_mig_layout(g, r, n, &l, err, sizeof(err)), 0);
 	assert_int_equal(l.s[0].mem_start, 4);
+	/* the nvidia-smi argument: each instance as profile:start, in the layout's order */
+	char cgi[256];
+	int len = plan_mig_cgi(&l, cgi, sizeof(cgi));
+	assert_int_equal(len, (int)strlen(cgi));
+	assert_string_equal(cgi, "3g.71gb:4,2g.35gb:0,2g.35gb:2");
+	assert_int_equal(plan_mig_cgi(&l, cgi, 12), -1); /* too small: refused, not cut */
+	l.n = 0;
+	assert_int_equal(plan_mig_cgi(&l, cgi, sizeof(cgi)), 0);
+	assert_string_equal(cgi, "");
 }
 
 static void test_why_none_fits(void **state)

@@ -227,6 +227,7 @@ static void test_parsers(void **state)
 	assert_int_equal(ps.start_ticks, 987654);
 	assert_int_equal(ps.utime_ticks, 1);
 	assert_int_equal(ps.stime_ticks, 2);
+	assert_int_equal(ps.rss_pages, 10); /* field 24, top's host memory */
 	assert_int_equal(proc_stat_parse("12 (x) S 1 2", &ps), -1);
 	assert_int_equal(proc_stat_parse("no parens", &ps), -1);
 	assert_int_equal(proc_stat_parse(NULL, &ps), -1);
@@ -237,8 +238,10 @@ static void test_parsers(void **state)
 			 0);
 	assert_int_equal(ps.utime_ticks + ps.stime_ticks, 1290);
 	assert_int_equal(ps.start_ticks, 1);
-	/* this process, read from /proc */
+	assert_int_equal(ps.rss_pages, 1); /* the last number: field 24 */
+	/* this process, read from /proc: it has resident pages */
 	assert_int_equal(proc_stat_read((int)getpid(), &ps), 0);
+	assert_true(ps.rss_pages > 0);
 	assert_int_equal(ps.ppid, (int)getppid());
 	assert_int_equal(proc_stat_read(0, &ps), -1);
 	struct runner_exit x;

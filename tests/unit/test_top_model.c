@@ -163,6 +163,58 @@ static void test_processes(void **state)
 	s->gpu[0].up = true;
 	assert_int_equal(top_procs_collect(s, 0x7, p, 2), 2);
 	assert_string_equal(top_sort_name(TOP_SORT_MEM), "memory");
+	/* --user keeps that user's processes, in order; none or "" keeps all */
+	n = top_procs_collect(s, 0x7, p, 16);
+	top_procs_sort(p, n, TOP_SORT_PID, false);
+	assert_int_equal(top_procs_filter_user(p, n, NULL), 4);
+	assert_int_equal(top_procs_filter_user(p, n, ""), 4);
+	assert_int_equal(top_procs_filter_user(p, n, "Alice"), 0); /* names are exact */
+	assert_int_equal(top_procs_filter_user(p, n, "dave"), 1);
+	assert_int_equal(p[0].pid, 400);
+	free(s);
+}
+
+/* Batch mode's host side: CPU % of one core, runtime as ps writes it, the summary. */
+static void test_host_pieces(void **state)
+{
+	(void)state;
+	/* 150 ticks of 100 per second over 2 s: 75 % of one core; 4 cores' worth is 400 % */
+	assert_true(fabs(top_cpu_pct(50, 200, 2.0, 100) - 75.0) < 1e-9);
+	assert_true(fabs(top_cpu_pct(0, 800, 2.0, 100) - 400.0) < 1e-9);
+	assert_true(isnan(top_cpu_pct(200, 50, 2.0, 100))); /* a new process with the old pid */
+	assert_true(isnan(top_cpu_pct(0, 1, 0.0, 100)));
+	assert_true(isnan(top_cpu_pct(0, 1, 1.0, 0)));
+	/* started 1000 ticks (10 s) after boot, uptime 70 s: 60 s */
+	assert_true(fabs(top_runtime_s(1000, 70.0, 100) - 60.0) < 1e-9);
+	assert_true(isnan(top_runtime_s(100000, 70.0, 100)));
+	char b[32];
+	top_fmt_runtime(59.9, b, sizeof(b));
+	assert_string_equal(b, "00:59");
+	top_fmt_runtime(3599, b, sizeof(b));
+	assert_string_equal(b, "59:59");
+	top_fmt_runtime(3600 + 62, b, sizeof(b));
+	assert_string_equal(b, "01:01:02");
+	top_fmt_runtime(2 * 86400 + 3 * 3600 + 4 * 60 + 5, b, sizeof(b));
+	assert_string_equal(b, "2-03:04:05");
+	top_fmt_runtime(NAN, b, sizeof(b));
+	assert_string_equal(b, "-");
+	/* the summary: a down GPU counted apart, sums over those that report */
+	struct snapshot *s = snapshot_new(GPU_MAX_GPUS);
+	s->n = 3;
+	for (unsigned g = 0; g < 3; g++) {
+		s->gpu[g].up = g != 1;
+		s->gpu[g].s.power_mw = (u64v){ 500000, VAL_OK };
+		s->gpu[g].s.util_gpu_pct = (u64v){ 40 + 20 * g, VAL_OK };
+	}
+	unsigned shown[3] = { 0, 1, 2 };
+	struct top_summary sum;
+	top_summary_compute(s, shown, 3, &sum);
+	assert_int_equal(sum.ngpus, 3);
+	assert_int_equal(sum.down, 1);
+	assert_true(fabs(sum.power_w - 1000.0) < 1e-9);
+	assert_true(fabs(sum.util_pct - 60.0) < 1e-9); /* (40 + 80) / 2 */
+	assert_true(isnan(sum.limit_w));
+	assert_true(isnan(sum.mem_total));
 	free(s);
 }
 
@@ -245,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_processes),
 		cmocka_unit_test(test_pieces),
+		cmocka_unit_test(test_host_pieces),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
