@@ -65,6 +65,16 @@ int tr_init(struct gk_result *r, cudaStream_t s, float *p, size_t n, uint64_t se
 /* inp / tgt [nseq * seq] from nseq rows of seq + 1 uniform tokens in [0, V) */
 int tr_tokens(struct gk_result *r, cudaStream_t s, int *inp, int *tgt, int nseq, int seq, int V, uint64_t seed);
 
+/* ---- fused causal attention, bf16 (gk_train_attn.cu): heads of at most TR_FLASH_MAX_HS ---- */
+#define TR_FLASH_MAX_HS 128
+/* out [B][S][C] = causal softmax(Q K^T / sqrt(hs)) V per head, Q, K, V read from qkv [B][S][3C];
+ * lse [B * NH][S] = each query's log-sum-exp (base 2, of the scores times log2(e) / sqrt(hs)) */
+int tr_flash_fwd(struct gk_result *r, cudaStream_t s, bf16 *out, float *lse, const bf16 *qkv, int B, int S, int NH, int hs);
+/* dqkv [B][S][3C] (every element written) from dout and the forward's out, lse and qkv;
+ * dsum [B * NH][S] is scratch */
+int tr_flash_bwd(struct gk_result *r, cudaStream_t s, bf16 *dqkv, float *dsum, const bf16 *dout, const bf16 *out, const float *lse,
+		 const bf16 *qkv, int B, int S, int NH, int hs);
+
 /* ---- GEMMs (gk_train_blas.cu): column-major D = alpha op(A) op(B) [+ C] [+ bias] ---- */
 struct tr_blas;
 int tr_blas_open(struct gk_result *r, struct gk_track *t, struct tr_blas **out, bool tf32);
