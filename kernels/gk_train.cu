@@ -64,6 +64,7 @@ template <typename T> struct tr_model {
 	bool flash;                  /* fused attention (gk_train_attn.cu): no att, pre, q, k, v, y */
 	float *lse, *dsum;           /* flash: [L][B * NH][S] log-sum-exps, [B * NH][S] scratch */
 	int cls_rows;                /* the classifier's chunk of rows (logits holds that many) */
+	bool epi;                    /* GK_TRAIN_EPILOGUE=1: GELU and its gradient in the GEMMs' epilogues */
 	struct tr_blas *blas;
 	cudaStream_t s;
 	size_t model_bytes;
@@ -144,24 +145,28 @@ template <typename T> static void carve(tr_model<T> *M, struct arena *a, int nst
 	M->dqkv = take<T>(a, N * 3 * C);
 }
 
-/* y[n][OC] = x[n][IC] W[OC][IC]^T (+ bias) (+ add); n = 0: N rows */
+/* y[n][OC] = x[n][IC] W[OC][IC]^T (+ bias) (+ add); n = 0: N rows; epi TR_EPI_GELU: y = GELU of
+ * that, aux = that */
 template <typename T>
 static int fwd_linear(struct gk_result *r, tr_model<T> *M, T *y, const T *x, const T *W, const T *bias, const T *add, int IC, int OC,
-		      int n = 0)
+		      int n = 0, int epi = TR_EPI_NONE, T *aux = NULL)
 {
 	struct tr_mm p = {};
+	p.epi = epi; p.aux = aux;
 	p.ta = true; p.m = OC; p.n = n ? n : M->N; p.k = IC;
 	p.A = W; p.lda = IC; p.B = x; p.ldb = IC; p.D = y; p.ldd = OC; p.C = add; p.bias = bias;
 	p.ab_bf16 = p.d_bf16 = is_bf16<T>();
 	return tr_matmul(r, M->blas, M->s, &p);
 }
 
-/* dx[n][IC] = dy[n][OC] W[OC][IC]; dW[OC][IC] += dy^T x (FP32); n = 0: N rows */
+/* dx[n][IC] = dy[n][OC] W[OC][IC] (epi TR_EPI_DGELU: times GELU'(aux)); dW[OC][IC] += dy^T x (FP32);
+ * n = 0: N rows */
 template <typename T>
 static int bwd_linear(struct gk_result *r, tr_model<T> *M, T *dx, float *dW, const T *dy, const T *x, const T *W, int IC, int OC,
-		      int n = 0)
+		      int n = 0, int epi = TR_EPI_NONE, const T *aux = NULL)
 {
 	struct tr_mm p = {};
+	p.epi = epi; p.aux = aux;
 	p.m = IC; p.n = n ? n : M->N; p.k = OC;
 	p.A = W; p.lda = IC; p.B = dy; p.ldb = OC; p.D = dx; p.ldd = IC;
 	p.ab_bf16 = p.d_bf16 = is_bf16<T>();
@@ -302,9 +307,13 @@ template <typename T> static int forward(struct gk_result *r, tr_model<T> *M, in
 		CKR(tr_layernorm_fwd<T>(r, M->s, ln2, M->ln2_mean + l * N, M->ln2_rstd + l * N, res2, wt(M, P_LN2W) + l * C,
 					wt(M, P_LN2B) + l * C, M->N, M->C));
 		prof(M, "fc_fwd");
-		CKR(fwd_linear<T>(r, M, fch, ln2, wt(M, P_FCW) + l * 4 * C * C, wt(M, P_FCB) + l * 4 * C, NULL, M->C, 4 * M->C));
+		if (M->epi) /* GELU in the GEMM's epilogue, its input kept for the backward */
+			CKR(fwd_linear<T>(r, M, gelu, ln2, wt(M, P_FCW) + l * 4 * C * C, wt(M, P_FCB) + l * 4 * C, NULL, M->C, 4 * M->C, 0,
+					  TR_EPI_GELU, fch));
+		else
+			CKR(fwd_linear<T>(r, M, fch, ln2, wt(M, P_FCW) + l * 4 * C * C, wt(M, P_FCB) + l * 4 * C, NULL, M->C, 4 * M->C));
 		prof(M, "gelu_fwd");
-		CKR(tr_gelu_fwd<T>(r, M->s, gelu, fch, N * 4 * C));
+		if (!M->epi) CKR(tr_gelu_fwd<T>(r, M->s, gelu, fch, N * 4 * C));
 		prof(M, "fcproj_fwd");
 		CKR(fwd_linear<T>(r, M, res + N * C, gelu, wt(M, P_FCPW) + l * C * 4 * C, wt(M, P_FCPB) + l * C, res2, 4 * M->C, M->C));
 	}
@@ -359,11 +368,12 @@ template <typename T> static int backward(struct gk_result *r, tr_model<T> *M, i
 		T *att = M->att + l * (size_t)M->B * M->NH * M->S * M->S;
 		/* MLP: dres is d(res[l+1]) = d(fcproj out) = d(res2) so far */
 		prof(M, "fcproj_bwd");
-		CKR(bwd_linear<T>(r, M, M->dbig, gr(M, P_FCPW) + l * C * 4 * C, M->dres, gelu, wt(M, P_FCPW) + l * C * 4 * C, 4 * M->C, M->C));
+		CKR(bwd_linear<T>(r, M, M->dbig, gr(M, P_FCPW) + l * C * 4 * C, M->dres, gelu, wt(M, P_FCPW) + l * C * 4 * C, 4 * M->C, M->C,
+				  0, M->epi ? TR_EPI_DGELU : TR_EPI_NONE, fch));
 		prof(M, "bias_bwd");
 		CKR(tr_bias_bwd<T>(r, M->s, gr(M, P_FCPB) + l * C, M->dres, M->N, M->C));
 		prof(M, "gelu_bwd");
-		CKR(tr_gelu_bwd<T>(r, M->s, M->dbig, fch, M->dbig, N * 4 * C));
+		if (!M->epi) CKR(tr_gelu_bwd<T>(r, M->s, M->dbig, fch, M->dbig, N * 4 * C));
 		prof(M, "fc_bwd");
 		CKR(bwd_linear<T>(r, M, M->dsmall, gr(M, P_FCW) + l * 4 * C * C, M->dbig, ln2, wt(M, P_FCW) + l * 4 * C * C, M->C, 4 * M->C));
 		prof(M, "bias_bwd");
@@ -411,11 +421,14 @@ template <typename T> static int step(struct gk_result *r, tr_model<T> *M, const
 {
 	CKR(fwd_bwd<T>(r, M, M->loss + t));
 	prof(M, "adamw");
-	for (int i = 0; i < GK_TRAIN_NTENSORS; i++)
-		CKR(tr_adamw<T>(r, M->s, M->master + M->off[i], is_bf16<T>() ? wt(M, i) : (T *)NULL, gr(M, i), M->adam_m + M->off[i],
-				M->adam_v + M->off[i], M->sz[i], a->lr, a->beta1, a->beta2, a->eps, decays[i] ? a->weight_decay : 0.0f,
-				t + 1));
-	return GK_OK;
+	/* one launch over the 16 tensors (each with its padding to the next) */
+	struct tr_adam_set set = { GK_TRAIN_NTENSORS, 0, {} };
+	for (int i = 0; i < GK_TRAIN_NTENSORS; i++) {
+		set.end[i] = i + 1 < GK_TRAIN_NTENSORS ? M->off[i + 1] : M->nalloc;
+		set.decay |= (unsigned)decays[i] << i;
+	}
+	return tr_adamw<T>(r, M->s, M->master, is_bf16<T>() ? M->w : (T *)NULL, M->grad, M->adam_m, M->adam_v, &set, a->lr, a->beta1,
+			   a->beta2, a->eps, a->weight_decay, t + 1);
 }
 
 /* One more step (loss slot `at`) with an event between every two ops, then
@@ -548,6 +561,7 @@ template <typename T> static int train_run(const struct gk_train_args *a, struct
 	M->N = M->B * M->S; M->C = m->channels; M->L = m->layers; M->NH = m->heads; M->hs = M->C / M->NH; M->Vp = m->vocab_pad;
 	M->flash = use_flash<T>(M->hs);
 	M->cls_rows = cls_rows(M->N);
+	M->epi = getenv("GK_TRAIN_EPILOGUE") && strcmp(getenv("GK_TRAIN_EPILOGUE"), "1") == 0;
 	size_t nparams = gk_train_param_sizes(m, M->sz);
 	M->nalloc = 0;
 	for (int i = 0; i < GK_TRAIN_NTENSORS; i++) {

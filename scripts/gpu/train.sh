@@ -70,12 +70,15 @@ if [ "$mode" = fused ]; then
   # 124M tf32, then PyTorch's bf16 step under torch.compile in the same call
   chk() { echo "+ $1 check"; env $1 $G --check 2>&1 | tee -a "$OUT/check.log" || rc=1; }
   chk GK_TRAIN_ATTN=flash; chk GK_TRAIN_CLASSIFIER=8; chk "GK_TRAIN_ATTN=plain GK_TRAIN_CLASSIFIER=plain"
+  chk "GK_TRAIN_EPILOGUE=1 GK_TRAIN_CLASSIFIER=8"
   GK_TRAIN_CLASSIFIER=8 timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 $B/gk_train --module $B/gpuctl_kernels.so \
     --check > "$OUT/sanitizer.log" 2>&1; echo "compute-sanitizer memcheck: exit $?"; tail -3 "$OUT/sanitizer.log"
   prun() { echo "+ $*" >> "$OUT/train.log"; env $1 GK_TRAIN_PROFILE=1 $G --run "${@:2}" > "$OUT/prof.tmp" 2>&1 || rc=1
     cat "$OUT/prof.tmp" >> "$OUT/train.log"; grep -v '^losses' "$OUT/prof.tmp"; }
   prun GK_TRAIN_ATTN=flash --model 124M --prec bf16 --steps 30
   prun "GK_TRAIN_ATTN=plain GK_TRAIN_CLASSIFIER=plain" --model 124M --prec bf16 --steps 20
+  prun GK_TRAIN_EPILOGUE=1 --model 124M --prec bf16 --steps 30
+  prun GK_TRAIN_CLASSIFIER=plain --model 124M --prec bf16 --steps 20 | grep -v '^ \|^[a-z_0-9]* *[0-9]'
   for m in 350M 774M; do prun GK_TRAIN_ATTN=flash --model $m --prec bf16 --steps 12 | grep -v '^ \|^[a-z_0-9]* *[0-9]'; done
   prun GK_TRAIN_ATTN=flash --model 124M --prec tf32 --steps 8 | grep -v '^ \|^[a-z_0-9]* *[0-9]'
   echo "gpuctl: $(( $(date +%s) - t0 )) s"
