@@ -6,7 +6,9 @@
  * activations row-major [batch * seq][channels], weights [out][in], so
  * y = x W^T + b is one column-major GEMM with A = W transposed.
  *
- * Attention is plain, not flash: per layer the [B][NH][seq][seq] softmax
+ * Attention in bf16 is fused (gk_train_attn.cu, flash-style: only each
+ * query's log-sum-exp is kept). The plain path (fp32, tf32, and bf16 with
+ * GK_TRAIN_ATTN=plain): per layer the [B][NH][seq][seq] softmax
  * output is kept for the backward pass; scores and their gradient use one
  * scratch buffer. Its GEMMs and softmax skip the query-by-key blocks above
  * the causal diagonal (attention_fwd). The residual stream's gradient is one buffer that every
@@ -26,13 +28,27 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { P_WTE, P_WPE, P_LN1W, P_LN1B, P_QKVW, P_QKVB, P_ATTPW, P_ATTPB, P_LN2W, P_LN2B, P_FCW, P_FCB, P_FCPW, P_FCPB, P_LNFW, P_LNFB };
 /* weight decay applies to the 2-D weights only */
 static const bool decays[GK_TRAIN_NTENSORS] = { 1, 1, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0 };
 
 static size_t align_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+
+/*
+ * GK_TRAIN_PROFILE=1: one more step after the timed ones with a CUDA event between
+ * every two ops; the time of each op (summed over the layers) goes to stderr as a table.
+ */
+#define PROF_MAX 4096
+struct tr_prof {
+	bool on;
+	int n;
+	cudaEvent_t ev[PROF_MAX];
+	const char *name[PROF_MAX]; /* op name[i] runs from ev[i] to ev[i + 1] */
+};
 
 template <typename T> struct tr_model {
 	struct gk_train_cfg m;
@@ -45,6 +61,10 @@ template <typename T> struct tr_model {
 	T *res, *ln1, *qkv, *atty, *res2, *ln2, *fch, *gelu, *att, *lnf, *logits;
 	float *ln1_mean, *ln1_rstd, *ln2_mean, *ln2_rstd, *lnf_mean, *lnf_rstd;
 	T *q, *k, *v, *y, *pre, *dres, *dbig, *dsmall, *dqkv;
+	bool flash;                  /* fused attention (gk_train_attn.cu): no att, pre, q, k, v, y */
+	float *lse, *dsum;           /* flash: [L][B * NH][S] log-sum-exps, [B * NH][S] scratch */
+	int cls_rows;                /* the classifier's chunk of rows (logits holds that many) */
+	bool epi;                    /* GK_TRAIN_EPILOGUE=1: GELU and its gradient in the GEMMs' epilogues */
 	struct tr_blas *blas;
 	cudaStream_t s;
 	size_t model_bytes;
@@ -56,7 +76,17 @@ template <typename T> struct tr_model {
 	cudaEvent_t grads_ready, reduced;
 	unsigned long long *checksum; /* device word */
 	unsigned long long sum_out;   /* its value after the run */
+	struct tr_prof *prof;         /* NULL unless GK_TRAIN_PROFILE is set */
 };
+
+/* The op `name` starts here (the one before it ends). */
+template <typename T> static void prof(tr_model<T> *M, const char *name)
+{
+	struct tr_prof *p = M->prof;
+	if (!p || !p->on || p->n >= PROF_MAX) return;
+	cudaEventRecord(p->ev[p->n], M->s);
+	p->name[p->n++] = name;
+}
 
 template <typename T> static T *wt(tr_model<T> *M, int i) { return M->w + M->off[i]; }
 template <typename T> static float *gr(tr_model<T> *M, int i) { return M->grad + M->off[i]; }
@@ -91,48 +121,58 @@ template <typename T> static void carve(tr_model<T> *M, struct arena *a, int nst
 	M->ln2 = take<T>(a, L * N * C);
 	M->fch = take<T>(a, L * N * 4 * C);
 	M->gelu = take<T>(a, L * N * 4 * C);
-	M->att = take<T>(a, L * BH * S * S);
+	size_t sq = M->flash ? 0 : S * S; /* flash attention keeps no scores */
+	M->att = take<T>(a, L * BH * sq);
 	M->lnf = take<T>(a, N * C);
-	M->logits = take<T>(a, N * M->Vp);
+	M->logits = take<T>(a, (size_t)M->cls_rows * M->Vp);
 	M->ln1_mean = take<float>(a, L * N);
 	M->ln1_rstd = take<float>(a, L * N);
 	M->ln2_mean = take<float>(a, L * N);
 	M->ln2_rstd = take<float>(a, L * N);
 	M->lnf_mean = take<float>(a, N);
 	M->lnf_rstd = take<float>(a, N);
-	M->q = take<T>(a, N * C);
-	M->k = take<T>(a, N * C);
-	M->v = take<T>(a, N * C);
-	M->y = take<T>(a, N * C);
-	M->pre = take<T>(a, BH * S * S);
+	size_t nh = M->flash ? 0 : N * C;
+	M->q = take<T>(a, nh);
+	M->k = take<T>(a, nh);
+	M->v = take<T>(a, nh);
+	M->y = take<T>(a, nh);
+	M->pre = take<T>(a, BH * sq);
+	M->lse = take<float>(a, M->flash ? L * BH * S : 0);
+	M->dsum = take<float>(a, M->flash ? BH * S : 0);
 	M->dres = take<T>(a, N * C);
 	M->dbig = take<T>(a, N * 4 * C);
 	M->dsmall = take<T>(a, N * C);
 	M->dqkv = take<T>(a, N * 3 * C);
 }
 
-/* y[N][OC] = x[N][IC] W[OC][IC]^T (+ bias) (+ add) */
+/* y[n][OC] = x[n][IC] W[OC][IC]^T (+ bias) (+ add); n = 0: N rows; epi TR_EPI_GELU: y = GELU of
+ * that, aux = that */
 template <typename T>
-static int fwd_linear(struct gk_result *r, tr_model<T> *M, T *y, const T *x, const T *W, const T *bias, const T *add, int IC, int OC)
+static int fwd_linear(struct gk_result *r, tr_model<T> *M, T *y, const T *x, const T *W, const T *bias, const T *add, int IC, int OC,
+		      int n = 0, int epi = TR_EPI_NONE, T *aux = NULL)
 {
 	struct tr_mm p = {};
-	p.ta = true; p.m = OC; p.n = M->N; p.k = IC;
+	p.epi = epi; p.aux = aux;
+	p.ta = true; p.m = OC; p.n = n ? n : M->N; p.k = IC;
 	p.A = W; p.lda = IC; p.B = x; p.ldb = IC; p.D = y; p.ldd = OC; p.C = add; p.bias = bias;
 	p.ab_bf16 = p.d_bf16 = is_bf16<T>();
 	return tr_matmul(r, M->blas, M->s, &p);
 }
 
-/* dx[N][IC] = dy[N][OC] W[OC][IC]; dW[OC][IC] += dy^T x (FP32) */
+/* dx[n][IC] = dy[n][OC] W[OC][IC] (epi TR_EPI_DGELU: times GELU'(aux)); dW[OC][IC] += dy^T x (FP32);
+ * n = 0: N rows */
 template <typename T>
-static int bwd_linear(struct gk_result *r, tr_model<T> *M, T *dx, float *dW, const T *dy, const T *x, const T *W, int IC, int OC)
+static int bwd_linear(struct gk_result *r, tr_model<T> *M, T *dx, float *dW, const T *dy, const T *x, const T *W, int IC, int OC,
+		      int n = 0, int epi = TR_EPI_NONE, const T *aux = NULL)
 {
 	struct tr_mm p = {};
-	p.m = IC; p.n = M->N; p.k = OC;
+	p.epi = epi; p.aux = aux;
+	p.m = IC; p.n = n ? n : M->N; p.k = OC;
 	p.A = W; p.lda = IC; p.B = dy; p.ldb = OC; p.D = dx; p.ldd = IC;
 	p.ab_bf16 = p.d_bf16 = is_bf16<T>();
 	CKR(tr_matmul(r, M->blas, M->s, &p));
 	struct tr_mm g = {};
-	g.tb = true; g.m = IC; g.n = OC; g.k = M->N;
+	g.tb = true; g.m = IC; g.n = OC; g.k = p.n;
 	g.A = x; g.lda = IC; g.B = dy; g.ldb = OC; g.D = dW; g.ldd = IC; g.C = dW;
 	g.ab_bf16 = is_bf16<T>();
 	return tr_matmul(r, M->blas, M->s, &g);
@@ -162,9 +202,12 @@ static int heads_mm(struct gk_result *r, tr_model<T> *M, bool ta, bool tb, int m
 #define ATT_BLOCKS 8
 static int att_block(int S) { return S % ATT_BLOCKS == 0 ? S / ATT_BLOCKS : S; }
 
-template <typename T> static int attention_fwd(struct gk_result *r, tr_model<T> *M, T *atty, T *att, T *qkv)
+/* layer l's attention (flash: its log-sum-exps are lse + l B NH S; else att holds its softmax) */
+template <typename T> static int attention_fwd(struct gk_result *r, tr_model<T> *M, T *atty, T *att, T *qkv, size_t l)
 {
 	int B = M->B, S = M->S, NH = M->NH, hs = M->hs, C = M->C, Sb = att_block(S);
+	if (M->flash)
+		return tr_flash_fwd(r, M->s, (bf16 *)atty, M->lse + l * B * NH * S, (const bf16 *)qkv, B, S, NH, hs);
 	long long sh = (long long)S * hs, ss = (long long)S * S;
 	CKR(tr_permute<T>(r, M->s, M->q, qkv, B, S, NH, hs, 3 * C, 0, true));
 	CKR(tr_permute<T>(r, M->s, M->k, qkv, B, S, NH, hs, 3 * C, C, true));
@@ -182,9 +225,13 @@ template <typename T> static int attention_fwd(struct gk_result *r, tr_model<T> 
 }
 
 /* datty -> dqkv, with q, k, v permuted again from qkv */
-template <typename T> static int attention_bwd(struct gk_result *r, tr_model<T> *M, T *dqkv, T *datty, T *qkv, const T *att)
+template <typename T>
+static int attention_bwd(struct gk_result *r, tr_model<T> *M, T *dqkv, T *datty, T *qkv, const T *att, const T *atty, size_t l)
 {
 	int B = M->B, S = M->S, NH = M->NH, hs = M->hs, C = M->C, Sb = att_block(S);
+	if (M->flash)
+		return tr_flash_bwd(r, M->s, (bf16 *)dqkv, M->dsum, (const bf16 *)datty, (const bf16 *)atty, M->lse + l * B * NH * S,
+				    (const bf16 *)qkv, B, S, NH, hs);
 	long long sh = (long long)S * hs, ss = (long long)S * S;
 	T *dy = M->y, *dq = M->dbig, *dk = M->dbig + (size_t)M->N * C, *dv = M->dbig + 2 * (size_t)M->N * C;
 	CKR(tr_permute<T>(r, M->s, M->q, qkv, B, S, NH, hs, 3 * C, 0, true));
@@ -213,30 +260,67 @@ template <typename T> static int attention_bwd(struct gk_result *r, tr_model<T> 
 	return tr_permute<T>(r, M->s, dv, dqkv, B, S, NH, hs, 3 * C, 2 * C, false);
 }
 
+/*
+ * Logits, cross-entropy and their gradient. Whole (cls_rows == N): logits [N][Vp] become
+ * their gradient for backward's first GEMMs. Chunked (the default): cls_rows rows at a time,
+ * the chunk's logits, their gradient, and at once the chunk's share of dlnf (into dsmall)
+ * and of wte's gradient, so the [N][Vp] logits are never in memory at once.
+ */
+template <typename T> static int classifier(struct gk_result *r, tr_model<T> *M, const int *tgt, float *loss)
+{
+	int CH = M->cls_rows;
+	float dloss = 1.0f / ((float)M->N * M->GA);
+	for (int r0 = 0; r0 < M->N; r0 += CH) {
+		int n = M->N - r0 < CH ? M->N - r0 : CH;
+		const T *lnf = M->lnf + (size_t)r0 * M->C;
+		prof(M, "logits_fwd");
+		CKR(fwd_linear<T>(r, M, M->logits, lnf, wt(M, P_WTE), (const T *)NULL, (const T *)NULL, M->C, M->Vp, n));
+		prof(M, "crossentropy");
+		CKR(tr_crossentropy<T>(r, M->s, M->logits, loss, tgt + r0, n, M->m.vocab, M->Vp, dloss));
+		if (CH == M->N) break; /* backward takes it from here */
+		prof(M, "logits_bwd");
+		CKR(bwd_linear<T>(r, M, M->dsmall + (size_t)r0 * M->C, gr(M, P_WTE), M->logits, lnf, wt(M, P_WTE), M->C, M->Vp, n));
+	}
+	return GK_OK;
+}
+
 template <typename T> static int forward(struct gk_result *r, tr_model<T> *M, int mb, float *loss)
 {
 	size_t N = M->N, C = M->C;
 	const int *inp = M->inp + mb * N, *tgt = M->tgt + mb * N;
+	prof(M, "encoder_fwd");
 	CKR(tr_encoder_fwd<T>(r, M->s, M->res, inp, wt(M, P_WTE), wt(M, P_WPE), M->N, M->S, M->C));
 	for (size_t l = 0; l < (size_t)M->L; l++) {
 		T *res = M->res + l * N * C, *ln1 = M->ln1 + l * N * C, *qkv = M->qkv + l * N * 3 * C, *atty = M->atty + l * N * C;
 		T *res2 = M->res2 + l * N * C, *ln2 = M->ln2 + l * N * C, *fch = M->fch + l * N * 4 * C, *gelu = M->gelu + l * N * 4 * C;
 		T *att = M->att + l * (size_t)M->B * M->NH * M->S * M->S;
+		prof(M, "ln1_fwd");
 		CKR(tr_layernorm_fwd<T>(r, M->s, ln1, M->ln1_mean + l * N, M->ln1_rstd + l * N, res, wt(M, P_LN1W) + l * C,
 					wt(M, P_LN1B) + l * C, M->N, M->C));
+		prof(M, "qkv_fwd");
 		CKR(fwd_linear<T>(r, M, qkv, ln1, wt(M, P_QKVW) + l * 3 * C * C, wt(M, P_QKVB) + l * 3 * C, NULL, M->C, 3 * M->C));
-		CKR(attention_fwd<T>(r, M, atty, att, qkv));
+		prof(M, "attn_fwd");
+		CKR(attention_fwd<T>(r, M, atty, att, qkv, l));
+		prof(M, "attproj_fwd");
 		CKR(fwd_linear<T>(r, M, res2, atty, wt(M, P_ATTPW) + l * C * C, wt(M, P_ATTPB) + l * C, res, M->C, M->C));
+		prof(M, "ln2_fwd");
 		CKR(tr_layernorm_fwd<T>(r, M->s, ln2, M->ln2_mean + l * N, M->ln2_rstd + l * N, res2, wt(M, P_LN2W) + l * C,
 					wt(M, P_LN2B) + l * C, M->N, M->C));
-		CKR(fwd_linear<T>(r, M, fch, ln2, wt(M, P_FCW) + l * 4 * C * C, wt(M, P_FCB) + l * 4 * C, NULL, M->C, 4 * M->C));
-		CKR(tr_gelu_fwd<T>(r, M->s, gelu, fch, N * 4 * C));
+		prof(M, "fc_fwd");
+		if (M->epi) /* GELU in the GEMM's epilogue, its input kept for the backward */
+			CKR(fwd_linear<T>(r, M, gelu, ln2, wt(M, P_FCW) + l * 4 * C * C, wt(M, P_FCB) + l * 4 * C, NULL, M->C, 4 * M->C, 0,
+					  TR_EPI_GELU, fch));
+		else
+			CKR(fwd_linear<T>(r, M, fch, ln2, wt(M, P_FCW) + l * 4 * C * C, wt(M, P_FCB) + l * 4 * C, NULL, M->C, 4 * M->C));
+		prof(M, "gelu_fwd");
+		if (!M->epi) CKR(tr_gelu_fwd<T>(r, M->s, gelu, fch, N * 4 * C));
+		prof(M, "fcproj_fwd");
 		CKR(fwd_linear<T>(r, M, res + N * C, gelu, wt(M, P_FCPW) + l * C * 4 * C, wt(M, P_FCPB) + l * C, res2, 4 * M->C, M->C));
 	}
+	prof(M, "lnf_fwd");
 	CKR(tr_layernorm_fwd<T>(r, M->s, M->lnf, M->lnf_mean, M->lnf_rstd, M->res + (size_t)M->L * N * C, wt(M, P_LNFW),
 				wt(M, P_LNFB), M->N, M->C));
-	CKR(fwd_linear<T>(r, M, M->logits, M->lnf, wt(M, P_WTE), (const T *)NULL, (const T *)NULL, M->C, M->Vp));
-	return tr_crossentropy<T>(r, M->s, M->logits, loss, tgt, M->N, M->m.vocab, M->Vp, 1.0f / ((float)N * M->GA));
+	return classifier<T>(r, M, tgt, loss);
 }
 
 #define CKNC(M, call) do { ncclResult_t n_ = (call); if (n_ != ncclSuccess) \
@@ -264,13 +348,18 @@ template <typename T> static int reduce_bucket(struct gk_result *r, tr_model<T> 
 	return GK_OK;
 }
 
-/* After forward: the logits hold their gradient. Adds to M->grad; with
+/* After forward: the logits hold their gradient (or dsmall holds dlnf: chunked). Adds to M->grad; with
  * reduce, averages it over the replicas bucket by bucket. */
 template <typename T> static int backward(struct gk_result *r, tr_model<T> *M, int mb, bool reduce)
 {
 	size_t N = M->N, C = M->C;
+	prof(M, "zero_dres");
 	CK(cudaMemsetAsync(M->dres, 0, N * C * sizeof(T), M->s));
-	CKR(bwd_linear<T>(r, M, M->dsmall, gr(M, P_WTE), M->logits, M->lnf, wt(M, P_WTE), M->C, M->Vp));
+	if (M->cls_rows == M->N) { /* else the chunked classifier made dsmall and wte's share */
+		prof(M, "logits_bwd");
+		CKR(bwd_linear<T>(r, M, M->dsmall, gr(M, P_WTE), M->logits, M->lnf, wt(M, P_WTE), M->C, M->Vp));
+	}
+	prof(M, "lnf_bwd");
 	CKR(tr_layernorm_bwd<T>(r, M->s, M->dres, gr(M, P_LNFW), gr(M, P_LNFB), M->dsmall, M->res + (size_t)M->L * N * C, wt(M, P_LNFW),
 				M->lnf_mean, M->lnf_rstd, M->N, M->C));
 	for (size_t l = M->L; l-- > 0;) {
@@ -278,23 +367,37 @@ template <typename T> static int backward(struct gk_result *r, tr_model<T> *M, i
 		T *res2 = M->res2 + l * N * C, *ln2 = M->ln2 + l * N * C, *fch = M->fch + l * N * 4 * C, *gelu = M->gelu + l * N * 4 * C;
 		T *att = M->att + l * (size_t)M->B * M->NH * M->S * M->S;
 		/* MLP: dres is d(res[l+1]) = d(fcproj out) = d(res2) so far */
-		CKR(bwd_linear<T>(r, M, M->dbig, gr(M, P_FCPW) + l * C * 4 * C, M->dres, gelu, wt(M, P_FCPW) + l * C * 4 * C, 4 * M->C, M->C));
+		prof(M, "fcproj_bwd");
+		CKR(bwd_linear<T>(r, M, M->dbig, gr(M, P_FCPW) + l * C * 4 * C, M->dres, gelu, wt(M, P_FCPW) + l * C * 4 * C, 4 * M->C, M->C,
+				  0, M->epi ? TR_EPI_DGELU : TR_EPI_NONE, fch));
+		prof(M, "bias_bwd");
 		CKR(tr_bias_bwd<T>(r, M->s, gr(M, P_FCPB) + l * C, M->dres, M->N, M->C));
-		CKR(tr_gelu_bwd<T>(r, M->s, M->dbig, fch, M->dbig, N * 4 * C));
+		prof(M, "gelu_bwd");
+		if (!M->epi) CKR(tr_gelu_bwd<T>(r, M->s, M->dbig, fch, M->dbig, N * 4 * C));
+		prof(M, "fc_bwd");
 		CKR(bwd_linear<T>(r, M, M->dsmall, gr(M, P_FCW) + l * 4 * C * C, M->dbig, ln2, wt(M, P_FCW) + l * 4 * C * C, M->C, 4 * M->C));
+		prof(M, "bias_bwd");
 		CKR(tr_bias_bwd<T>(r, M->s, gr(M, P_FCB) + l * 4 * C, M->dbig, M->N, 4 * M->C));
+		prof(M, "ln2_bwd");
 		CKR(tr_layernorm_bwd<T>(r, M->s, M->dres, gr(M, P_LN2W) + l * C, gr(M, P_LN2B) + l * C, M->dsmall, res2,
 					wt(M, P_LN2W) + l * C, M->ln2_mean + l * N, M->ln2_rstd + l * N, M->N, M->C));
 		/* attention: dres is now d(res2) = d(attproj out) */
+		prof(M, "attproj_bwd");
 		CKR(bwd_linear<T>(r, M, M->dsmall, gr(M, P_ATTPW) + l * C * C, M->dres, atty, wt(M, P_ATTPW) + l * C * C, M->C, M->C));
+		prof(M, "bias_bwd");
 		CKR(tr_bias_bwd<T>(r, M->s, gr(M, P_ATTPB) + l * C, M->dres, M->N, M->C));
-		CKR(attention_bwd<T>(r, M, M->dqkv, M->dsmall, qkv, att));
+		prof(M, "attn_bwd");
+		CKR(attention_bwd<T>(r, M, M->dqkv, M->dsmall, qkv, att, atty, l));
+		prof(M, "qkv_bwd");
 		CKR(bwd_linear<T>(r, M, M->dsmall, gr(M, P_QKVW) + l * 3 * C * C, M->dqkv, ln1, wt(M, P_QKVW) + l * 3 * C * C, M->C, 3 * M->C));
+		prof(M, "bias_bwd");
 		CKR(tr_bias_bwd<T>(r, M->s, gr(M, P_QKVB) + l * 3 * C, M->dqkv, M->N, 3 * M->C));
+		prof(M, "ln1_bwd");
 		CKR(tr_layernorm_bwd<T>(r, M->s, M->dres, gr(M, P_LN1W) + l * C, gr(M, P_LN1B) + l * C, M->dsmall, res,
 					wt(M, P_LN1W) + l * C, M->ln1_mean + l * N, M->ln1_rstd + l * N, M->N, M->C));
 		if (reduce) CKR(reduce_bucket<T>(r, M, (int)l));
 	}
+	prof(M, "encoder_bwd");
 	CKR(tr_encoder_bwd<T>(r, M->s, gr(M, P_WTE), gr(M, P_WPE), M->dres, M->inp + mb * N, M->N, M->S, M->C));
 	if (!reduce) return GK_OK;
 	CKR(reduce_bucket<T>(r, M, M->L));
@@ -305,6 +408,7 @@ template <typename T> static int backward(struct gk_result *r, tr_model<T> *M, i
 
 template <typename T> static int fwd_bwd(struct gk_result *r, tr_model<T> *M, float *loss)
 {
+	prof(M, "zero_grad");
 	CK(cudaMemsetAsync(M->grad, 0, M->nalloc * sizeof(float), M->s));
 	for (int mb = 0; mb < M->GA; mb++) {
 		CKR(forward<T>(r, M, mb, loss));
@@ -316,11 +420,53 @@ template <typename T> static int fwd_bwd(struct gk_result *r, tr_model<T> *M, fl
 template <typename T> static int step(struct gk_result *r, tr_model<T> *M, const struct gk_train_args *a, int t)
 {
 	CKR(fwd_bwd<T>(r, M, M->loss + t));
-	for (int i = 0; i < GK_TRAIN_NTENSORS; i++)
-		CKR(tr_adamw<T>(r, M->s, M->master + M->off[i], is_bf16<T>() ? wt(M, i) : (T *)NULL, gr(M, i), M->adam_m + M->off[i],
-				M->adam_v + M->off[i], M->sz[i], a->lr, a->beta1, a->beta2, a->eps, decays[i] ? a->weight_decay : 0.0f,
-				t + 1));
-	return GK_OK;
+	prof(M, "adamw");
+	/* one launch over the 16 tensors (each with its padding to the next) */
+	struct tr_adam_set set = { GK_TRAIN_NTENSORS, 0, {} };
+	for (int i = 0; i < GK_TRAIN_NTENSORS; i++) {
+		set.end[i] = i + 1 < GK_TRAIN_NTENSORS ? M->off[i + 1] : M->nalloc;
+		set.decay |= (unsigned)decays[i] << i;
+	}
+	return tr_adamw<T>(r, M->s, M->master, is_bf16<T>() ? M->w : (T *)NULL, M->grad, M->adam_m, M->adam_v, &set, a->lr, a->beta1,
+			   a->beta2, a->eps, a->weight_decay, t + 1);
+}
+
+/* One more step (loss slot `at`) with an event between every two ops, then
+ * the table of the ops' times, each summed over the layers, on stderr. */
+template <typename T> static int profile_step(struct gk_result *r, tr_model<T> *M, const struct gk_train_args *a, int at)
+{
+	static struct tr_prof p; /* large: not on the stack; one run at a time profiles */
+	memset(&p, 0, sizeof p);
+	int made = 0, rc = GK_OK;
+	while (made < PROF_MAX && cudaEventCreate(&p.ev[made]) == cudaSuccess) made++; /* not tracked: freed below */
+	if (made == PROF_MAX) {
+		M->prof = &p;
+		p.on = true;
+		rc = step<T>(r, M, a, at);
+		prof(M, "end");
+		p.on = false;
+		M->prof = NULL;
+		if (rc == GK_OK) rc = gk_wait_stream(r, M->s, a->c.deadline_ns);
+	}
+	const char *names[64];
+	double ms[64] = { 0 }, total = 0;
+	int calls[64] = { 0 }, nn = 0;
+	for (int i = 0; rc == GK_OK && i + 1 < p.n; i++) {
+		float e = 0;
+		cudaEventElapsedTime(&e, p.ev[i], p.ev[i + 1]);
+		int j = 0;
+		while (j < nn && strcmp(names[j], p.name[i]) != 0) j++;
+		if (j == nn && nn < 64) names[nn++] = p.name[i];
+		if (j < nn) { ms[j] += e; calls[j]++; }
+		total += e;
+	}
+	fprintf(stderr, "profile (GK_TRAIN_PROFILE): one step, %d ops, %.3f ms\n%-14s %6s %10s %6s\n", p.n - 1, total, "op", "calls",
+		"ms", "%");
+	for (int j = 0; j < nn; j++)
+		fprintf(stderr, "%-14s %6d %10.3f %6.1f\n", names[j], calls[j], ms[j], total > 0 ? 100.0 * ms[j] / total : 0.0);
+	for (int i = 0; i < made; i++) cudaEventDestroy(p.ev[i]);
+	if (made < PROF_MAX && rc == GK_OK) return gk_fail(r, GK_ECUDA, "train: cannot create the profile's %d events", PROF_MAX);
+	return rc;
 }
 
 /* Parameters from the host (packed) or GPT-2's initialization. */
@@ -387,11 +533,35 @@ static int check_args(struct gk_result *r, const struct gk_train_args *a)
 	return GK_OK;
 }
 
+/* The classifier's rows a chunk: CLS_CHUNK, or GK_TRAIN_CLASSIFIER=ROWS; whole (the plain
+ * path) with GK_TRAIN_CLASSIFIER=plain or when N is no larger */
+#define CLS_CHUNK 2048
+static int cls_rows(int N)
+{
+	const char *e = getenv("GK_TRAIN_CLASSIFIER");
+	int ch = e && atoi(e) > 0 ? atoi(e) : CLS_CHUNK;
+	return N <= ch || (e && strcmp(e, "plain") == 0) ? N : ch;
+}
+
+/* Fused attention for bf16 on compute capability 8.0 and up, unless GK_TRAIN_ATTN=plain. */
+template <typename T> static bool use_flash(int hs)
+{
+	const char *e = getenv("GK_TRAIN_ATTN");
+	int dev = 0, major = 0;
+	if (!is_bf16<T>() || hs > TR_FLASH_MAX_HS || (e && strcmp(e, "plain") == 0)) return false;
+	if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
+		return false;
+	return major >= 8;
+}
+
 template <typename T> static int train_run(const struct gk_train_args *a, struct gk_result *r, struct gk_track *t, tr_model<T> *M)
 {
 	const struct gk_train_cfg *m = &a->m;
 	M->m = *m; M->B = a->batch; M->S = a->seq; M->GA = a->grad_accum ? a->grad_accum : 1;
 	M->N = M->B * M->S; M->C = m->channels; M->L = m->layers; M->NH = m->heads; M->hs = M->C / M->NH; M->Vp = m->vocab_pad;
+	M->flash = use_flash<T>(M->hs);
+	M->cls_rows = cls_rows(M->N);
+	M->epi = getenv("GK_TRAIN_EPILOGUE") && strcmp(getenv("GK_TRAIN_EPILOGUE"), "1") == 0;
 	size_t nparams = gk_train_param_sizes(m, M->sz);
 	M->nalloc = 0;
 	for (int i = 0; i < GK_TRAIN_NTENSORS; i++) {
@@ -403,11 +573,11 @@ template <typename T> static int train_run(const struct gk_train_args *a, struct
 	size_t free0 = 0, total = 0, free1 = 0;
 	CK(cudaMemGetInfo(&free0, &total));
 	struct arena ar = { NULL, 0, 0 };
-	carve<T>(M, &ar, nsteps);
+	carve<T>(M, &ar, nsteps + 1);
 	M->model_bytes = ar.used;
 	CKR(gk_dmalloc(t, r, (void **)&ar.base, ar.used));
 	ar.used = 0;
-	carve<T>(M, &ar, nsteps);
+	carve<T>(M, &ar, nsteps + 1);
 	CKR(gk_stream(t, r, &M->s));
 	if (M->comm) {
 		CKR(gk_stream(t, r, &M->comm_s));
@@ -419,7 +589,7 @@ template <typename T> static int train_run(const struct gk_train_args *a, struct
 	CKR(tr_blas_open(r, t, &M->blas, a->prec == GK_TF32));
 	CKR(init_params<T>(r, M, a));
 	CKR(load_tokens<T>(r, M, a));
-	CK(cudaMemsetAsync(M->loss, 0, nsteps * sizeof(float), M->s));
+	CK(cudaMemsetAsync(M->loss, 0, (nsteps + 1) * sizeof(float), M->s));
 	double tokens = (double)M->N * M->GA * M->ndevs;
 	if (check) {
 		CKR(fwd_bwd<T>(r, M, M->loss));
@@ -448,6 +618,7 @@ template <typename T> static int train_run(const struct gk_train_args *a, struct
 			CK(cudaEventElapsedTime(&ms, ev[k], ev[k + 1]));
 			r->samples_ms[r->nsamples++] = ms;
 		}
+		if (getenv("GK_TRAIN_PROFILE") && M->rank == 0) CKR(profile_step<T>(r, M, a, nsteps)); /* its own loss slot */
 	}
 	float losses[GK_MAX_SAMPLES + 64];
 	int nl = nsteps < (int)(sizeof losses / sizeof *losses) ? nsteps : (int)(sizeof losses / sizeof *losses);

@@ -54,9 +54,13 @@ template <typename T> int tr_crossentropy(struct gk_result *r, cudaStream_t s, T
 					  int N, int V, int Vp, float dloss);
 /* dbias[oc] += sum over rows of dout[n, oc] */
 template <typename T> int tr_bias_bwd(struct gk_result *r, cudaStream_t s, float *dbias, const T *dout, int N, int OC);
-/* AdamW on n floats (bias-corrected, decoupled decay); copy, if not NULL, gets the new weights as T */
+/* Multi-tensor AdamW in one launch (bias-corrected, decoupled decay) over tensors laid end to
+ * end in p, g, m, v: tensor t is [end[t - 1], end[t]), decayed by wd when bit t of decay is set;
+ * copy, if not NULL, gets the new weights as T */
+#define TR_ADAM_TENSORS 32
+struct tr_adam_set { int n; unsigned decay; size_t end[TR_ADAM_TENSORS]; };
 template <typename T> int tr_adamw(struct gk_result *r, cudaStream_t s, float *p, T *copy, const float *g, float *m, float *v,
-				   size_t n, float lr, float beta1, float beta2, float eps, float wd, int step);
+				   const struct tr_adam_set *set, float lr, float beta1, float beta2, float eps, float wd, int step);
 template <typename T> int tr_cast(struct gk_result *r, cudaStream_t s, T *dst, const float *src, size_t n);
 /* *sum = the sum of the n floats' bit patterns (as unsigned 32-bit words): equal replicas give equal sums */
 int tr_checksum(struct gk_result *r, cudaStream_t s, const float *p, size_t n, unsigned long long *sum);
@@ -65,10 +69,21 @@ int tr_init(struct gk_result *r, cudaStream_t s, float *p, size_t n, uint64_t se
 /* inp / tgt [nseq * seq] from nseq rows of seq + 1 uniform tokens in [0, V) */
 int tr_tokens(struct gk_result *r, cudaStream_t s, int *inp, int *tgt, int nseq, int seq, int V, uint64_t seed);
 
+/* ---- fused causal attention, bf16 (gk_train_attn.cu): heads of at most TR_FLASH_MAX_HS ---- */
+#define TR_FLASH_MAX_HS 128
+/* out [B][S][C] = causal softmax(Q K^T / sqrt(hs)) V per head, Q, K, V read from qkv [B][S][3C];
+ * lse [B * NH][S] = each query's log-sum-exp (base 2, of the scores times log2(e) / sqrt(hs)) */
+int tr_flash_fwd(struct gk_result *r, cudaStream_t s, bf16 *out, float *lse, const bf16 *qkv, int B, int S, int NH, int hs);
+/* dqkv [B][S][3C] (every element written) from dout and the forward's out, lse and qkv;
+ * dsum [B * NH][S] is scratch */
+int tr_flash_bwd(struct gk_result *r, cudaStream_t s, bf16 *dqkv, float *dsum, const bf16 *dout, const bf16 *out, const float *lse,
+		 const bf16 *qkv, int B, int S, int NH, int hs);
+
 /* ---- GEMMs (gk_train_blas.cu): column-major D = alpha op(A) op(B) [+ C] [+ bias] ---- */
 struct tr_blas;
 int tr_blas_open(struct gk_result *r, struct gk_track *t, struct tr_blas **out, bool tf32);
 void tr_blas_close(struct tr_blas *b);
+enum { TR_EPI_NONE, TR_EPI_GELU, TR_EPI_DGELU };
 struct tr_mm {
 	bool ta, tb;
 	int m, n, k;
@@ -80,6 +95,8 @@ struct tr_mm {
 	int batch;          /* 0/1: one; else strided batches sa, sb, sd */
 	float alpha;        /* 0 means 1 */
 	bool ab_bf16;       /* A and B bf16 (else float) */
+	int epi;            /* TR_EPI_*: GELU (with bias; aux gets the input) or its gradient (aux: the input) */
+	const void *aux;    /* laid out as D */
 	bool d_bf16;        /* C and D bf16 (else float) */
 };
 int tr_matmul(struct gk_result *r, struct tr_blas *b, cudaStream_t s, const struct tr_mm *p);

@@ -66,7 +66,7 @@ static void load_lt(void)
 /* What makes two calls share descriptors and an algorithm. */
 struct mm_key {
 	bool ta, tb, ab_bf16, d_bf16, beta, bias;
-	int m, n, k, lda, ldb, ldd, batch, align;
+	int m, n, k, lda, ldb, ldd, batch, align, epi;
 	long long sa, sb, sd;
 	float alpha;
 };
@@ -155,9 +155,14 @@ static int make_entry(struct gk_result *r, struct tr_blas *b, struct mm_entry *e
 	cublasOperation_t ta = k->ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb = k->tb ? CUBLAS_OP_T : CUBLAS_OP_N;
 	CKLT(L.desc_set(e->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
 	CKLT(L.desc_set(e->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
-	if (k->bias) {
-		cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_BIAS;
+	if (k->bias || k->epi != TR_EPI_NONE) {
+		cublasLtEpilogue_t epi = k->epi == TR_EPI_GELU ? (k->bias ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS : CUBLASLT_EPILOGUE_GELU_AUX)
+					 : k->epi == TR_EPI_DGELU ? CUBLASLT_EPILOGUE_DGELU : CUBLASLT_EPILOGUE_BIAS;
 		CKLT(L.desc_set(e->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
+	}
+	if (k->epi != TR_EPI_NONE) {
+		int64_t ld = k->ldd;
+		CKLT(L.desc_set(e->op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &ld, sizeof ld));
 	}
 	int batch = k->batch > 1 ? k->batch : 1;
 	CKR(make_layout(r, &e->la, tab, k->ta ? k->k : k->m, k->ta ? k->m : k->k, k->lda, batch, k->sa));
@@ -191,10 +196,12 @@ int tr_matmul(struct gk_result *r, struct tr_blas *b, cudaStream_t s, const stru
 	k.batch = p->batch > 1 ? p->batch : 1;
 	k.sa = k.batch > 1 ? p->sa : 0; k.sb = k.batch > 1 ? p->sb : 0; k.sd = k.batch > 1 ? p->sd : 0;
 	k.alpha = p->alpha != 0 ? p->alpha : 1.0f;
+	k.epi = p->epi;
 	int al = ptr_align(p->A);
 	if (ptr_align(p->B) < al) al = ptr_align(p->B);
 	if (ptr_align(p->D) < al) al = ptr_align(p->D);
 	if (p->C && ptr_align(p->C) < al) al = ptr_align(p->C);
+	if (p->aux && ptr_align(p->aux) < al) al = ptr_align(p->aux);
 	k.align = al;
 	struct mm_entry *e = NULL;
 	for (int i = 0; i < b->n && !e; i++)
@@ -215,6 +222,7 @@ int tr_matmul(struct gk_result *r, struct tr_blas *b, cudaStream_t s, const stru
 		b->n++;
 	}
 	if (p->bias) CKLT(L.desc_set(e->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &p->bias, sizeof p->bias));
+	if (p->epi != TR_EPI_NONE) CKLT(L.desc_set(e->op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &p->aux, sizeof p->aux));
 	float beta = p->C ? 1.0f : 0.0f;
 	const void *C = p->C ? p->C : p->D;
 	CKLT(L.matmul(b->h, e->op, &k.alpha, p->A, e->la, p->B, e->lb, &beta, C, e->ld, p->D, e->ld, &e->algo, b->ws, b->ws_size, s));

@@ -329,10 +329,13 @@ int tr_bias_bwd(struct gk_result *r, cudaStream_t s, float *dbias, const T *dout
 
 /* ---- AdamW --------------------------------------------------------------------------------------- */
 template <typename T>
-__global__ void k_adamw(float *p, T *copy, const float *g, float *m, float *v, size_t n, float lr, float b1, float b2, float eps,
-			float wd, float c1, float c2)
+__global__ void k_adamw(float *p, T *copy, const float *g, float *m, float *v, struct tr_adam_set set, float lr, float b1, float b2,
+			float eps, float wd_all, float c1, float c2)
 {
-	GRID_STRIDE(i, n) {
+	int t = 0;
+	GRID_STRIDE(i, set.end[set.n - 1]) {
+		while (i >= set.end[t]) t++; /* i only grows: the search goes on from the last tensor */
+		float wd = set.decay >> t & 1 ? wd_all : 0.0f;
 		float gi = g[i], mi = b1 * m[i] + (1.0f - b1) * gi, vi = b2 * v[i] + (1.0f - b2) * gi * gi;
 		m[i] = mi;
 		v[i] = vi;
@@ -343,11 +346,12 @@ __global__ void k_adamw(float *p, T *copy, const float *g, float *m, float *v, s
 }
 
 template <typename T>
-int tr_adamw(struct gk_result *r, cudaStream_t s, float *p, T *copy, const float *g, float *m, float *v, size_t n, float lr,
-	     float beta1, float beta2, float eps, float wd, int step)
+int tr_adamw(struct gk_result *r, cudaStream_t s, float *p, T *copy, const float *g, float *m, float *v, const struct tr_adam_set *set,
+	     float lr, float beta1, float beta2, float eps, float wd, int step)
 {
+	if (set->n < 1 || set->n > TR_ADAM_TENSORS) return gk_fail(r, GK_EARG, "adamw: %d tensors (1..%d)", set->n, TR_ADAM_TENSORS);
 	float c1 = 1.0f - powf(beta1, (float)step), c2 = 1.0f - powf(beta2, (float)step);
-	k_adamw<T><<<tr_blocks(n), TR_BLOCK, 0, s>>>(p, copy, g, m, v, n, lr, beta1, beta2, eps, wd, c1, c2);
+	k_adamw<T><<<tr_blocks(set->end[set->n - 1]), TR_BLOCK, 0, s>>>(p, copy, g, m, v, *set, lr, beta1, beta2, eps, wd, c1, c2);
 	CKL();
 	return GK_OK;
 }
@@ -431,8 +435,8 @@ int tr_tokens(struct gk_result *r, cudaStream_t s, int *inp, int *tgt, int nseq,
 	template int tr_gelu_bwd<T>(struct gk_result *, cudaStream_t, T *, const T *, const T *, size_t); \
 	template int tr_crossentropy<T>(struct gk_result *, cudaStream_t, T *, float *, const int *, int, int, int, float); \
 	template int tr_bias_bwd<T>(struct gk_result *, cudaStream_t, float *, const T *, int, int); \
-	template int tr_adamw<T>(struct gk_result *, cudaStream_t, float *, T *, const float *, float *, float *, size_t, float, float, \
-				 float, float, float, int); \
+	template int tr_adamw<T>(struct gk_result *, cudaStream_t, float *, T *, const float *, float *, float *, \
+				 const struct tr_adam_set *, float, float, float, float, float, int); \
 	template int tr_cast<T>(struct gk_result *, cudaStream_t, T *, const float *, size_t);
 TR_INSTANTIATE(float)
 TR_INSTANTIATE(bf16)
