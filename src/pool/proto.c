@@ -234,7 +234,7 @@ static const struct {
 	{ "v", OPS_ALL }, { "op", OPS_ALL },
 	{ "job", OPB(OP_SHOW) | OPB(OP_CANCEL) | OPB(OP_LOGS) },
 	{ "stream", OPB(OP_LOGS) }, { "offset", OPB(OP_LOGS) }, { "max_bytes", OPB(OP_LOGS) }, { "raw", OPB(OP_LOGS) },
-	{ "all_users", OPB(OP_QUEUE) | OPB(OP_JOBS) }, { "history", OPB(OP_JOBS) }, { "limit", OPB(OP_JOBS) },
+	{ "all_users", OPB(OP_JOBS) }, { "history", OPB(OP_JOBS) }, { "limit", OPB(OP_JOBS) },
 	{ "gpus", OPB(OP_SUBMIT) }, { "gpu_ids", OPB(OP_SUBMIT) }, { "mig", OPB(OP_SUBMIT) },
 	{ "mem_per_gpu", OPB(OP_SUBMIT) }, { "nvlink", OPB(OP_SUBMIT) }, { "priority", OPB(OP_SUBMIT) },
 	{ "time_limit_s", OPB(OP_SUBMIT) }, { "name", OPB(OP_SUBMIT) }, { "after", OPB(OP_SUBMIT) },

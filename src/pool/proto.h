@@ -69,7 +69,7 @@ struct proto_request {
 	uint64_t offset;             /* logs: byte offset */
 	uint64_t max_bytes;          /* logs: at most this many (<= PROTO_MAX_LOG_CHUNK) */
 	bool raw;                    /* logs: the bytes follow the answer's line as they are (no base64, no max_bytes) */
-	bool all_users;              /* queue, jobs: everyone's (default: the caller's own for jobs) */
+	bool all_users;              /* jobs: everyone's (default: the caller's own; root only) */
 	bool history;                /* jobs: ended jobs too */
 	unsigned limit;              /* jobs: at most this many, newest first (0: 100) */
 };

@@ -130,6 +130,7 @@ static void test_refusals(void **state)
 	refused("{\"v\":1,\"op\":\"ping\",\"image\":\"x\"}", "unknown field 'image' in a ping request");
 	refused("{\"v\":1,\"op\":\"cancel\",\"job\":1,\"all_users\":true}", "unknown field 'all_users'");
 	refused("{\"v\":1,\"op\":\"queue\",\"history\":true}", "unknown field 'history' in a queue request");
+	refused("{\"v\":1,\"op\":\"queue\",\"all_users\":true}", "unknown field 'all_users' in a queue request");
 	/* too large as a whole */
 	size_t big = PROTO_MAX_REQUEST + 10;
 	char *huge = malloc(big);
