@@ -13,6 +13,7 @@
 #
 #   bench/agent_bench.sh                 # build (Release) and run
 #   BUILD=build-rel CLIENTS=100 SECONDS_LOAD=10 GPUS="8 64" ENCODINGS="gzip plain" bench/agent_bench.sh
+#   DCGM_COMPAT=on HISTORY=off ... bench/agent_bench.sh   # the dcgm-exporter names served too
 #   GPUCTL=/path/gpuctl AGENT_BENCH=/path/agent_bench bench/agent_bench.sh   # built elsewhere: no build
 #                                        # (scripts/gpu/agent_bench.sh, on the GPU machine)
 # Output: plain text; copy the figures into bench/RESULTS.md.
@@ -27,6 +28,7 @@ LATENCY_US="${LATENCY_US:-2000}"
 GPUS="${GPUS:-8 64}"
 ENCODINGS="${ENCODINGS:-gzip plain}"
 HISTORY="${HISTORY:-60m}" # the agent's history (/api/v1/history): its default (1 h), or off
+DCGM_COMPAT="${DCGM_COMPAT:-off}" # on: /metrics also in dcgm-exporter's names (docs/metrics.md)
 if [ -z "${GPUCTL:-}" ] && [ "${SKIP_BUILD:-0}" != 1 ]; then
 	cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGPUCTL_WITH_CUDA=OFF >/dev/null
 	# agent_bench (CMakeLists.txt) links the layer libraries it needs: device and core
@@ -44,10 +46,10 @@ trap '[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null; tmux -S "$tmp/tmux" 
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ)  host: $(uname -n)  cpus: $(nproc)  $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 for gpus in $GPUS; do
 	spec="h200x8,latency_us=$LATENCY_US,gpus=$gpus"
-	echo "== $gpus simulated H200, every call ${LATENCY_US} us, interval 1 s, $CLIENTS scrapers, history $HISTORY"
+	echo "== $gpus simulated H200, every call ${LATENCY_US} us, interval 1 s, $CLIENTS scrapers, history $HISTORY, dcgm_compat $DCGM_COMPAT"
 	# the scrapers all come from 127.0.0.1 but stand for as many Prometheus servers:
 	# no per-address limit (per_ip_connections is 32 by default)
-	printf 'per_ip_connections = 0\nhistory = %s\n' "$HISTORY" >"$tmp/agent.conf"
+	printf 'per_ip_connections = 0\nhistory = %s\ndcgm_compat = %s\n' "$HISTORY" "$DCGM_COMPAT" >"$tmp/agent.conf"
 	"$GPUCTL" --sim "$spec" agent --config "$tmp/agent.conf" --listen 127.0.0.1:0 --interval 1s \
 		--kernel-log off 2>"$tmp/agent.err" &
 	agent_pid=$!

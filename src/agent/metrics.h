@@ -5,7 +5,7 @@
  * metrics_render() is a pure function of a snapshot and options: no clock
  * (the snapshot's taken_ns is "now"), no I/O. Every metric it can emit is a
  * row of metric_table[] (docs/metrics.md lists the same rows; a unit test
- * checks both ways). Values that are unsupported or unread are absent, never
+ * checks both ways), or with dcgm_compat one of metrics_dcgm.h's. Values that are unsupported or unread are absent, never
  * 0; a GPU that is down exposes only gpuctl_gpu_up 0 and its bookkeeping.
  */
 #ifndef GPUCTL_METRICS_H

@@ -11,24 +11,42 @@ const struct dcgm_compat_row dcgm_compat_rows[] = { DCGM_COMPAT_TABLE(DCGM_ROW) 
 #undef DCGM_ROW
 const size_t dcgm_compat_rows_n = sizeof(dcgm_compat_rows) / sizeof(dcgm_compat_rows[0]);
 
-/* dcgm-exporter's labels of GPU i, without the braces. */
+/* dcgm-exporter's label keys, in its order; the last three (Kubernetes') are
+ * empty unless a label.* setting gives one a value. */
+static const char *const dcgm_keys[] = { "gpu", "UUID", "pci_bus_id", "device", "modelName", "Hostname",
+					 "container", "namespace", "pod" };
+enum { DCGM_NKEYS = sizeof(dcgm_keys) / sizeof(dcgm_keys[0]), DCGM_FIRST_K8S = 6 };
+
+static int dcgm_key_index(const char *key)
+{
+	for (int k = 0; k < DCGM_NKEYS; k++)
+		if (strcmp(dcgm_keys[k], key) == 0)
+			return k;
+	return -1;
+}
+
+/* dcgm-exporter's labels of GPU i, without the braces: a label.* setting
+ * named as one of them is not written twice (Prometheus drops a scrape with
+ * a duplicate label): it fills a Kubernetes one, the others keep theirs. */
 static void gpu_labels(struct abuf *b, const struct snapshot *snap, unsigned i, const struct metrics_opts *o)
 {
 	const struct gpu_static *st = &snap->gpu[i].st;
 	char idx[16], dev[24];
 	snprintf(idx, sizeof(idx), "%u", i);
 	snprintf(dev, sizeof(dev), "nvidia%u", i);
-	metrics_put_label(b, true, "gpu", idx);
-	metrics_put_label(b, false, "UUID", VAL_HAS(st->uuid) ? st->uuid.s : "");
-	metrics_put_label(b, false, "pci_bus_id", VAL_HAS(st->pci_bus_id) ? st->pci_bus_id.s : "");
-	metrics_put_label(b, false, "device", dev);
-	metrics_put_label(b, false, "modelName", VAL_HAS(st->name) ? st->name.s : "");
-	metrics_put_label(b, false, "Hostname", metrics_hostname(snap, o));
-	metrics_put_label(b, false, "container", "");
-	metrics_put_label(b, false, "namespace", "");
-	metrics_put_label(b, false, "pod", "");
+	const char *val[DCGM_NKEYS] = { idx, VAL_HAS(st->uuid) ? st->uuid.s : "",
+		VAL_HAS(st->pci_bus_id) ? st->pci_bus_id.s : "", dev, VAL_HAS(st->name) ? st->name.s : "",
+		metrics_hostname(snap, o), "", "", "" };
+	for (unsigned k = 0; k < o->nlabels; k++) {
+		int d = dcgm_key_index(o->labels[k].key);
+		if (d >= DCGM_FIRST_K8S)
+			val[d] = o->labels[k].value;
+	}
+	for (int k = 0; k < DCGM_NKEYS; k++)
+		metrics_put_label(b, k == 0, dcgm_keys[k], val[k]);
 	for (unsigned k = 0; k < o->nlabels; k++)
-		metrics_put_label(b, false, o->labels[k].key, o->labels[k].value);
+		if (dcgm_key_index(o->labels[k].key) < 0)
+			metrics_put_label(b, false, o->labels[k].key, o->labels[k].value);
 }
 
 static void family_head(struct abuf *b, const char *name, enum metric_type type, const char *help, bool om)

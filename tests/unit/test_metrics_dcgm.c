@@ -147,6 +147,48 @@ static void test_down_gpu_and_groups(void **state)
 	snapshot_free(sn);
 }
 
+/* label.* settings: written after dcgm-exporter's, never a key twice; one named
+ * as a Kubernetes label fills it. */
+static void test_extra_labels(void **state)
+{
+	(void)state;
+	struct snapshot *sn = snap2();
+	struct metrics_opts o;
+	metrics_opts_default(&o);
+	o.dcgm_compat = true;
+	const char *kv[][2] = { { "namespace", "prod" }, { "device", "x" }, { "rack", "r1" } };
+	for (unsigned k = 0; k < 3; k++) {
+		snprintf(o.labels[k].key, sizeof(o.labels[k].key), "%s", kv[k][0]);
+		snprintf(o.labels[k].value, sizeof(o.labels[k].value), "%s", kv[k][1]);
+	}
+	o.nlabels = 3;
+	struct abuf b;
+	abuf_init(&b);
+	assert_int_equal(metrics_render(&b, sn, &o), 0);
+	assert_non_null(strstr(b.p, "DCGM_FI_DEV_FB_USED{gpu=\"0\",UUID=\"GPU-0000\",pci_bus_id=\"00000000:18:00.0\","
+				    "device=\"nvidia0\",modelName=\"NVIDIA H200\",Hostname=\"node1\",container=\"\","
+				    "namespace=\"prod\",pod=\"\",rack=\"r1\"} 1024\n"));
+	/* no DCGM line names a key twice */
+	for (const char *p = strstr(b.p, "\nDCGM_"); p; p = strstr(p + 1, "\nDCGM_")) {
+		const char *open = strchr(p, '{'), *close = strchr(p, '}');
+		assert_non_null(open);
+		char keys[16][64];
+		unsigned n = 0;
+		for (const char *q = open + 1; q < close && n < 16; n++) {
+			const char *eq = strchr(q, '=');
+			snprintf(keys[n], sizeof(keys[n]), "%.*s", (int)(eq - q), q);
+			for (unsigned j = 0; j < n; j++)
+				if (strcmp(keys[j], keys[n]) == 0)
+					fail_msg("key %s twice in %.200s", keys[n], p + 1);
+			q = strchr(eq + 2, '"') + 1; /* past the value (no quote inside these) */
+			if (*q == ',')
+				q++;
+		}
+	}
+	abuf_free(&b);
+	snapshot_free(sn);
+}
+
 static void test_openmetrics_types(void **state)
 {
 	(void)state;
@@ -228,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_exact_values),
 		cmocka_unit_test(test_off_by_default),
 		cmocka_unit_test(test_down_gpu_and_groups),
+		cmocka_unit_test(test_extra_labels),
 		cmocka_unit_test(test_openmetrics_types),
 		cmocka_unit_test(test_docs_and_default_counters),
 	};
