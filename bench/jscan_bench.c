@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * jscan_bench.c - is src/pool/jscan.c's re-indenter still faster than
+ * jscan_bench.c - is src/core/jscan.c's re-indenter still faster than
  * jansson? Times what `gpuctl queue --json` does with the agent's answer:
  * jscan_pretty(answer, "ok") against jansson's json_loadb, json_object_del
  * "ok", json_dumpb(JSON_INDENT(2) | JSON_PRESERVE_ORDER) (what the command
@@ -9,7 +9,7 @@
  * Median and min of RUNS each, wall clock. Not in CI; figures go to
  * bench/RESULTS.md ("Pool (simulated)") and the commit message.
  *
- *   cc -O2 -std=c11 -D_GNU_SOURCE -Isrc bench/jscan_bench.c src/pool/jscan.c src/core/abuf.c \
+ *   cc -O2 -std=c11 -D_GNU_SOURCE -Isrc bench/jscan_bench.c src/core/jscan.c src/core/abuf.c src/core/pages.c \
  *      $(pkg-config --cflags --libs jansson) -o /tmp/jscan_bench && /tmp/jscan_bench [N [RUNS]]
  */
 #include <jansson.h>
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "bench_clock.h"
-#include "pool/jscan.h"
+#include "core/jscan.h"
 
 /* The agent's compact answer to `queue` with n pending jobs. */
 static char *queue_answer(unsigned n, size_t *len)

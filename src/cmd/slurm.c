@@ -21,6 +21,7 @@
 #include "slurm/gres.h"
 #include "slurm/node.h"
 #include "pool/slurm_req.h"
+#include "slurm/cpu_cores.h"
 #include "slurm/scontrol.h"
 #include "slurm/summary.h"
 #include "health_cmd.h"
@@ -139,54 +140,6 @@ static int parse_u64(const struct cmd_ctx *ctx, const char *what, const char *s,
 
 /* ---- gres-conf -------------------------------------------------------------------- */
 
-/* Logical core index of each CPU from sysfs: cores numbered in (package, core id) order. */
-static int host_cpu_cores(int *map, unsigned *ncpu)
-{
-	struct { int pkg, core; } key[SLURM_MAX_CPUS];
-	unsigned n = 0;
-	for (unsigned c = 0; c < SLURM_MAX_CPUS; c++) {
-		char path[128];
-		int v[2];
-		const char *f[2] = { "physical_package_id", "core_id" };
-		bool ok = true;
-		for (int k = 0; k < 2 && ok; k++) {
-			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/topology/%s", c, f[k]);
-			FILE *fp = fopen(path, "r");
-			ok = fp && fscanf(fp, "%d", &v[k]) == 1;
-			if (fp)
-				fclose(fp);
-		}
-		if (!ok) {
-			key[c].pkg = key[c].core = -1; /* absent or offline */
-			continue;
-		}
-		key[c].pkg = v[0];
-		key[c].core = v[1];
-		n = c + 1;
-	}
-	if (n == 0)
-		return -1;
-	for (unsigned c = 0; c < n; c++) {
-		if (key[c].pkg < 0) {
-			map[c] = -1;
-			continue;
-		}
-		/* index = number of distinct (pkg, core) pairs ordered before this one */
-		int idx = 0;
-		for (unsigned d = 0; d < n; d++) {
-			if (key[d].pkg < 0 || !(key[d].pkg < key[c].pkg || (key[d].pkg == key[c].pkg && key[d].core < key[c].core)))
-				continue;
-			bool first = true;
-			for (unsigned e = 0; e < d && first; e++)
-				first = !(key[e].pkg == key[d].pkg && key[e].core == key[d].core);
-			idx += first;
-		}
-		map[c] = idx;
-	}
-	*ncpu = n;
-	return 0;
-}
-
 static int with_backend(struct cmd_ctx *ctx, struct gpu_backend *be)
 {
 	if (ctx->be)
@@ -235,7 +188,7 @@ static int do_gres_conf(int argc, char **argv, struct cmd_ctx *ctx)
 		return rc;
 	static int cpu_core[SLURM_MAX_CPUS];
 	unsigned ncpu = 0;
-	if (!ctx->sys.simulated && host_cpu_cores(cpu_core, &ncpu) == 0) {
+	if (!ctx->sys.simulated && slurm_host_cpu_cores("/sys", cpu_core, &ncpu) == 0) {
 		o.cpu_core = cpu_core;
 		o.ncpu = ncpu;
 	}
