@@ -28,7 +28,7 @@ set(GPUCTL_LAYER_TABLE
   "plan         core"                          # the planner
   "bench        core device health kernels_host plan sampler view" # bench suites, results, report
   "slurm        core device health view"       # gres.conf, the Slurm hooks' logic, the fleet sweep
-  "pool         core device health view" # the job pool and its protocol
+  "pool         core device health view"         # the job pool and its protocol
   "agent        core device health pool sampler view" # the daemon: HTTP, metrics, API
   "cmd          agent bench core device health kernels_host plan pool sampler slurm view") # the commands
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/data_path.h"
+#include "core/spawn.h"
 #include "pool/devcg.h"
 
 #if defined(__x86_64__)
@@ -22,20 +23,17 @@
 #endif
 
 /* `ldconfig -p`'s output (from the file the tests give, or ldconfig itself,
- * which is in /sbin for those without it on PATH). NULL with err set. */
+ * which is in /sbin for those without it on PATH; core/spawn.h, killed after
+ * 30 s). NULL with err set. */
 static char *ldconfig_text(const char *file, char *err, size_t errlen)
 {
 	if (file)
 		return read_whole_file(file, 16 << 20, NULL, err, errlen);
-	static const char *const cmds[] = { "ldconfig -p 2>/dev/null", "/sbin/ldconfig -p 2>/dev/null" };
+	static const char *const progs[] = { "ldconfig", "/sbin/ldconfig" };
+	struct spawn_opts o = { .out_max = 16u << 20, .timeout_ms = 30000 };
 	for (unsigned c = 0; c < 2; c++) {
-		FILE *p = popen(cmds[c], "re");
-		if (!p)
-			continue;
-		char why[200];
-		char *buf = read_fd_bounded(fileno(p), 16u << 20, "the output of 'ldconfig -p'", NULL, why, sizeof(why));
-		int st = pclose(p);
-		if (buf && st == 0 && buf[0])
+		char *argv[] = { (char *)progs[c], (char *)"-p", NULL }, *buf = NULL, why[200];
+		if (spawn_run(argv, &o, &buf, NULL, why, sizeof(why)) == 0 && buf[0])
 			return buf;
 		free(buf);
 	}

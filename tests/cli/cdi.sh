@@ -69,6 +69,12 @@ check "the loader is pointed at them" jqt -e '.containerEdits.env | index("LD_LI
 	"$tmp/nvidia.json"
 check "stdout is the same spec" bash -c "PATH='$tmp/bin:$PATH' '$GPUCTL' --sim h200x8 cdi generate --dev-dir '$dev' \
 	--ldconfig-output '$tmp/ldconfig.txt' 2>/dev/null | cmp -s - '$tmp/nvidia.json'"
+# without --ldconfig-output it runs `ldconfig -p` (core/spawn.h): a stand-in on PATH gives the same spec
+mkdir -p "$tmp/ldbin"
+printf '#!/bin/sh\n[ "$1" = -p ] || exit 2\necho "stderr is not the output" >&2\ncat "%s"\n' "$tmp/ldconfig.txt" >"$tmp/ldbin/ldconfig"
+chmod +x "$tmp/ldbin/ldconfig"
+check "ldconfig -p run: the same spec" bash -c "PATH='$tmp/ldbin:$tmp/bin:$PATH' '$GPUCTL' --sim h200x8 cdi generate \
+	--dev-dir '$dev' 2>/dev/null | cmp -s - '$tmp/nvidia.json'"
 
 # list
 gen h200x8 cdi list >"$tmp/list" 2>&1

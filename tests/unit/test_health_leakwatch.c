@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_agent_leakwatch.c - the agent's memory-leak watch (src/health/leakwatch.h):
+/* test_health_leakwatch.c - the agent's memory-leak watch (src/health/leakwatch.h):
  * feeding snapshots, process identity, forgetting, the table cap, the sample
  * spacing over long runs, and the health findings it adds. */
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_pool_jscan.c - the tree-free JSON reader behind `gpuctl queue`: the
+/* test_core_jscan.c - the tree-free JSON reader behind `gpuctl queue`: the
  * tokenizer, the re-indenter checked byte for byte against jansson (which
  * `queue --json` used to go through), what it leaves to jansson, and that it
  * accepts exactly the documents jansson accepts (also on mutated answers). */
