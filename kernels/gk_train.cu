@@ -6,9 +6,9 @@
  * activations row-major [batch * seq][channels], weights [out][in], so
  * y = x W^T + b is one column-major GEMM with A = W transposed.
  *
- * Attention in bf16 is fused (gk_train_attn.cu, flash-style: only each
- * query's log-sum-exp is kept). The plain path (fp32, tf32, and bf16 with
- * GK_TRAIN_ATTN=plain): per layer the [B][NH][seq][seq] softmax
+ * Attention in bf16 with GK_TRAIN_ATTN=flash is fused (gk_train_attn.cu,
+ * flash-style: only each query's log-sum-exp is kept). The plain path (the
+ * default): per layer the [B][NH][seq][seq] softmax
  * output is kept for the backward pass; scores and their gradient use one
  * scratch buffer. Its GEMMs and softmax skip the query-by-key blocks above
  * the causal diagonal (attention_fwd). The residual stream's gradient is one buffer that every
@@ -533,22 +533,24 @@ static int check_args(struct gk_result *r, const struct gk_train_args *a)
 	return GK_OK;
 }
 
-/* The classifier's rows a chunk: CLS_CHUNK, or GK_TRAIN_CLASSIFIER=ROWS; whole (the plain
- * path) with GK_TRAIN_CLASSIFIER=plain or when N is no larger */
+/* The classifier's rows a chunk: whole (the plain path) by default, CLS_CHUNK with
+ * GK_TRAIN_CLASSIFIER=chunked, or GK_TRAIN_CLASSIFIER=ROWS; whole when N is no larger.
+ * Opt-in until a GPU run has checked it against the CPU reference (issue 33). */
 #define CLS_CHUNK 2048
 static int cls_rows(int N)
 {
 	const char *e = getenv("GK_TRAIN_CLASSIFIER");
-	int ch = e && atoi(e) > 0 ? atoi(e) : CLS_CHUNK;
-	return N <= ch || (e && strcmp(e, "plain") == 0) ? N : ch;
+	int ch = !e ? N : atoi(e) > 0 ? atoi(e) : strcmp(e, "chunked") == 0 ? CLS_CHUNK : N;
+	return N <= ch ? N : ch;
 }
 
-/* Fused attention for bf16 on compute capability 8.0 and up, unless GK_TRAIN_ATTN=plain. */
+/* Fused attention for bf16 on compute capability 8.0 and up with GK_TRAIN_ATTN=flash (opt-in
+ * until a GPU run has checked it against the CPU reference and the plain path, issue 33). */
 template <typename T> static bool use_flash(int hs)
 {
 	const char *e = getenv("GK_TRAIN_ATTN");
 	int dev = 0, major = 0;
-	if (!is_bf16<T>() || hs > TR_FLASH_MAX_HS || (e && strcmp(e, "plain") == 0)) return false;
+	if (!is_bf16<T>() || hs > TR_FLASH_MAX_HS || !e || strcmp(e, "flash") != 0) return false;
 	if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
 		return false;
 	return major >= 8;

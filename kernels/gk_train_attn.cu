@@ -307,14 +307,13 @@ __global__ void __launch_bounds__(FA_THREADS) k_flash_bwd_q(bf16 *dqkv, const bf
 #endif
 }
 
+/* The kernels' shared memory is over the default 48 KiB: opted in on the current device at every
+ * call (the attribute is per device, and the data-parallel replicas run one thread a device). */
 template <int HSP> static int fa_smem_opt_in(struct gk_result *r)
 {
-	static bool done; /* per instantiation; the attribute holds for the process */
-	if (done) return GK_OK;
 	CK(cudaFuncSetAttribute(k_flash_fwd<HSP>, cudaFuncAttributeMaxDynamicSharedMemorySize, fa_fwd_smem<HSP>()));
 	CK(cudaFuncSetAttribute(k_flash_bwd_kv<HSP>, cudaFuncAttributeMaxDynamicSharedMemorySize, fa_bwd_smem<HSP>()));
 	CK(cudaFuncSetAttribute(k_flash_bwd_q<HSP>, cudaFuncAttributeMaxDynamicSharedMemorySize, fa_bwd_smem<HSP>()));
-	done = true;
 	return GK_OK;
 }
 

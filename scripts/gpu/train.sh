@@ -16,8 +16,8 @@
 #   gk_train): its checks, the checks under compute-sanitizer, 124M in bf16, tf32 and fp32, the
 #   carried .device-carry/train module's bf16 step beside it, then PyTorch's bf16 step under
 #   torch.compile (and eager with TORCH_EAGER=1)
-#   fused: issue 33's run (the fused attention and chunked classifier against the plain paths,
-#   per-op profiles, torch.compile in the same call; see the mode below)
+#   fused: issue 33's run (the opt-in fused attention and chunked classifier against the plain
+#   paths, per-op profiles, torch.compile in the same call; see the mode below)
 # TORCH_COMPILE=1 adds PyTorch's bf16 step under torch.compile (a few minutes of compiling).
 # Never changes clocks, power, MIG, persistence or compute mode.
 set -u -o pipefail
@@ -64,25 +64,28 @@ if [ "$mode" = attn ]; then
   exit $rc
 fi
 if [ "$mode" = fused ]; then
-  # issue 33: the fused attention and the chunked classifier (the defaults) against the CPU reference,
-  # the classifier in chunks of 8 rows, the plain paths, all under compute-sanitizer too; then 124M
-  # bf16 fused and plain, each with its per-op profile (GK_TRAIN_PROFILE=1), 350M and 774M bf16,
-  # 124M tf32, then PyTorch's bf16 step under torch.compile in the same call
+  # issue 33 (opt-in paths): the fused attention and the chunked classifier against the CPU
+  # reference (the classifier in chunks of 8 rows), the plain paths and the GELU epilogues; 124M
+  # bf16 fused and plain, each with its per-op profile (GK_TRAIN_PROFILE=1); PyTorch's bf16 step
+  # under torch.compile; then 350M and 774M bf16 fused, 124M tf32, compute-sanitizer over a check
+  F="GK_TRAIN_ATTN=flash GK_TRAIN_CLASSIFIER=chunked"
   chk() { echo "+ $1 check"; env $1 $G --check 2>&1 | tee -a "$OUT/check.log" || rc=1; }
-  chk GK_TRAIN_ATTN=flash; chk GK_TRAIN_CLASSIFIER=8; chk "GK_TRAIN_ATTN=plain GK_TRAIN_CLASSIFIER=plain"
-  chk "GK_TRAIN_EPILOGUE=1 GK_TRAIN_CLASSIFIER=8"
-  GK_TRAIN_CLASSIFIER=8 timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 $B/gk_train --module $B/gpuctl_kernels.so \
-    --check > "$OUT/sanitizer.log" 2>&1; echo "compute-sanitizer memcheck: exit $?"; tail -3 "$OUT/sanitizer.log"
+  chk "GK_TRAIN_ATTN=flash GK_TRAIN_CLASSIFIER=8"; chk GK_TRAIN_ATTN=flash; chk GK_TRAIN_ATTN=plain
+  chk "GK_TRAIN_EPILOGUE=1 GK_TRAIN_ATTN=flash GK_TRAIN_CLASSIFIER=8"
   prun() { echo "+ $*" >> "$OUT/train.log"; env $1 GK_TRAIN_PROFILE=1 $G --run "${@:2}" > "$OUT/prof.tmp" 2>&1 || rc=1
-    cat "$OUT/prof.tmp" >> "$OUT/train.log"; grep -v '^losses' "$OUT/prof.tmp"; }
-  prun GK_TRAIN_ATTN=flash --model 124M --prec bf16 --steps 30
-  prun "GK_TRAIN_ATTN=plain GK_TRAIN_CLASSIFIER=plain" --model 124M --prec bf16 --steps 20
-  prun GK_TRAIN_EPILOGUE=1 --model 124M --prec bf16 --steps 30
-  prun GK_TRAIN_CLASSIFIER=plain --model 124M --prec bf16 --steps 20 | grep -v '^ \|^[a-z_0-9]* *[0-9]'
-  for m in 350M 774M; do prun GK_TRAIN_ATTN=flash --model $m --prec bf16 --steps 12 | grep -v '^ \|^[a-z_0-9]* *[0-9]'; done
-  prun GK_TRAIN_ATTN=flash --model 124M --prec tf32 --steps 8 | grep -v '^ \|^[a-z_0-9]* *[0-9]'
-  echo "gpuctl: $(( $(date +%s) - t0 )) s"
+    cat "$OUT/prof.tmp" >> "$OUT/train.log"; grep -v '^losses' "$OUT/prof.tmp" | grep "${PGREP:-.}"; }
+  prun "$F" --model 124M --prec bf16 --steps 30
+  prun GK_TRAIN_ATTN=plain --model 124M --prec bf16 --steps 20
+  prun "$F GK_TRAIN_EPILOGUE=1" --model 124M --prec bf16 --steps 30
+  PGREP=PASS prun GK_TRAIN_ATTN=flash --model 124M --prec bf16 --steps 20
+  echo "gpuctl 124M: $(( $(date +%s) - t0 )) s"
   torch_ref compile ${TORCH_TIMEOUT:-170} bf16_compile
+  echo "torch: $(( $(date +%s) - t0 )) s"
+  for m in 350M 774M; do PGREP=PASS prun "$F" --model $m --prec bf16 --steps 12; done
+  PGREP=PASS prun "$F" --model 124M --prec tf32 --steps 8
+  env $F GK_TRAIN_CLASSIFIER=8 timeout 40 compute-sanitizer --tool memcheck --error-exitcode 9 $B/gk_train \
+    --module $B/gpuctl_kernels.so --check > "$OUT/sanitizer.log" 2>&1; echo "compute-sanitizer memcheck: exit $?"
+  tail -3 "$OUT/sanitizer.log"
   echo "total: $(( $(date +%s) - t0 )) s"
   exit $rc
 fi
