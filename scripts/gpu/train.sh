@@ -79,6 +79,8 @@ if [ "$mode" = fused ]; then
   prun "$F GK_TRAIN_EPILOGUE=1" --model 124M --prec bf16 --steps 30
   PGREP=PASS prun GK_TRAIN_ATTN=flash --model 124M --prec bf16 --steps 20
   echo "gpuctl 124M: $(( $(date +%s) - t0 )) s"
+  # TRAIN_SHORT=1: stop here (a call that shares its device time with other checks)
+  [ -n "${TRAIN_SHORT:-}" ] && exit $rc
   torch_ref compile ${TORCH_TIMEOUT:-170} bf16_compile
   echo "torch: $(( $(date +%s) - t0 )) s"
   for m in 350M 774M; do PGREP=PASS prun "$F" --model $m --prec bf16 --steps 12; done
