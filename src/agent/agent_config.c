@@ -135,6 +135,23 @@ bad:
 	return -1;
 }
 
+/* A timeout the HTTP server keeps in whole seconds: the duration grammar
+ * (10s, 1m; a number alone is seconds, as it always was here). */
+static int parse_whole_seconds(const char *key, const char *value, unsigned lo, unsigned hi, unsigned *dst, char *err,
+			       size_t errlen)
+{
+	uint64_t ns;
+	if (units_parse_duration(value, lo * UNITS_NS_PER_S, hi * UNITS_NS_PER_S, &ns, err, errlen))
+		return -1;
+	if (ns % UNITS_NS_PER_S) {
+		char q[41];
+		snprintf(err, errlen, "bad value '%s' for '%s' (whole seconds, e.g. 10s, 1m)", units_quoted(value, q), key);
+		return -1;
+	}
+	*dst = (unsigned)(ns / UNITS_NS_PER_S);
+	return 0;
+}
+
 static int copy_value(char *dst, size_t dstlen, const char *key, const char *value, char *err, size_t errlen)
 {
 	size_t n = strlen(value);
@@ -165,6 +182,10 @@ int agent_config_set(struct agent_config *c, const char *key, const char *value,
 		}
 		return units_parse_duration(value, 1000000000ull, 86400000000000ull, &c->history_ns, err, errlen);
 	}
+	if (strcmp(key, "connection_timeout") == 0)
+		return parse_whole_seconds(key, value, 1, 3600, &c->connection_timeout_s, err, errlen);
+	if (strcmp(key, "header_timeout") == 0)
+		return parse_whole_seconds(key, value, 1, 60, &c->header_timeout_s, err, errlen);
 	if (strcmp(key, "leak_min_rate") == 0)
 		return agent_parse_rate(value, &c->leak_min_rate, err, errlen);
 	if (strcmp(key, "leak_min_growth") == 0) {
@@ -197,8 +218,6 @@ int agent_config_set(struct agent_config *c, const char *key, const char *value,
 		{ "slow_group_every", &c->slow_group_every, 1, 3600 },
 		{ "max_connections", &c->max_connections, 1, 65536 },
 		{ "per_ip_connections", &c->per_ip_connections, 0, 65536 },
-		{ "connection_timeout", &c->connection_timeout_s, 1, 3600 },
-		{ "header_timeout", &c->header_timeout_s, 1, 60 },
 		{ "threads", &c->threads, 1, 64 },
 	};
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {

@@ -77,7 +77,8 @@ int pool_agent_config_set(struct agent_config *c, const char *key, const char *v
 		else if (log_limit && (units_parse_size(value, 0, PROTO_MAX_BYTES, &v, err, errlen) || v < (64u << 10))) {
 			snprintf(err, errlen, "bad value '%.40s' for 'pool_log_limit' (at least 64K, or off)", value);
 			return -1;
-		} else if (!log_limit && (limits[i].duration ? proto_parse_time_limit(value, &v, err, errlen)
+		} else if (!log_limit && (limits[i].duration ? units_parse_seconds(value, "pool_log_retention", 1,
+										   PROTO_MAX_TIME_S, &v, err, errlen)
 							    : units_parse_size(value, 1, PROTO_MAX_BYTES, &v, err, errlen))) {
 			return -1;
 		} else if (limits[i].duration) {

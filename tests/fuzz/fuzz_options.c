@@ -24,6 +24,8 @@ static const struct opt_spec specs[] = {
 	{ "size", 's', OPT_SIZE, NULL, "x", NULL, 1, 1ll << 40, NULL },
 	{ "str", 't', OPT_STRING, NULL, "x", NULL, 0, 0, NULL },
 	{ "enum", 'e', OPT_ENUM, NULL, "x", NULL, 0, 0, kinds },
+	{ "len", 'l', OPT_LENGTH, NULL, "x", NULL, 1, 1ll << 20, NULL },
+	{ "hours", 'H', OPT_HOURS, NULL, "x", NULL, 0, OPT_MILLI(1e6), NULL },
 	{ NULL, 'x', OPT_FLAG, NULL, NULL, NULL, 0, 0, NULL },
 };
 #define NSPECS (int)(sizeof(specs) / sizeof(specs[0]))
@@ -105,7 +107,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		long long min = s->min, max = s->max ? s->max : INT64_MAX;
 		if (s->kind == OPT_FLAG && v.text)
 			__builtin_trap();
-		if ((s->kind == OPT_INT || s->kind == OPT_DURATION || s->kind == OPT_SIZE) && (v.num < min || v.num > max))
+		if ((s->kind == OPT_INT || s->kind == OPT_DURATION || s->kind == OPT_SIZE || s->kind == OPT_LENGTH) &&
+		    (v.num < min || v.num > max))
 			__builtin_trap();
 		if (s->kind == OPT_ENUM && strcmp(kinds[v.num], v.text) != 0)
 			__builtin_trap();
@@ -115,6 +118,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    (units_parse_duration(v.text, 0, UINT64_MAX, &u, err, sizeof(err)) || u != (uint64_t)v.num))
 			__builtin_trap();
 		if (s->kind == OPT_SIZE && (units_parse_size(v.text, 0, UINT64_MAX, &u, err, sizeof(err)) || u != (uint64_t)v.num))
+			__builtin_trap();
+		if (s->kind == OPT_LENGTH &&
+		    (units_parse_length(v.text, 0, UINT64_MAX, &u, err, sizeof(err)) || u != (uint64_t)v.num))
+			__builtin_trap();
+		if (s->kind == OPT_HOURS && !(v.real >= (double)s->min / 1000.0 && v.real <= (double)s->max / 1000.0))
 			__builtin_trap();
 	}
 	return 0;

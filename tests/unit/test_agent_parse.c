@@ -48,7 +48,7 @@ static void test_config_defaults_and_file(void **state)
 		"stale_after = 3s\n"
 		"max_connections = 64\n"
 		"connection_timeout = 5\n"
-		"header_timeout = 2\n"
+		"header_timeout = 2s\n"
 		"slow_group_every = 5\r\n";
 	assert_int_equal(parse(&c, text, err, sizeof(err)), 0);
 	assert_string_equal(c.listen_host, "127.0.0.1");
@@ -66,6 +66,10 @@ static void test_config_defaults_and_file(void **state)
 	assert_int_equal(c.connection_timeout_s, 5);
 	assert_int_equal(c.header_timeout_s, 2);
 	assert_int_equal(c.slow_group_every, 5);
+	assert_int_equal(agent_config_set(&c, "connection_timeout", "2m", err, sizeof(err)), 0);
+	assert_int_equal(c.connection_timeout_s, 120);
+	assert_int_equal(agent_config_set(&c, "pool_log_retention", "30m", err, sizeof(err)), 0);
+	assert_int_equal(c.pool_log_retention_ns, 1800ull * 1000000000ull);
 }
 
 static void test_config_errors(void **state)
@@ -86,6 +90,12 @@ static void test_config_errors(void **state)
 		{ "listen = ::1:9477\n", "agent.conf:1: bad listen address" },
 		{ "max_connections = 0\n", "agent.conf:1: bad value '0' for 'max_connections'" },
 		{ "threads = -1\n", "agent.conf:1: bad value '-1' for 'threads'" },
+		/* timeouts read the duration grammar, in whole seconds (issue 35) */
+		{ "connection_timeout = 1500ms\n", "agent.conf:1: bad value '1500ms' for 'connection_timeout' (whole seconds" },
+		{ "header_timeout = 2m\n", "agent.conf:1: duration '2m' out of range (1s to 1m)" },
+		/* a number alone was minutes here: refused with the fix (issue 36) */
+		{ "pool_log_retention = 30\n",
+		  "agent.conf:1: bad pool_log_retention '30': a number alone is ambiguous here; write 30m or 30s" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
