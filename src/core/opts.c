@@ -172,6 +172,12 @@ static int value_parse(const struct opt_spec *s, const char *name, const char *t
 	return -1;
 }
 
+int opt_value_parse_as(const struct opt_spec *s, const char *name, const char *text, struct opt_value *v, char *err,
+		       size_t errlen)
+{
+	return value_parse(s, name, text, v, err, errlen);
+}
+
 int opt_value_parse(const struct opt_spec *s, const char *text, struct opt_value *v, char *err, size_t errlen)
 {
 	char name[64];

@@ -87,5 +87,9 @@ const char *opt_spelling(const struct opt_spec *s, char *out, size_t outlen);
 /* Whether s's value text is valid for its kind and bounds; fills *v. Used
  * by opt_next; a command checks a value it read elsewhere with it. */
 int opt_value_parse(const struct opt_spec *s, const char *text, struct opt_value *v, char *err, size_t errlen);
+/* The same, the value named in messages as name ("interval" for a setting of
+ * a file: "option 'interval': duration '5ms' out of range (10ms to 1h)"). */
+int opt_value_parse_as(const struct opt_spec *s, const char *name, const char *text, struct opt_value *v, char *err,
+		       size_t errlen);
 
 #endif

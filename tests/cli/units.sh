@@ -68,8 +68,13 @@ expect_exit 0 "$GPUCTL" --sim h200x8 agent --config "$tmp/ok.conf" --once
 out_has "^gpuctl_gpu_up{"
 printf 'header_timeout = 1500ms\n' >"$tmp/frac.conf"
 expect_exit 65 "$GPUCTL" --sim h200x8 agent --config "$tmp/frac.conf" --once
-err_has "frac.conf:1: bad value '1500ms' for 'header_timeout' (whole seconds, e.g. 10s, 1m)"
+err_has "frac.conf:1: option 'header_timeout': '1500ms' is not whole seconds (e.g. 10s, 1m)"
 one_line
+
+# the settings are rows of one table: agent --help lists each with its range and default
+expect_exit 0 "$GPUCTL" agent --help
+out_has "^  connection_timeout  DURATION .*(1s to 1h) (default 10s)$"
+out_has "^  max_connections     N        concurrent HTTP connections (1 to 65536) (default 256)$"
 
 # ---- GPU-index lists: one grammar (core/gpu_select.h) -------------------------------------------
 for bad in GPU-8f3e12ab 18:00.0 3-1 64 '1,,2'; do
