@@ -187,7 +187,10 @@ static int get_enum(json_t *obj, const char *key, int (*parse)(const char *, voi
 	if (get_str(obj, key, true, buf, sizeof(buf), what, err, errlen) != 0)
 		return -1;
 	if (parse(buf, out) != 0) {
-		snprintf(err, errlen, "%s: unknown %s '%s'", what, key, buf);
+		/* a rules file of one's own written before issue 35: say the name it has now */
+		bool renamed = strcmp(key, "metric") == 0 && strncmp(buf, "ecc_volatile_", 13) == 0;
+		snprintf(err, errlen, "%s: unknown %s '%s'%s%s%s", what, key, buf, renamed ? " (renamed 'ecc_vol_" : "",
+			 renamed ? buf + 13 : "", renamed ? "')" : "");
 		return -1;
 	}
 	return 0;
