@@ -20,7 +20,8 @@
  * goes (a uint64_t of nanoseconds, or an unsigned: whole seconds for a
  * duration kept in seconds, else the number). */
 enum { SET_INTERVAL, SET_STALE_AFTER, SET_STOP_TIMEOUT, SET_LEAK_WINDOW, SET_CONNECTION_TIMEOUT, SET_HEADER_TIMEOUT,
-       SET_SLOW_GROUP_EVERY, SET_MAX_CONNECTIONS, SET_PER_IP_CONNECTIONS, SET_THREADS };
+       SET_SLOW_GROUP_EVERY, SET_MAX_CONNECTIONS, SET_PER_IP_CONNECTIONS, SET_THREADS, SET_POOL_KILL_GRACE,
+       SET_POOL_USER_GPU_LIMIT };
 const struct opt_spec agent_settings[] = {
 	[SET_INTERVAL] = { "interval", 0, OPT_DURATION, NULL, "sampling and rendering interval", "1s", 10 * MS, 3600 * SEC,
 			   NULL },
@@ -44,6 +45,11 @@ const struct opt_spec agent_settings[] = {
 	[SET_PER_IP_CONNECTIONS] = { "per_ip_connections", 0, OPT_INT, NULL, "concurrent connections from one address (0: no limit)",
 				     "32", 0, 65536, NULL },
 	[SET_THREADS] = { "threads", 0, OPT_INT, NULL, "HTTP threads", "2", 1, 64, NULL },
+	/* the job pool's (docs/pool.md) */
+	[SET_POOL_KILL_GRACE] = { "pool_kill_grace", 0, OPT_DURATION, NULL, "pool: SIGTERM to SIGKILL of a job", "10s", MS,
+				  3600 * SEC, NULL },
+	[SET_POOL_USER_GPU_LIMIT] = { "pool_user_gpu_limit", 0, OPT_INT, NULL, "pool: GPUs one user may hold (0: no limit)",
+				      "0", 0, 64, NULL },
 };
 const size_t agent_nsettings = sizeof(agent_settings) / sizeof(agent_settings[0]);
 
@@ -61,6 +67,8 @@ static void *setting_dst(struct agent_config *c, size_t i, bool *u64, bool *seco
 		[SET_MAX_CONNECTIONS] = &c->max_connections,
 		[SET_PER_IP_CONNECTIONS] = &c->per_ip_connections,
 		[SET_THREADS] = &c->threads,
+		[SET_POOL_KILL_GRACE] = &c->pool_kill_grace_ns,
+		[SET_POOL_USER_GPU_LIMIT] = &c->pool_user_gpu_limit,
 	};
 	*seconds = i == SET_CONNECTION_TIMEOUT || i == SET_HEADER_TIMEOUT;
 	*u64 = agent_settings[i].kind == OPT_DURATION && !*seconds;
