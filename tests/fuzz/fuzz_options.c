@@ -5,9 +5,12 @@
  * first word); every error is one line; every value returned is within its
  * option's bounds and is what the units parser reads from its text; every
  * duration and size the units parser accepts is written back (units_fmt_*)
- * as text that reads back to the same value; bench --size's list reader
+ * as text that reads back to the same value; a token length reads back
+ * from its digits; whole seconds (units_parse_seconds) agree with the
+ * duration and are never a number alone but 0; bench --size's list reader
  * (bench_sizes_parse, units_parse_size per item) keeps its bounds. */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -73,6 +76,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char err[256];
 		round_trip(argv[i], units_parse_duration, units_fmt_duration);
 		round_trip(argv[i], units_parse_size, units_fmt_size);
+		/* a length reads back from its decimal digits; whole seconds agree with the
+		 * duration, and are never a number alone but 0 */
+		uint64_t len, len2, secs, ns;
+		char digits[24];
+		if (units_parse_length(argv[i], 0, UINT64_MAX, &len, err, sizeof(err)) == 0) {
+			snprintf(digits, sizeof(digits), "%llu", (unsigned long long)len);
+			if (units_parse_length(digits, 0, UINT64_MAX, &len2, err, sizeof(err)) != 0 || len2 != len)
+				__builtin_trap();
+		} else {
+			one_line(err);
+		}
+		if (units_parse_seconds(argv[i], "x", 0, UINT64_MAX, &secs, err, sizeof(err)) == 0) {
+			if ((secs && units_is_bare_number(argv[i])) ||
+			    units_parse_duration(argv[i], 0, UINT64_MAX, &ns, err, sizeof(err)) != 0 ||
+			    ns != secs * UNITS_NS_PER_S)
+				__builtin_trap();
+		} else {
+			one_line(err);
+		}
 		if (bench_sizes_parse(&plan, argv[i], err, sizeof(err)) != 0) {
 			one_line(err);
 			continue;
