@@ -14,6 +14,89 @@
 
 #define MAX_LINE 1024
 
+#define MS 1000000ll
+#define SEC 1000000000ll
+/* The duration and whole-number settings: a row each, and where its value
+ * goes (a uint64_t of nanoseconds, or an unsigned: whole seconds for a
+ * duration kept in seconds, else the number). */
+enum { SET_INTERVAL, SET_STALE_AFTER, SET_STOP_TIMEOUT, SET_LEAK_WINDOW, SET_CONNECTION_TIMEOUT, SET_HEADER_TIMEOUT,
+       SET_SLOW_GROUP_EVERY, SET_MAX_CONNECTIONS, SET_PER_IP_CONNECTIONS, SET_THREADS, SET_POOL_KILL_GRACE,
+       SET_POOL_USER_GPU_LIMIT };
+const struct opt_spec agent_settings[] = {
+	[SET_INTERVAL] = { "interval", 0, OPT_DURATION, NULL, "sampling and rendering interval", "1s", 10 * MS, 3600 * SEC,
+			   NULL },
+	[SET_STALE_AFTER] = { "stale_after", 0, OPT_DURATION, NULL, "a GPU with no good sample this long is down",
+			      "5 intervals", 10 * MS, 86400 * SEC, NULL },
+	[SET_STOP_TIMEOUT] = { "stop_timeout", 0, OPT_DURATION, NULL, "the longest from SIGTERM/SIGINT to exit", "10s",
+			       100 * MS, 3600 * SEC, NULL },
+	[SET_LEAK_WINDOW] = { "leak_window", 0, OPT_DURATION, NULL, "memory-leak watch: the window growth is judged over",
+			      "300s", SEC, 86400 * SEC, NULL },
+	[SET_CONNECTION_TIMEOUT] = { "connection_timeout", 0, OPT_DURATION, NULL,
+				     "a connection without traffic this long is closed (whole seconds)", "10s", SEC,
+				     3600 * SEC, NULL },
+	[SET_HEADER_TIMEOUT] = { "header_timeout", 0, OPT_DURATION, NULL,
+				 "a request's head is complete this long after the connection or the last answer",
+				 "5s", SEC, 60 * SEC, NULL },
+	[SET_SLOW_GROUP_EVERY] = { "slow_group_every", 0, OPT_INT, NULL,
+				   "read the slow groups (ECC, PCIe, NVLink, violations) every Nth tick", "5", 1, 3600,
+				   NULL },
+	[SET_MAX_CONNECTIONS] = { "max_connections", 0, OPT_INT, NULL, "concurrent HTTP connections", "256", 1, 65536,
+				  NULL },
+	[SET_PER_IP_CONNECTIONS] = { "per_ip_connections", 0, OPT_INT, NULL, "concurrent connections from one address (0: no limit)",
+				     "32", 0, 65536, NULL },
+	[SET_THREADS] = { "threads", 0, OPT_INT, NULL, "HTTP threads", "2", 1, 64, NULL },
+	/* the job pool's (docs/pool.md) */
+	[SET_POOL_KILL_GRACE] = { "pool_kill_grace", 0, OPT_DURATION, NULL, "pool: SIGTERM to SIGKILL of a job", "10s", MS,
+				  3600 * SEC, NULL },
+	[SET_POOL_USER_GPU_LIMIT] = { "pool_user_gpu_limit", 0, OPT_INT, NULL, "pool: GPUs one user may hold (0: no limit)",
+				      "0", 0, 64, NULL },
+};
+const size_t agent_nsettings = sizeof(agent_settings) / sizeof(agent_settings[0]);
+
+/* Where setting i goes in c: a uint64_t (ns) or an unsigned (seconds or a number). */
+static void *setting_dst(struct agent_config *c, size_t i, bool *u64, bool *seconds)
+{
+	void *const dst[] = {
+		[SET_INTERVAL] = &c->interval_ns,
+		[SET_STALE_AFTER] = &c->stale_after_ns,
+		[SET_STOP_TIMEOUT] = &c->stop_timeout_ns,
+		[SET_LEAK_WINDOW] = &c->leak_window_ns,
+		[SET_CONNECTION_TIMEOUT] = &c->connection_timeout_s,
+		[SET_HEADER_TIMEOUT] = &c->header_timeout_s,
+		[SET_SLOW_GROUP_EVERY] = &c->slow_group_every,
+		[SET_MAX_CONNECTIONS] = &c->max_connections,
+		[SET_PER_IP_CONNECTIONS] = &c->per_ip_connections,
+		[SET_THREADS] = &c->threads,
+		[SET_POOL_KILL_GRACE] = &c->pool_kill_grace_ns,
+		[SET_POOL_USER_GPU_LIMIT] = &c->pool_user_gpu_limit,
+	};
+	*seconds = i == SET_CONNECTION_TIMEOUT || i == SET_HEADER_TIMEOUT;
+	*u64 = agent_settings[i].kind == OPT_DURATION && !*seconds;
+	return dst[i];
+}
+
+/* Setting i from text, by the one option parser; a duration kept in seconds
+ * must be whole seconds. */
+static int set_from_table(struct agent_config *c, size_t i, const char *value, char *err, size_t errlen)
+{
+	struct opt_value v;
+	bool u64, seconds;
+	void *dst = setting_dst(c, i, &u64, &seconds);
+	const char *key = agent_settings[i].name;
+	if (opt_value_parse_as(&agent_settings[i], key, value, &v, err, errlen))
+		return -1;
+	if (seconds && v.num % SEC) {
+		char q[41];
+		snprintf(err, errlen, "option '%s': '%s' is not whole seconds (e.g. 10s, 1m)", key, units_quoted(value, q));
+		return -1;
+	}
+	if (u64)
+		*(uint64_t *)dst = (uint64_t)v.num;
+	else
+		*(unsigned *)dst = (unsigned)(seconds ? v.num / SEC : v.num);
+	return 0;
+}
+
 void agent_config_default(struct agent_config *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -165,14 +248,9 @@ int agent_config_set(struct agent_config *c, const char *key, const char *value,
 		return agent_config_bool(key, value, &c->dcgm_compat, err, errlen);
 	if (strcmp(key, "listen") == 0)
 		return agent_parse_listen(value, c->listen_host, sizeof(c->listen_host), &c->port, err, errlen);
-	if (strcmp(key, "interval") == 0)
-		return units_parse_duration(value, 10000000ull, 3600000000000ull, &c->interval_ns, err, errlen);
-	if (strcmp(key, "stale_after") == 0)
-		return units_parse_duration(value, 10000000ull, 86400000000000ull, &c->stale_after_ns, err, errlen);
-	if (strcmp(key, "stop_timeout") == 0)
-		return units_parse_duration(value, 100000000ull, 3600000000000ull, &c->stop_timeout_ns, err, errlen);
-	if (strcmp(key, "leak_window") == 0)
-		return units_parse_duration(value, 1000000000ull, 86400000000000ull, &c->leak_window_ns, err, errlen);
+	for (size_t i = 0; i < agent_nsettings; i++)
+		if (strcmp(key, agent_settings[i].name) == 0)
+			return set_from_table(c, i, value, err, errlen);
 	if (strcmp(key, "history") == 0) {
 		if (strcmp(value, "off") == 0 || strcmp(value, "0") == 0) {
 			c->history_ns = 0;
@@ -207,24 +285,6 @@ int agent_config_set(struct agent_config *c, const char *key, const char *value,
 			return 0;
 		}
 		return copy_value(c->kernel_log, sizeof(c->kernel_log), key, value, err, errlen);
-	}
-	struct { const char *name; unsigned *dst; unsigned lo, hi; } nums[] = {
-		{ "slow_group_every", &c->slow_group_every, 1, 3600 },
-		{ "max_connections", &c->max_connections, 1, 65536 },
-		{ "per_ip_connections", &c->per_ip_connections, 0, 65536 },
-		{ "connection_timeout", &c->connection_timeout_s, 1, 3600 },
-		{ "header_timeout", &c->header_timeout_s, 1, 60 },
-		{ "threads", &c->threads, 1, 64 },
-	};
-	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
-		if (strcmp(key, nums[i].name) != 0)
-			continue;
-		if (parse_uint(value, nums[i].lo, nums[i].hi, nums[i].dst)) {
-			snprintf(err, errlen, "bad value '%.40s' for '%s' (a whole number from %u to %u)", value, key,
-				 nums[i].lo, nums[i].hi);
-			return -1;
-		}
-		return 0;
 	}
 	if (strncmp(key, "label.", 6) == 0) {
 		const char *name = key + 6;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/opts.h"
 #include "metrics.h"
 
 #define AGENT_DEFAULT_PORT 9477u
@@ -57,6 +58,13 @@ struct agent_config {
 	uint64_t history_ns;           /* /api/v1/history's span per GPU (default 1 h); 0 = off */
 	bool dcgm_compat;              /* /metrics also in dcgm-exporter's names (metrics_dcgm.h); off by default */
 };
+
+/* The settings that are a duration or a whole number, as rows of the option
+ * tables' kind (core/opts.h; name: the file's key): one parser
+ * (opt_value_parse_as) reads them from the file and the flags, and `agent
+ * --help` lists them from here (so does its man page). */
+extern const struct opt_spec agent_settings[];
+extern const size_t agent_nsettings;
 
 void agent_config_default(struct agent_config *c);
 /* Sets one key (file keys and flags share these names). Returns 0, or -1 with a message. */

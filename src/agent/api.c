@@ -51,7 +51,7 @@ int api_doc_join(const struct api_doc *d, uint64_t mask, bool pretty, struct abu
 	if (pretty && !tmp.oom) {
 		json_error_t jerr;
 		json_t *root = json_loadb(tmp.p, tmp.len, 0, &jerr);
-		char *s = root ? json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+		char *s = root ? json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_DIGITS) : NULL;
 		if (s) {
 			abuf_puts(out, s);
 			free(s);
@@ -70,7 +70,7 @@ int api_doc_join(const struct api_doc *d, uint64_t mask, bool pretty, struct abu
 /* Appends a compact dump of o to b and drops o. */
 static void dump_into(struct abuf *b, json_t *o)
 {
-	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_DIGITS) : NULL;
 	if (s) {
 		abuf_puts(b, s);
 		free(s);
@@ -78,31 +78,6 @@ static void dump_into(struct abuf *b, json_t *o)
 		b->oom = true;
 	}
 	json_decref(o);
-}
-
-/* The keys /api/v1/gpus wrote before it wrote the --json vocabulary (the field
- * table's api_key column), kept beside the new ones for one release
- * (docs/json.md, "Deprecated /api/v1/gpus keys"): present: a number (divided
- * by div when div > 1); unsupported: left out; error or unread: null. No key
- * (a field the old API did not show): nothing. */
-static void put_deprecated(json_t *o, const char *key, u64v v, double div)
-{
-	if (!key || v.st == VAL_UNSUPPORTED)
-		return;
-	if (v.st != VAL_OK)
-		json_object_set_new(o, key, json_null());
-	else if (div > 1)
-		json_object_set_new(o, key, json_real((double)v.v / div));
-	else
-		json_object_set_new(o, key, json_integer((json_int_t)v.v));
-}
-
-/* A string in the deprecated form: null when unread, left out when unsupported. */
-static void put_deprecated_str(json_t *o, const char *key, const strv *v)
-{
-	if (v->st == VAL_UNSUPPORTED)
-		return;
-	json_object_set_new(o, key, v->st == VAL_OK ? json_string(v->s) : json_null());
 }
 
 static const char *host_of(const struct snapshot *snap, const char *hostname)
@@ -138,41 +113,9 @@ static void write_head(struct abuf *b, json_t *root, const char *key)
 	abuf_free(&tmp);
 }
 
-/* The old keys of one GPU's object, its processes and MIG instances (above). */
-static void put_deprecated_keys(json_t *g, const struct gpu_view *v)
-{
-	json_object_set_new(g, "last_error", v->up || !v->last_error[0] ? json_null() : json_string(v->last_error));
-	if (!v->up)
-		return;
-	const struct gpu_sample *s = &v->s;
-#define API_FIELD(member, group, unit, api_key, ...) put_deprecated(g, api_key, s->member, GPU_UNIT_##unit##_API);
-	GPU_SAMPLE_FIELDS(API_FIELD)
-#undef API_FIELD
-	json_t *procs = json_object_get(g, "processes");
-	for (unsigned k = 0; k < v->nproc && k < GPU_MAX_PROCS; k++) {
-		json_t *po = json_array_get(procs, k);
-		json_object_set(po, "comm", json_object_get(po, "name"));
-		put_deprecated(po, "memory_used_bytes", v->procs[k].used_mem_bytes, 1);
-	}
-	if (v->nmig) {
-		json_t *migs = json_array();
-		for (unsigned k = 0; k < v->nmig && k < GPU_MAX_MIG; k++) {
-			const struct gpu_mig *m = &v->mig[k];
-			json_t *mo = json_object();
-			json_object_set_new(mo, "gpu_instance", json_integer(m->gi_id));
-			json_object_set_new(mo, "compute_instance", json_integer(m->ci_id));
-			json_object_set_new(mo, "profile", json_string(m->profile));
-			json_object_set_new(mo, "uuid", json_string(m->uuid));
-			put_deprecated(mo, "memory_used_bytes", m->mem_used_bytes, 1);
-			put_deprecated(mo, "memory_total_bytes", m->mem_total_bytes, 1);
-			json_array_append_new(migs, mo);
-		}
-		json_object_set_new(g, "mig", migs);
-	}
-}
-
 /* One GPU: the object `info --json` writes (view/json_util.c) without the
- * per-link NVLink objects, then what only the agent knows, then the old keys. */
+ * per-link NVLink objects, then what only the agent knows. The old keys
+ * written beside them for a release went in issue 35 (docs/changelog.md). */
 static json_t *gpu_object(const struct snapshot *snap, unsigned i)
 {
 	const struct gpu_view *v = &snap->gpu[i];
@@ -199,7 +142,6 @@ static json_t *gpu_object(const struct snapshot *snap, unsigned i)
 		json_array_append_new(xids, xo);
 	}
 	json_object_set_new(g, "xid", xids);
-	put_deprecated_keys(g, v);
 	json_unavailable_last(g);
 	return g;
 }
@@ -209,9 +151,6 @@ int api_render_gpus(struct api_doc *d, const struct snapshot *snap, const char *
 	reset(d);
 	json_t *root = json_object();
 	head_common(root, snap, hostname);
-	/* deprecated: "system" has both, by the one rule */
-	put_deprecated_str(root, "driver_version", &snap->sys.driver_version);
-	put_deprecated_str(root, "cuda_driver_version", &snap->sys.cuda_driver_version);
 	json_object_set_new(root, "system", json_gpu_system(&snap->sys)); /* as info --json's */
 	write_head(&d->head, root, "gpus");
 	bool oom = d->head.oom;
@@ -260,11 +199,11 @@ static json_t *leaks_of(const struct api_leak_watch *lw, unsigned gpu)
 		utf8_clean(clean, sizeof(clean), l->user);
 		json_object_set_new(o, "user", json_string(clean));
 		utf8_clean(clean, sizeof(clean), l->comm);
-		json_object_set_new(o, "comm", json_string(clean));
+		json_object_set_new(o, "name", json_string(clean)); /* as a process's (issue 35) */
 		json_object_set_new(o, "gpu", json_integer(l->gpu));
 		json_object_set_new(o, "growth_bytes_per_second", json_real(l->rate));
 		json_object_set_new(o, "window_seconds", json_real(l->window_s));
-		json_object_set_new(o, "memory_used_bytes", json_integer((json_int_t)l->bytes));
+		json_object_set_new(o, "used_mem_bytes", json_integer((json_int_t)l->bytes));
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -320,8 +259,6 @@ int api_render_health_watch(struct api_doc *d, const struct snapshot *snap, cons
 		json_object_set_new(g, "error", v->last_error[0] ? json_string(v->last_error) : json_null()); /* as json_gpu_view */
 		if (lw)
 			json_object_set_new(g, "leaks", leaks_of(lw, i));
-		if (!v->up && v->last_error[0]) /* deprecated for a release: "error" has it */
-			json_object_set_new(g, "last_error", json_string(v->last_error));
 		json_unavailable_last(g);
 		dump_into(&d->item[i], g);
 		oom |= d->item[i].oom;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* httpreq.c - request target and Accept parsing for the agent (see httpreq.h). */
 #include "httpreq.h"
+#include "core/gpu_select.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -50,43 +51,6 @@ static int decode(const char *s, size_t n, char *out, size_t outlen, bool query)
 		out[w++] = c;
 	}
 	out[w] = '\0';
-	return 0;
-}
-
-/* "0,3,5-7" -> bits. -1 on anything else. */
-static int parse_gpu_list(const char *s, uint64_t *mask)
-{
-	uint64_t m = 0;
-	const char *p = s;
-	if (!*p)
-		return -1;
-	while (*p) {
-		if (!isdigit((unsigned char)*p))
-			return -1;
-		char *end;
-		unsigned long a = strtoul(p, &end, 10), b = a;
-		if (end - p > 2)
-			return -1;
-		p = end;
-		if (*p == '-') {
-			p++;
-			if (!isdigit((unsigned char)*p))
-				return -1;
-			b = strtoul(p, &end, 10);
-			if (end - p > 2)
-				return -1;
-			p = end;
-		}
-		if (a > 63 || b > 63 || b < a)
-			return -1;
-		for (unsigned long i = a; i <= b; i++)
-			m |= 1ull << i;
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return -1;
-	}
-	*mask = m;
 	return 0;
 }
 
@@ -187,7 +151,8 @@ void http_req_parse(const char *target, size_t len, struct http_req *out)
 		}
 		bool json = out->route == ROUTE_GPUS || out->route == ROUTE_HEALTH || out->route == ROUTE_HISTORY;
 		if (json && strcmp(key, "gpu") == 0) {
-			if (parse_gpu_list(value, &out->gpu_mask)) {
+			char why[120]; /* core/gpu_select.h: the one GPU-index list */
+			if (gpu_select_indexes(value, &out->gpu_mask, why, sizeof(why))) {
 				fail(out, 400, "bad gpu list (use e.g. gpu=0,3,5-7)");
 				return;
 			}

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool_agent.c - the pool's hooks into the agent (src/agent/): its settings
- * (`pool = on`, `pool_dir`, `pool_socket`, `pool_user_gpu_limit`, `pool_user_job_limit`,
- * `pool_cgroup`, `pool_kill_grace`, `pool_isolation`, `pool_log_limit`,
- * `pool_log_retention`, `pool_min_free`, `pool_dev_dir`, `pool_idle_threshold`,
- * `pool_idle_window`, `pool_idle_cancel`; docs/pool.md) and its start/stop with
+ * (`pool = on`, `pool_dir`, `pool_socket`, `pool_user_job_limit`, `pool_cgroup`,
+ * `pool_isolation`, `pool_log_limit`, `pool_log_retention`, `pool_min_free`, `pool_dev_dir`,
+ * `pool_idle_threshold`, `pool_idle_window`, `pool_idle_cancel`; `pool_user_gpu_limit` and
+ * `pool_kill_grace` are rows of agent_settings, agent_config.c; docs/pool.md) and its start/stop with
  * the agent's backend, sampler and health rules. The agent's files each hold
  * one call into here.
  */
@@ -103,7 +103,8 @@ int pool_agent_config_set(struct agent_config *c, const char *key, const char *v
 		else if (log_limit && (units_parse_size(value, 0, PROTO_MAX_BYTES, &v, err, errlen) || v < (64u << 10))) {
 			snprintf(err, errlen, "bad value '%.40s' for 'pool_log_limit' (at least 64K, or off)", value);
 			return -1;
-		} else if (!log_limit && (limits[i].duration ? proto_parse_time_limit(value, &v, err, errlen)
+		} else if (!log_limit && (limits[i].duration ? units_parse_seconds(value, "pool_log_retention", 1,
+										   PROTO_MAX_TIME_S, &v, err, errlen)
 							    : units_parse_size(value, 1, PROTO_MAX_BYTES, &v, err, errlen))) {
 			return -1;
 		} else if (limits[i].duration) {
@@ -120,18 +121,6 @@ int pool_agent_config_set(struct agent_config *c, const char *key, const char *v
 			return -1;
 		}
 		c->pool_user_job_limit = v ? (unsigned)v : UINT_MAX;
-		return 0;
-	}
-	if (strcmp(key, "pool_user_gpu_limit") == 0 || strcmp(key, "pool_kill_grace") == 0) {
-		if (strcmp(key, "pool_kill_grace") == 0)
-			return units_parse_duration(value, 1000000ull, 3600000000000ull, &c->pool_kill_grace_ns, err, errlen);
-		char *end;
-		unsigned long v = strtoul(value, &end, 10);
-		if (!value[0] || value[0] == '-' || *end || v > 64) {
-			snprintf(err, errlen, "bad value '%.40s' for '%s' (0 to 64; 0 = no limit)", value, key);
-			return -1;
-		}
-		c->pool_user_gpu_limit = (unsigned)v;
 		return 0;
 	}
 	return 1;

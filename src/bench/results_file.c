@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/data_path.h"
+#include "view/json_util.h"
 
 #define MAX_RESULTS 100000
 #define MAX_FILE_BYTES (256u << 20)
@@ -136,7 +137,7 @@ char *bench_results_to_json(const struct bench_run *run)
 	for (size_t i = 0; i < run->n; i++)
 		json_array_append_new(res, result_json(&run->r[i]));
 	json_object_set_new(o, "results", res);
-	char *text = json_dumps(o, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+	char *text = json_dumps(o, JSON_INDENT(1) | JSON_REAL_DIGITS);
 	json_decref(o);
 	if (!text)
 		return NULL;

@@ -144,9 +144,10 @@ static void sustained_one(struct bench_ctx *c, int slot)
 		bench_result_add_aux(r, "last_tflops", last, "TFLOP/s");
 		bench_result_add_aux(r, "loss_pct", 100.0 * (first - last) / first, "%");
 		bench_result_add_aux(r, "step_s", step, "s");
-		bench_result_add_aux(r, "clock_min_mhz", clock_min, "MHz");
-		bench_result_add_aux(r, "temp_max_c", temp_max, "C");
-		bench_result_add_aux(r, "power_max_w", power_max, "W");
+		/* named as the results file's telemetry names them (issue 35: one spelling per field) */
+		bench_result_add_aux(r, "sm_clock_mhz_min", clock_min, "MHz");
+		bench_result_add_aux(r, "temp_c_max", temp_max, "C");
+		bench_result_add_aux(r, "power_w_max", power_max, "W");
 	}
 	r->m = r->n = r->k = 8192;
 	bench_finish(c, r, rc, &g, BM_TFLOPS, NAN, &slot, 1);

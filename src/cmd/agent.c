@@ -17,6 +17,7 @@
 #include "pool/pool.h"
 #include "agent/pool_agent.h"
 #include "core/data_path.h"
+#include "core/units.h"
 #include "health/health.h"
 #include "help.h"
 
@@ -70,6 +71,26 @@ static const char *const agent_keys[] = {
 	[OPT_AGENT_POOL_DIR] = "pool_dir",	 [OPT_AGENT_POOL_SOCKET] = "pool_socket",
 };
 
+/* The settings of agent_settings (agent/agent_config.c), with their ranges:
+ * the configuration file's keys that are a duration or a whole number. */
+static void print_settings(FILE *out)
+{
+	fputs("settings of --config FILE (KEY = VALUE; docs/agent.md) that are a duration or a number:\n", out);
+	for (size_t i = 0; i < agent_nsettings; i++) {
+		const struct opt_spec *s = &agent_settings[i];
+		char lo[24], hi[24];
+		if (s->kind == OPT_DURATION) {
+			units_fmt_duration((uint64_t)s->min, lo, sizeof(lo));
+			units_fmt_duration((uint64_t)s->max, hi, sizeof(hi));
+		} else {
+			snprintf(lo, sizeof(lo), "%lld", s->min);
+			snprintf(hi, sizeof(hi), "%lld", s->max);
+		}
+		fprintf(out, "  %-19s %-8s %s (%s to %s) (default %s)\n", s->name, s->kind == OPT_DURATION ? "DURATION" : "N",
+			s->help, lo, hi, s->def);
+	}
+}
+
 static const struct cmd_help agent_help = {
 	.name = "agent",
 	.usage = "[--listen ADDR:PORT] [--interval DURATION] [--config FILE]\n"
@@ -81,6 +102,7 @@ static const struct cmd_help agent_help = {
 		"  /metrics (Prometheus text; OpenMetrics when asked), /api/v1/gpus, /api/v1/health, /healthz\n",
 	.opts = agent_opts,
 	.nopts = sizeof(agent_opts) / sizeof(agent_opts[0]),
+	.more = print_settings,
 	.notes = "runs in the foreground until SIGINT or SIGTERM (then stops within stop_timeout, 10 s);\n"
 		 "needs no root.\n",
 	.exits = "0 stopped by a signal (or --once done), 64 usage, 65 malformed configuration,\n"

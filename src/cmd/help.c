@@ -72,7 +72,7 @@ static void value_word(const struct opt_spec *s, char *out, size_t outlen)
 {
 	static const char *const words[] = { [OPT_FLAG] = "", [OPT_INT] = "N", [OPT_DURATION] = "DURATION",
 					     [OPT_SIZE] = "SIZE", [OPT_STRING] = "VALUE", [OPT_ENUM] = "",
-					     [OPT_NUMBER] = "X" };
+					     [OPT_NUMBER] = "X", [OPT_LENGTH] = "N", [OPT_HOURS] = "HOURS" };
 	size_t len = 0;
 	out[0] = '\0';
 	if (s->arg) {
@@ -136,7 +136,7 @@ void help_print_cmd(FILE *out, const struct cmd_help *h)
 		option_term(s, term, sizeof(term));
 		fprintf(out, "%-*s", width, term);
 		print_indented(out, s->help, width);
-		if (s->kind == OPT_NUMBER) /* the range the parser holds it to */
+		if (s->kind == OPT_NUMBER || s->kind == OPT_HOURS) /* the range the parser holds it to */
 			fprintf(out, " (%g to %g)", (double)s->min / 1000.0, (double)s->max / 1000.0);
 		if (s->def)
 			fprintf(out, " (default %s)", s->def);

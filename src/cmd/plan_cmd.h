@@ -53,6 +53,8 @@ enum {
 };
 /* A count (a whole number, 1.5e9 and 7B allowed) from 0 to hi; a number of any kind from lo to hi. */
 #define PLAN_COUNT_SPEC(id, name, help, hi) [id] = { name, 0, OPT_NUMBER, "N", help, NULL, 0, OPT_MILLI(hi), NULL }
+/* A length in tokens (a sequence, a context): whole, K and M powers of 1024 (4k = 4096; docs/units.md). */
+#define PLAN_LENGTH_SPEC(id, name, help, hi) [id] = { name, 0, OPT_LENGTH, "N", help, NULL, 0, hi, NULL }
 #define PLAN_NUM_SPEC(id, name, arg, help, def, lo, hi)                                                        \
 	[id] = { name, 0, OPT_NUMBER, arg, help, def, OPT_MILLI(lo), OPT_MILLI(hi), NULL }
 #define PLAN_FLAG_SPEC(id, name, help) [id] = { name, 0, OPT_FLAG, NULL, help, NULL, 0, 0, NULL }
@@ -66,7 +68,7 @@ enum {
 	PLAN_COUNT_SPEC(MODEL_OPT_KV_HEADS, "kv-heads", "key/value heads (default: heads)", 1e6),               \
 	PLAN_COUNT_SPEC(MODEL_OPT_VOCAB, "vocab", "vocabulary size", 1e9),                                      \
 	PLAN_COUNT_SPEC(MODEL_OPT_FFN, "ffn", "MLP width (default 4 x hidden)", 1e9),                           \
-	PLAN_COUNT_SPEC(MODEL_OPT_MAX_POS, "max-pos", "learned positions (0: none)", 1e9),                      \
+	PLAN_LENGTH_SPEC(MODEL_OPT_MAX_POS, "max-pos", "learned positions (0: none; 4k = 4096)", 1000000000),                      \
 	PLAN_COUNT_SPEC(MODEL_OPT_EXPERTS, "experts", "MoE experts (0: dense)", 1e6),                           \
 	PLAN_COUNT_SPEC(MODEL_OPT_EXPERTS_ACTIVE, "experts-active", "experts per token", 1e6),                  \
 	PLAN_FLAG_SPEC(MODEL_OPT_GATED, "gated-mlp", "gated MLP (SwiGLU)"),                                     \

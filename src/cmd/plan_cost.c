@@ -110,7 +110,8 @@ enum {
 	[id] = { name, 0, OPT_NUMBER, arg, help, def, OPT_MILLI(lo), OPT_MILLI(hi), NULL }
 const struct opt_spec plan_cost_opts[] = {
 	PLAN_COMMON_SPECS,
-	COST_NUM_SPEC(COST_HOURS, "hours", "H", "the job's hours", NULL, 0, 1e6),
+	[COST_HOURS] = { "hours", 0, OPT_HOURS, "H", "the job's hours: a number (1.5) or a duration (90m, 2h, 1d)", NULL,
+			 0, OPT_MILLI(1e6), NULL },
 	PLAN_COUNT_SPEC(COST_GPUS, "gpus", "enough instances for N GPUs", 1e6),
 	PLAN_COUNT_SPEC(COST_INSTANCES, "instances", "instances (default 1)", 1e6),
 	[COST_GPU] = { "gpu", 0, OPT_STRING, "KEY", "rows of this catalog GPU (gpu_model)", NULL, 0, 0, NULL },

@@ -18,9 +18,11 @@ const struct opt_spec plan_serve_opts[] = {
 			    NULL },
 	[SERVE_KV] = { "kv", 0, OPT_STRING, "bf16|fp16|fp8|int8", "KV-cache precision", "bf16", 0, 0, NULL },
 	PLAN_COUNT_SPEC(SERVE_TP, "tp", "tensor parallel GPUs (default 1)", 1e6),
-	PLAN_COUNT_SPEC(SERVE_CONTEXT, "context", "tokens per sequence, prompt and output (default 4096)", 1e9),
+	PLAN_LENGTH_SPEC(SERVE_CONTEXT, "context", "tokens per sequence, prompt and output (default 4k = 4096)",
+			 1000000000),
 	PLAN_COUNT_SPEC(SERVE_BATCH, "batch", "concurrent sequences (default: as many as fit)", 1e9),
-	PLAN_COUNT_SPEC(SERVE_PREFILL_TOKENS, "prefill-tokens", "tokens per prefill pass (docs/plan.md)", 1e9),
+	PLAN_LENGTH_SPEC(SERVE_PREFILL_TOKENS, "prefill-tokens", "tokens per prefill pass (docs/plan.md; 8k = 8192)",
+			 1000000000),
 	/* hf: transformers generate(), the whole prompt in one prefill; chunked: vLLM-style */
 	[SERVE_ENGINE] = { "engine", 0, OPT_STRING, "chunked|hf", "a vLLM-style server, or transformers generate()",
 			   "chunked", 0, 0, NULL },

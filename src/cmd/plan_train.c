@@ -38,7 +38,7 @@ const struct opt_spec plan_train_opts[] = {
 	[TRAIN_OFFLOAD] = { "offload", 0, OPT_STRING, "none|optimizer|params", "CPU offload (deepspeed)", "none", 0, 0,
 			    NULL },
 	PLAN_COUNT_SPEC(TRAIN_MICRO_BATCH, "micro-batch", "sequences per GPU per step (default 1)", 1e6),
-	PLAN_COUNT_SPEC(TRAIN_SEQ, "seq", "tokens per sequence (default 2048)", 1e9),
+	PLAN_LENGTH_SPEC(TRAIN_SEQ, "seq", "tokens per sequence (default 2048; 4k = 4096)", 1000000000),
 	PLAN_COUNT_SPEC(TRAIN_GRAD_ACCUM, "grad-accum", "micro-batches per optimizer step (default 1)", 1e6),
 	PLAN_COUNT_SPEC(TRAIN_DP, "dp", "data parallel degree (default 1)", 1e6),
 	PLAN_COUNT_SPEC(TRAIN_TP, "tp", "tensor parallel degree (default 1)", 1e6),

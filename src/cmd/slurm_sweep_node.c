@@ -21,6 +21,7 @@
 #include "sampler/sampler.h"
 #include "slurm/fleet.h"
 #include "slurm/gres.h"
+#include "view/json_util.h"
 
 /* ---- running programs ------------------------------------------------------------------ */
 
@@ -55,7 +56,7 @@ int sweep_write_file(const char *path, void (*writer)(const void *, FILE *), con
 
 void sweep_write_json(const void *doc, FILE *f)
 {
-	json_dumpf((const json_t *)doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+	json_dumpf((const json_t *)doc, f, JSON_INDENT(1) | JSON_REAL_DIGITS);
 	fputc('\n', f);
 }
 
@@ -110,7 +111,7 @@ static json_t *links_json(const struct snapshot *snap)
 						     U(v->s.pcie_gen), "pcie_gen_max", U(v->st.pcie_gen_max), "pcie_width",
 						     U(v->s.pcie_width), "pcie_width_max", U(v->st.pcie_width_max), "nvlink_active",
 						     v->st.nvlink_count.st == VAL_OK ? json_integer(active) : json_null(),
-						     "nvlink_count", U(v->st.nvlink_count), "ecc_uncorrected",
+						     "nvlink_count", U(v->st.nvlink_count), "ecc_vol_uncorrected",
 						     U(v->s.ecc_vol_uncorrected), "remap_pending", U(v->s.remap_pending)));
 #undef U
 	}

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "help.h"
+#include "core/gpu_select.h"
 #include "pool/proto.h"
 #include "pool_cmd.h"
 
@@ -49,9 +50,9 @@ static const struct opt_spec submit_opts[] = {
 	[OPT_SUBMIT_PRIORITY] = { "priority", 0, OPT_INT, "P", "-1000..1000, higher runs first", "0", -PROTO_MAX_PRIORITY,
 				  PROTO_MAX_PRIORITY, NULL },
 	[OPT_SUBMIT_TIME] = { "time", 0, OPT_STRING, "LIMIT",
-			      "time limit: SIGTERM, then SIGKILL; Slurm's MM (minutes), MM:SS,\n"
-			      "HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, or a duration in whole\n"
-			      "seconds: 90s, 2h, 1.5h, 1d, 1h30m (docs/units.md)",
+			      "time limit: SIGTERM, then SIGKILL; a duration in whole seconds:\n"
+			      "90s, 30m, 2h, 1.5h, 1d, 1h30m (docs/units.md), or Slurm's MM:SS,\n"
+			      "HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS; a number alone is refused",
 			      NULL, 0, 0, NULL },
 	[OPT_SUBMIT_NAME] = { "name", 0, OPT_STRING, "NAME", "a name to show in the queue", NULL, 0, 0, NULL },
 	[OPT_SUBMIT_AFTER] = { "after", 0, OPT_INT, "JOB", "start only once JOB has ended (whatever its outcome)", NULL, 1,
@@ -166,7 +167,7 @@ int cmd_submit(int argc, char **argv, struct cmd_ctx *ctx)
 			have_gpus = true;
 			break;
 		case OPT_SUBMIT_GPU_IDS:
-			rc = proto_parse_gpu_ids(v.text, &s->gpu_ids, msg, sizeof(msg));
+			rc = gpu_select_indexes(v.text, &s->gpu_ids, msg, sizeof(msg));
 			break;
 		case OPT_SUBMIT_MIG: {
 			char q[41];

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* gpu_select.c - see gpu_select.h. */
 #include "gpu_select.h"
+#include "units.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -244,6 +245,19 @@ int gpu_select_parse(const char *spec, const struct gpu_ident *ids, unsigned n,
 		     uint64_t *mask, char *err, size_t errlen)
 {
 	return parse_list(spec, ids, n, false, mask, err, errlen);
+}
+
+int gpu_select_indexes(const char *spec, uint64_t *mask, char *err, size_t errlen)
+{
+	for (const char *c = spec; c && *c; c++) {
+		if (!isdigit((unsigned char)*c) && !strchr(",- ", *c)) {
+			char q[41];
+			snprintf(err, errlen, "bad GPU list '%s' (indexes 0 to 63 and ranges, e.g. 0,2,5-7)",
+				 units_quoted(spec, q));
+			return -1;
+		}
+	}
+	return parse_list(spec, NULL, 64, false, mask, err, errlen);
 }
 
 int gpu_select_check(const char *spec, char *err, size_t errlen)

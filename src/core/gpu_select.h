@@ -37,6 +37,13 @@ int gpu_select_parse(const char *spec, const struct gpu_ident *ids, unsigned n,
  * it accepts passes this check. Returns 0, or -1 with a one-line message. */
 int gpu_select_check(const char *spec, char *err, size_t errlen);
 
+/* The one GPU-index list of the machine-facing inputs (the pool's requests,
+ * Slurm's SLURM_JOB_GPUS, the agent's ?gpu=): SPEC's grammar with indexes and
+ * ranges only, 0 to 63 ("0,2,5-7"); a UUID or bus id is refused ("GPU ids
+ * here are indexes"), as are an empty list or item. Returns 0 with *mask set
+ * (never 0), or -1 with a one-line message. */
+int gpu_select_indexes(const char *spec, uint64_t *mask, char *err, size_t errlen);
+
 /* All n GPUs. */
 uint64_t gpu_select_all(unsigned n);
 

@@ -91,6 +91,27 @@ static int parse_number(const struct opt_spec *s, const char *name, const char *
 	return 0;
 }
 
+/* Hours: a number, or a duration with a unit ("2h", "90m", "1d12h"), in the
+ * row's range (thousandths of an hour). */
+static int parse_hours(const struct opt_spec *s, const char *name, const char *text, double *out, char *err,
+		       size_t errlen)
+{
+	char q[41], why[200];
+	size_t n = strlen(text);
+	if (!n || !strchr("smhd", text[n - 1]))
+		return parse_number(s, name, text, out, err, errlen);
+	uint64_t ns;
+	double lo = (double)s->min / 1000.0, hi = (double)s->max / 1000.0;
+	if (units_parse_duration(text, 0, UINT64_MAX, &ns, why, sizeof(why)) || (double)ns / 3.6e12 < lo ||
+	    (double)ns / 3.6e12 > hi) {
+		snprintf(err, errlen, "option '%s': '%s' is not a number of hours from %g to %g nor a duration (2h, 90m, 1d)",
+			 name, units_quoted(text, q), lo, hi);
+		return -1;
+	}
+	*out = (double)ns / 3.6e12;
+	return 0;
+}
+
 /* As opt_value_parse, the option named in messages as the user spelled it. */
 static int value_parse(const struct opt_spec *s, const char *name, const char *text, struct opt_value *v, char *err,
 		       size_t errlen)
@@ -109,9 +130,14 @@ static int value_parse(const struct opt_spec *s, const char *name, const char *t
 		return parse_int(s, name, text, &v->num, err, errlen);
 	case OPT_NUMBER:
 		return parse_number(s, name, text, &v->real, err, errlen);
+	case OPT_HOURS:
+		return parse_hours(s, name, text, &v->real, err, errlen);
 	case OPT_DURATION:
 	case OPT_SIZE:
-		if ((s->kind == OPT_DURATION ? units_parse_duration : units_parse_size)(
+	case OPT_LENGTH:
+		if ((s->kind == OPT_DURATION ? units_parse_duration
+		     : s->kind == OPT_SIZE   ? units_parse_size
+					     : units_parse_length)(
 			    text, (uint64_t)(min < 0 ? 0 : min), (uint64_t)max, &u, msg, sizeof(msg))) {
 			/* the option's name, then the units module's reason after it */
 			int n = snprintf(err, errlen, "option '%s': ", name);
@@ -120,6 +146,7 @@ static int value_parse(const struct opt_spec *s, const char *name, const char *t
 			return -1;
 		}
 		v->num = (long long)u;
+		v->real = (double)u;
 		return 0;
 	case OPT_STRING:
 		if (!*text) {
@@ -144,6 +171,12 @@ static int value_parse(const struct opt_spec *s, const char *name, const char *t
 	}
 	snprintf(err, errlen, "option '%s' has no kind", name);
 	return -1;
+}
+
+int opt_value_parse_as(const struct opt_spec *s, const char *name, const char *text, struct opt_value *v, char *err,
+		       size_t errlen)
+{
+	return value_parse(s, name, text, v, err, errlen);
 }
 
 int opt_value_parse(const struct opt_spec *s, const char *text, struct opt_value *v, char *err, size_t errlen)

@@ -28,6 +28,9 @@ enum opt_kind {
 	OPT_NUMBER,   /* a decimal number (1.5, 2e3; a k, M, B or G, T after it: x 1e3, 1e6, 1e9, 1e12)
 		       * in [min, max] thousandths (OPT_MILLI): every such row gives its range, which
 		       * --help shows (both 0: the parser refuses every value) */
+	OPT_LENGTH,   /* units_parse_length: whole tokens, K and M powers of 1024 (4k = 4096), in [min, max] */
+	OPT_HOURS,    /* hours: a number (1.5) or a duration with a unit (2h, 90m, 1d12h), in [min, max]
+		       * thousandths of an hour (OPT_MILLI) */
 };
 
 struct opt_spec {
@@ -37,8 +40,8 @@ struct opt_spec {
 	const char *arg;      /* what help calls the value ("SPEC"); NULL: the kind's word */
 	const char *help;     /* lines separated by '\n'; NULL: left out of --help (a kept spelling) */
 	const char *def;      /* the default help shows; NULL: none */
-	long long min, max;   /* OPT_INT, OPT_DURATION (ns), OPT_SIZE (bytes); both 0: 0 to LLONG_MAX;
-			       * OPT_NUMBER: thousandths, OPT_MILLI(lo), OPT_MILLI(hi) */
+	long long min, max;   /* OPT_INT, OPT_DURATION (ns), OPT_SIZE (bytes), OPT_LENGTH; both 0: 0 to
+			       * LLONG_MAX; OPT_NUMBER, OPT_HOURS: thousandths, OPT_MILLI(lo), OPT_MILLI(hi) */
 	const char *const *choices; /* OPT_ENUM: NULL-terminated */
 };
 /* An OPT_NUMBER row's bound: x in thousandths (up to 9.2e15). */
@@ -46,8 +49,8 @@ struct opt_spec {
 
 struct opt_value {
 	const char *text; /* the value as given; NULL for a flag */
-	long long num;    /* OPT_INT; OPT_DURATION ns; OPT_SIZE bytes; OPT_ENUM the choice's index */
-	double real;      /* OPT_NUMBER: finite, in the row's range */
+	long long num;    /* OPT_INT; OPT_DURATION ns; OPT_SIZE bytes; OPT_ENUM the choice's index; OPT_LENGTH */
+	double real;      /* OPT_NUMBER: finite, in the row's range; OPT_LENGTH as num; OPT_HOURS hours */
 };
 
 /* What opt_next returns besides an index into the table. */
@@ -84,5 +87,9 @@ const char *opt_spelling(const struct opt_spec *s, char *out, size_t outlen);
 /* Whether s's value text is valid for its kind and bounds; fills *v. Used
  * by opt_next; a command checks a value it read elsewhere with it. */
 int opt_value_parse(const struct opt_spec *s, const char *text, struct opt_value *v, char *err, size_t errlen);
+/* The same, the value named in messages as name ("interval" for a setting of
+ * a file: "option 'interval': duration '5ms' out of range (10ms to 1h)"). */
+int opt_value_parse_as(const struct opt_spec *s, const char *name, const char *text, struct opt_value *v, char *err,
+		       size_t errlen);
 
 #endif

@@ -139,7 +139,69 @@ bad:
 	return -1;
 }
 
+int units_is_bare_number(const char *s)
+{
+	struct number n;
+	const char *p = s;
+	return s && read_number(&p, &n) == 0 && *p == '\0';
+}
+
+int units_parse_seconds(const char *s, const char *what, uint64_t min_s, uint64_t max_s, uint64_t *seconds, char *err,
+			size_t errlen)
+{
+	char q[41], why[200];
+	uint64_t ns;
+	if (units_is_bare_number(s) && strspn(s, "0.") != strlen(s)) {
+		units_quoted(s, q);
+		snprintf(err, errlen, "bad %s '%s': a number alone is ambiguous here; write %sm or %ss", what, q, q, q);
+		return -1;
+	}
+	uint64_t lo = min_s > UINT64_MAX / UNITS_NS_PER_S ? UINT64_MAX : min_s * UNITS_NS_PER_S;
+	uint64_t hi = max_s > UINT64_MAX / UNITS_NS_PER_S ? UINT64_MAX : max_s * UNITS_NS_PER_S;
+	if (units_parse_duration(s, lo, hi, &ns, why, sizeof(why))) {
+		snprintf(err, errlen, "%s", why);
+		return -1;
+	}
+	if (ns % UNITS_NS_PER_S) {
+		snprintf(err, errlen, "bad %s '%s' (whole seconds here, e.g. 90s, 30m, 2h)", what, units_quoted(s, q));
+		return -1;
+	}
+	*seconds = ns / UNITS_NS_PER_S;
+	return 0;
+}
+
 static const char size_prefixes[] = "KMGTP"; /* 1024^1 .. 1024^5 */
+
+int units_parse_length(const char *s, uint64_t min, uint64_t max, uint64_t *n, char *err, size_t errlen)
+{
+	char q[41];
+	const char *p = s;
+	struct number num;
+	unsigned power = 0;
+	if (!s || read_number(&p, &num))
+		goto bad;
+	if (*p == 'k' || *p == 'K')
+		power = 1, p++;
+	else if (*p == 'm' || *p == 'M')
+		power = 2, p++;
+	if (*p)
+		goto bad;
+	uint64_t v, unit = 1ull << (10 * power), pow10 = 1;
+	for (unsigned i = 0; i < num.fraction_digits; i++)
+		pow10 *= 10;
+	if (unit * num.fraction % pow10) /* a fraction of a token: "1.5" is no length, "1.5k" (1536) is */
+		goto bad;
+	if (scale(&num, unit, &v))
+		return out_of_range(err, errlen, "length", s, min, max, units_fmt_size);
+	if (v < min || v > max)
+		return out_of_range(err, errlen, "length", s, min, max, units_fmt_size);
+	*n = v;
+	return 0;
+bad:
+	snprintf(err, errlen, "bad length '%s' (whole tokens, e.g. 2048, 4k = 4096, 128k = 131072: K and M are powers "
+		 "of 1024)", units_quoted(s, q));
+	return -1;
+}
 
 int units_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *bytes, char *err, size_t errlen)
 {

@@ -4,8 +4,8 @@
  * one row each, in struct gpu_sample's order (which is --json's). Each
  * consumer expands the rows it needs: the struct (gpu.h), the sampler's carry
  * of the slow groups, the "sample" object of --json and of the agent's API
- * (view/json_util.c), the agent's exposition (agent/metrics.c) and the API's
- * deprecated old keys (agent/api.c), the nvml backend's field-value batch,
+ * (view/json_util.c), the agent's exposition (agent/metrics.c), the nvml
+ * backend's field-value batch,
  * the simulator (device/sim_model.c), the dmon and top columns
  * (view/moncol.c), `info -q` (cmd/info.c) and the tests. Adding a value read
  * from NVML is a row here (and its sim_<member> when its sim column is
@@ -18,9 +18,10 @@
  *           between the ticks that read them (sampler.c)
  *   unit    GPU_UNIT_<unit>: what the integer counts, which fixes how it
  *           becomes the exposition's base unit and a deprecated key's (below)
- *   api_key its old key in the agent's /api/v1/gpus, deprecated: written
- *           beside "sample" for one release (docs/json.md); NULL for none,
- *           and for every new field
+ *   api_key its old key in the agent's /api/v1/gpus, no longer written
+ *           (issue 35): named for tests/cli/json_vocab.sh, which fails on
+ *           any output that writes one, and docs/json.md's table of removed
+ *           keys; NULL for none, and for every new field
  *   role    FAMILY: the first row of a Prometheus family (metric, type,
  *           labels and help); SERIES: one more series of the family just
  *           above (metric and type repeated, labels and help NULL); NONE: not

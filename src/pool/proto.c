@@ -423,10 +423,11 @@ static int read_field(const char **p, uint64_t *v)
 }
 
 
-#define TIME_FORMS "Slurm's MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, or units: 90s, 30m, 2h, 1d, 1h30m"
+#define TIME_FORMS "units: 90s, 30m, 2h, 1d, 1h30m, or Slurm's MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS"
 
-/* Slurm's forms (sbatch --time): a lone number is minutes; D- takes hours
- * below 24; a field after another is below 60. */
+/* Slurm's forms (sbatch --time) but a lone number (minutes there, seconds in
+ * gpuctl's durations: refused before this); D- takes hours below 24; a field
+ * after another is below 60. */
 static int parse_slurm_time(const char *s, uint64_t *total, char *err, size_t errlen)
 {
 	char q[41];
@@ -458,8 +459,8 @@ static int parse_slurm_time(const char *s, uint64_t *total, char *err, size_t er
 			snprintf(err, errlen, "bad time limit '%s': hours after the days are 0 to 23", units_quoted(s, q));
 			return -1;
 		}
-	} else if (n == 1) { /* MM */
-		f[2] = parts[0];
+	} else if (n == 1) { /* MM: ambiguous, refused by the caller */
+		goto bad;
 	} else if (n == 2) { /* MM:SS */
 		f[2] = parts[0];
 		f[3] = parts[1];
@@ -480,74 +481,28 @@ bad:
 	return -1;
 }
 
-/* The units form (core/units.h, docs/units.md: "90s", "1h30m", "1.5h"),
- * in whole seconds: a limit is kept in seconds, so "1500ms" is refused rather
- * than cut. Its range is checked by the caller. */
-static int parse_unit_time(const char *s, uint64_t *total, char *err, size_t errlen)
-{
-	char q[41], why[160];
-	uint64_t ns;
-	if (units_parse_duration(s, 0, UINT64_MAX, &ns, why, sizeof(why)) || ns % UNITS_NS_PER_S) {
-		snprintf(err, errlen, "bad time limit '%s' (" TIME_FORMS ")", units_quoted(s, q));
-		return -1;
-	}
-	*total = ns / UNITS_NS_PER_S;
-	return 0;
-}
-
 int proto_parse_time_limit(const char *s, uint64_t *seconds, char *err, size_t errlen)
 {
 	char q[41];
 	uint64_t total = 0;
-	bool units = strpbrk(s, "dhms") != NULL;
-	if ((units ? parse_unit_time : parse_slurm_time)(s, &total, err, errlen))
+	/* the units form is core/units.h's grammar in whole seconds; a number alone
+	 * (Slurm's MM, minutes; seconds elsewhere) is refused there with the fix */
+	bool bare = units_is_bare_number(s);
+	if (bare || strpbrk(s, "dhms")) {
+		if (units_parse_seconds(s, "time limit", 0, UINT64_MAX, &total, err, errlen)) {
+			if (!bare) /* the forms this option takes, Slurm's among them */
+				snprintf(err, errlen, "bad time limit '%s' (" TIME_FORMS ")", units_quoted(s, q));
+			return -1;
+		}
+	} else if (parse_slurm_time(s, &total, err, errlen)) {
 		return -1;
+	}
 	if (total == 0 || total > PROTO_MAX_TIME_S) {
 		snprintf(err, errlen, "time limit '%s' out of range (1 s to 366 days)", units_quoted(s, q));
 		return -1;
 	}
 	*seconds = total;
 	return 0;
-}
-
-int proto_parse_gpu_ids(const char *s, uint64_t *mask, char *err, size_t errlen)
-{
-	char q[41];
-	uint64_t m = 0;
-	const char *p = s;
-	while (*p) {
-		if (!isdigit((unsigned char)*p))
-			goto bad;
-		unsigned long a = 0, b;
-		while (isdigit((unsigned char)*p) && a < 1000)
-			a = a * 10 + (unsigned long)(*p++ - '0');
-		b = a;
-		if (*p == '-') {
-			p++;
-			if (!isdigit((unsigned char)*p))
-				goto bad;
-			b = 0;
-			while (isdigit((unsigned char)*p) && b < 1000)
-				b = b * 10 + (unsigned long)(*p++ - '0');
-		}
-		if (a > 63 || b > 63 || b < a) {
-			snprintf(err, errlen, "GPU ids '%s' out of range (0 to 63, ranges low-high)", units_quoted(s, q));
-			return -1;
-		}
-		for (unsigned long i = a; i <= b; i++)
-			m |= 1ull << i;
-		if (*p == ',' && p[1])
-			p++;
-		else if (*p)
-			goto bad;
-	}
-	if (!m)
-		goto bad;
-	*mask = m;
-	return 0;
-bad:
-	snprintf(err, errlen, "bad GPU ids '%s' (use e.g. 0,2,5-7)", units_quoted(s, q));
-	return -1;
 }
 
 /* ---- base64 ---------------------------------------------------------------------- */

@@ -81,16 +81,15 @@ void proto_request_free(struct proto_request *r);
 /* The request as JSON (what a client sends); NULL when out of memory. */
 json_t *proto_request_json(const struct proto_request *r);
 
-/* --time -> seconds (1 .. PROTO_MAX_TIME_S): Slurm's MM (minutes), MM:SS,
- * HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, or a duration as core/units.h reads
- * it ("90s", "2h", "1h30m", "1.5h") in whole seconds; anything else ("1h30",
- * "25:99:99", "1500ms") refused. A number alone is minutes, as in sbatch. */
+/* --time -> seconds (1 .. PROTO_MAX_TIME_S): a duration as core/units.h
+ * reads it ("90s", "2h", "1h30m", "1.5h") in whole seconds, or Slurm's MM:SS,
+ * HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS; anything else ("1h30", "25:99:99",
+ * "1500ms") refused. A number alone (minutes in sbatch, seconds in gpuctl's
+ * durations) is refused with the fix: "write 30m or 30s" (units_parse_seconds). */
 int proto_parse_time_limit(const char *s, uint64_t *seconds, char *err, size_t errlen);
 /* The largest byte size a request or a pool setting takes, read by
  * core/units.h's units_parse_size from 1 byte up. */
 #define PROTO_MAX_BYTES UNITS_SIZE_MAX
-/* "0,2,5-7" -> bitmask of GPU indexes below 64. */
-int proto_parse_gpu_ids(const char *s, uint64_t *mask, char *err, size_t errlen);
 
 /* Base64 (RFC 4648) for log bytes, which need not be UTF-8. encode: out holds
  * 4 * ((n + 2) / 3) + 1 bytes. decode: returns the length, or -1 when malformed;

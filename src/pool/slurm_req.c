@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* slurm_req.c - the Slurm requests of the control protocol (slurm_req.h). */
 #include "pool/slurm_req.h"
+#include "core/gpu_select.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -155,32 +156,6 @@ json_t *slurm_req_json(const struct slurm_req *r)
 
 int slurm_gpu_list_parse(const char *s, uint64_t *mask, char *err, size_t errlen)
 {
-	*mask = 0;
-	const char *p = s;
-	while (*p) {
-		char *end;
-		if (!isdigit((unsigned char)*p))
-			goto bad;
-		unsigned long a = strtoul(p, &end, 10), b = a;
-		p = end;
-		if (*p == '-') {
-			p++;
-			if (!isdigit((unsigned char)*p))
-				goto bad;
-			b = strtoul(p, &end, 10);
-			p = end;
-		}
-		if (b < a || b > 63)
-			goto bad;
-		for (unsigned long g = a; g <= b; g++)
-			*mask |= 1ull << g;
-		if (*p == ',')
-			p++;
-		else if (*p)
-			goto bad;
-	}
-	return 0;
-bad:
-	snprintf(err, errlen, "bad GPU list '%.64s' (indexes 0 to 63, e.g. '0,1' or '0-3')", s);
-	return -1;
+	*mask = 0; /* "": a job without GPUs; else core's one GPU-index list */
+	return *s ? gpu_select_indexes(s, mask, err, errlen) : 0;
 }

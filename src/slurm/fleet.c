@@ -190,7 +190,9 @@ static void read_counters(struct fleet_gpu *fg, const json_t *g)
 	fg->pcie_width_max = jlong(g, "pcie_width_max");
 	fg->nvlink_active = jlong(g, "nvlink_active");
 	fg->nvlink_count = jlong(g, "nvlink_count");
-	fg->ecc_uncorrected = jlong(g, "ecc_uncorrected");
+	fg->ecc_uncorrected = jlong(g, "ecc_vol_uncorrected"); /* the sample's name (issue 35) */
+	if (fg->ecc_uncorrected < 0) /* a node document written before it */
+		fg->ecc_uncorrected = jlong(g, "ecc_uncorrected");
 	fg->remap_pending = jlong(g, "remap_pending");
 }
 
@@ -525,7 +527,7 @@ static json_t *gpu_json(const struct fleet_gpu *g)
 			 int_or_null(g->pcie_gen), "pcie_gen_max", int_or_null(g->pcie_gen_max), "pcie_width",
 			 int_or_null(g->pcie_width), "pcie_width_max", int_or_null(g->pcie_width_max),
 			 "nvlink_active", int_or_null(g->nvlink_active), "nvlink_count", int_or_null(g->nvlink_count),
-			 "ecc_uncorrected", int_or_null(g->ecc_uncorrected), "remap_pending",
+			 "ecc_vol_uncorrected", int_or_null(g->ecc_uncorrected), "remap_pending",
 			 int_or_null(g->remap_pending), "figures", figs);
 }
 

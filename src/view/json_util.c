@@ -344,7 +344,7 @@ json_t *json_gpu_view(const struct gpu_view *v, unsigned flags)
 
 int json_write(const json_t *doc, FILE *out)
 {
-	if (json_dumpf(doc, out, JSON_INDENT(2)) != 0)
+	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_REAL_DIGITS) != 0)
 		return -1;
 	return fputc('\n', out) == EOF ? -1 : 0;
 }

@@ -19,6 +19,11 @@
 #include "device/gpu.h"
 #include "device/snapshot.h"
 
+/* Every JSON document gpuctl writes gives a real number in at most 15
+ * significant digits, what a double holds exactly (docs/json.md): 1.003394917,
+ * not 1.0033949170000001. Each json_dump* of an output takes it. */
+#define JSON_REAL_DIGITS JSON_REAL_PRECISION(15)
+
 /* Put one value into obj under key (or its reason under obj.unavailable.key). */
 void json_put_u64v(json_t *obj, const char *key, u64v v);
 void json_put_i64v(json_t *obj, const char *key, i64v v);

@@ -167,10 +167,11 @@ static void get_nvrx(const struct moncol *col, const struct gpu_view *c, const s
 #define MC_COL(pos, name, key, unit, grp, width, calc, factor, help) \
 	[pos] = { name, key, unit, grp, MC_KIND_##calc, width, 0, help, MC_GET_##calc, .scale = factor, MC_FIELD_##calc
 #define MC_FIELD(member, group) .field = offsetof(struct gpu_sample, member), .groups = GPU_GRP_##group },
-/* only a column that shows the value as it is has the value's sample key */
+/* a column that shows the value as it is has the value's sample key, and so
+ * has pstate ("P0" in text and CSV, the sample's integer in JSON) */
 #define MC_FIELD_VALUE(member, group) .sample_key = #member, MC_FIELD(member, group)
 #define MC_FIELD_RATE_PCT MC_FIELD
-#define MC_FIELD_PSTATE MC_FIELD
+#define MC_FIELD_PSTATE MC_FIELD_VALUE
 #define MC_FIELD_THROTTLE MC_FIELD
 #define NUM MONCOL_NUM
 const struct moncol moncols[] = {
@@ -413,31 +414,28 @@ static void json_row(const struct monrow_ctx *rc, const struct gpu_view *cur, co
 		json_object_set_new(o, "uuid", json_string(cur->st.uuid.s));
 	json_object_set_new(o, "up", json_boolean(cur->up));
 	json_object_set_new(o, "simulated", json_boolean(rc->simulated));
-	/* a sample value under its --json key, as it is; a derived column (a rate, a
-	 * share, a word) under its own key; then, deprecated for a release, the
-	 * column keys of the sample values (docs/dmon.md) */
-	for (int deprecated = 0; deprecated < 2; deprecated++) {
-		for (unsigned i = 0; i < rc->ncols; i++) {
-			const struct moncol *c = rc->cols[i];
-			const char *key = c->sample_key && !deprecated ? c->sample_key : c->key;
-			if (deprecated && (!c->sample_key || strcmp(c->key, c->sample_key) == 0)) /* the same key: once */
-				continue;
-			struct moncol_value v;
-			moncol_eval(c, cur, prev, &v);
-			if (v.st != VAL_OK)
-				json_object_set_new(unavail, key, json_string(reason(v.st)));
-			else if (c->sample_key && !deprecated)
-				json_object_set_new(o, key, json_u64(field_of(c, &cur->s).v));
-			else if (c->kind == MONCOL_TEXT)
-				json_object_set_new(o, key, json_string(v.text));
-			else if (c->decimals == 0)
-				json_object_set_new(o, key, json_integer((json_int_t)llround(v.num)));
-			else
-				json_object_set_new(o, key, json_real(v.num));
-		}
+	/* a sample value under its --json key, as it is (pstate the sample's
+	 * integer); a derived column (a rate, a share, throttle's word) under its
+	 * own key (docs/dmon.md). One name, one meaning and type in every output:
+	 * the column keys of sample values (power_w, fb_used_mib) went in issue 35. */
+	for (unsigned i = 0; i < rc->ncols; i++) {
+		const struct moncol *c = rc->cols[i];
+		const char *key = c->sample_key ? c->sample_key : c->key;
+		struct moncol_value v;
+		moncol_eval(c, cur, prev, &v);
+		if (v.st != VAL_OK)
+			json_object_set_new(unavail, key, json_string(reason(v.st)));
+		else if (c->sample_key)
+			json_object_set_new(o, key, json_u64(field_of(c, &cur->s).v));
+		else if (c->kind == MONCOL_TEXT)
+			json_object_set_new(o, key, json_string(v.text));
+		else if (c->decimals == 0)
+			json_object_set_new(o, key, json_integer((json_int_t)llround(v.num)));
+		else
+			json_object_set_new(o, key, json_real(v.num));
 	}
 	json_object_set_new(o, "unavailable", unavail);
-	json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_DIGITS);
 	fputc('\n', out);
 	json_decref(o);
 }

@@ -13,8 +13,8 @@
  *   tensor, DRAM and FP pipe activity; nvidia-smi dmon --gpm-metrics)
  * Machine output (CSV header, JSON keys) uses each column's `key`, which
  * carries the unit; docs/dmon.md lists them and is the stable interface.
- * dmon --json also writes a column of one sample value under its
- * sample_key, the --json vocabulary's (the column key there is deprecated).
+ * dmon --json writes a column of one sample value under its sample_key,
+ * the --json vocabulary's, instead (CSV keeps the column keys).
  * A column of one sample field is that field's COL(...) in the field table
  * (device/gpu_fields.h); moncol.c adds those of other values (fbpct, NVLink).
  */
@@ -51,9 +51,10 @@ struct moncol {
 	size_t field;         /* a field table column: the u64v's offset in struct gpu_sample */
 	double scale;         /* and the factor it is shown with */
 	unsigned groups;      /* the GPU_GRP_* the sampler reads it in */
-	/* a column that shows one sample value as it is (calc VALUE): that
-	 * value's key in --json's "sample" (docs/json.md), which dmon --json
-	 * writes with the exact integer; NULL for rates, shares and words */
+	/* a column that shows one sample value as it is (calc VALUE, and
+	 * PSTATE): that value's key in --json's "sample" (docs/json.md), which
+	 * dmon --json writes with the exact integer; NULL for rates, shares and
+	 * throttle's word */
 	const char *sample_key;
 };
 

@@ -76,10 +76,10 @@ assert sorted(l["gpu"] for l in leaks) == [6, 7], leaks
 for g in d["gpus"]:
     for l in g["leaks"]:
         assert l["gpu"] == g["index"], (l, g["index"])
-        assert l["comm"] == "jupyter-kernel" and l["user"] == "carol", l
+        assert l["name"] == "jupyter-kernel" and l["user"] == "carol", l
         assert 1.3 * mib <= l["growth_bytes_per_second"] <= 1.7 * mib, l
         assert 3.0 <= l["window_seconds"] <= 4.0, l
-        assert l["memory_used_bytes"] > 2048 * mib, l
+        assert l["used_mem_bytes"] > 2048 * mib, l
         f = [f for f in g["findings"] if f["rule"] == "process-memory-leak"]
         assert len(f) == 1 and f[0]["subsystem"] == "processes" and f[0]["verdict"] == "WARN", g["findings"]
         assert "pid %d " % l["pid"] in f[0]["evidence"] and "MiB/s" in f[0]["evidence"], f[0]

@@ -55,8 +55,11 @@ expect 0 json -- bench --results "$fixture" --json
 [ "$(jq '[.results[] | select(.suite == "memory" and .test == "copy")][0].ratio * 1000 | round' "$tmp/json.out")" = 835 ] ||
 	fail "json: memory copy ratio"
 expect 0 save -- bench --results "$fixture" --save "$tmp/saved.json" --json
-expect 0 again -- bench --results "$tmp/saved.json" --json
-cmp -s "$tmp/save.out" "$tmp/again.out" || fail "round trip: JSON differs after --save and reload"
+# a file gpuctl saved reads back to the same text (15 significant digits, docs/json.md: the
+# fixture's 17-digit figures are rounded by the first save, and its ratios recomputed)
+expect 0 again -- bench --results "$tmp/saved.json" --save "$tmp/saved2.json" --json
+expect 0 again2 -- bench --results "$tmp/saved2.json" --json
+cmp -s "$tmp/again.out" "$tmp/again2.out" || fail "round trip: JSON differs after --save and reload"
 cmp -s "$tmp/saved.json" "$tmp/save.out" || fail "--save wrote something else than --json printed"
 
 # CSV: a header and one row per result, each with the header's field count

@@ -75,13 +75,12 @@ assert len(lines) == 8, len(lines)
 for i, l in enumerate(lines):
     o = json.loads(l)
     assert o["gpu"] == i and o["simulated"] is True and o["up"] is True, o
-    # a sample value under --json's key, exact; its column key (deprecated) the rounded same
+    # a sample value under --json's key, exact, and only there (the column keys went in issue 35)
     assert isinstance(o["power_mw"], int) and o["power_mw"] > 20000, o
-    assert o["power_w"] == int(o["power_mw"] / 1000 + 0.5), o
-    assert o["mem_used_bytes"] >= 0 and o["fb_used_mib"] == int(o["mem_used_bytes"] / 1048576 + 0.5), o
+    assert "power_w" not in o and "fb_used_mib" not in o and "gpu_temp_c" not in o, o
+    assert o["mem_used_bytes"] >= 0, o
     assert 0 <= o["fb_used_pct"] <= 100, o
     assert "pcie_rx_kbps" in o or "pcie_rx_kbps" in o["unavailable"], o
-    assert "pcie_rx_mbs" in o or "pcie_rx_mbs" in o["unavailable"], o
     for k, why in o["unavailable"].items():
         assert k not in o and why in ("not supported", "error", "not ready"), (k, why)
 EOF
@@ -102,7 +101,7 @@ if run lost_json --sim "h200x8,faults=$tmp/faults.json" dmon --json -c 1 -d 0.2 
 import json, sys
 o = json.loads(open(sys.argv[1]).read())
 assert o["up"] is False and "power_mw" not in o and o["unavailable"]["power_mw"] == "error", o
-assert "power_w" not in o and o["unavailable"]["power_w"] == "error", o
+assert "power_w" not in o["unavailable"], o
 ' "$tmp/lost_json.out" || fail "lost: JSON"
 fi
 

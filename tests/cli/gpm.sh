@@ -18,22 +18,23 @@ if "$GPUCTL" --sim h200-workloads dmon -s g -c 1 -d 0.1 --json >"$tmp/dmon.jsonl
 	check "dmon -s g: 4 lines" [ "$(grep -c . "$tmp/dmon.jsonl")" -eq 4 ]
 	cat >"$tmp/dmon_check.py" <<'EOF'
 import json, sys
+# the sample's keys (dmon --json writes each value under its sample key: issue 35)
 rows = {r["gpu"]: r for r in map(json.loads, open(sys.argv[1]))}
-want = ["sm_active_pct", "sm_occupancy_pct", "tensor_active_pct", "dram_active_pct",
-        "fp64_active_pct", "fp32_active_pct", "fp16_active_pct"]
+want = ["prof_sm_active_pct", "prof_sm_occupancy_pct", "prof_tensor_active_pct", "prof_dram_active_pct",
+        "prof_fp64_active_pct", "prof_fp32_active_pct", "prof_fp16_active_pct"]
 for g, r in rows.items():
     missing = [k for k in want if not isinstance(r.get(k), (int, float))]
     assert not missing, "GPU%d: no number for %s: %s" % (g, missing, r)
 gemm, mem, idle, starved = rows[0], rows[1], rows[2], rows[3]
 # GEMM-bound: busy SMs and tensor cores, low occupancy, little DRAM (as on a real H200)
-assert gemm["sm_active_pct"] >= 85 and gemm["tensor_active_pct"] >= 80, gemm
-assert 10 <= gemm["sm_occupancy_pct"] <= 20 and gemm["dram_active_pct"] <= 25, gemm
+assert gemm["prof_sm_active_pct"] >= 85 and gemm["prof_tensor_active_pct"] >= 80, gemm
+assert 10 <= gemm["prof_sm_occupancy_pct"] <= 20 and gemm["prof_dram_active_pct"] <= 25, gemm
 # memory-bound: DRAM busy, no tensor work
-assert mem["dram_active_pct"] >= 75 and mem["tensor_active_pct"] == 0, mem
+assert mem["prof_dram_active_pct"] >= 75 and mem["prof_tensor_active_pct"] == 0, mem
 # idle but allocated: every figure 0 (a measured 0, not a missing one)
 assert all(idle[k] == 0 for k in want), idle
 # dataloader-starved: its SMs mostly wait
-assert starved["sm_active_pct"] < 30 and starved["tensor_active_pct"] < 20, starved
+assert starved["prof_sm_active_pct"] < 30 and starved["prof_tensor_active_pct"] < 20, starved
 EOF
 	check "dmon -s g: each workload's figures" python3 "$tmp/dmon_check.py" "$tmp/dmon.jsonl"
 else

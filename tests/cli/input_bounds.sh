@@ -73,7 +73,7 @@ for bad in "plan cost --hours 1e-400x" "plan cost --hours 12 --gpus 1e30" "plan 
 	one_line
 done
 expect_exit 0 "$GPUCTL" plan cost --help
-out_has "^ *--hours H  *the job's hours (0 to 1e+06)$"
+out_has "^ *--hours H  *the job's hours: a number (1.5) or a duration (90m, 2h, 1d) (0 to 1e+06)$"
 out_has "^ *--pue X  *--buy: power usage effectiveness (1 to 10) (default 1.4)$"
 expect_exit 0 "$GPUCTL" slurm sweep --help
 out_has "^ *--threshold PCT .*(0 to 100) (default 8)$"

@@ -45,8 +45,9 @@ expect_exit 64 "0 to 59" submit --time 25:99:99 -- true
 expect_exit 64 "0 to 23" submit --time 1-24 -- true
 t=$("$G" submit --id-only --time 1-02:03 --gpus 1 -- true)
 check "D-HH:MM is a time limit" test "$(jobfield "$t" time_limit_s)" = $((86400 + 2 * 3600 + 3 * 60))
-t=$("$G" submit --id-only --time 90 -- true)
-check "a lone number is minutes (as sbatch)" test "$(jobfield "$t" time_limit_s)" = 5400
+expect_exit 64 "bad time limit '90': a number alone is ambiguous here; write 90m or 90s" submit --time 90 -- true
+t=$("$G" submit --id-only --time 90m -- true)
+check "90m is 90 minutes" test "$(jobfield "$t" time_limit_s)" = 5400
 
 # --- a name that is not UTF-8 is refused (it was stored as "")
 expect_exit 64 "not valid UTF-8" submit --name $'caf\xe9' -- true

@@ -2,7 +2,8 @@
 /* fuzz_gpuselect.c - libFuzzer target for the `-i/--id` GPU spec parser
  * (src/core/gpu_select.c). Any input must parse or fail with a message,
  * a successful parse selects only GPUs that exist, and the form-only check
- * (gpu_select_check) never refuses a spec that parses. */
+ * (gpu_select_check) never refuses a spec that parses; the index-only list
+ * (gpu_select_indexes) agrees with the full grammar. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int form = gpu_select_check(spec, form_err, sizeof(form_err));
 	if (form != 0 && (rc == 0 || form_err[0] == '\0'))
 		abort(); /* the form check refused a spec the GPUs accept, or said nothing */
+	/* the index-only list: never an empty mask, a message when refused, and
+	 * what it takes the full grammar takes alike over 64 GPUs */
+	uint64_t idx = 0, full = 0;
+	char ierr[128] = "";
+	if (gpu_select_indexes(spec, &idx, ierr, sizeof(ierr)) == 0) {
+		if (idx == 0 || gpu_select_parse(spec, NULL, 64, &full, err, sizeof(err)) != 0 || full != idx)
+			abort();
+	} else if (ierr[0] == '\0' || strchr(ierr, '\n')) {
+		abort();
+	}
 	struct pci_addr a;
 	if (gpu_busid_parse(spec, &a) == 0 && (a.bus > 0xff || a.device > 0x1f || a.function > 7))
 		abort();

@@ -5,9 +5,12 @@
  * first word); every error is one line; every value returned is within its
  * option's bounds and is what the units parser reads from its text; every
  * duration and size the units parser accepts is written back (units_fmt_*)
- * as text that reads back to the same value; bench --size's list reader
+ * as text that reads back to the same value; a token length reads back
+ * from its digits; whole seconds (units_parse_seconds) agree with the
+ * duration and are never a number alone but 0; bench --size's list reader
  * (bench_sizes_parse, units_parse_size per item) keeps its bounds. */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -24,6 +27,8 @@ static const struct opt_spec specs[] = {
 	{ "size", 's', OPT_SIZE, NULL, "x", NULL, 1, 1ll << 40, NULL },
 	{ "str", 't', OPT_STRING, NULL, "x", NULL, 0, 0, NULL },
 	{ "enum", 'e', OPT_ENUM, NULL, "x", NULL, 0, 0, kinds },
+	{ "len", 'l', OPT_LENGTH, NULL, "x", NULL, 1, 1ll << 20, NULL },
+	{ "hours", 'H', OPT_HOURS, NULL, "x", NULL, 0, OPT_MILLI(1e6), NULL },
 	{ NULL, 'x', OPT_FLAG, NULL, NULL, NULL, 0, 0, NULL },
 };
 #define NSPECS (int)(sizeof(specs) / sizeof(specs[0]))
@@ -71,6 +76,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char err[256];
 		round_trip(argv[i], units_parse_duration, units_fmt_duration);
 		round_trip(argv[i], units_parse_size, units_fmt_size);
+		/* a length reads back from its decimal digits; whole seconds agree with the
+		 * duration, and are never a number alone but 0 */
+		uint64_t len, len2, secs, ns;
+		char digits[24];
+		if (units_parse_length(argv[i], 0, UINT64_MAX, &len, err, sizeof(err)) == 0) {
+			snprintf(digits, sizeof(digits), "%llu", (unsigned long long)len);
+			if (units_parse_length(digits, 0, UINT64_MAX, &len2, err, sizeof(err)) != 0 || len2 != len)
+				__builtin_trap();
+		} else {
+			one_line(err);
+		}
+		if (units_parse_seconds(argv[i], "x", 0, UINT64_MAX, &secs, err, sizeof(err)) == 0) {
+			if ((secs && units_is_bare_number(argv[i])) ||
+			    units_parse_duration(argv[i], 0, UINT64_MAX, &ns, err, sizeof(err)) != 0 ||
+			    ns != secs * UNITS_NS_PER_S)
+				__builtin_trap();
+		} else {
+			one_line(err);
+		}
 		if (bench_sizes_parse(&plan, argv[i], err, sizeof(err)) != 0) {
 			one_line(err);
 			continue;
@@ -105,7 +129,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		long long min = s->min, max = s->max ? s->max : INT64_MAX;
 		if (s->kind == OPT_FLAG && v.text)
 			__builtin_trap();
-		if ((s->kind == OPT_INT || s->kind == OPT_DURATION || s->kind == OPT_SIZE) && (v.num < min || v.num > max))
+		if ((s->kind == OPT_INT || s->kind == OPT_DURATION || s->kind == OPT_SIZE || s->kind == OPT_LENGTH) &&
+		    (v.num < min || v.num > max))
 			__builtin_trap();
 		if (s->kind == OPT_ENUM && strcmp(kinds[v.num], v.text) != 0)
 			__builtin_trap();
@@ -115,6 +140,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    (units_parse_duration(v.text, 0, UINT64_MAX, &u, err, sizeof(err)) || u != (uint64_t)v.num))
 			__builtin_trap();
 		if (s->kind == OPT_SIZE && (units_parse_size(v.text, 0, UINT64_MAX, &u, err, sizeof(err)) || u != (uint64_t)v.num))
+			__builtin_trap();
+		if (s->kind == OPT_LENGTH &&
+		    (units_parse_length(v.text, 0, UINT64_MAX, &u, err, sizeof(err)) || u != (uint64_t)v.num))
+			__builtin_trap();
+		if (s->kind == OPT_HOURS && !(v.real >= (double)s->min / 1000.0 && v.real <= (double)s->max / 1000.0))
 			__builtin_trap();
 	}
 	return 0;

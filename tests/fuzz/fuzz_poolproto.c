@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/gpu_select.h"
 #include "pool/proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -69,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t v;
 	if (proto_parse_time_limit(s, &v, err, sizeof(err)) == 0 && (v == 0 || v > PROTO_MAX_TIME_S))
 		__builtin_trap();
-	if (proto_parse_gpu_ids(s, &v, err, sizeof(err)) == 0 && v == 0)
+	if (gpu_select_indexes(s, &v, err, sizeof(err)) == 0 && v == 0)
 		__builtin_trap();
 	unsigned char out[48];
 	if (strlen(s) <= 64 && proto_b64_decode(s, out) > 48)

@@ -82,8 +82,8 @@ static void test_gpus_document(void **state)
 	assert_string_equal(json_string_value(json_object_get(sys, "backend")), "sim");
 	assert_null(json_object_get(sys, "hostname"));
 	assert_string_equal(json_string_value(json_object_get(json_object_get(sys, "unavailable"), "hostname")), "not supported");
-	/* deprecated beside "system" for a release: the old form, null when unread */
-	assert_true(json_is_null(json_object_get(root, "driver_version")));
+	/* the old top-level keys beside "system" are gone (issue 35) */
+	assert_null(json_object_get(root, "driver_version"));
 	assert_string_equal(json_string_value(json_object_get(json_object_get(sys, "unavailable"), "driver_version")), "not read");
 	json_t *gpus = json_object_get(root, "gpus");
 	assert_int_equal(json_array_size(gpus), 3);
@@ -100,18 +100,17 @@ static void test_gpus_document(void **state)
 	assert_null(json_object_get(s0, "temp_c"));
 	assert_string_equal(json_string_value(json_object_get(u0, "temp_c")), "error");
 	assert_string_equal(json_string_value(json_object_get(u0, "util_gpu_pct")), "not read");
-	/* the deprecated keys, for one release: unsupported absent, error null */
-	assert_true(json_is_null(json_object_get(g0, "last_error")));
-	assert_float_equal(json_real_value(json_object_get(g0, "power_watts")), 123.456, 1e-9);
-	assert_int_equal(json_integer_value(json_object_get(g0, "memory_used_bytes")), 1000);
-	assert_null(json_object_get(g0, "fan_percent"));
-	assert_non_null(json_object_get(g0, "temperature_celsius"));
-	assert_true(json_is_null(json_object_get(g0, "temperature_celsius")));
+	/* the old keys, written beside these for a release, are gone (issue 35) */
+	const char *gone[] = { "last_error", "power_watts", "memory_used_bytes", "fan_percent", "temperature_celsius",
+			       "utilization_gpu_percent", "pstate", "clock_event_reasons", "mig" };
+	for (size_t k = 0; k < sizeof(gone) / sizeof(gone[0]); k++)
+		if (json_object_get(g0, gone[k]))
+			fail_msg("GPU 0 still has the old key '%s'", gone[k]);
 	/* a down GPU: why, its XIDs, no telemetry */
 	json_t *g2 = json_array_get(gpus, 2);
 	assert_true(json_is_false(json_object_get(g2, "up")));
 	assert_string_equal(json_string_value(json_object_get(g2, "error")), "GPU 2 has fallen off the bus");
-	assert_string_equal(json_string_value(json_object_get(g2, "last_error")), "GPU 2 has fallen off the bus");
+	assert_null(json_object_get(g2, "last_error"));
 	json_t *s2 = json_object_get(g2, "sample");
 	assert_null(json_object_get(s2, "power_mw"));
 	assert_string_equal(json_string_value(json_object_get(json_object_get(s2, "unavailable"), "power_mw")), "not read");
@@ -160,8 +159,6 @@ static void test_gpus_as_info_json(void **state)
 		const char *key;
 		json_t *val;
 		json_object_foreach(want, key, val) {
-			if (strcmp(key, "processes") == 0)
-				continue; /* below: the old keys are added to each */
 			if (!json_equal(val, json_object_get(got, key)))
 				fail_msg("GPU %u: /api/v1/gpus's %s is not info --json's", i, key);
 		}
@@ -172,12 +169,12 @@ static void test_gpus_as_info_json(void **state)
 	assert_int_equal(json_array_size(r), 2);
 	assert_string_equal(json_string_value(json_array_get(r, 0)), "sw_power_cap");
 	assert_string_equal(json_string_value(json_array_get(r, 1)), "hw_thermal_slowdown");
-	assert_int_equal(json_integer_value(json_object_get(g1, "clock_event_reasons")), 0x44); /* deprecated */
+	assert_null(json_object_get(g1, "clock_event_reasons")); /* the old flat mask: gone */
 	json_t *p = json_array_get(json_object_get(g1, "processes"), 0);
 	assert_string_equal(json_string_value(json_object_get(p, "name")), "train?");
 	assert_int_equal(json_integer_value(json_object_get(p, "used_mem_bytes")), 1 << 30);
-	assert_string_equal(json_string_value(json_object_get(p, "comm")), "train?"); /* deprecated */
-	assert_int_equal(json_integer_value(json_object_get(p, "memory_used_bytes")), 1 << 30);
+	assert_null(json_object_get(p, "comm")); /* the old spellings: gone */
+	assert_null(json_object_get(p, "memory_used_bytes"));
 	assert_null(json_object_get(s1, "nvlinks"));
 	json_decref(root);
 	api_doc_free(&d);
@@ -211,13 +208,12 @@ static void test_health_without_rules(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_object_get(g1, "unavailable"), "uuid")), "error");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 0), "verdict")), "PASS");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 2), "verdict")), "FAIL");
-	/* "error" as /api/v1/gpus and info --json write it; "last_error" (down only) deprecated */
+	/* "error" as /api/v1/gpus and info --json write it; the old "last_error" is gone */
 	assert_true(json_is_null(json_object_get(json_array_get(gpus, 0), "error")));
 	assert_null(json_object_get(json_array_get(gpus, 0), "last_error"));
 	assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 2), "error")),
 			    "GPU 2 has fallen off the bus");
-	assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 2), "last_error")),
-			    "GPU 2 has fallen off the bus");
+	assert_null(json_object_get(json_array_get(gpus, 2), "last_error"));
 	json_decref(root);
 	api_doc_free(&d);
 	free(sn);

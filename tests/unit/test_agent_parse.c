@@ -49,7 +49,7 @@ static void test_config_defaults_and_file(void **state)
 		"stale_after = 3s\n"
 		"max_connections = 64\n"
 		"connection_timeout = 5\n"
-		"header_timeout = 2\n"
+		"header_timeout = 2s\n"
 		"dcgm_compat = on\n"
 		"slow_group_every = 5\r\n";
 	assert_int_equal(parse(&c, text, err, sizeof(err)), 0);
@@ -71,6 +71,10 @@ static void test_config_defaults_and_file(void **state)
 	assert_true(c.dcgm_compat);
 	assert_int_equal(agent_config_set(&c, "dcgm_compat", "false", err, sizeof(err)), 0);
 	assert_false(c.dcgm_compat);
+	assert_int_equal(agent_config_set(&c, "connection_timeout", "2m", err, sizeof(err)), 0);
+	assert_int_equal(c.connection_timeout_s, 120);
+	assert_int_equal(agent_config_set(&c, "pool_log_retention", "30m", err, sizeof(err)), 0);
+	assert_int_equal(c.pool_log_retention_ns, 1800ull * 1000000000ull);
 }
 
 static void test_config_errors(void **state)
@@ -82,15 +86,22 @@ static void test_config_errors(void **state)
 		{ "listen = 1.2.3.4:9477\nbogus = 1\n", "agent.conf:2: unknown setting 'bogus'" },
 		{ "interval\n", "agent.conf:1: expected 'key = value'" },
 		{ " = 3\n", "agent.conf:1: missing key before '='" },
-		{ "interval = 5ms\n", "agent.conf:1: duration '5ms' out of range" },
-		{ "interval = fast\n", "agent.conf:1: bad duration 'fast'" },
+		{ "interval = 5ms\n", "agent.conf:1: option 'interval': duration '5ms' out of range (10ms to 1h)" },
+		{ "interval = fast\n", "agent.conf:1: option 'interval': bad duration 'fast'" },
 		{ "metrics = basic,cpu\n", "agent.conf:1: unknown metric group 'cpu'" },
 		{ "label.gpu = x\n", "agent.conf:1: bad label name 'gpu'" },
 		{ "label.a-b = x\n", "agent.conf:1: bad label name 'a-b'" },
 		{ "listen = 1.2.3.4:99999\n", "agent.conf:1: bad port" },
 		{ "listen = ::1:9477\n", "agent.conf:1: bad listen address" },
-		{ "max_connections = 0\n", "agent.conf:1: bad value '0' for 'max_connections'" },
-		{ "threads = -1\n", "agent.conf:1: bad value '-1' for 'threads'" },
+		{ "max_connections = 0\n", "agent.conf:1: option 'max_connections': '0' is not a whole number from 1 to 65536" },
+		{ "threads = -1\n", "agent.conf:1: option 'threads': '-1' is not a whole number from 1 to 64" },
+		/* timeouts read the duration grammar, in whole seconds (issue 35) */
+		{ "connection_timeout = 1500ms\n", "agent.conf:1: option 'connection_timeout': '1500ms' is not whole seconds" },
+		{ "header_timeout = 2m\n", "agent.conf:1: option 'header_timeout': duration '2m' out of range (1s to 1m)" },
+		{ "per_ip_connections = 65537\n", "agent.conf:1: option 'per_ip_connections': '65537' is not a whole number" },
+		/* a number alone was minutes here: refused with the fix (issue 36) */
+		{ "pool_log_retention = 30\n",
+		  "agent.conf:1: bad pool_log_retention '30': a number alone is ambiguous here; write 30m or 30s" },
 		{ "dcgm_compat = yes please\n", "agent.conf:1: bad value 'yes please' for 'dcgm_compat' (on or off)" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -155,7 +166,7 @@ static void test_listen_forms(void **state)
 	assert_int_equal(c.stale_after_ns, 5400000000000ull);
 	assert_int_equal(agent_config_set(&c, "interval", "-1s", err, sizeof(err)), -1);
 	assert_int_equal(agent_config_set(&c, "interval", "1h1s", err, sizeof(err)), -1);
-	assert_string_equal(err, "duration '1h1s' out of range (10ms to 1h)");
+	assert_string_equal(err, "option 'interval': duration '1h1s' out of range (10ms to 1h)");
 }
 
 static struct http_req req_of(const char *target)

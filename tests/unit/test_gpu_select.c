@@ -154,6 +154,33 @@ static void test_form_only(void **state)
 	assert_non_null(form_error(NULL));
 }
 
+/* The machine-facing lists (the pool's requests, SLURM_JOB_GPUS, the agent's
+ * ?gpu=) read one grammar: indexes and ranges, 0 to 63. */
+static void test_indexes_only(void **state)
+{
+	(void)state;
+	uint64_t m = 0;
+	char err[160];
+	assert_int_equal(gpu_select_indexes("0,2,5-7", &m, err, sizeof(err)), 0);
+	assert_int_equal(m, 0xe5);
+	assert_int_equal(gpu_select_indexes("63", &m, err, sizeof(err)), 0);
+	assert_true(m == 1ull << 63);
+	assert_int_equal(gpu_select_indexes("0, 3", &m, err, sizeof(err)), 0);
+	assert_int_equal(m, 0x9);
+	const char *bad[] = { "", "64", "3-1", "1,", "1,,2", "a", "-1", "1-", "1 2", "0x1", "GPU-8f3e12ab", "18:00.0",
+			      "0-64" };
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		err[0] = '\0';
+		assert_int_equal(gpu_select_indexes(bad[k], &m, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "GPU"));
+		assert_null(strchr(err, '\n'));
+	}
+	assert_int_equal(gpu_select_indexes("64", &m, err, sizeof(err)), -1);
+	assert_string_equal(err, "GPU index 64 out of range (0-63)");
+	assert_int_equal(gpu_select_indexes("GPU-8f3e12ab", &m, err, sizeof(err)), -1);
+	assert_string_equal(err, "bad GPU list 'GPU-8f3e12ab' (indexes 0 to 63 and ranges, e.g. 0,2,5-7)");
+}
+
 static void test_all(void **state)
 {
 	(void)state;
@@ -174,6 +201,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_busid_parse),
 		cmocka_unit_test(test_form_only),
+		cmocka_unit_test(test_indexes_only),
 		cmocka_unit_test(test_all),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

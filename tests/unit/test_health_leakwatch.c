@@ -333,8 +333,8 @@ static void test_api_health_leaks(void **state)
 				    "\"min_growth_bytes\":1024.0,\"tracked_processes\":2,\"untracked_sightings\":0}"));
 	const char *g1 = strstr(out.p, "\"index\":1");
 	assert_non_null(g1);
-	assert_non_null(strstr(g1, "\"leaks\":[{\"pid\":4242,\"user\":\"carol\",\"comm\":\"jupyter\",\"gpu\":1,"
-				"\"growth_bytes_per_second\":1536.5,\"window_seconds\":3.25,\"memory_used_bytes\":2147483648}]"));
+	assert_non_null(strstr(g1, "\"leaks\":[{\"pid\":4242,\"user\":\"carol\",\"name\":\"jupyter\",\"gpu\":1,"
+				"\"growth_bytes_per_second\":1536.5,\"window_seconds\":3.25,\"used_mem_bytes\":2147483648}]"));
 	const char *g0 = strstr(out.p, "\"index\":0");
 	assert_non_null(g0);
 	const char *e0 = strstr(g0, "\"leaks\":[]");

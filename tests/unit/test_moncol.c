@@ -271,32 +271,37 @@ static void test_json_rows(void **state)
 	assert_int_equal(json_integer_value(json_object_get(o, "gpu")), 3);
 	assert_true(json_is_false(json_object_get(o, "simulated")));
 	assert_true(json_is_true(json_object_get(o, "up")));
-	assert_int_equal(json_integer_value(json_object_get(o, "power_w")), 313);
+	assert_null(json_object_get(o, "power_w")); /* the column key of a sample value: gone (issue 35) */
 	assert_int_equal(json_integer_value(json_object_get(o, "power_viol_pct")), 25);
 	assert_string_equal(json_string_value(json_object_get(o, "throttle")), "pwrcap+");
 	assert_string_equal(json_string_value(json_object_get(o, "timestamp")), "2026-11-30T00:10:05Z");
-	assert_null(json_object_get(o, "mem_temp_c")); /* absent, and said why */
+	assert_null(json_object_get(o, "mem_temp_c")); /* the column key of a sample value: not in JSON */
 	json_t *un = json_object_get(o, "unavailable");
-	assert_string_equal(json_string_value(json_object_get(un, "mem_temp_c")), "not supported");
+	assert_null(json_object_get(un, "mem_temp_c"));
 	assert_string_equal(json_string_value(json_object_get(un, "mem_clock_mhz")), "error");
-	/* a column of one sample value: also under --json's sample key, the exact integer */
+	/* a column of one sample value: under --json's sample key only, the exact integer */
 	assert_int_equal(json_integer_value(json_object_get(o, "power_mw")), 312500);
 	assert_null(json_object_get(o, "temp_mem_c"));
 	assert_string_equal(json_string_value(json_object_get(un, "temp_mem_c")), "not supported");
 	assert_null(json_object_get(un, "power_viol_pct")); /* a rate: its own key only */
 	json_decref(o);
-	/* the sample keys first, then the deprecated column keys; a key both share once */
+	/* each value once, under one name */
 	const char *want = "{\"timestamp\":\"2026-11-30T00:10:05Z\",\"timestamp_ns\":";
 	assert_memory_equal(s, want, strlen(want));
 	assert_non_null(strstr(s, "\"simulated\":false,\"power_mw\":312500,\"power_viol_pct\":25,"
-				 "\"throttle\":\"pwrcap+\",\"power_w\":313,\"unavailable\":{\"temp_mem_c\":\"not supported\","
-				 "\"mem_clock_mhz\":\"error\",\"mem_temp_c\":\"not supported\"}}"));
+				 "\"throttle\":\"pwrcap+\",\"unavailable\":{\"temp_mem_c\":\"not supported\","
+				 "\"mem_clock_mhz\":\"error\"}}"));
 	/* second line: no previous view, so the rate is not ready */
 	o = json_loads(nl + 1, 0, &je);
 	assert_non_null(o);
 	un = json_object_get(o, "unavailable");
 	assert_string_equal(json_string_value(json_object_get(un, "power_viol_pct")), "not ready");
 	json_decref(o);
+	free(s);
+	/* pstate: "P0" in text and CSV, the sample's integer in JSON (as info --json's sample) */
+	s = rows(MONFMT_JSON, "pst", false);
+	assert_non_null(strstr(s, "\"pstate\":0,"));
+	assert_null(strstr(s, "\"P0\""));
 	free(s);
 }
 

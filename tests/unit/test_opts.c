@@ -274,6 +274,36 @@ static void test_number_within_its_range(void **state)
 	assert_int_equal(opt_value_parse(&none, "1", &v, err, sizeof(err)), -1);
 }
 
+/* OPT_LENGTH: 4k is 4096 tokens; OPT_HOURS: a number of hours or a duration (issue 36). */
+static void test_length_and_hours(void **state)
+{
+	(void)state;
+	static const struct opt_spec seq = { "seq", 0, OPT_LENGTH, "N", "s", NULL, 0, 1000000000, NULL };
+	static const struct opt_spec hours = { "hours", 0, OPT_HOURS, "H", "h", NULL, 0, OPT_MILLI(1e6), NULL };
+	char err[256];
+	struct opt_value v;
+	assert_int_equal(opt_value_parse(&seq, "4k", &v, err, sizeof(err)), 0);
+	assert_int_equal(v.num, 4096);
+	assert_true(v.real == 4096);
+	assert_int_equal(opt_value_parse(&seq, "4096", &v, err, sizeof(err)), 0);
+	assert_int_equal(v.num, 4096);
+	assert_int_equal(opt_value_parse(&seq, "4B", &v, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "option '--seq': bad length '4B'"));
+	assert_int_equal(opt_value_parse(&hours, "2h", &v, err, sizeof(err)), 0);
+	assert_true(v.real == 2);
+	assert_int_equal(opt_value_parse(&hours, "90m", &v, err, sizeof(err)), 0);
+	assert_true(v.real == 1.5);
+	assert_int_equal(opt_value_parse(&hours, "1d12h", &v, err, sizeof(err)), 0);
+	assert_true(v.real == 36);
+	assert_int_equal(opt_value_parse(&hours, "1.5", &v, err, sizeof(err)), 0);
+	assert_true(v.real == 1.5);
+	assert_int_equal(opt_value_parse(&hours, "1h30", &v, err, sizeof(err)), -1);
+	assert_int_equal(opt_value_parse(&hours, "2x", &v, err, sizeof(err)), -1);
+	assert_int_equal(opt_value_parse(&hours, "100000000h", &v, err, sizeof(err)), -1);
+	assert_string_equal(err, "option '--hours': '100000000h' is not a number of hours from 0 to 1e+06 nor a duration "
+				 "(2h, 90m, 1d)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +317,7 @@ int main(void)
 		cmocka_unit_test(test_value_parse_for_a_value_read_elsewhere),
 		cmocka_unit_test(test_unbounded_int_is_zero_up),
 		cmocka_unit_test(test_number_within_its_range),
+		cmocka_unit_test(test_length_and_hours),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

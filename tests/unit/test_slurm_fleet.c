@@ -46,7 +46,7 @@ static char *node_doc(const char *name, unsigned ngpu, const double *mem, int fa
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n,
 				      "%s{\"index\": %u, \"pcie_gen\": 5, \"pcie_gen_max\": 5, \"pcie_width\": 16,"
 				      " \"pcie_width_max\": 16, \"nvlink_active\": 18, \"nvlink_count\": 18,"
-				      " \"ecc_uncorrected\": 0, \"remap_pending\": 0}",
+				      " \"ecc_vol_uncorrected\": 0, \"remap_pending\": 0}",
 				      g ? ", " : "", g);
 	n += (size_t)snprintf(buf + n, sizeof(buf) - n,
 			      "], \"figures\": {\"source\": \"simulated\", \"allreduce_busbw_gbs\": 480, \"gpus\": [");

@@ -223,6 +223,63 @@ static void test_formats_read_back(void **state)
 	}
 }
 
+/* Token lengths: K and M are powers of 1024, as model cards' "4k" and "128k" mean (issue 36). */
+static void test_length_k_is_1024(void **state)
+{
+	(void)state;
+	char err[256] = "";
+	uint64_t n = 0;
+	const struct { const char *in; uint64_t want; } ok[] = {
+		{ "2048", 2048 }, { "4k", 4096 }, { "4K", 4096 }, { "32k", 32768 }, { "128k", 131072 },
+		{ "1.5k", 1536 }, { "1M", 1048576 }, { "0", 0 },
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		if (units_parse_length(ok[i].in, 0, UINT64_MAX, &n, err, sizeof(err)))
+			fail_msg("'%s' refused: %s", ok[i].in, err);
+		assert_int_equal(n, ok[i].want);
+	}
+	const char *bad[] = { "", "k", "4kk", "4KB", "4G", "1.5", "0.1k", "-1", "+1", "4 k", "1e3", "0x10", "4T" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		n = 99;
+		if (units_parse_length(bad[i], 0, UINT64_MAX, &n, err, sizeof(err)) == 0)
+			fail_msg("'%s' accepted as %llu", bad[i], (unsigned long long)n);
+		assert_int_equal(n, 99);
+		assert_non_null(strstr(err, "length"));
+	}
+	assert_int_equal(units_parse_length("1.5", 0, UINT64_MAX, &n, err, sizeof(err)), -1);
+	assert_string_equal(err, "bad length '1.5' (whole tokens, e.g. 2048, 4k = 4096, 128k = 131072: K and M are "
+				 "powers of 1024)");
+	assert_int_equal(units_parse_length("2M", 1, 1ull << 20, &n, err, sizeof(err)), -1);
+	assert_string_equal(err, "length '2M' out of range (1 to 1M)");
+}
+
+/* Where a number alone meant minutes (Slurm's --time, the pool's retention), it is refused with the fix. */
+static void test_seconds_refuse_a_bare_number(void **state)
+{
+	(void)state;
+	char err[256] = "";
+	uint64_t s = 0;
+	assert_int_equal(units_parse_seconds("30", "time limit", 0, UINT64_MAX, &s, err, sizeof(err)), -1);
+	assert_string_equal(err, "bad time limit '30': a number alone is ambiguous here; write 30m or 30s");
+	assert_int_equal(units_parse_seconds("1.5", "retention", 0, UINT64_MAX, &s, err, sizeof(err)), -1);
+	assert_string_equal(err, "bad retention '1.5': a number alone is ambiguous here; write 1.5m or 1.5s");
+	assert_int_equal(units_parse_seconds("30m", "x", 0, UINT64_MAX, &s, err, sizeof(err)), 0);
+	assert_int_equal(s, 1800);
+	assert_int_equal(units_parse_seconds("1h30m", "x", 0, UINT64_MAX, &s, err, sizeof(err)), 0);
+	assert_int_equal(s, 5400);
+	assert_int_equal(units_parse_seconds("0", "x", 0, UINT64_MAX, &s, err, sizeof(err)), 0);
+	assert_int_equal(s, 0);
+	assert_int_equal(units_parse_seconds("1500ms", "x", 0, UINT64_MAX, &s, err, sizeof(err)), -1);
+	assert_string_equal(err, "bad x '1500ms' (whole seconds here, e.g. 90s, 30m, 2h)");
+	assert_int_equal(units_parse_seconds("2h", "x", 1, 3600, &s, err, sizeof(err)), -1);
+	assert_string_equal(err, "duration '2h' out of range (1s to 1h)");
+	assert_true(units_is_bare_number("30"));
+	assert_true(units_is_bare_number("0.5"));
+	assert_false(units_is_bare_number("30s"));
+	assert_false(units_is_bare_number(""));
+	assert_false(units_is_bare_number("1:00"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,6 +294,8 @@ int main(void)
 		cmocka_unit_test(test_size_refuses_other_forms),
 		cmocka_unit_test(test_size_range),
 		cmocka_unit_test(test_formats_read_back),
+		cmocka_unit_test(test_length_k_is_1024),
+		cmocka_unit_test(test_seconds_refuse_a_bare_number),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -75,6 +75,10 @@ static void test_rules_parser(void **state)
 	expect_rules_error(RULE(",\"op\":\">\",\"threshold\":0,\"verdict\":\"WARN\",\"action\":\"pray\""), "unknown action 'pray'");
 	expect_rules_error("{\"version\":1,\"rules\":[{\"id\":\"a\",\"subsystem\":\"memory\",\"metric\":\"nope\"}]}",
 			   "rule 'a': unknown metric 'nope'");
+	/* the names the sample has since issue 35; the old one says the new */
+	expect_rules_error("{\"version\":1,\"rules\":[{\"id\":\"a\",\"subsystem\":\"memory\",\"metric\":"
+			   "\"ecc_volatile_uncorrected\"}]}",
+			   "rule 'a': unknown metric 'ecc_volatile_uncorrected' (renamed 'ecc_vol_uncorrected')");
 	expect_rules_error("{\"version\":1,\"rules\":[{\"id\":\"a\",\"subsystem\":\"disk\",\"metric\":\"xid\"}]}",
 			   "unknown subsystem 'disk'");
 	expect_rules_error("{\"version\":1,\"rules\":[{\"id\":\"\"}]}", "rule 0: \"id\" is empty");
