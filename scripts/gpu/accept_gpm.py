@@ -17,10 +17,10 @@ import subprocess
 import time
 
 GPM = [  # (nvidia-smi --gpm-metrics id, gpuctl dmon --json key)
-    (2, "sm_active_pct"),
-    (3, "sm_occupancy_pct"),
-    (5, "tensor_active_pct"),
-    (10, "dram_active_pct"),
+    (2, "prof_sm_active_pct"),
+    (3, "prof_sm_occupancy_pct"),
+    (5, "prof_tensor_active_pct"),
+    (10, "prof_dram_active_pct"),
 ]
 TOL = 3  # percentage points
 WINDOW_S = int(os.environ.get("GPUCTL_ACCEPT_GPM_WINDOW_S", "60"))  # the bar: a loaded and an idle minute
