@@ -15,7 +15,7 @@
 
 #define BENCH_TEL_ENERGY_MIN_S 1.0
 
-#define GPM_KEY(key, member, title) [BENCH_GPM_##key] = #key,
+#define GPM_KEY(key, member, title) [BENCH_GPM_##key] = #member, /* the sample's key: one name per value (docs/json.md) */
 const char *const bench_tel_gpm_keys[BENCH_TEL_NGPM] = { BENCH_TEL_GPM_TABLE(GPM_KEY) };
 #undef GPM_KEY
 #define GPM_OFF(key, member, title) [BENCH_GPM_##key] = offsetof(struct gpu_sample, member),
