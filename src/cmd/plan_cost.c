@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/numfmt.h"
 #include "core/table.h"
 #include "plan_cmd.h"
 
@@ -88,8 +89,9 @@ void plan_cost_table(struct pctx *p, const char *gpu_key, const char *instance, 
 			fprintf(f, " matching instance '%s'", instance);
 		fprintf(f, " (add your own with --prices FILE)\n");
 	} else {
-		fprintf(f, "\ncost of %.4g h (spot: +%.0f%% hours for interruptions; n/a = no such price in the table):\n",
-			hours, 100 * spot_overhead);
+		char nh[48];
+		fprintf(f, "\ncost of %s h (spot: +%.0f%% hours for interruptions; n/a = no such price in the table):\n",
+			numfmt(nh, sizeof(nh), hours, 4), 100 * spot_overhead);
 		table_print(tb, f);
 	}
 	table_free(tb);

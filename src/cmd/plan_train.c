@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bench/train_plan.h"
+#include "core/numfmt.h"
 #include "core/table.h"
 #include "plan_cmd.h"
 #include "core/units.h"
@@ -445,8 +446,10 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 			if (o.tokens > 0 && !isfinite(secs))
 				fprintf(f, "\ntime: n/a (the catalog has no %s peak for %s)\n", plan_prec_name(o.t.prec), g->key);
 			else if (o.tokens > 0) {
-				fprintf(f, "\ntime for %.4g tokens: %.4g FLOPs / (%u GPUs x %.1f TFLOP/s (%s %s) x MFU %.3f) = %.1f h "
-					   "(%.0f GPU-hours)\n  basis: %s\n", o.tokens, flops, gpus, peak, rate.peak_from,
+				char ntok[48], nflops[48];
+				fprintf(f, "\ntime for %s tokens: %s FLOPs / (%u GPU%s x %.1f TFLOP/s (%s %s) x MFU %.3f) = %.1f h "
+					   "(%.0f GPU-hours)\n  basis: %s\n", numfmt(ntok, sizeof(ntok), o.tokens, 4),
+					numfmt(nflops, sizeof(nflops), flops, 4), gpus, gpus == 1 ? "" : "s", peak, rate.peak_from,
 					plan_prec_name(o.t.prec), o.mfu, secs / 3600, secs / 3600 * gpus, rate.basis_text);
 				if (o.bench && isnan(rates.step_tflops))
 					fprintf(f, "the bench results' training step is not used: %s\n", rates.why_no_step);

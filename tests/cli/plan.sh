@@ -132,7 +132,7 @@ check "train JSON: H200 SXM fits" jqe '.gpus[] | select(.gpu == "H200 SXM") | .f
 check "train JSON: max micro-batch > 8" jqe '.max_micro_batch > 8' "$tmp/t3"
 "$GPUCTL" plan train --model llama-2-70b --framework deepspeed --zero 3 --dp 64 --checkpointing full \
 	--gpu 'H100 SXM' --tokens 2T --mfu 0.45 --explain >"$tmp/t4"
-check "train: time line" grep -q '^time for 2e+12 tokens' "$tmp/t4"
+check "train: time line" grep -q '^time for 2T tokens' "$tmp/t4"
 check "train: --explain shows the formulas" grep -q 'Korthikanti' "$tmp/t4"
 check "train: cost table for H100 rows" grep -q 'p5.48xlarge (Capacity Block)' "$tmp/t4"
 
@@ -213,7 +213,7 @@ check "mig JSON: 7 positions for 1g.10gb" [ "$(jq '.profiles[] | select(.name=="
 
 # errors: one line naming the field, documented exit codes
 expect_error 64 "unknown GPU 'H300'" plan train --model llama-2-7b --gpu H300
-expect_error 64 "option '--params': '-7B' is not a number from 0 to 1e+15" plan train --params -7B
+expect_error 64 "option '--params': '-7B' is not a number from 0 to 1000T" plan train --params -7B
 expect_error 64 "heads 7 do not divide hidden 4096" plan train --layers 32 --hidden 4096 --heads 7 --vocab 32000
 expect_error 64 "micro-batch must be positive" plan train --model gpt2-small --micro-batch 0
 expect_error 64 "unknown model 'gpt9'" plan serve --model gpt9
