@@ -162,6 +162,19 @@ void plan_mem_set_peak_term(struct plan_mem *o);
 double plan_activation_bytes(const struct plan_model *m, const struct plan_train *t);
 /* Largest micro-batch (>= 1) whose total fits in mem_bytes; 0 when none does. */
 unsigned plan_max_micro_batch(const struct plan_model *m, const struct plan_train *t, double mem_bytes);
+/* The fewest GPUs (dp x tp x pp, dp up to 4096 when the states are sharded) on
+ * which the job fits in mem_bytes per GPU; 0 when none (fit.c). */
+unsigned plan_min_gpus(const struct plan_model *m, const struct plan_train *t, double mem_bytes);
+/* What would make a job that does not fit one GPU of mem_bytes fit: 8-bit
+ * optimizer states, full checkpointing (or both, when neither alone does),
+ * ZeRO-3 shards over the fewest GPUs; each with the flags that ask for it and
+ * the largest micro-batch it allows. Returns how many (at most max). */
+struct plan_fit_hint {
+	char what[96], flags[96];
+	unsigned micro_batch, gpus;
+};
+unsigned plan_fit_hints(const struct plan_model *m, const struct plan_train *t, double mem_bytes,
+			struct plan_fit_hint *out, unsigned max);
 
 /* transformers (hf.c): fills *o for t->fw == FW_HF after plan_train_validate. */
 void plan_hf_train_memory(const struct plan_model *m, const struct plan_train *t, struct plan_mem *o);

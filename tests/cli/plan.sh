@@ -237,4 +237,21 @@ check "user prices: spot with 20% overhead" [ "$(jq '.cost[0].spot' "$tmp/u1")" 
 check "break-even: 300000 / (20 - 3) busy hours" \
 	jqe '.breakeven.breakeven_busy_hours | . > 17647 and . < 17648' "$tmp/u2"
 
+
+# a job that does not fit one GPU is not timed or priced, but told what would make it fit
+"$GPUCTL" plan train --model llama-2-7b --gpu 'H100 SXM' --tokens 1B >"$tmp/nofit" 2>&1
+check "no fit: exit 0" [ $? = 0 ]
+check "no fit: micro-batch 0" grep -q '^largest micro-batch on H100 SXM: 0$' "$tmp/nofit"
+check "no fit: says so" grep -q 'it does not fit one H100 SXM as given, so it has no time or cost' "$tmp/nofit"
+check "no fit: 8-bit optimizer" grep -q '^  8-bit optimizer states (--optimizer adam8bit): micro-batch up to [1-9]' "$tmp/nofit"
+check "no fit: ZeRO-3 over more GPUs" grep -qE '^  ZeRO-3 \(or FSDP\) shards over [2-9] GPUs \(--framework deepspeed --zero 3 --dp [2-9]\)' "$tmp/nofit"
+checks=$((checks + 1))
+grep -qE '^time for|USD' "$tmp/nofit" && fail "no fit: still timed or priced: $(grep -E '^time for|USD' "$tmp/nofit" | head -2)"
+"$GPUCTL" plan train --model llama-2-7b --gpu 'H100 SXM' --tokens 1B --json >"$tmp/nofit.json"
+check "no fit JSON: fits false, hints, no time, no cost" \
+	[ "$(jq -c '[.fits, (.fit_hints | length > 0), .time, (.cost | length)]' "$tmp/nofit.json")" = '[false,true,null,0]' ]
+# each hint, taken, fits: the 8-bit optimizer's flags give a micro-batch of 1 or more
+"$GPUCTL" plan train --model llama-2-7b --gpu 'H100 SXM' --tokens 1B --optimizer adam8bit >"$tmp/fit8"
+check "the 8-bit hint fits when taken" grep -q '^largest micro-batch on H100 SXM: [1-9]' "$tmp/fit8"
+check "the 8-bit hint is timed and priced when taken" grep -q '^time for 1B tokens' "$tmp/fit8"
 finish
