@@ -298,13 +298,15 @@ struct plan_price {
 	char source[256];
 	unsigned gpus;
 	double on_demand, reserved_1y, reserved_3y, spot; /* per instance-hour; NAN = not offered/known */
+	double capacity_block; /* a reservation of a fixed block of time paid up front (AWS Capacity Blocks);
+				* an optional column, NAN when absent */
 };
 struct plan_prices { size_t n; struct plan_price *p; };
 int plan_prices_parse(struct plan_prices *pr, const char *json, size_t len, char *err, size_t errlen);
 int plan_prices_append(struct plan_prices *dst, const struct plan_prices *src, char *err, size_t errlen);
 void plan_prices_free(struct plan_prices *pr);
 
-enum plan_pricing { PRICE_ON_DEMAND = 0, PRICE_1Y, PRICE_3Y, PRICE_SPOT, PRICE_COUNT };
+enum plan_pricing { PRICE_ON_DEMAND = 0, PRICE_1Y, PRICE_3Y, PRICE_SPOT, PRICE_CAPACITY_BLOCK, PRICE_COUNT };
 const char *plan_pricing_name(enum plan_pricing p);
 double plan_price_rate(const struct plan_price *p, enum plan_pricing k);
 /* Cost of running `instances` for `hours`; spot adds `spot_overhead` (0.1 = 10%) of

@@ -43,7 +43,7 @@ check "default prices: every row has a source and a date" jqe '.cost | length > 
 "$GPUCTL" plan cost --instance a3-highgpu-8g --hours 100 >"$tmp/c5" 2>&1
 check "a3-highgpu-8g: exit 0" [ $? = 0 ]
 check "a3-highgpu-8g: on-demand, 1-year, 3-year and spot listed" \
-	grep -Eq '^a3-highgpu-8g +1 x 8 +H100 SXM +us-central1 +2024-11-07 +8849\.00 USD +6138\.37 USD +3886\.44 USD +3915\.23 USD *$' "$tmp/c5"
+	grep -Eq '^a3-highgpu-8g +1 x 8 +H100 SXM +us-central1 +2024-11-07 +8849\.00 USD +6138\.37 USD +3886\.44 USD +3915\.23 USD +n/a *$' "$tmp/c5"
 "$GPUCTL" plan cost --instance a3-highgpu-8g --hours 100 --json >"$tmp/c6"
 check "cost JSON: four prices for a3-highgpu-8g" jqe '.cost | length == 1 and (.[0] | .on_demand == 8849 and
 	(.reserved_1y - 6138.3672 | fabs) < 1e-6 and (.reserved_3y - 3886.4381 | fabs) < 1e-6 and
@@ -254,4 +254,18 @@ check "no fit JSON: fits false, hints, no time, no cost" \
 "$GPUCTL" plan train --model llama-2-7b --gpu 'H100 SXM' --tokens 1B --optimizer adam8bit >"$tmp/fit8"
 check "the 8-bit hint fits when taken" grep -q '^largest micro-batch on H100 SXM: [1-9]' "$tmp/fit8"
 check "the 8-bit hint is timed and priced when taken" grep -q '^time for 1B tokens' "$tmp/fit8"
+
+# a 1-GPU job on 8-GPU instances: priced for the instance, the 7 idle GPUs said
+"$GPUCTL" plan cost --hours 2 --gpus 1 --gpu 'H200 SXM' >"$tmp/idle"
+check "idle GPUs: the column" grep -qE '^p5en\.48xlarge \(before 2025-06\) +1 x 8 +7 +H200 SXM ' "$tmp/idle"
+check "idle GPUs: the line" grep -q '^a job of 1 GPU is priced for whole instances: on one of 8 GPUs, 7 stay idle' "$tmp/idle"
+check "price dates stated" grep -q '^prices as of ' "$tmp/idle"
+"$GPUCTL" plan cost --hours 2 --gpus 8 --gpu 'H200 SXM' >"$tmp/noidle"
+checks=$((checks + 1))
+grep -q 'stay idle' "$tmp/noidle" && fail "8 GPUs on 8-GPU instances: idle GPUs said"
+"$GPUCTL" plan cost --hours 2 --gpus 1 --gpu 'H200 SXM' --json >"$tmp/idle.json"
+check "idle GPUs JSON" jqe '[.cost[].idle_gpus] | all(. == 7)' "$tmp/idle.json"
+# Capacity Block rates in their own column, not on-demand
+check "capacity block JSON" jqe '.cost[] | select(.instance | test("Capacity Block")) | .on_demand == null and .capacity_block == 86.52' "$tmp/idle.json"
+check "capacity block column" grep -qE '^p5e\.48xlarge \(Capacity Block\) +1 x 8 +7 +H200 SXM +us-east-2 +2024-12 +n/a +n/a +n/a +n/a +86\.52 USD *$' "$tmp/idle"
 finish
