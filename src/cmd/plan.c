@@ -311,10 +311,14 @@ static const struct sub_help sub_help[] = {
 	  "the MIG profiles of a GPU, and a layout of the instances asked for\n",
 	  "0 planned, 1 no layout fits the request, 64 a bad option, GPU or request, 65/66 the catalog" },
 };
+/* train and serve take a MODEL; cost and mig do not (their help ends without it) */
+#define SUB_NOTES_NUMBERS                                                                              \
+	"Numbers are decimal (7B, 1e9); counts are whole. See docs/plan.md for every option, the\n"    \
+	"formulas and the JSON output.\n"
 static const char sub_notes[] =
 	"MODEL: --model PRESET | --params N | --layers N --hidden N --heads N [--kv-heads N] --vocab N [--ffn N]\n"
-	"Numbers are decimal (7B, 1e9); counts are whole. See docs/plan.md for every option, the\n"
-	"formulas and the JSON output.\n";
+	SUB_NOTES_NUMBERS;
+static const char sub_notes_no_model[] = SUB_NOTES_NUMBERS;
 #define NSUBS (sizeof(sub_help) / sizeof(sub_help[0]))
 
 int cmd_plan(int argc, char **argv, struct cmd_ctx *ctx)
@@ -323,17 +327,18 @@ int cmd_plan(int argc, char **argv, struct cmd_ctx *ctx)
 		help_print_subs(argc < 2 ? ctx->err : ctx->out, "plan", sub_help, NSUBS, sub_notes);
 		return argc < 2 ? EXIT_USAGE : EXIT_OK;
 	}
-	/* in sub_help's order; prices: it reads price tables (and so takes --prices FILE) */
+	/* in sub_help's order; prices: it reads price tables (and so takes --prices FILE);
+	 * model: it takes a MODEL (its help explains it) */
 	static const struct {
 		int (*fn)(struct pctx *, int, char **);
 		const struct opt_spec *opts;
 		const size_t *nopts;
-		bool prices;
+		bool prices, model;
 	} subs[NSUBS] = {
-		{ plan_train_cmd, plan_train_opts, &plan_train_nopts, true },
-		{ plan_serve_cmd, plan_serve_opts, &plan_serve_nopts, false },
-		{ plan_cost_cmd, plan_cost_opts, &plan_cost_nopts, true },
-		{ plan_mig_cmd, plan_mig_opts, &plan_mig_nopts, false },
+		{ plan_train_cmd, plan_train_opts, &plan_train_nopts, true, true },
+		{ plan_serve_cmd, plan_serve_opts, &plan_serve_nopts, false, true },
+		{ plan_cost_cmd, plan_cost_opts, &plan_cost_nopts, true, false },
+		{ plan_mig_cmd, plan_mig_opts, &plan_mig_nopts, false, false },
 	};
 	for (size_t i = 0; i < NSUBS; i++) {
 		if (strcmp(argv[1], sub_help[i].name) != 0)
@@ -341,7 +346,8 @@ int cmd_plan(int argc, char **argv, struct cmd_ctx *ctx)
 		char sub[32];
 		snprintf(sub, sizeof(sub), "plan %s", sub_help[i].name);
 		const struct cmd_help help = { .name = sub, .usage = sub_help[i].usage, .what = sub_help[i].what,
-					       .opts = subs[i].opts, .nopts = *subs[i].nopts, .notes = sub_notes,
+					       .opts = subs[i].opts, .nopts = *subs[i].nopts,
+					       .notes = subs[i].model ? sub_notes : sub_notes_no_model,
 					       .exits = sub_help[i].exits };
 		if (help_asked(argc, argv, 2)) {
 			help_print_cmd(ctx->out, &help);

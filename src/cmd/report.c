@@ -64,7 +64,8 @@ static const struct cmd_help report_help = {
 	.what = "The whole picture of this server: inventory, topology, health, benchmark figures against the\n"
 		"datasheet, and the guide's claims (guide's figure, ours, ratio). Benchmark figures come from a\n"
 		"results file (gpuctl bench --save FILE) or, on real GPUs, from a quick run now; a simulated\n"
-		"server gets inventory and datasheet only.\n",
+		"server gets all of it but measured figures: inventory, topology, health, datasheet, planning\n"
+		"and the claims that need no measurement (with --results FILE, that run's figures too).\n",
 	.opts = report_opts_table,
 	.nopts = sizeof(report_opts_table) / sizeof(report_opts_table[0]),
 	.exits = "0 written, 64 usage, 65 bad results file, 66 missing file, 69 no GPU/driver, 74 output",

@@ -268,4 +268,11 @@ check "idle GPUs JSON" jqe '[.cost[].idle_gpus] | all(. == 7)' "$tmp/idle.json"
 # Capacity Block rates in their own column, not on-demand
 check "capacity block JSON" jqe '.cost[] | select(.instance | test("Capacity Block")) | .on_demand == null and .capacity_block == 86.52' "$tmp/idle.json"
 check "capacity block column" grep -qE '^p5e\.48xlarge \(Capacity Block\) +1 x 8 +7 +H200 SXM +us-east-2 +2024-12 +n/a +n/a +n/a +n/a +86\.52 USD *$' "$tmp/idle"
+
+# each subcommand's help ends with what concerns it: MODEL only for train and serve
+for sub in cost mig; do
+	checks=$((checks + 1))
+	"$GPUCTL" plan $sub --help | grep -q '^MODEL:' && fail "plan $sub --help ends with the MODEL footer"
+done
+check "plan train --help explains MODEL" bash -c "'$GPUCTL' plan train --help | grep -q '^MODEL:'"
 finish
