@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "core/readfile.h"
 #include "bench/results_file.h"
 #include "bench/train_plan.h"
 #include "core/data_path.h"
@@ -188,7 +189,9 @@ int model_take(struct pctx *p, int opt, const struct opt_value *v, struct model_
 	if (opt < MODEL_OPT_MODEL || opt >= MODEL_OPT_END)
 		return 0;
 	opt_spelling(&p->help->opts[opt], flag, sizeof(flag));
-	if (opt == MODEL_OPT_MODEL)
+	if (opt == MODEL_OPT_HF_CONFIG)
+		o->hf_config = v->text;
+	else if (opt == MODEL_OPT_MODEL)
 		o->preset = v->text;
 	else if (opt == MODEL_OPT_PARAMS)
 		return pnum(p, flag, v, &o->params, false) ? -1 : 1;
@@ -221,6 +224,10 @@ int model_build(struct pctx *p, const struct model_opts *o, struct plan_model *m
 {
 	memset(m, 0, sizeof(*m));
 	int rc;
+	if (o->preset && o->hf_config) {
+		perr(p, "--model and --hf-config exclude each other");
+		return EXIT_USAGE;
+	}
 	if (o->preset) {
 		if ((rc = load_presets(p)))
 			return rc;
@@ -234,6 +241,21 @@ int model_build(struct pctx *p, const struct model_opts *o, struct plan_model *m
 			return EXIT_USAGE;
 		}
 		*m = *pm;
+	} else if (o->hf_config) {
+		char err[512];
+		size_t len = 0;
+		char *text = read_whole_file(o->hf_config, 4u << 20, &len, err, sizeof(err));
+		if (!text) {
+			perr(p, "%s", err);
+			return EXIT_NOINPUT;
+		}
+		rc = plan_hf_config_parse(text, len, m, err, sizeof(err));
+		free(text);
+		if (rc) {
+			char q[80];
+			perr(p, "%s: %s", units_quoted(o->hf_config, q), err);
+			return EXIT_DATAERR;
+		}
 	} else if (o->layers || o->hidden) {
 		m->has_arch = true;
 		snprintf(m->name, sizeof(m->name), "custom");
@@ -253,7 +275,7 @@ int model_build(struct pctx *p, const struct model_opts *o, struct plan_model *m
 	if (o->hidden) m->hidden = o->hidden;
 	if (o->heads) m->heads = o->heads;
 	if (o->kv_heads) m->kv_heads = o->kv_heads;
-	else if (o->heads && !o->preset) m->kv_heads = o->heads;
+	else if (o->heads && !o->preset && !o->hf_config) m->kv_heads = o->heads;
 	if (o->vocab) m->vocab = o->vocab;
 	if (o->ffn) m->ffn = o->ffn;
 	if (o->max_pos) m->max_pos = o->max_pos;

@@ -56,6 +56,14 @@ double plan_model_matmul_params(const struct plan_model *m); /* weights used in 
 double plan_model_largest_module(const struct plan_model *m);/* DeepSpeed's "largest layer" */
 unsigned plan_model_head_dim(const struct plan_model *m);
 
+/* A model's shape from a Hugging Face config.json (hfconfig.c): num_hidden_layers,
+ * hidden_size, num_attention_heads, num_key_value_heads, vocab_size,
+ * intermediate_size, num_local_experts/num_experts_per_tok, tie_word_embeddings
+ * (GPT-2: n_layer, n_embd, n_head, n_positions, n_inner); model_type "gpt2" is
+ * GPT-2's architecture, any other the Llama family's (RMSNorm, SwiGLU, rotary, no
+ * biases unless attention_bias/mlp_bias). 0, or -1 with a one-line message. */
+int plan_hf_config_parse(const char *json, size_t len, struct plan_model *m, char *err, size_t errlen);
+
 struct plan_presets { size_t n; struct plan_model *m; };
 int plan_presets_parse(struct plan_presets *p, const char *json, size_t len, char *err, size_t errlen);
 void plan_presets_free(struct plan_presets *p);

@@ -275,4 +275,24 @@ for sub in cost mig; do
 	"$GPUCTL" plan $sub --help | grep -q '^MODEL:' && fail "plan $sub --help ends with the MODEL footer"
 done
 check "plan train --help explains MODEL" bash -c "'$GPUCTL' plan train --help | grep -q '^MODEL:'"
+
+# --hf-config: the shape from a Hugging Face config.json gives the preset's parameter count
+hf="$src/tests/data/hf"
+for pair in "llama-2-7b llama-2-7b" "gpt2 gpt2-small" "mixtral-8x7b mixtral-8x7b"; do
+	set -- $pair
+	a=$("$GPUCTL" plan train --hf-config "$hf/$1.json" --json | jq '.model.params')
+	b=$("$GPUCTL" plan train --model "$2" --json | jq '.model.params')
+	check "--hf-config $1: $a parameters, as the preset $2 ($b)" test -n "$a" -a "$a" = "$b"
+done
+a=$("$GPUCTL" plan serve --hf-config "$hf/mixtral-8x7b.json" --tp 2 --json | jq '.model.active_params')
+b=$("$GPUCTL" plan serve --model mixtral-8x7b --tp 2 --json | jq '.model.active_params')
+check "serve --hf-config: active parameters as the preset" test -n "$a" -a "$a" = "$b"
+check "--hf-config with --layers: the option wins" \
+	[ "$("$GPUCTL" plan train --hf-config "$hf/llama-2-7b.json" --layers 16 --json | jq '.model.layers')" = 16 ]
+echo '{"model_type": "llama", "hidden_size": 4096}' >"$tmp/nolayers.json"
+expect_error 65 "config.json: no 'num_hidden_layers'" plan train --hf-config "$tmp/nolayers.json"
+echo '{"num_hidden_layers": 2,' >"$tmp/trunc.json"
+expect_error 65 "config.json: line" plan train --hf-config "$tmp/trunc.json"
+expect_error 66 "$tmp/none.json" plan train --hf-config "$tmp/none.json"
+expect_error 64 "--model and --hf-config exclude each other" plan train --model llama-2-7b --hf-config "$hf/gpt2.json"
 finish
