@@ -174,7 +174,7 @@ fi
 checks=$((checks + 1))
 "$GPUCTL" --sim h200x8 top </dev/null >"$tmp/o" 2>"$tmp/e"
 rc=$?
-[ $rc -eq 64 ] && grep -qx "gpuctl top: needs a terminal; for a stream of lines use 'gpuctl dmon'" "$tmp/e" ||
+[ $rc -eq 64 ] && grep -qx "gpuctl top: needs a terminal; for plain text use 'gpuctl top --once' or '-b', for a stream of lines 'gpuctl dmon'" "$tmp/e" ||
 	fail "top without a terminal: exit $rc, '$(cat "$tmp/e")'"
 for bad in "-d 0" "--bogus" "-i 99"; do
 	checks=$((checks + 1))
