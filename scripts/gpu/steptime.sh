@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # steptime.sh - issue 40's "done when" on a real H200 (one GPU is enough):
-#   1. `gpuctl report -q --save F --html A` (one quick run: text and HTML from it), then
+#   1. `gpuctl report --quiet --save F --html A` (one quick run: text and HTML from it), then
 #      `gpuctl report --results F --html B` timed (goal: under 2 s, nothing measured);
 #   2. `gpuctl bench -s compute,train --model M -i 0` for M = 124M, 350M, 774M (the train
 #      rows in bf16, tf32 and fp32, the GEMM of the same call): each row's planned step
@@ -51,7 +51,7 @@ timed() {
 }
 
 # 1. one run for text and HTML, kept; rendered again without measuring
-timed report-run report -q --kernels "$GPUCTL_KERNELS" --save "$out/report-run.json" --html "$out/report.html"
+timed report-run report --quiet --kernels "$GPUCTL_KERNELS" --save "$out/report-run.json" --html "$out/report.html"
 [ -s "$out/report-run.json" ] && judge PASS "report --save wrote the quick run ($ms ms with it)" ||
 	judge FAIL "report --save: no results file (see report-run.err)"
 timed rerender report --results "$out/report-run.json" --html "$out/rerender.html"

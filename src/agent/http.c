@@ -16,6 +16,7 @@
 #include "agent_internal.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <stdarg.h>
@@ -414,7 +415,9 @@ static int listen_socket(const struct sockaddr_storage *ss, socklen_t len)
 	int one = 1;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(fd, (const struct sockaddr *)ss, len) != 0 || listen(fd, 1024) != 0) {
+		int e = errno; /* the caller says why: "Address already in use" */
 		close(fd);
+		errno = e;
 		return -1;
 	}
 	return fd;
@@ -450,9 +453,8 @@ int agent_http_start(struct agent *a, char *err, size_t errlen)
 	snprintf(a->host_names, sizeof(a->host_names), "%s,%s,%s", machine, a->cfg.hostname, a->cfg.allowed_hosts);
 	int lfd = listen_socket(&ss, sslen);
 	if (lfd < 0) {
-		snprintf(err, errlen, "cannot listen on %s%s%s:%u (address in use or not permitted?)",
-			 ss.ss_family == AF_INET6 ? "[" : "", host[0] ? host : "*", ss.ss_family == AF_INET6 ? "]" : "",
-			 a->cfg.port);
+		snprintf(err, errlen, "cannot listen on %s%s%s:%u: %s", ss.ss_family == AF_INET6 ? "[" : "",
+			 host[0] ? host : "*", ss.ss_family == AF_INET6 ? "]" : "", a->cfg.port, strerror(errno));
 		return -1;
 	}
 	struct sockaddr_storage bound;

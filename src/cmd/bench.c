@@ -85,7 +85,7 @@ static const struct opt_spec bench_opts[] = {
 				0, NULL },
 	[OPT_BENCH_KERNELS] = { "kernels", 0, OPT_STRING, "PATH", "the kernels module",
 				"$GPUCTL_KERNELS, build tree, install", 0, 0, NULL },
-	[OPT_BENCH_QUIET] = { "quiet", 'q', OPT_FLAG, NULL, "no progress lines on stderr", NULL, 0, 0, NULL },
+	[OPT_BENCH_QUIET] = { "quiet", 0, OPT_FLAG, NULL, "no progress lines on stderr", NULL, 0, 0, NULL },
 };
 
 /* The suite words, from the suites' table (bench/suite.h). */

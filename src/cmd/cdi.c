@@ -161,7 +161,12 @@ int cmd_cdi(int argc, char **argv, struct cmd_ctx *ctx)
 	enum cdi_host_err herr = cdi_host_gather(ctx->be, ctx->sys.simulated, a.dev_dir, a.ldconfig_file, h, gpus,
 						 &ngpus, err, sizeof(err));
 	if (herr != CDI_HOST_OK) {
-		cmd_error(ctx, "cdi", "%s", err);
+		/* a missing node: say where else they may be */
+		const char *hint = !strstr(err, "no device node") ? ""
+				   : ctx->sys.simulated ? " (a simulated server's GPUs have no device nodes here: give "
+							  "--dev-dir DIR, a directory with files nvidia0, nvidia1, ...)"
+							: " (are the device nodes in another directory? --dev-dir DIR)";
+		cmd_error(ctx, "cdi", "%s%s", err, hint);
 		rc = herr == CDI_HOST_NOINPUT ? EXIT_NOINPUT : EXIT_UNAVAILABLE;
 		goto out;
 	}

@@ -196,7 +196,7 @@ static const struct opt_spec health_opts[] = {
 	[OPT_HEALTH_ID] = OPT_SPEC_GPU_IDS,
 	[OPT_HEALTH_JSON] = { "json", 0, OPT_FLAG, NULL, "machine-readable output (stable; docs/health.md)", NULL, 0, 0,
 			      NULL },
-	[OPT_HEALTH_WINDOW] = { "window", 'w', OPT_DURATION, NULL,
+	[OPT_HEALTH_WINDOW] = { "window", 0, OPT_DURATION, NULL,
 				"time between the two snapshots, for rates and XID events, 0 to 10m\n"
 				"(0: one snapshot, rate rules not evaluated; docs/units.md)",
 				"1s", 0, 600 * (long long)UNITS_NS_PER_S, NULL },

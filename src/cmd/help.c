@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* help.c - --help of commands with subcommands, from their tables (help.h). */
+#include "core/numfmt.h"
 #include "help.h"
 
 #include <string.h>
@@ -136,8 +137,11 @@ void help_print_cmd(FILE *out, const struct cmd_help *h)
 		option_term(s, term, sizeof(term));
 		fprintf(out, "%-*s", width, term);
 		print_indented(out, s->help, width);
-		if (s->kind == OPT_NUMBER || s->kind == OPT_HOURS) /* the range the parser holds it to */
-			fprintf(out, " (%g to %g)", (double)s->min / 1000.0, (double)s->max / 1000.0);
+		if (s->kind == OPT_NUMBER || s->kind == OPT_HOURS) { /* the range the parser holds it to */
+			char lo[48], hi[48];
+			fprintf(out, " (%s to %s)", numfmt(lo, sizeof(lo), (double)s->min / 1000.0, 6),
+				numfmt(hi, sizeof(hi), (double)s->max / 1000.0, 6));
+		}
 		if (s->def)
 			fprintf(out, " (default %s)", s->def);
 		fputc('\n', out);

@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "core/readfile.h"
 #include "bench/results_file.h"
 #include "bench/train_plan.h"
 #include "core/data_path.h"
@@ -197,7 +198,9 @@ int model_take(struct pctx *p, int opt, const struct opt_value *v, struct model_
 	if (opt < MODEL_OPT_MODEL || opt >= MODEL_OPT_END)
 		return 0;
 	opt_spelling(&p->help->opts[opt], flag, sizeof(flag));
-	if (opt == MODEL_OPT_MODEL)
+	if (opt == MODEL_OPT_HF_CONFIG)
+		o->hf_config = v->text;
+	else if (opt == MODEL_OPT_MODEL)
 		o->preset = v->text;
 	else if (opt == MODEL_OPT_PARAMS)
 		return pnum(p, flag, v, &o->params, false) ? -1 : 1;
@@ -230,6 +233,10 @@ int model_build(struct pctx *p, const struct model_opts *o, struct plan_model *m
 {
 	memset(m, 0, sizeof(*m));
 	int rc;
+	if (o->preset && o->hf_config) {
+		perr(p, "--model and --hf-config exclude each other");
+		return EXIT_USAGE;
+	}
 	if (o->preset) {
 		if ((rc = load_presets(p)))
 			return rc;
@@ -247,6 +254,21 @@ int model_build(struct pctx *p, const struct model_opts *o, struct plan_model *m
 			return EXIT_USAGE;
 		}
 		*m = *pm;
+	} else if (o->hf_config) {
+		char err[512];
+		size_t len = 0;
+		char *text = read_whole_file(o->hf_config, 4u << 20, &len, err, sizeof(err));
+		if (!text) {
+			perr(p, "%s", err);
+			return EXIT_NOINPUT;
+		}
+		rc = plan_hf_config_parse(text, len, m, err, sizeof(err));
+		free(text);
+		if (rc) {
+			char q[80];
+			perr(p, "%s: %s", units_quoted(o->hf_config, q), err);
+			return EXIT_DATAERR;
+		}
 	} else if (o->layers || o->hidden) {
 		m->has_arch = true;
 		snprintf(m->name, sizeof(m->name), "custom");
@@ -266,7 +288,7 @@ int model_build(struct pctx *p, const struct model_opts *o, struct plan_model *m
 	if (o->hidden) m->hidden = o->hidden;
 	if (o->heads) m->heads = o->heads;
 	if (o->kv_heads) m->kv_heads = o->kv_heads;
-	else if (o->heads && !o->preset) m->kv_heads = o->heads;
+	else if (o->heads && !o->preset && !o->hf_config) m->kv_heads = o->heads;
 	if (o->vocab) m->vocab = o->vocab;
 	if (o->ffn) m->ffn = o->ffn;
 	if (o->max_pos) m->max_pos = o->max_pos;
@@ -324,10 +346,14 @@ static const struct sub_help sub_help[] = {
 	  "the MIG profiles of a GPU, and a layout of the instances asked for\n",
 	  "0 planned, 1 no layout fits the request, 64 a bad option, GPU or request, 65/66 the catalog" },
 };
+/* train and serve take a MODEL; cost and mig do not (their help ends without it) */
+#define SUB_NOTES_NUMBERS                                                                              \
+	"Numbers are decimal (7B, 1e9); counts are whole. See docs/plan.md for every option, the\n"    \
+	"formulas and the JSON output.\n"
 static const char sub_notes[] =
 	"MODEL: --model PRESET | --params N | --layers N --hidden N --heads N [--kv-heads N] --vocab N [--ffn N]\n"
-	"Numbers are decimal (7B, 1e9); counts are whole. See docs/plan.md for every option, the\n"
-	"formulas and the JSON output.\n";
+	SUB_NOTES_NUMBERS;
+static const char sub_notes_no_model[] = SUB_NOTES_NUMBERS;
 #define NSUBS (sizeof(sub_help) / sizeof(sub_help[0]))
 
 int cmd_plan(int argc, char **argv, struct cmd_ctx *ctx)
@@ -337,22 +363,23 @@ int cmd_plan(int argc, char **argv, struct cmd_ctx *ctx)
 		help_print_subs(ctx->out, "plan", sub_help, NSUBS, sub_notes);
 	if (i < 0)
 		return i == HELP_SUB_HELP ? EXIT_OK : EXIT_USAGE;
-	/* in sub_help's order; prices: it reads price tables (and so takes --prices FILE) */
+	/* in sub_help's order; prices: it reads price tables (and so takes --prices FILE);
+	 * model: it takes a MODEL (its help explains it) */
 	static const struct {
 		int (*fn)(struct pctx *, int, char **);
 		const struct opt_spec *opts;
 		const size_t *nopts;
-		bool prices;
+		bool prices, model;
 	} subs[NSUBS] = {
-		{ plan_train_cmd, plan_train_opts, &plan_train_nopts, true },
-		{ plan_serve_cmd, plan_serve_opts, &plan_serve_nopts, false },
-		{ plan_cost_cmd, plan_cost_opts, &plan_cost_nopts, true },
-		{ plan_mig_cmd, plan_mig_opts, &plan_mig_nopts, false },
+		{ plan_train_cmd, plan_train_opts, &plan_train_nopts, true, true },
+		{ plan_serve_cmd, plan_serve_opts, &plan_serve_nopts, false, true },
+		{ plan_cost_cmd, plan_cost_opts, &plan_cost_nopts, true, false },
+		{ plan_mig_cmd, plan_mig_opts, &plan_mig_nopts, false, false },
 	};
 	char sub[32];
 	snprintf(sub, sizeof(sub), "plan %s", sub_help[i].name);
 	const struct cmd_help help = { .name = sub, .usage = sub_help[i].usage, .what = sub_help[i].what,
-				       .opts = subs[i].opts, .nopts = *subs[i].nopts, .notes = sub_notes,
+				       .opts = subs[i].opts, .nopts = *subs[i].nopts, .notes = subs[i].model ? sub_notes : sub_notes_no_model,
 				       .exits = sub_help[i].exits };
 	if (help_asked(argc, argv, 2)) {
 		help_print_cmd(ctx->out, &help);

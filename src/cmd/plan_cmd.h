@@ -49,7 +49,8 @@ enum {
 	MODEL_OPT_MODEL = PLAN_OPT_FIRST_OWN, MODEL_OPT_PARAMS, MODEL_OPT_LAYERS, MODEL_OPT_HIDDEN, MODEL_OPT_HEADS,
 	MODEL_OPT_KV_HEADS, MODEL_OPT_VOCAB, MODEL_OPT_FFN, MODEL_OPT_MAX_POS, MODEL_OPT_EXPERTS,
 	MODEL_OPT_EXPERTS_ACTIVE, MODEL_OPT_GATED, MODEL_OPT_NO_GATED, MODEL_OPT_TIED, MODEL_OPT_UNTIED, MODEL_OPT_BIAS,
-	MODEL_OPT_NO_BIAS, MODEL_OPT_LAYERNORM, MODEL_OPT_RMSNORM, MODEL_OPT_END /* a subcommand's own rows from here */
+	MODEL_OPT_NO_BIAS, MODEL_OPT_LAYERNORM, MODEL_OPT_RMSNORM, MODEL_OPT_HF_CONFIG,
+	MODEL_OPT_END /* a subcommand's own rows from here */
 };
 /* A count (a whole number, 1.5e9 and 7B allowed) from 0 to hi; a number of any kind from lo to hi. */
 #define PLAN_COUNT_SPEC(id, name, help, hi) [id] = { name, 0, OPT_NUMBER, "N", help, NULL, 0, OPT_MILLI(hi), NULL }
@@ -78,7 +79,10 @@ enum {
 	PLAN_FLAG_SPEC(MODEL_OPT_BIAS, "bias", "linear layers with biases"),                                    \
 	PLAN_FLAG_SPEC(MODEL_OPT_NO_BIAS, "no-bias", "linear layers without biases"),                           \
 	PLAN_FLAG_SPEC(MODEL_OPT_LAYERNORM, "layernorm", "LayerNorm"),                                          \
-	PLAN_FLAG_SPEC(MODEL_OPT_RMSNORM, "rmsnorm", "RMSNorm")
+	PLAN_FLAG_SPEC(MODEL_OPT_RMSNORM, "rmsnorm", "RMSNorm"),                                                \
+	[MODEL_OPT_HF_CONFIG] = { "hf-config", 0, OPT_STRING, "FILE",                                          \
+				  "the shape from a Hugging Face config.json (options above override it)", NULL, 0, \
+				  0, NULL }
 
 /* Takes option opt of a subcommand's table (v its value) into the subcommand's
  * options at arg: 0, or -1 with the message printed. */
@@ -104,7 +108,7 @@ int plan_bench_rates(struct pctx *p, const char *path, const struct plan_model *
 
 /* Model options shared by train and serve. */
 struct model_opts {
-	const char *preset;
+	const char *preset, *hf_config;
 	double params;
 	unsigned layers, hidden, heads, kv_heads, vocab, ffn, max_pos, experts, experts_active;
 	int gated, tied, bias, layernorm; /* -1 = not given */

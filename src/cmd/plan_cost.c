@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/numfmt.h"
 #include "core/table.h"
 #include "plan_cmd.h"
 
@@ -31,19 +32,41 @@ static void money(char *b, size_t n, double v, const char *cur)
 void plan_cost_table(struct pctx *p, const char *gpu_key, const char *instance, double gpus, double hours,
 		     double spot_overhead, json_t *jarr)
 {
-	struct table *tb = jarr ? NULL : table_new(9);
+	/* a job of `gpus` GPUs: the column of GPUs it leaves idle on the instances it is priced for */
+	bool idle_col = gpus > 0;
+	unsigned ncol = 10 + idle_col;
+	struct table *tb = jarr ? NULL : table_new(ncol);
 	if (tb) {
-		const char *h[] = { "instance", "GPUs", "GPU model", "region", "price date", "on-demand", "1-year",
-				    "3-year", "spot" };
-		for (unsigned i = 0; i < 9; i++)
-			table_col(tb, i, h[i], i == 1 || i >= 5 ? TABLE_RIGHT : TABLE_LEFT);
+		const char *h[] = { "instance", "GPUs", "idle GPUs", "GPU model", "region", "price date", "on-demand",
+				    "1-year", "3-year", "spot", "capacity block" };
+		for (unsigned i = 0, c = 0; i < 11; i++) {
+			if (i == 2 && !idle_col)
+				continue;
+			table_col(tb, c, h[i], i <= 2 || i >= 6 ? TABLE_RIGHT : TABLE_LEFT);
+			c++;
+		}
+		table_col(tb, 0, "instance", TABLE_LEFT);
 	}
+	unsigned idle_max = 0, idle_of = 0;
+	char date_lo[16] = "", date_hi[16] = "";
 	size_t n = 0;
 	for (size_t i = 0; i < p->prices.n; i++) {
 		const struct plan_price *r = &p->prices.p[i];
 		if (!row_matches(r, gpu_key, instance))
 			continue;
 		double inst = gpus > 0 ? ceil(gpus / r->gpus) : -gpus;
+		unsigned idle = gpus > 0 ? (unsigned)(inst * r->gpus - gpus) : 0;
+		if (idle > idle_max) {
+			idle_max = idle;
+			idle_of = r->gpus;
+		}
+		/* the oldest and newest dates (text sorts as time: "2023" < "2024-11-07" < "before ..." aside) */
+		if (r->date[0] >= '0' && r->date[0] <= '9') {
+			if (!date_lo[0] || strcmp(r->date, date_lo) < 0)
+				snprintf(date_lo, sizeof(date_lo), "%s", r->date);
+			if (strcmp(r->date, date_hi) > 0)
+				snprintf(date_hi, sizeof(date_hi), "%s", r->date);
+		}
 		n++;
 		if (jarr) {
 			json_t *j = json_object();
@@ -53,12 +76,14 @@ void plan_cost_table(struct pctx *p, const char *gpu_key, const char *instance, 
 			json_object_set_new(j, "region", json_string(r->region));
 			json_object_set_new(j, "instances", json_integer((json_int_t)inst));
 			json_object_set_new(j, "gpus_per_instance", json_integer(r->gpus));
+			json_object_set_new(j, "idle_gpus", json_integer(idle));
 			json_num(j, "hours", hours);
 			json_object_set_new(j, "currency", json_string(r->currency));
 			json_num(j, "on_demand", plan_job_cost(r, PRICE_ON_DEMAND, inst, hours, spot_overhead));
 			json_num(j, "reserved_1y", plan_job_cost(r, PRICE_1Y, inst, hours, spot_overhead));
 			json_num(j, "reserved_3y", plan_job_cost(r, PRICE_3Y, inst, hours, spot_overhead));
 			json_num(j, "spot", plan_job_cost(r, PRICE_SPOT, inst, hours, spot_overhead));
+			json_num(j, "capacity_block", plan_job_cost(r, PRICE_CAPACITY_BLOCK, inst, hours, spot_overhead));
 			json_num(j, "spot_overhead", spot_overhead);
 			json_object_set_new(j, "source", json_string(r->source));
 			json_object_set_new(j, "date", json_string(r->date));
@@ -69,6 +94,8 @@ void plan_cost_table(struct pctx *p, const char *gpu_key, const char *instance, 
 		table_row(tb);
 		table_cell(tb, r->instance);
 		table_cellf(tb, "%.0f x %u", inst, r->gpus);
+		if (idle_col)
+			table_cellf(tb, "%u", idle);
 		table_cell(tb, r->gpu_model);
 		table_cell(tb, r->region);
 		table_cell(tb, r->date);
@@ -80,6 +107,7 @@ void plan_cost_table(struct pctx *p, const char *gpu_key, const char *instance, 
 	if (!tb)
 		return;
 	FILE *f = p->ctx->out;
+	char nh[48];
 	if (n == 0) {
 		fprintf(f, "\nno price rows");
 		if (gpu_key)
@@ -88,9 +116,17 @@ void plan_cost_table(struct pctx *p, const char *gpu_key, const char *instance, 
 			fprintf(f, " matching instance '%s'", instance);
 		fprintf(f, " (add your own with --prices FILE)\n");
 	} else {
-		fprintf(f, "\ncost of %.4g h (spot: +%.0f%% hours for interruptions; n/a = no such price in the table):\n",
-			hours, 100 * spot_overhead);
+		fprintf(f, "\ncost of %s h (spot: +%.0f%% hours for interruptions; n/a = no such price in the table):\n",
+			numfmt(nh, sizeof(nh), hours, 4), 100 * spot_overhead);
 		table_print(tb, f);
+		if (idle_max)
+			fprintf(f, "a job of %s GPU%s is priced for whole instances: on one of %u GPUs, %u stay idle "
+				   "(idle GPUs; unless another job uses them)\n",
+				numfmt(nh, sizeof(nh), gpus, 6), gpus == 1 ? "" : "s", idle_of, idle_max);
+		if (date_lo[0])
+			fprintf(f, "prices as of %s%s%s (each row's price date); cloud prices change: add yours with "
+				   "--prices FILE\n", date_lo, strcmp(date_lo, date_hi) ? " to " : "",
+				strcmp(date_lo, date_hi) ? date_hi : "");
 	}
 	table_free(tb);
 }
@@ -126,7 +162,7 @@ const struct opt_spec plan_cost_opts[] = {
 	COST_NUM_SPEC(COST_UTILIZATION, "utilization", "PCT", "--buy: busy share of the hours", "80", 0, 100),
 	COST_NUM_SPEC(COST_OTHER_PER_YEAR, "other-per-year", "X", "--buy: other costs per year", "0", 0, 1e9),
 	COST_NUM_SPEC(COST_RENT, "rent", "RATE", "--buy: the rent per hour", "the one matching price row", 0, 1e6),
-	[COST_RENT_PRICING] = { "rent-pricing", 0, OPT_STRING, "on-demand|1-year|3-year|spot", "--buy: the row's price",
+	[COST_RENT_PRICING] = { "rent-pricing", 0, OPT_STRING, "on-demand|1-year|3-year|spot|capacity-block", "--buy: the row's price",
 				"on-demand", 0, 0, NULL },
 };
 const size_t plan_cost_nopts = sizeof(plan_cost_opts) / sizeof(plan_cost_opts[0]);
@@ -174,7 +210,7 @@ static int breakeven(struct pctx *p, struct cost_opts *o, json_t *root)
 		for (k = 0; k < PRICE_COUNT && strcmp(o->rent_pricing, plan_pricing_name((enum plan_pricing)k)); k++)
 			;
 		if (k == PRICE_COUNT) {
-			perr(p, "--rent-pricing must be on-demand, 1-year, 3-year or spot, not '%s'", o->rent_pricing);
+			perr(p, "--rent-pricing must be on-demand, 1-year, 3-year, spot or capacity-block, not '%s'", o->rent_pricing);
 			return EXIT_USAGE;
 		}
 		kind = (enum plan_pricing)k;

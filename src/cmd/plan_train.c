@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bench/train_plan.h"
+#include "core/numfmt.h"
 #include "core/table.h"
 #include "plan_cmd.h"
 #include "core/units.h"
@@ -120,20 +121,6 @@ static int train_take(struct pctx *p, int opt, const struct opt_value *v, void *
 }
 
 /* Smallest data-parallel size (x tp x pp) at which the job fits in mem; 0 if none up to 4096. */
-static unsigned min_gpus(const struct plan_model *m, const struct plan_train *t, double mem)
-{
-	struct plan_train tt = *t;
-	struct plan_mem o;
-	char err[160];
-	unsigned max_dp = (tt.fw == FW_DEEPSPEED && tt.zero) ? 4096 : 1;
-	for (unsigned dp = 1; dp <= max_dp; dp++) {
-		tt.dp = dp;
-		if (plan_train_memory(m, &tt, &o, err, sizeof(err)) == 0 && o.total <= mem)
-			return dp * tt.tp * tt.pp;
-	}
-	return 0;
-}
-
 /* transformers: each term with its formula and the measurement it rests on (hf.c) */
 static void explain_terms(FILE *f, const struct plan_mem *o, const struct plan_train *t)
 {
@@ -351,7 +338,7 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 		double cm = plan_gpu_mem(c);
 		if (!(cm > 0))
 			continue;
-		unsigned n = min_gpus(&m, &o.t, cm), n3 = min_gpus(&m, &z3, cm);
+		unsigned n = plan_min_gpus(&m, &o.t, cm), n3 = plan_min_gpus(&m, &z3, cm);
 		json_t *j = json_object();
 		json_object_set_new(j, "gpu", json_string(c->key));
 		json_num(j, "mem_bytes", cm);
@@ -372,7 +359,8 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 	}
 	json_object_set_new(root, "gpus", fits);
 
-	unsigned maxb = 0;
+	unsigned maxb = 0, nhints = 0;
+	struct plan_fit_hint hints[4];
 	double peak = NAN, secs = NAN, flops = NAN;
 	struct plan_rate rate = { .basis = PLAN_RATE_CATALOG };
 	if (g) {
@@ -391,7 +379,17 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 			else if (rate.basis != PLAN_RATE_OPTION)
 				snprintf(mfu_from, sizeof(mfu_from), "calibrated");
 		}
-		if (o.tokens > 0 && peak > 0) {
+		if (m.has_arch && maxb == 0) {
+			/* it does not fit: no time or price for it, but what would make it fit */
+			nhints = plan_fit_hints(&m, &o.t, plan_gpu_mem(g), hints, 4);
+			json_t *jh = json_array();
+			for (unsigned k = 0; k < nhints; k++)
+				json_array_append_new(jh, json_pack("{s:s, s:s, s:i, s:i}", "what", hints[k].what, "flags",
+								    hints[k].flags, "micro_batch", hints[k].micro_batch,
+								    "gpus", hints[k].gpus));
+			json_object_set_new(root, "fits", json_false());
+			json_object_set_new(root, "fit_hints", jh);
+		} else if (o.tokens > 0 && peak > 0) {
 			flops = plan_train_flops(&m, &o.t, o.tokens);
 			secs = plan_train_seconds(&m, &o.t, o.tokens, gpus, peak, o.mfu);
 			json_t *tj = json_object();
@@ -442,11 +440,25 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 		if (g) {
 			if (m.has_arch)
 				fprintf(f, "\nlargest micro-batch on %s: %u\n", g->key, maxb);
-			if (o.tokens > 0 && !isfinite(secs))
+			if (m.has_arch && maxb == 0) {
+				fprintf(f, "it does not fit one %s as given, so it has no time or cost; what would make it fit:\n",
+					g->key);
+				for (unsigned k = 0; k < nhints; k++)
+					fprintf(f, "  %s (%s): micro-batch up to %u%s\n", hints[k].what, hints[k].flags,
+						hints[k].micro_batch, hints[k].gpus > 1 ? " per GPU" : "");
+				if (!nhints)
+					fprintf(f, "  none of 8-bit optimizer states, full checkpointing or ZeRO-3 over up to "
+						   "4096 GPUs\n");
+			}
+			if (m.has_arch && maxb == 0)
+				; /* no time or cost: said above */
+			else if (o.tokens > 0 && !isfinite(secs))
 				fprintf(f, "\ntime: n/a (the catalog has no %s peak for %s)\n", plan_prec_name(o.t.prec), g->key);
 			else if (o.tokens > 0) {
-				fprintf(f, "\ntime for %.4g tokens: %.4g FLOPs / (%u GPUs x %.1f TFLOP/s (%s %s) x MFU %.3f) = %.1f h "
-					   "(%.0f GPU-hours)\n  basis: %s\n", o.tokens, flops, gpus, peak, rate.peak_from,
+				char ntok[48], nflops[48];
+				fprintf(f, "\ntime for %s tokens: %s FLOPs / (%u GPU%s x %.1f TFLOP/s (%s %s) x MFU %.3f) = %.1f h "
+					   "(%.0f GPU-hours)\n  basis: %s\n", numfmt(ntok, sizeof(ntok), o.tokens, 4),
+					numfmt(nflops, sizeof(nflops), flops, 4), gpus, gpus == 1 ? "" : "s", peak, rate.peak_from,
 					plan_prec_name(o.t.prec), o.mfu, secs / 3600, secs / 3600 * gpus, rate.basis_text);
 				if (o.bench && isnan(rates.step_tflops))
 					fprintf(f, "the bench results' training step is not used: %s\n", rates.why_no_step);

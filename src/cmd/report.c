@@ -55,16 +55,17 @@ static const struct opt_spec report_opts_table[] = {
 				  NULL },
 	[OPT_REPORT_KERNELS] = { "kernels", 0, OPT_STRING, "PATH", "the kernels module for the quick run", NULL, 0, 0,
 				 NULL },
-	[OPT_REPORT_QUIET] = { "quiet", 'q', OPT_FLAG, NULL, "no progress lines from the quick run", NULL, 0, 0, NULL },
+	[OPT_REPORT_QUIET] = { "quiet", 0, OPT_FLAG, NULL, "no progress lines from the quick run", NULL, 0, 0, NULL },
 };
 
 static const struct cmd_help report_help = {
 	.name = "report",
-	.usage = "[--results FILE [--live]] [--html OUT.html] [--save FILE] [--no-bench] [--kernels PATH] [-q]",
+	.usage = "[--results FILE [--live]] [--html OUT.html] [--save FILE] [--no-bench] [--kernels PATH] [--quiet]",
 	.what = "The whole picture of this server: inventory, topology, health, benchmark figures against the\n"
 		"datasheet, and the guide's claims (guide's figure, ours, ratio). Benchmark figures come from a\n"
 		"results file (gpuctl bench --save FILE) or, on real GPUs, from a quick run now; a simulated\n"
-		"server gets inventory and datasheet only.\n",
+		"server gets all of it but measured figures: inventory, topology, health, datasheet, planning\n"
+		"and the claims that need no measurement (with --results FILE, that run's figures too).\n",
 	.opts = report_opts_table,
 	.nopts = sizeof(report_opts_table) / sizeof(report_opts_table[0]),
 	.exits = "0 written, 64 usage, 65 bad results file, 66 missing file, 69 no GPU/driver, 74 output",

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numfmt.h"
 #include "suggest.h"
 #include "units.h"
 
@@ -83,8 +84,9 @@ static int parse_number(const struct opt_spec *s, const char *name, const char *
 		}
 	}
 	if (!end || end == text || end > text + digits + 1 || *end || !isfinite(v) || v < lo || v > hi) {
-		snprintf(err, errlen, "option '%s': '%s' is not a number from %g to %g", name, units_quoted(text, q), lo,
-			 hi);
+		char nlo[48], nhi[48];
+		snprintf(err, errlen, "option '%s': '%s' is not a number from %s to %s", name, units_quoted(text, q),
+			 numfmt(nlo, sizeof(nlo), lo, 6), numfmt(nhi, sizeof(nhi), hi, 6));
 		return -1;
 	}
 	*out = v;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/numfmt.h"
 #include "core/pcie.h"
 #include "core/stats.h"
 
@@ -130,8 +131,10 @@ void diag_judge(double measured, const struct diag_threshold *th, struct diag_ju
 		return;
 	}
 	out->verdict = measured < th->min ? HEALTH_FAIL : HEALTH_PASS;
-	snprintf(out->detail, sizeof(out->detail), "measured %.4g%s%s %s threshold %.4g%s%s (%.120s)", measured, sp, u,
-		 out->verdict == HEALTH_FAIL ? "<" : ">=", th->min, sp, u, th->basis);
+	char m[48], t[48];
+	snprintf(out->detail, sizeof(out->detail), "measured %s%s%s %s threshold %s%s%s (%.120s)",
+		 numfmt(m, sizeof(m), measured, 4), sp, u, out->verdict == HEALTH_FAIL ? "<" : ">=",
+		 numfmt(t, sizeof(t), th->min, 4), sp, u, th->basis);
 }
 
 void diag_judge_errors(uint64_t errors, uint64_t checked, const char *what, struct diag_judgement *out)

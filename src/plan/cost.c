@@ -6,7 +6,8 @@
  * A price file: {"schema": "gpuctl-prices", "rows": [ {instance, provider, gpus,
  * gpu_model, region, on_demand, reserved_1y, reserved_3y, spot, currency, source,
  * date}, ... ]}. Every column must be present; a price may be null (not offered or
- * not known), never silently 0. Prices are per instance-hour.
+ * not known), never silently 0. Prices are per instance-hour. One optional column,
+ * capacity_block (a block of time reserved and paid up front), null when absent.
  */
 #include <jansson.h>
 #include <math.h>
@@ -16,7 +17,7 @@
 
 #include "plan.h"
 
-static const char *const pricing_names[PRICE_COUNT] = { "on-demand", "1-year", "3-year", "spot" };
+static const char *const pricing_names[PRICE_COUNT] = { "on-demand", "1-year", "3-year", "spot", "capacity-block" };
 const char *plan_pricing_name(enum plan_pricing p) { return p < PRICE_COUNT ? pricing_names[p] : "?"; }
 
 static int get_str(json_t *row, size_t i, const char *key, char *out, size_t outlen, char *err, size_t errlen)
@@ -72,6 +73,10 @@ static int parse_row(json_t *row, size_t i, struct plan_price *p, char *err, siz
 	    get_price(row, i, "reserved_1y", &p->reserved_1y, err, errlen) ||
 	    get_price(row, i, "reserved_3y", &p->reserved_3y, err, errlen) ||
 	    get_price(row, i, "spot", &p->spot, err, errlen))
+		return -1;
+	p->capacity_block = NAN;
+	if (json_object_get(row, "capacity_block") &&
+	    get_price(row, i, "capacity_block", &p->capacity_block, err, errlen))
 		return -1;
 	json_t *g = json_object_get(row, "gpus");
 	if (!g) {
@@ -154,6 +159,7 @@ double plan_price_rate(const struct plan_price *p, enum plan_pricing k)
 	case PRICE_1Y: return p->reserved_1y;
 	case PRICE_3Y: return p->reserved_3y;
 	case PRICE_SPOT: return p->spot;
+	case PRICE_CAPACITY_BLOCK: return p->capacity_block;
 	default: return NAN;
 	}
 }

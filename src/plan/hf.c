@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/numfmt.h"
 #include "plan.h"
 
 /* cuBLAS workspaces, 32 MiB each on Hopper (PyTorch's default), one per thread that runs
@@ -243,8 +244,9 @@ void plan_hf_train_memory(const struct plan_model *m, const struct plan_train *t
 	/* --explain: each term, its formula and what it rests on */
 	o->nterms = 0;
 	const char *pn = wb == 2 ? "16-bit" : "FP32";
+	char nP[48];
 	term(o, "weights", wb * P, "parameter count (checked against the model transformers built)",
-	     "%s: %g B x %.4g params", pn, wb, P);
+	     "%s: %g B x %s params", pn, wb, numfmt(nP, sizeof(nP), P, 4));
 	term(o, "optimizer states", states, "allocated after step 1, all cases (AdamW 2, SGD 1 per weight)",
 	     "%s: %g x %g B x params", plan_optim_name(t->optim), t->optim == OPT_ADAM8BIT ? 0.5 : moments, wb);
 	term(o, "gradients", o->grads, "backward end and optimizer step, all cases", "%g B x params (dtype of the weights)", wb);
@@ -267,10 +269,10 @@ void plan_hf_train_memory(const struct plan_model *m, const struct plan_train *t
 	     "4 B x %.0f tokens x vocab %u (ForCausalLMLoss upcasts logits; log_softmax keeps its output)", tok, m->vocab);
 	if (casts > 0)
 		term(o, "autocast weight copies", casts, "saved 16-bit copies of parameter shape (AMP cases)",
-		     "2 B x %.4g %s weights", casts / 2, ckpt ? "head" : "matmul");
+		     "2 B x %s %s weights", numfmt(nP, sizeof(nP), casts / 2, 4), ckpt ? "head" : "matmul");
 	if (cache > 0)
 		term(o, "autocast cache (checkpointing)", cache, "forward peak of the AMP checkpointing cases",
-		     "2 B x %.4g block weights, held until autocast exits", cache / 2);
+		     "2 B x %s block weights, held until autocast exits", numfmt(nP, sizeof(nP), cache / 2, 4));
 	term(o, "loss forward transient", fwd_logits, "forward peak - memory after forward = 6 (FP32: 4) x tokens x vocab",
 	     "%s logits + FP32 copy: %g B x tokens x vocab", t->prec == PREC_FP32 ? "FP32" : "16-bit", fwd_logits / NV);
 	term(o, "loss backward transient", bwd_loss, "backward peak - memory after forward = 8 x tokens x vocab (60 cases)",

@@ -56,6 +56,14 @@ double plan_model_matmul_params(const struct plan_model *m); /* weights used in 
 double plan_model_largest_module(const struct plan_model *m);/* DeepSpeed's "largest layer" */
 unsigned plan_model_head_dim(const struct plan_model *m);
 
+/* A model's shape from a Hugging Face config.json (hfconfig.c): num_hidden_layers,
+ * hidden_size, num_attention_heads, num_key_value_heads, vocab_size,
+ * intermediate_size, num_local_experts/num_experts_per_tok, tie_word_embeddings
+ * (GPT-2: n_layer, n_embd, n_head, n_positions, n_inner); model_type "gpt2" is
+ * GPT-2's architecture, any other the Llama family's (RMSNorm, SwiGLU, rotary, no
+ * biases unless attention_bias/mlp_bias). 0, or -1 with a one-line message. */
+int plan_hf_config_parse(const char *json, size_t len, struct plan_model *m, char *err, size_t errlen);
+
 struct plan_presets { size_t n; struct plan_model *m; };
 int plan_presets_parse(struct plan_presets *p, const char *json, size_t len, char *err, size_t errlen);
 void plan_presets_free(struct plan_presets *p);
@@ -162,6 +170,19 @@ void plan_mem_set_peak_term(struct plan_mem *o);
 double plan_activation_bytes(const struct plan_model *m, const struct plan_train *t);
 /* Largest micro-batch (>= 1) whose total fits in mem_bytes; 0 when none does. */
 unsigned plan_max_micro_batch(const struct plan_model *m, const struct plan_train *t, double mem_bytes);
+/* The fewest GPUs (dp x tp x pp, dp up to 4096 when the states are sharded) on
+ * which the job fits in mem_bytes per GPU; 0 when none (fit.c). */
+unsigned plan_min_gpus(const struct plan_model *m, const struct plan_train *t, double mem_bytes);
+/* What would make a job that does not fit one GPU of mem_bytes fit: 8-bit
+ * optimizer states, full checkpointing (or both, when neither alone does),
+ * ZeRO-3 shards over the fewest GPUs; each with the flags that ask for it and
+ * the largest micro-batch it allows. Returns how many (at most max). */
+struct plan_fit_hint {
+	char what[96], flags[96];
+	unsigned micro_batch, gpus;
+};
+unsigned plan_fit_hints(const struct plan_model *m, const struct plan_train *t, double mem_bytes,
+			struct plan_fit_hint *out, unsigned max);
 
 /* transformers (hf.c): fills *o for t->fw == FW_HF after plan_train_validate. */
 void plan_hf_train_memory(const struct plan_model *m, const struct plan_train *t, struct plan_mem *o);
@@ -285,13 +306,15 @@ struct plan_price {
 	char source[256];
 	unsigned gpus;
 	double on_demand, reserved_1y, reserved_3y, spot; /* per instance-hour; NAN = not offered/known */
+	double capacity_block; /* a reservation of a fixed block of time paid up front (AWS Capacity Blocks);
+				* an optional column, NAN when absent */
 };
 struct plan_prices { size_t n; struct plan_price *p; };
 int plan_prices_parse(struct plan_prices *pr, const char *json, size_t len, char *err, size_t errlen);
 int plan_prices_append(struct plan_prices *dst, const struct plan_prices *src, char *err, size_t errlen);
 void plan_prices_free(struct plan_prices *pr);
 
-enum plan_pricing { PRICE_ON_DEMAND = 0, PRICE_1Y, PRICE_3Y, PRICE_SPOT, PRICE_COUNT };
+enum plan_pricing { PRICE_ON_DEMAND = 0, PRICE_1Y, PRICE_3Y, PRICE_SPOT, PRICE_CAPACITY_BLOCK, PRICE_COUNT };
 const char *plan_pricing_name(enum plan_pricing p);
 double plan_price_rate(const struct plan_price *p, enum plan_pricing k);
 /* Cost of running `instances` for `hours`; spot adds `spot_overhead` (0.1 = 10%) of

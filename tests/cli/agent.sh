@@ -50,6 +50,10 @@ agent_pid=$!
 wait_agent_port
 base="http://127.0.0.1:$port"
 check "stderr says SIMULATED" grep -q 'SIMULATED' "$tmp/agent.err"
+# a second agent on the same port: exit 74, one line with the errno's own message
+expect_exit 74 "busy port" --listen "127.0.0.1:$port" --kernel-log off
+check "busy port: the errno's message" grep -q "^gpuctl agent: cannot listen on 127.0.0.1:$port: Address already in use$" \
+	"$tmp/usage.err"
 
 metric() { # metric NAME LABELMATCH: prints the value of the first matching series
 	curl -s --max-time 5 "$base/metrics" | grep "^$1{" | grep -- "$2" | head -1 | awk '{print $NF}'

@@ -110,6 +110,9 @@ expect 64 "unknown option '--output'" "$GPUCTL" cdi list --output x
 expect 66 "$tmp/none" "$GPUCTL" --sim h200x8 cdi generate --dev-dir "$dev" --ldconfig-output "$tmp/none"
 rm "$dev/nvidia5"
 expect 69 "GPU 5: no device node $dev/nvidia5" gen h200x8 cdi generate
+# without --dev-dir a simulated server's nodes are not in /dev: the error says what to give
+expect 69 "GPU 0: no device node /dev/nvidia0 (a simulated server's GPUs have no device nodes here: give --dev-dir DIR" \
+	"$GPUCTL" --sim h200x8 cdi list
 fake_node nvidia5 5
 mkdir -p "$tmp/ro"
 chmod 555 "$tmp/ro"

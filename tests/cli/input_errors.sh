@@ -43,17 +43,17 @@ checks=$((checks + 1))
 "$GPUCTL" --sim h200x8 slurm gres-conf --node 'gpu[01-02]' >"$tmp/gres" 2>&1 || fail "a host list is a good node name"
 
 # plan: numbers are decimal and within their option's range, counts whole
-expect 64 "option '--gpus': '1e30' is not a number from 0 to 1e\\+06" "plan cost --gpus 1e30" \
+expect 64 "option '--gpus': '1e30' is not a number from 0 to 1M" "plan cost --gpus 1e30" \
 	plan cost --instance p4d.24xlarge --hours 12 --gpus 1e30
 expect 64 "--gpus must be a whole number" "plan cost --gpus 1.5" plan cost --instance p4d.24xlarge --hours 12 --gpus 1.5
 expect 64 "--instances must be a whole number" "plan cost --instances 2.5" \
 	plan cost --instance p4d.24xlarge --hours 12 --instances 2.5
-expect 64 "option '--micro-batch': '0x10' is not a number from 0 to 1e\\+06" "plan train --micro-batch 0x10" \
+expect 64 "option '--micro-batch': '0x10' is not a number from 0 to 1M" "plan train --micro-batch 0x10" \
 	plan train --params 7B --micro-batch 0x10
-expect 64 "option '--hours': 'inf' is not a number from 0 to 1e\\+06" "plan cost --hours inf" \
+expect 64 "option '--hours': 'inf' is not a number from 0 to 1M" "plan cost --hours inf" \
 	plan cost --instance p4d.24xlarge --hours inf
 # a cost past what a double holds cannot be asked for (it printed n/a, which means no such price)
-expect 64 "option '--hours': '1e308' is not a number from 0 to 1e\\+06" "plan cost --hours 1e308" \
+expect 64 "option '--hours': '1e308' is not a number from 0 to 1M" "plan cost --hours 1e308" \
 	plan cost --instance p4d.24xlarge --hours 1e308 --instances 1000
 # --prices: an error where it is read, a usage error where it is not
 expect 64 "'--prices' goes with plan train and plan cost" "plan mig --prices" \

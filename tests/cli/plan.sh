@@ -43,7 +43,7 @@ check "default prices: every row has a source and a date" jqe '.cost | length > 
 "$GPUCTL" plan cost --instance a3-highgpu-8g --hours 100 >"$tmp/c5" 2>&1
 check "a3-highgpu-8g: exit 0" [ $? = 0 ]
 check "a3-highgpu-8g: on-demand, 1-year, 3-year and spot listed" \
-	grep -Eq '^a3-highgpu-8g +1 x 8 +H100 SXM +us-central1 +2024-11-07 +8849\.00 USD +6138\.37 USD +3886\.44 USD +3915\.23 USD *$' "$tmp/c5"
+	grep -Eq '^a3-highgpu-8g +1 x 8 +H100 SXM +us-central1 +2024-11-07 +8849\.00 USD +6138\.37 USD +3886\.44 USD +3915\.23 USD +n/a *$' "$tmp/c5"
 "$GPUCTL" plan cost --instance a3-highgpu-8g --hours 100 --json >"$tmp/c6"
 check "cost JSON: four prices for a3-highgpu-8g" jqe '.cost | length == 1 and (.[0] | .on_demand == 8849 and
 	(.reserved_1y - 6138.3672 | fabs) < 1e-6 and (.reserved_3y - 3886.4381 | fabs) < 1e-6 and
@@ -132,7 +132,7 @@ check "train JSON: H200 SXM fits" jqe '.gpus[] | select(.gpu == "H200 SXM") | .f
 check "train JSON: max micro-batch > 8" jqe '.max_micro_batch > 8' "$tmp/t3"
 "$GPUCTL" plan train --model llama-2-70b --framework deepspeed --zero 3 --dp 64 --checkpointing full \
 	--gpu 'H100 SXM' --tokens 2T --mfu 0.45 --explain >"$tmp/t4"
-check "train: time line" grep -q '^time for 2e+12 tokens' "$tmp/t4"
+check "train: time line" grep -q '^time for 2T tokens' "$tmp/t4"
 check "train: --explain shows the formulas" grep -q 'Korthikanti' "$tmp/t4"
 check "train: cost table for H100 rows" grep -q 'p5.48xlarge (Capacity Block)' "$tmp/t4"
 
@@ -213,7 +213,7 @@ check "mig JSON: 7 positions for 1g.10gb" [ "$(jq '.profiles[] | select(.name=="
 
 # errors: one line naming the field, documented exit codes
 expect_error 64 "unknown GPU 'H300'" plan train --model llama-2-7b --gpu H300
-expect_error 64 "option '--params': '-7B' is not a number from 0 to 1e+15" plan train --params -7B
+expect_error 64 "option '--params': '-7B' is not a number from 0 to 1000T" plan train --params -7B
 expect_error 64 "heads 7 do not divide hidden 4096" plan train --layers 32 --hidden 4096 --heads 7 --vocab 32000
 expect_error 64 "micro-batch must be positive" plan train --model gpt2-small --micro-batch 0
 expect_error 64 "unknown model 'gpt9'" plan serve --model gpt9
@@ -240,4 +240,62 @@ check "user prices: spot with 20% overhead" [ "$(jq '.cost[0].spot' "$tmp/u1")" 
 check "break-even: 300000 / (20 - 3) busy hours" \
 	jqe '.breakeven.breakeven_busy_hours | . > 17647 and . < 17648' "$tmp/u2"
 
+
+# a job that does not fit one GPU is not timed or priced, but told what would make it fit
+"$GPUCTL" plan train --model llama-2-7b --gpu 'H100 SXM' --tokens 1B >"$tmp/nofit" 2>&1
+check "no fit: exit 0" [ $? = 0 ]
+check "no fit: micro-batch 0" grep -q '^largest micro-batch on H100 SXM: 0$' "$tmp/nofit"
+check "no fit: says so" grep -q 'it does not fit one H100 SXM as given, so it has no time or cost' "$tmp/nofit"
+check "no fit: 8-bit optimizer" grep -q '^  8-bit optimizer states (--optimizer adam8bit): micro-batch up to [1-9]' "$tmp/nofit"
+check "no fit: ZeRO-3 over more GPUs" grep -qE '^  ZeRO-3 \(or FSDP\) shards over [2-9] GPUs \(--framework deepspeed --zero 3 --dp [2-9]\)' "$tmp/nofit"
+checks=$((checks + 1))
+grep -qE '^time for|USD' "$tmp/nofit" && fail "no fit: still timed or priced: $(grep -E '^time for|USD' "$tmp/nofit" | head -2)"
+"$GPUCTL" plan train --model llama-2-7b --gpu 'H100 SXM' --tokens 1B --json >"$tmp/nofit.json"
+check "no fit JSON: fits false, hints, no time, no cost" \
+	[ "$(jq -c '[.fits, (.fit_hints | length > 0), .time, (.cost | length)]' "$tmp/nofit.json")" = '[false,true,null,0]' ]
+# each hint, taken, fits: the 8-bit optimizer's flags give a micro-batch of 1 or more
+"$GPUCTL" plan train --model llama-2-7b --gpu 'H100 SXM' --tokens 1B --optimizer adam8bit >"$tmp/fit8"
+check "the 8-bit hint fits when taken" grep -q '^largest micro-batch on H100 SXM: [1-9]' "$tmp/fit8"
+check "the 8-bit hint is timed and priced when taken" grep -q '^time for 1B tokens' "$tmp/fit8"
+
+# a 1-GPU job on 8-GPU instances: priced for the instance, the 7 idle GPUs said
+"$GPUCTL" plan cost --hours 2 --gpus 1 --gpu 'H200 SXM' >"$tmp/idle"
+check "idle GPUs: the column" grep -qE '^p5en\.48xlarge \(before 2025-06\) +1 x 8 +7 +H200 SXM ' "$tmp/idle"
+check "idle GPUs: the line" grep -q '^a job of 1 GPU is priced for whole instances: on one of 8 GPUs, 7 stay idle' "$tmp/idle"
+check "price dates stated" grep -q '^prices as of ' "$tmp/idle"
+"$GPUCTL" plan cost --hours 2 --gpus 8 --gpu 'H200 SXM' >"$tmp/noidle"
+checks=$((checks + 1))
+grep -q 'stay idle' "$tmp/noidle" && fail "8 GPUs on 8-GPU instances: idle GPUs said"
+"$GPUCTL" plan cost --hours 2 --gpus 1 --gpu 'H200 SXM' --json >"$tmp/idle.json"
+check "idle GPUs JSON" jqe '[.cost[].idle_gpus] | all(. == 7)' "$tmp/idle.json"
+# Capacity Block rates in their own column, not on-demand
+check "capacity block JSON" jqe '.cost[] | select(.instance | test("Capacity Block")) | .on_demand == null and .capacity_block == 86.52' "$tmp/idle.json"
+check "capacity block column" grep -qE '^p5e\.48xlarge \(Capacity Block\) +1 x 8 +7 +H200 SXM +us-east-2 +2024-12 +n/a +n/a +n/a +n/a +86\.52 USD *$' "$tmp/idle"
+
+# each subcommand's help ends with what concerns it: MODEL only for train and serve
+for sub in cost mig; do
+	checks=$((checks + 1))
+	"$GPUCTL" plan $sub --help | grep -q '^MODEL:' && fail "plan $sub --help ends with the MODEL footer"
+done
+check "plan train --help explains MODEL" bash -c "'$GPUCTL' plan train --help | grep -q '^MODEL:'"
+
+# --hf-config: the shape from a Hugging Face config.json gives the preset's parameter count
+hf="$src/tests/data/hf"
+for pair in "llama-2-7b llama-2-7b" "gpt2 gpt2-small" "mixtral-8x7b mixtral-8x7b"; do
+	set -- $pair
+	a=$("$GPUCTL" plan train --hf-config "$hf/$1.json" --json | jq '.model.params')
+	b=$("$GPUCTL" plan train --model "$2" --json | jq '.model.params')
+	check "--hf-config $1: $a parameters, as the preset $2 ($b)" test -n "$a" -a "$a" = "$b"
+done
+a=$("$GPUCTL" plan serve --hf-config "$hf/mixtral-8x7b.json" --tp 2 --json | jq '.model.active_params')
+b=$("$GPUCTL" plan serve --model mixtral-8x7b --tp 2 --json | jq '.model.active_params')
+check "serve --hf-config: active parameters as the preset" test -n "$a" -a "$a" = "$b"
+check "--hf-config with --layers: the option wins" \
+	[ "$("$GPUCTL" plan train --hf-config "$hf/llama-2-7b.json" --layers 16 --json | jq '.model.layers')" = 16 ]
+echo '{"model_type": "llama", "hidden_size": 4096}' >"$tmp/nolayers.json"
+expect_error 65 "config.json: no 'num_hidden_layers'" plan train --hf-config "$tmp/nolayers.json"
+echo '{"num_hidden_layers": 2,' >"$tmp/trunc.json"
+expect_error 65 "config.json: line" plan train --hf-config "$tmp/trunc.json"
+expect_error 66 "$tmp/none.json" plan train --hf-config "$tmp/none.json"
+expect_error 64 "--model and --hf-config exclude each other" plan train --model llama-2-7b --hf-config "$hf/gpt2.json"
 finish

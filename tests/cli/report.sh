@@ -81,4 +81,9 @@ one_line save-results.err
 expect 64 save-nobench -- --sim h200x8 report --no-bench --save "$tmp/saved.json"
 expect 64 usage -- --sim h200x8 report --frobnicate
 expect 74 unwritable -- --sim h200x8 report --html /nonexistent-dir/r.html
+
+# the help says what a simulated server gets (more than inventory and datasheet)
+"$GPUCTL" report --help >"$tmp/rhelp.out" 2>&1
+hasnt rhelp.out "inventory and datasheet only"
+has rhelp.out "topology, health, datasheet, planning"
 finish

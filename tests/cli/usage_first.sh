@@ -107,7 +107,7 @@ if ! ldconfig -p 2>/dev/null | grep -q 'libnvidia-ml\.so\.1'; then
 	expect 69 "$nodriver_msg" report --no-bench
 	expect 69 "$nodriver_msg" info -i 9 # well formed: only the GPUs can say it is not there
 	# top checks for a terminal (an option-level check, 64) before the backend
-	expect 64 "gpuctl top: needs a terminal; for a stream of lines use 'gpuctl dmon'" top
+	expect 64 "gpuctl top: needs a terminal; for plain text use 'gpuctl top --once' or '-b', for a stream of lines 'gpuctl dmon'" top
 	checks=$((checks + 1))
 	"$GPUCTL" --or-sim h200x8 info >"$tmp/out" 2>"$tmp/err"
 	rc=$?
