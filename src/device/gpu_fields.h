@@ -31,9 +31,11 @@
  *   help    the family's HELP text
  *   series  this row's own labels, exactly as written: key="value"[,...]
  *   nvml_read, nvml_field  how the nvml backend reads it: BATCH with an
- *           NVML_FI_* id: in its nvmlDeviceGetFieldValues batch by that id
- *           alone (a driver without the field: "not supported"); CODE, 0:
- *           by its own code (nvml_device.c, nvml_fields.c)
+ *           NVML_FI_* id: in its group's nvmlDeviceGetFieldValues batch by
+ *           that id; FLAG: the same, read as 1/0; where the driver does not
+ *           deliver the field, the field's own call in nvml_fields.c's
+ *           slot_call, if it has one (else "not supported"); CODE, 0: by
+ *           its own code only (nvml_device.c)
  *   sim     how the simulator makes it (device/sim_model.c): MODEL: by the
  *           function sim_<member> there, of the load, time and faults;
  *           otherwise "not supported" unless struct sim_caps' flag cap is
@@ -119,7 +121,7 @@
 	  MODEL, COL(1, "gtemp", "gpu_temp_c", "C", 'p', 5, VALUE, 1, "GPU temperature"), \
 	  INFO(TEMPERATURE, 0, "GPU Current Temp", U, "C")) \
 	X(temp_mem_c, BASIC, CELSIUS, "memory_temperature_celsius", FAMILY, "gpuctl_gpu_memory_temperature_celsius", GAUGE, "", \
-	  "Device memory (HBM) temperature.", "", CODE, 0, \
+	  "Device memory (HBM) temperature.", "", BATCH, NVML_FI_DEV_MEMORY_TEMP, \
 	  MODEL, COL(2, "mtemp", "mem_temp_c", "C", 'p', 5, VALUE, 1, "memory (HBM) temperature"), \
 	  INFO(TEMPERATURE, 1, "Memory Current Temp", U, "C")) \
 	X(temp_slowdown_c, BASIC, CELSIUS, NULL, FAMILY, "gpuctl_gpu_slowdown_temperature_celsius", GAUGE, "", \
@@ -134,7 +136,7 @@
 	  "Fan speed as a fraction of its maximum (0-1).", "", CODE, 0, \
 	  MODEL, NOCOL, \
 	  INFO(TEMPERATURE, 4, "Fan Speed", U, "%")) \
-	X(power_mw, BASIC, MW, "power_watts", FAMILY, "gpuctl_gpu_power_watts", GAUGE, "", "Power draw.", "", CODE, 0, \
+	X(power_mw, BASIC, MW, "power_watts", FAMILY, "gpuctl_gpu_power_watts", GAUGE, "", "Power draw.", "", BATCH, NVML_FI_DEV_POWER_AVERAGE, \
 	  MODEL, COL(0, "pwr", "power_w", "W", 'p', 6, VALUE, 1e-3, "power draw"), \
 	  INFO(POWER, 0, "Power Draw", WATTS, "")) \
 	/* nvmlDeviceGetPowerUsage (power_mw) averages over 1 s on Ampere and later */ \
@@ -149,7 +151,7 @@
 	  INFO(POWER, 1, "Current Power Limit", WATTS, "")) \
 	/* cumulative since the driver loaded */ \
 	X(energy_mj, ENERGY, MJ, "energy_joules", FAMILY, "gpuctl_gpu_energy_joules_total", COUNTER, "", \
-	  "Energy consumed since the driver was loaded.", "", CODE, 0, \
+	  "Energy consumed since the driver was loaded.", "", BATCH, NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION, \
 	  MODEL, COL(21, "energy", "energy_j", "J", 0, 10, VALUE, 1e-3, "energy since driver load (--columns only)"), \
 	  INFO(POWER, 5, "Energy Since Driver Load", JOULES, "")) \
 	X(sm_clock_mhz, BASIC, MHZ, "sm_clock_mhz", FAMILY, "gpuctl_gpu_sm_clock_hertz", GAUGE, "", "SM clock.", "", CODE, 0, \
@@ -170,49 +172,49 @@
 	  INFO(CLOCKS, 5, "Clocks Event Reasons", REASONS, "")) \
 	/* cumulative time spent throttled (nvmlDeviceGetViolationStatus) */ \
 	X(viol_power_ns, VIOL, NS, NULL, FAMILY, "gpuctl_gpu_clock_event_seconds_total", COUNTER, "reason", \
-	  "Time the clocks were held down for this reason, since the driver was loaded.", "reason=\"power\"", CODE, 0, \
+	  "Time the clocks were held down for this reason, since the driver was loaded.", "reason=\"power\"", BATCH, NVML_FI_DEV_PERF_POLICY_POWER, \
 	  FAULT_TIME(viol, POWER), \
 	  COL(7, "pviol", "power_viol_pct", "%", 'v', 5, RATE_PCT, 100.0 / 1e9, "share of the interval throttled for power"), \
 	  INFO(CLOCK_EVENT_TIME, 0, "Power Cap", SECONDS, "")) \
 	X(viol_thermal_ns, VIOL, NS, NULL, SERIES, "gpuctl_gpu_clock_event_seconds_total", COUNTER, NULL, NULL, \
-	  "reason=\"thermal\"", CODE, 0, \
+	  "reason=\"thermal\"", BATCH, NVML_FI_DEV_PERF_POLICY_THERMAL, \
 	  FAULT_TIME(viol, THERMAL), \
 	  COL(8, "tviol", "thermal_viol_pct", "%", 'v', 5, RATE_PCT, 100.0 / 1e9, \
 	      "share of the interval throttled for temperature"), \
 	  INFO(CLOCK_EVENT_TIME, 1, "Thermal", SECONDS, "")) \
 	X(viol_sync_boost_ns, VIOL, NS, NULL, SERIES, "gpuctl_gpu_clock_event_seconds_total", COUNTER, NULL, NULL, \
-	  "reason=\"sync_boost\"", CODE, 0, \
+	  "reason=\"sync_boost\"", BATCH, NVML_FI_DEV_PERF_POLICY_SYNC_BOOST, \
 	  ZERO(viol), NOCOL, \
 	  INFO(CLOCK_EVENT_TIME, 2, "Sync Boost", SECONDS, "")) \
 	X(viol_board_limit_ns, VIOL, NS, NULL, SERIES, "gpuctl_gpu_clock_event_seconds_total", COUNTER, NULL, NULL, \
-	  "reason=\"board_limit\"", CODE, 0, \
+	  "reason=\"board_limit\"", BATCH, NVML_FI_DEV_PERF_POLICY_BOARD_LIMIT, \
 	  ZERO(viol), NOCOL, \
 	  INFO(CLOCK_EVENT_TIME, 3, "Board Limit", SECONDS, "")) \
 	X(viol_low_util_ns, VIOL, NS, NULL, SERIES, "gpuctl_gpu_clock_event_seconds_total", COUNTER, NULL, NULL, \
-	  "reason=\"low_utilization\"", CODE, 0, \
+	  "reason=\"low_utilization\"", BATCH, NVML_FI_DEV_PERF_POLICY_LOW_UTILIZATION, \
 	  MODEL, NOCOL, \
 	  INFO(CLOCK_EVENT_TIME, 4, "Low Utilization", SECONDS, "")) \
 	X(viol_reliability_ns, VIOL, NS, NULL, SERIES, "gpuctl_gpu_clock_event_seconds_total", COUNTER, NULL, NULL, \
-	  "reason=\"reliability\"", CODE, 0, \
+	  "reason=\"reliability\"", BATCH, NVML_FI_DEV_PERF_POLICY_RELIABILITY, \
 	  ZERO(viol), NOCOL, \
 	  INFO(CLOCK_EVENT_TIME, 5, "Reliability", SECONDS, "")) \
 	/* ECC: volatile = since the driver loaded, aggregate = over the GPU's life */ \
 	X(ecc_vol_corrected, ECC, COUNT, "ecc_volatile_corrected", FAMILY, "gpuctl_gpu_ecc_volatile_errors_total", COUNTER, \
-	  "type", "ECC errors in all locations since the driver was loaded.", "type=\"corrected\"", CODE, 0, \
+	  "type", "ECC errors in all locations since the driver was loaded.", "type=\"corrected\"", BATCH, NVML_FI_DEV_ECC_SBE_VOL_TOTAL, \
 	  FAULT_SUM(ecc_on, ECC_CORRECTED, count), \
 	  COL(11, "sbecc", "ecc_corrected", "errs", 'e', 5, VALUE, 1, "corrected ECC errors since driver load"), \
 	  INFO(ECC, 0, "Volatile Corrected", U, "")) \
 	X(ecc_vol_uncorrected, ECC, COUNT, "ecc_volatile_uncorrected", SERIES, "gpuctl_gpu_ecc_volatile_errors_total", \
-	  COUNTER, NULL, NULL, "type=\"uncorrected\"", CODE, 0, \
+	  COUNTER, NULL, NULL, "type=\"uncorrected\"", BATCH, NVML_FI_DEV_ECC_DBE_VOL_TOTAL, \
 	  FAULT_SUM(ecc_on, ECC_UNCORRECTABLE, count), \
 	  COL(12, "dbecc", "ecc_uncorrected", "errs", 'e', 5, VALUE, 1, "uncorrected ECC errors since driver load"), \
 	  INFO(ECC, 1, "Volatile Uncorrected", U, "")) \
 	X(ecc_agg_corrected, ECC, COUNT, "ecc_aggregate_corrected", FAMILY, "gpuctl_gpu_ecc_aggregate_errors_total", \
-	  COUNTER, "type", "ECC errors in all locations over the GPU's life.", "type=\"corrected\"", CODE, 0, \
+	  COUNTER, "type", "ECC errors in all locations over the GPU's life.", "type=\"corrected\"", BATCH, NVML_FI_DEV_ECC_SBE_AGG_TOTAL, \
 	  FAULT_SUM(ecc_on, ECC_CORRECTED, count), NOCOL, \
 	  INFO(ECC, 2, "Aggregate Corrected", U, "")) \
 	X(ecc_agg_uncorrected, ECC, COUNT, "ecc_aggregate_uncorrected", SERIES, "gpuctl_gpu_ecc_aggregate_errors_total", \
-	  COUNTER, NULL, NULL, "type=\"uncorrected\"", CODE, 0, \
+	  COUNTER, NULL, NULL, "type=\"uncorrected\"", BATCH, NVML_FI_DEV_ECC_DBE_AGG_TOTAL, \
 	  FAULT_SUM(ecc_on, ECC_UNCORRECTABLE, count), NOCOL, \
 	  INFO(ECC, 3, "Aggregate Uncorrected", U, "")) \
 	/* aggregate, by location */ \
@@ -221,34 +223,34 @@
 	  FAULT_SUM(ecc_on, ECC_UNCORRECTABLE, sram), NOCOL, \
 	  INFO(ECC, 4, "Aggregate Uncorrected SRAM", U, "")) \
 	X(ecc_dram_uncorrected, ECC, COUNT, NULL, SERIES, "gpuctl_gpu_ecc_errors_total", COUNTER, NULL, NULL, \
-	  "type=\"uncorrected\",location=\"dram\"", CODE, 0, \
+	  "type=\"uncorrected\",location=\"dram\"", BATCH, NVML_FI_DEV_ECC_DBE_AGG_DEV, \
 	  FAULT_SUM(ecc_on, ECC_UNCORRECTABLE, dram), NOCOL, \
 	  INFO(ECC, 5, "Aggregate Uncorrected DRAM", U, "")) \
 	X(retired_pages_sbe, ECC, COUNT, NULL, FAMILY, "gpuctl_gpu_retired_pages", GAUGE, "cause", \
-	  "Memory pages retired, by cause (sbe, dbe).", "cause=\"sbe\"", CODE, 0, \
+	  "Memory pages retired, by cause (sbe, dbe).", "cause=\"sbe\"", BATCH, NVML_FI_DEV_RETIRED_SBE, \
 	  FAULT_SUM(retired_pages, RETIRED_PAGES, sbe), NOCOL, \
 	  INFO(RETIRED_PAGES, 0, "Single Bit ECC", U, "pages")) \
-	X(retired_pages_dbe, ECC, COUNT, NULL, SERIES, "gpuctl_gpu_retired_pages", GAUGE, NULL, NULL, "cause=\"dbe\"", CODE, 0, \
+	X(retired_pages_dbe, ECC, COUNT, NULL, SERIES, "gpuctl_gpu_retired_pages", GAUGE, NULL, NULL, "cause=\"dbe\"", BATCH, NVML_FI_DEV_RETIRED_DBE, \
 	  FAULT_SUM(retired_pages, RETIRED_PAGES, dbe), NOCOL, \
 	  INFO(RETIRED_PAGES, 1, "Double Bit ECC", U, "pages")) \
 	X(retired_pages_pending, ECC, COUNT, NULL, FAMILY, "gpuctl_gpu_retired_pages_pending", GAUGE, "", \
-	  "1 if a page retirement waits for the next driver reload.", "", CODE, 0, \
+	  "1 if a page retirement waits for the next driver reload.", "", FLAG, NVML_FI_DEV_RETIRED_PENDING, \
 	  FAULT_ACTIVE(retired_pages, RETIRED_PAGES), NOCOL, \
 	  INFO(RETIRED_PAGES, 2, "Pending Page Blacklist", YESNO, "")) \
 	X(remap_corrected, ECC, COUNT, NULL, FAMILY, "gpuctl_gpu_remapped_rows", GAUGE, "type", \
-	  "Memory rows remapped, by the error type that caused it.", "type=\"corrected\"", CODE, 0, \
+	  "Memory rows remapped, by the error type that caused it.", "type=\"corrected\"", BATCH, NVML_FI_DEV_REMAPPED_COR, \
 	  ZERO(remap), NOCOL, \
 	  INFO(REMAPPED_ROWS, 0, "Correctable Error", U, "rows")) \
 	X(remap_uncorrected, ECC, COUNT, "remapped_rows_uncorrected", SERIES, "gpuctl_gpu_remapped_rows", GAUGE, NULL, NULL, \
-	  "type=\"uncorrected\"", CODE, 0, \
+	  "type=\"uncorrected\"", BATCH, NVML_FI_DEV_REMAPPED_UNC, \
 	  FAULT_SUM(remap, REMAP_PENDING, count), NOCOL, \
 	  INFO(REMAPPED_ROWS, 1, "Uncorrectable Error", U, "rows")) \
 	X(remap_pending, ECC, COUNT, "remap_pending", FAMILY, "gpuctl_gpu_row_remap_pending", GAUGE, "", \
-	  "1 if a row remap waits for a GPU reset.", "", CODE, 0, \
+	  "1 if a row remap waits for a GPU reset.", "", FLAG, NVML_FI_DEV_REMAPPED_PENDING, \
 	  FAULT_ACTIVE(remap, REMAP_PENDING), NOCOL, \
 	  INFO(REMAPPED_ROWS, 2, "Pending", YESNO, "")) \
 	X(remap_failure, ECC, COUNT, NULL, FAMILY, "gpuctl_gpu_row_remap_failure", GAUGE, "", \
-	  "1 if a row remap failed (the GPU needs service).", "", CODE, 0, \
+	  "1 if a row remap failed (the GPU needs service).", "", FLAG, NVML_FI_DEV_REMAPPED_FAILURE, \
 	  FAULT_ACTIVE(remap, REMAP_FAILURE), NOCOL, \
 	  INFO(REMAPPED_ROWS, 3, "Remapping Failure Occurred", YESNO, "")) \
 	X(pcie_gen, PCIE, COUNT, "pcie_link_generation", FAMILY, "gpuctl_gpu_pcie_link_generation", GAUGE, "", \
@@ -268,7 +270,7 @@
 	  MODEL, COL(14, "rxpci", "pcie_rx_mbs", "MB/s", 't', 6, VALUE, 1024.0 / 1e6, "PCIe receive throughput"), \
 	  INFO(PCIE, 5, "Rx Throughput", U, "KiB/s")) \
 	X(pcie_replays, PCIE, COUNT, "pcie_replays", FAMILY, "gpuctl_gpu_pcie_replays_total", COUNTER, "", \
-	  "PCIe replay events (link retransmissions).", "", CODE, 0, \
+	  "PCIe replay events (link retransmissions).", "", BATCH, NVML_FI_DEV_PCIE_REPLAY_COUNTER, \
 	  MODEL, COL(13, "pci", "pcie_replays", "errs", 'e', 5, VALUE, 1, "PCIe replays"), \
 	  INFO(PCIE, 6, "Replays", U, "")) \
 	/* since the driver loaded; a link that keeps retraining is failing */ \
