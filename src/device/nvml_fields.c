@@ -178,10 +178,8 @@ static nvmlReturn_t slot_call(struct nvml_api *api, nvmlDevice_t h, unsigned slo
 			rm->done = true;
 			rm->r = NVML_CALL(api, DeviceGetRemappedRows, h, &rm->v[0], &rm->v[1], &rm->v[2], &rm->v[3]);
 		}
-		*v = rm->v[slot == FVS_F_remap_corrected	? 0
-			   : slot == FVS_F_remap_uncorrected ? 1
-			   : slot == FVS_F_remap_pending     ? 2
-							     : 3];
+		/* corrected, uncorrected, pending, failure */
+		*v = rm->v[slot == FVS_F_remap_corrected ? 0 : slot == FVS_F_remap_uncorrected ? 1 : slot == FVS_F_remap_pending ? 2 : 3];
 		return rm->r;
 	case FVS_F_pcie_replays:
 		r = NVML_CALL(api, DeviceGetPcieReplayCounter, h, &u);
