@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpu_fields.h - the field table: every scalar value a sample of a GPU holds,
- * one row each, in struct gpu_sample's order (which is --json's). Each
- * consumer expands the rows it needs: the struct (gpu.h), the sampler's carry
- * of the slow groups, the "sample" object of --json and of the agent's API
+ * one row each, in struct gpu_sample's order (which is --json's): what the
+ * value is and how it is read, nothing of how it is shown. Each consumer
+ * expands the rows it needs: the struct (gpu.h), the sampler's carry of the
+ * slow groups, the "sample" object of --json and of the agent's API
  * (view/json_util.c), the agent's exposition (agent/metrics.c), the nvml
- * backend's field-value batch,
- * the simulator (device/sim_model.c), the dmon and top columns
- * (view/moncol.c), `info -q` (cmd/info.c) and the tests. Adding a value read
- * from NVML is a row here (and its sim_<member> when its sim column is
- * MODEL) and its lines in docs/json.md and docs/metrics.md (docs/hacking.md).
+ * backend's field-value batch (nvml_priv.h, nvml_fields.c, nvml_device.c),
+ * the simulator (device/sim_model.c) and the tests. How a value is shown is
+ * the view's, keyed by the member: its dmon/top column in view/moncol.c
+ * (FCOL), its `info -q` line in view/info_text.c (INFO_SAMPLE). Adding a
+ * value read from NVML is a row here (and its sim_<member> when its sim
+ * column is MODEL) and its lines in docs/json.md and docs/metrics.md
+ * (docs/hacking.md).
  *
  * X(member, group, unit, api_key, role, metric, type, labels, help, series, nvml_read, nvml_field,
- *   sim, moncol, info)
+ *   sim)
  *   member  the u64v in struct gpu_sample, and its key in "sample" (--json, API)
  *   group   GPU_GRP_<group> reads it; a slow group's values are carried
  *           between the ticks that read them (sampler.c)
@@ -31,9 +34,11 @@
  *   help    the family's HELP text
  *   series  this row's own labels, exactly as written: key="value"[,...]
  *   nvml_read, nvml_field  how the nvml backend reads it: BATCH with an
- *           NVML_FI_* id: in its nvmlDeviceGetFieldValues batch by that id
- *           alone (a driver without the field: "not supported"); CODE, 0:
- *           by its own code (nvml_device.c, nvml_fields.c)
+ *           NVML_FI_* id: in its group's nvmlDeviceGetFieldValues batch by
+ *           that id; FLAG: the same, read as 1/0; where the driver does not
+ *           deliver the field, the field's own call in nvml_fields.c's
+ *           slot_call, if it has one (else "not supported"); CODE, 0: by
+ *           its own code only (nvml_device.c)
  *   sim     how the simulator makes it (device/sim_model.c): MODEL: by the
  *           function sim_<member> there, of the load, time and faults;
  *           otherwise "not supported" unless struct sim_caps' flag cap is
@@ -44,20 +49,6 @@
  *           GPM(metric): the profiling model of the GPU's workload
  *           (device/sim_gpm.c, SIM_GPM_<metric>), "not supported"
  *           unless struct sim_caps' gpm is set (Hopper and later, MIG off)
- *   moncol  its dmon/top column (view/moncol.c), or NOCOL:
- *           COL(pos, name, key, unit, grp, width, calc, scale, help):
- *           pos its place in the column table (moncols[pos]: every place
- *           from 0 up is taken once, here or by moncol.c's own columns);
- *           name, key, unit, grp (dmon -s's letter, 0: --columns only),
- *           width and help as struct moncol says; calc: VALUE (value *
- *           scale), RATE_PCT (a nanosecond counter's growth per second *
- *           scale: a share of the interval, at most 100), PSTATE ("P0"),
- *           THROTTLE (moncol_throttle_short)
- *   info    its line in `info -q` (cmd/info.c), or NOINFO:
- *           INFO(section, rank, label, fmt, unit): in section INFO_SEC_<section>,
- *           at rank (0 first: info.c's lines of static facts take the others),
- *           written as INFO_FMT_<fmt> (U: the integer and unit; MIB, WATTS,
- *           JOULES, SECONDS, PSTATE, REASONS, YESNO, LANES)
  */
 #ifndef GPUCTL_GPU_FIELDS_H
 #define GPUCTL_GPU_FIELDS_H
@@ -96,231 +87,172 @@
 #define GPU_SAMPLE_FIELDS(X) \
 	X(util_gpu_pct, BASIC, PCT, "utilization_gpu_percent", FAMILY, "gpuctl_gpu_utilization_ratio", GAUGE, "", \
 	  "Fraction of the last sample period a kernel was running (0-1).", "", CODE, 0, \
-	  MODEL, COL(3, "sm", "sm_util_pct", "%", 'u', 4, VALUE, 1, "GPU (SM) utilization"), \
-	  INFO(UTILIZATION, 0, "GPU", U, "%")) \
+	  MODEL) \
 	X(util_mem_pct, BASIC, PCT, "utilization_memory_percent", FAMILY, "gpuctl_gpu_memory_utilization_ratio", GAUGE, "", \
 	  "Fraction of the last sample period device memory was read or written (0-1).", "", CODE, 0, \
-	  MODEL, COL(4, "mem", "mem_util_pct", "%", 'u', 4, VALUE, 1, "memory controller utilization"), \
-	  INFO(UTILIZATION, 1, "Memory", U, "%")) \
+	  MODEL) \
 	X(mem_used_bytes, BASIC, BYTES, "memory_used_bytes", FAMILY, "gpuctl_gpu_memory_used_bytes", GAUGE, "", \
 	  "Device memory in use.", "", CODE, 0, \
-	  MODEL, COL(9, "fb", "fb_used_mib", "MiB", 'm', 7, VALUE, 1.0 / 1048576, "GPU memory used"), \
-	  INFO(MEMORY, 1, "Used", MIB, "")) \
+	  MODEL) \
 	X(mem_free_bytes, BASIC, BYTES, "memory_free_bytes", FAMILY, "gpuctl_gpu_memory_free_bytes", GAUGE, "", \
 	  "Device memory free.", "", CODE, 0, \
-	  MODEL, NOCOL, \
-	  INFO(MEMORY, 2, "Free", MIB, "")) \
+	  MODEL) \
 	X(mem_total_bytes, BASIC, BYTES, "memory_total_bytes", FAMILY, "gpuctl_gpu_memory_total_bytes", GAUGE, "", \
 	  "Device memory in total, as the driver reports it.", "", CODE, 0, \
-	  MODEL, NOCOL, \
-	  INFO(MEMORY, 0, "Total", MIB, "")) \
+	  MODEL) \
 	X(temp_c, BASIC, CELSIUS, "temperature_celsius", FAMILY, "gpuctl_gpu_temperature_celsius", GAUGE, "", \
 	  "GPU core temperature.", "", CODE, 0, \
-	  MODEL, COL(1, "gtemp", "gpu_temp_c", "C", 'p', 5, VALUE, 1, "GPU temperature"), \
-	  INFO(TEMPERATURE, 0, "GPU Current Temp", U, "C")) \
+	  MODEL) \
 	X(temp_mem_c, BASIC, CELSIUS, "memory_temperature_celsius", FAMILY, "gpuctl_gpu_memory_temperature_celsius", GAUGE, "", \
-	  "Device memory (HBM) temperature.", "", CODE, 0, \
-	  MODEL, COL(2, "mtemp", "mem_temp_c", "C", 'p', 5, VALUE, 1, "memory (HBM) temperature"), \
-	  INFO(TEMPERATURE, 1, "Memory Current Temp", U, "C")) \
+	  "Device memory (HBM) temperature.", "", BATCH, NVML_FI_DEV_MEMORY_TEMP, \
+	  MODEL) \
 	X(temp_slowdown_c, BASIC, CELSIUS, NULL, FAMILY, "gpuctl_gpu_slowdown_temperature_celsius", GAUGE, "", \
 	  "Temperature at which the GPU slows its clocks.", "", CODE, 0, \
-	  MODEL, NOCOL, \
-	  INFO(TEMPERATURE, 2, "GPU Slowdown Temp", U, "C")) \
+	  MODEL) \
 	X(temp_shutdown_c, BASIC, CELSIUS, NULL, FAMILY, "gpuctl_gpu_shutdown_temperature_celsius", GAUGE, "", \
 	  "Temperature at which the GPU shuts down.", "", CODE, 0, \
-	  MODEL, NOCOL, \
-	  INFO(TEMPERATURE, 3, "GPU Shutdown Temp", U, "C")) \
+	  MODEL) \
 	X(fan_pct, BASIC, PCT, "fan_percent", FAMILY, "gpuctl_gpu_fan_speed_ratio", GAUGE, "", \
 	  "Fan speed as a fraction of its maximum (0-1).", "", CODE, 0, \
-	  MODEL, NOCOL, \
-	  INFO(TEMPERATURE, 4, "Fan Speed", U, "%")) \
-	X(power_mw, BASIC, MW, "power_watts", FAMILY, "gpuctl_gpu_power_watts", GAUGE, "", "Power draw.", "", CODE, 0, \
-	  MODEL, COL(0, "pwr", "power_w", "W", 'p', 6, VALUE, 1e-3, "power draw"), \
-	  INFO(POWER, 0, "Power Draw", WATTS, "")) \
+	  MODEL) \
+	X(power_mw, BASIC, MW, "power_watts", FAMILY, "gpuctl_gpu_power_watts", GAUGE, "", "Power draw.", "", BATCH, NVML_FI_DEV_POWER_AVERAGE, \
+	  MODEL) \
 	/* nvmlDeviceGetPowerUsage (power_mw) averages over 1 s on Ampere and later */ \
 	X(power_instant_mw, BASIC, MW, NULL, FAMILY, "gpuctl_gpu_power_instant_watts", GAUGE, "", \
 	  "Instantaneous power draw (gpuctl_gpu_power_watts is averaged over a second on Ampere and later).", "", \
 	  BATCH, NVML_FI_DEV_POWER_INSTANT, \
-	  MODEL, NOCOL, \
-	  NOINFO) \
+	  MODEL) \
 	X(power_limit_mw, BASIC, MW, "power_limit_watts", FAMILY, "gpuctl_gpu_power_limit_watts", GAUGE, "", \
 	  "Power limit in force.", "", CODE, 0, \
-	  MODEL, COL(20, "plim", "power_limit_w", "W", 0, 5, VALUE, 1e-3, "power limit (--columns only)"), \
-	  INFO(POWER, 1, "Current Power Limit", WATTS, "")) \
+	  MODEL) \
 	/* cumulative since the driver loaded */ \
 	X(energy_mj, ENERGY, MJ, "energy_joules", FAMILY, "gpuctl_gpu_energy_joules_total", COUNTER, "", \
-	  "Energy consumed since the driver was loaded.", "", CODE, 0, \
-	  MODEL, COL(21, "energy", "energy_j", "J", 0, 10, VALUE, 1e-3, "energy since driver load (--columns only)"), \
-	  INFO(POWER, 5, "Energy Since Driver Load", JOULES, "")) \
+	  "Energy consumed since the driver was loaded.", "", BATCH, NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION, \
+	  MODEL) \
 	X(sm_clock_mhz, BASIC, MHZ, "sm_clock_mhz", FAMILY, "gpuctl_gpu_sm_clock_hertz", GAUGE, "", "SM clock.", "", CODE, 0, \
-	  MODEL, COL(6, "pclk", "sm_clock_mhz", "MHz", 'c', 5, VALUE, 1, "SM clock"), \
-	  INFO(CLOCKS, 0, "SM", U, "MHz")) \
+	  MODEL) \
 	X(mem_clock_mhz, BASIC, MHZ, "memory_clock_mhz", FAMILY, "gpuctl_gpu_memory_clock_hertz", GAUGE, "", \
 	  "Memory clock.", "", CODE, 0, \
-	  MODEL, COL(5, "mclk", "mem_clock_mhz", "MHz", 'c', 5, VALUE, 1, "memory clock"), \
-	  INFO(CLOCKS, 1, "Memory", U, "MHz")) \
+	  MODEL) \
 	/* 0..15 */ \
 	X(pstate, BASIC, COUNT, "pstate", FAMILY, "gpuctl_gpu_performance_state", GAUGE, "", \
 	  "Performance state (0 = P0, fastest, to 15).", "", CODE, 0, \
-	  MODEL, COL(18, "pst", "pstate", "", 's', 3, PSTATE, 1, "performance state"), \
-	  INFO(CLOCKS, 4, "Performance State", PSTATE, "")) \
+	  MODEL) \
 	/* CLK_EVT_* bits: a name per bit in --json, a series per reason (metrics.c) */ \
 	X(clock_event_reasons, BASIC, COUNT, "clock_event_reasons", NONE, NULL, GAUGE, NULL, NULL, "", CODE, 0, \
-	  MODEL, COL(19, "thr", "throttle", "", 's', 8, THROTTLE, 1, "main clock-event (throttle) reason, + if more"), \
-	  INFO(CLOCKS, 5, "Clocks Event Reasons", REASONS, "")) \
+	  MODEL) \
 	/* cumulative time spent throttled (nvmlDeviceGetViolationStatus) */ \
 	X(viol_power_ns, VIOL, NS, NULL, FAMILY, "gpuctl_gpu_clock_event_seconds_total", COUNTER, "reason", \
-	  "Time the clocks were held down for this reason, since the driver was loaded.", "reason=\"power\"", CODE, 0, \
-	  FAULT_TIME(viol, POWER), \
-	  COL(7, "pviol", "power_viol_pct", "%", 'v', 5, RATE_PCT, 100.0 / 1e9, "share of the interval throttled for power"), \
-	  INFO(CLOCK_EVENT_TIME, 0, "Power Cap", SECONDS, "")) \
+	  "Time the clocks were held down for this reason, since the driver was loaded.", "reason=\"power\"", BATCH, NVML_FI_DEV_PERF_POLICY_POWER, \
+	  FAULT_TIME(viol, POWER)) \
 	X(viol_thermal_ns, VIOL, NS, NULL, SERIES, "gpuctl_gpu_clock_event_seconds_total", COUNTER, NULL, NULL, \
-	  "reason=\"thermal\"", CODE, 0, \
-	  FAULT_TIME(viol, THERMAL), \
-	  COL(8, "tviol", "thermal_viol_pct", "%", 'v', 5, RATE_PCT, 100.0 / 1e9, \
-	      "share of the interval throttled for temperature"), \
-	  INFO(CLOCK_EVENT_TIME, 1, "Thermal", SECONDS, "")) \
+	  "reason=\"thermal\"", BATCH, NVML_FI_DEV_PERF_POLICY_THERMAL, \
+	  FAULT_TIME(viol, THERMAL)) \
 	X(viol_sync_boost_ns, VIOL, NS, NULL, SERIES, "gpuctl_gpu_clock_event_seconds_total", COUNTER, NULL, NULL, \
-	  "reason=\"sync_boost\"", CODE, 0, \
-	  ZERO(viol), NOCOL, \
-	  INFO(CLOCK_EVENT_TIME, 2, "Sync Boost", SECONDS, "")) \
+	  "reason=\"sync_boost\"", BATCH, NVML_FI_DEV_PERF_POLICY_SYNC_BOOST, \
+	  ZERO(viol)) \
 	X(viol_board_limit_ns, VIOL, NS, NULL, SERIES, "gpuctl_gpu_clock_event_seconds_total", COUNTER, NULL, NULL, \
-	  "reason=\"board_limit\"", CODE, 0, \
-	  ZERO(viol), NOCOL, \
-	  INFO(CLOCK_EVENT_TIME, 3, "Board Limit", SECONDS, "")) \
+	  "reason=\"board_limit\"", BATCH, NVML_FI_DEV_PERF_POLICY_BOARD_LIMIT, \
+	  ZERO(viol)) \
 	X(viol_low_util_ns, VIOL, NS, NULL, SERIES, "gpuctl_gpu_clock_event_seconds_total", COUNTER, NULL, NULL, \
-	  "reason=\"low_utilization\"", CODE, 0, \
-	  MODEL, NOCOL, \
-	  INFO(CLOCK_EVENT_TIME, 4, "Low Utilization", SECONDS, "")) \
+	  "reason=\"low_utilization\"", BATCH, NVML_FI_DEV_PERF_POLICY_LOW_UTILIZATION, \
+	  MODEL) \
 	X(viol_reliability_ns, VIOL, NS, NULL, SERIES, "gpuctl_gpu_clock_event_seconds_total", COUNTER, NULL, NULL, \
-	  "reason=\"reliability\"", CODE, 0, \
-	  ZERO(viol), NOCOL, \
-	  INFO(CLOCK_EVENT_TIME, 5, "Reliability", SECONDS, "")) \
+	  "reason=\"reliability\"", BATCH, NVML_FI_DEV_PERF_POLICY_RELIABILITY, \
+	  ZERO(viol)) \
 	/* ECC: volatile = since the driver loaded, aggregate = over the GPU's life */ \
 	X(ecc_vol_corrected, ECC, COUNT, "ecc_volatile_corrected", FAMILY, "gpuctl_gpu_ecc_volatile_errors_total", COUNTER, \
-	  "type", "ECC errors in all locations since the driver was loaded.", "type=\"corrected\"", CODE, 0, \
-	  FAULT_SUM(ecc_on, ECC_CORRECTED, count), \
-	  COL(11, "sbecc", "ecc_corrected", "errs", 'e', 5, VALUE, 1, "corrected ECC errors since driver load"), \
-	  INFO(ECC, 0, "Volatile Corrected", U, "")) \
+	  "type", "ECC errors in all locations since the driver was loaded.", "type=\"corrected\"", BATCH, NVML_FI_DEV_ECC_SBE_VOL_TOTAL, \
+	  FAULT_SUM(ecc_on, ECC_CORRECTED, count)) \
 	X(ecc_vol_uncorrected, ECC, COUNT, "ecc_volatile_uncorrected", SERIES, "gpuctl_gpu_ecc_volatile_errors_total", \
-	  COUNTER, NULL, NULL, "type=\"uncorrected\"", CODE, 0, \
-	  FAULT_SUM(ecc_on, ECC_UNCORRECTABLE, count), \
-	  COL(12, "dbecc", "ecc_uncorrected", "errs", 'e', 5, VALUE, 1, "uncorrected ECC errors since driver load"), \
-	  INFO(ECC, 1, "Volatile Uncorrected", U, "")) \
+	  COUNTER, NULL, NULL, "type=\"uncorrected\"", BATCH, NVML_FI_DEV_ECC_DBE_VOL_TOTAL, \
+	  FAULT_SUM(ecc_on, ECC_UNCORRECTABLE, count)) \
 	X(ecc_agg_corrected, ECC, COUNT, "ecc_aggregate_corrected", FAMILY, "gpuctl_gpu_ecc_aggregate_errors_total", \
-	  COUNTER, "type", "ECC errors in all locations over the GPU's life.", "type=\"corrected\"", CODE, 0, \
-	  FAULT_SUM(ecc_on, ECC_CORRECTED, count), NOCOL, \
-	  INFO(ECC, 2, "Aggregate Corrected", U, "")) \
+	  COUNTER, "type", "ECC errors in all locations over the GPU's life.", "type=\"corrected\"", BATCH, NVML_FI_DEV_ECC_SBE_AGG_TOTAL, \
+	  FAULT_SUM(ecc_on, ECC_CORRECTED, count)) \
 	X(ecc_agg_uncorrected, ECC, COUNT, "ecc_aggregate_uncorrected", SERIES, "gpuctl_gpu_ecc_aggregate_errors_total", \
-	  COUNTER, NULL, NULL, "type=\"uncorrected\"", CODE, 0, \
-	  FAULT_SUM(ecc_on, ECC_UNCORRECTABLE, count), NOCOL, \
-	  INFO(ECC, 3, "Aggregate Uncorrected", U, "")) \
+	  COUNTER, NULL, NULL, "type=\"uncorrected\"", BATCH, NVML_FI_DEV_ECC_DBE_AGG_TOTAL, \
+	  FAULT_SUM(ecc_on, ECC_UNCORRECTABLE, count)) \
 	/* aggregate, by location */ \
 	X(ecc_sram_uncorrected, ECC, COUNT, NULL, FAMILY, "gpuctl_gpu_ecc_errors_total", COUNTER, "type, location", \
 	  "ECC errors over the GPU's life, by memory location (sram, dram).", "type=\"uncorrected\",location=\"sram\"", CODE, 0, \
-	  FAULT_SUM(ecc_on, ECC_UNCORRECTABLE, sram), NOCOL, \
-	  INFO(ECC, 4, "Aggregate Uncorrected SRAM", U, "")) \
+	  FAULT_SUM(ecc_on, ECC_UNCORRECTABLE, sram)) \
 	X(ecc_dram_uncorrected, ECC, COUNT, NULL, SERIES, "gpuctl_gpu_ecc_errors_total", COUNTER, NULL, NULL, \
-	  "type=\"uncorrected\",location=\"dram\"", CODE, 0, \
-	  FAULT_SUM(ecc_on, ECC_UNCORRECTABLE, dram), NOCOL, \
-	  INFO(ECC, 5, "Aggregate Uncorrected DRAM", U, "")) \
+	  "type=\"uncorrected\",location=\"dram\"", BATCH, NVML_FI_DEV_ECC_DBE_AGG_DEV, \
+	  FAULT_SUM(ecc_on, ECC_UNCORRECTABLE, dram)) \
 	X(retired_pages_sbe, ECC, COUNT, NULL, FAMILY, "gpuctl_gpu_retired_pages", GAUGE, "cause", \
-	  "Memory pages retired, by cause (sbe, dbe).", "cause=\"sbe\"", CODE, 0, \
-	  FAULT_SUM(retired_pages, RETIRED_PAGES, sbe), NOCOL, \
-	  INFO(RETIRED_PAGES, 0, "Single Bit ECC", U, "pages")) \
-	X(retired_pages_dbe, ECC, COUNT, NULL, SERIES, "gpuctl_gpu_retired_pages", GAUGE, NULL, NULL, "cause=\"dbe\"", CODE, 0, \
-	  FAULT_SUM(retired_pages, RETIRED_PAGES, dbe), NOCOL, \
-	  INFO(RETIRED_PAGES, 1, "Double Bit ECC", U, "pages")) \
+	  "Memory pages retired, by cause (sbe, dbe).", "cause=\"sbe\"", BATCH, NVML_FI_DEV_RETIRED_SBE, \
+	  FAULT_SUM(retired_pages, RETIRED_PAGES, sbe)) \
+	X(retired_pages_dbe, ECC, COUNT, NULL, SERIES, "gpuctl_gpu_retired_pages", GAUGE, NULL, NULL, "cause=\"dbe\"", BATCH, NVML_FI_DEV_RETIRED_DBE, \
+	  FAULT_SUM(retired_pages, RETIRED_PAGES, dbe)) \
 	X(retired_pages_pending, ECC, COUNT, NULL, FAMILY, "gpuctl_gpu_retired_pages_pending", GAUGE, "", \
-	  "1 if a page retirement waits for the next driver reload.", "", CODE, 0, \
-	  FAULT_ACTIVE(retired_pages, RETIRED_PAGES), NOCOL, \
-	  INFO(RETIRED_PAGES, 2, "Pending Page Blacklist", YESNO, "")) \
+	  "1 if a page retirement waits for the next driver reload.", "", FLAG, NVML_FI_DEV_RETIRED_PENDING, \
+	  FAULT_ACTIVE(retired_pages, RETIRED_PAGES)) \
 	X(remap_corrected, ECC, COUNT, NULL, FAMILY, "gpuctl_gpu_remapped_rows", GAUGE, "type", \
-	  "Memory rows remapped, by the error type that caused it.", "type=\"corrected\"", CODE, 0, \
-	  ZERO(remap), NOCOL, \
-	  INFO(REMAPPED_ROWS, 0, "Correctable Error", U, "rows")) \
+	  "Memory rows remapped, by the error type that caused it.", "type=\"corrected\"", BATCH, NVML_FI_DEV_REMAPPED_COR, \
+	  ZERO(remap)) \
 	X(remap_uncorrected, ECC, COUNT, "remapped_rows_uncorrected", SERIES, "gpuctl_gpu_remapped_rows", GAUGE, NULL, NULL, \
-	  "type=\"uncorrected\"", CODE, 0, \
-	  FAULT_SUM(remap, REMAP_PENDING, count), NOCOL, \
-	  INFO(REMAPPED_ROWS, 1, "Uncorrectable Error", U, "rows")) \
+	  "type=\"uncorrected\"", BATCH, NVML_FI_DEV_REMAPPED_UNC, \
+	  FAULT_SUM(remap, REMAP_PENDING, count)) \
 	X(remap_pending, ECC, COUNT, "remap_pending", FAMILY, "gpuctl_gpu_row_remap_pending", GAUGE, "", \
-	  "1 if a row remap waits for a GPU reset.", "", CODE, 0, \
-	  FAULT_ACTIVE(remap, REMAP_PENDING), NOCOL, \
-	  INFO(REMAPPED_ROWS, 2, "Pending", YESNO, "")) \
+	  "1 if a row remap waits for a GPU reset.", "", FLAG, NVML_FI_DEV_REMAPPED_PENDING, \
+	  FAULT_ACTIVE(remap, REMAP_PENDING)) \
 	X(remap_failure, ECC, COUNT, NULL, FAMILY, "gpuctl_gpu_row_remap_failure", GAUGE, "", \
-	  "1 if a row remap failed (the GPU needs service).", "", CODE, 0, \
-	  FAULT_ACTIVE(remap, REMAP_FAILURE), NOCOL, \
-	  INFO(REMAPPED_ROWS, 3, "Remapping Failure Occurred", YESNO, "")) \
+	  "1 if a row remap failed (the GPU needs service).", "", FLAG, NVML_FI_DEV_REMAPPED_FAILURE, \
+	  FAULT_ACTIVE(remap, REMAP_FAILURE)) \
 	X(pcie_gen, PCIE, COUNT, "pcie_link_generation", FAMILY, "gpuctl_gpu_pcie_link_generation", GAUGE, "", \
 	  "Current PCIe link generation.", "", CODE, 0, \
-	  MODEL, NOCOL, \
-	  INFO(PCIE, 0, "Generation Current", U, "")) \
+	  MODEL) \
 	X(pcie_width, PCIE, COUNT, "pcie_link_width", FAMILY, "gpuctl_gpu_pcie_link_width", GAUGE, "", \
 	  "Current PCIe link width (lanes).", "", CODE, 0, \
-	  MODEL, NOCOL, \
-	  INFO(PCIE, 2, "Link Width Current", LANES, "")) \
+	  MODEL) \
 	X(pcie_tx_kbps, PCIE, KIBPS, NULL, FAMILY, "gpuctl_gpu_pcie_transmit_bytes_per_second", GAUGE, "", \
 	  "PCIe transmit throughput over the driver's last sampling window.", "", CODE, 0, \
-	  MODEL, COL(15, "txpci", "pcie_tx_mbs", "MB/s", 't', 6, VALUE, 1024.0 / 1e6, "PCIe transmit throughput"), \
-	  INFO(PCIE, 4, "Tx Throughput", U, "KiB/s")) \
+	  MODEL) \
 	X(pcie_rx_kbps, PCIE, KIBPS, NULL, FAMILY, "gpuctl_gpu_pcie_receive_bytes_per_second", GAUGE, "", \
 	  "PCIe receive throughput over the driver's last sampling window.", "", CODE, 0, \
-	  MODEL, COL(14, "rxpci", "pcie_rx_mbs", "MB/s", 't', 6, VALUE, 1024.0 / 1e6, "PCIe receive throughput"), \
-	  INFO(PCIE, 5, "Rx Throughput", U, "KiB/s")) \
+	  MODEL) \
 	X(pcie_replays, PCIE, COUNT, "pcie_replays", FAMILY, "gpuctl_gpu_pcie_replays_total", COUNTER, "", \
-	  "PCIe replay events (link retransmissions).", "", CODE, 0, \
-	  MODEL, COL(13, "pci", "pcie_replays", "errs", 'e', 5, VALUE, 1, "PCIe replays"), \
-	  INFO(PCIE, 6, "Replays", U, "")) \
+	  "PCIe replay events (link retransmissions).", "", BATCH, NVML_FI_DEV_PCIE_REPLAY_COUNTER, \
+	  MODEL) \
 	/* since the driver loaded; a link that keeps retraining is failing */ \
 	X(pcie_l0_recoveries, PCIE, COUNT, NULL, FAMILY, "gpuctl_gpu_pcie_link_recoveries_total", COUNTER, "", \
 	  "PCIe link recoveries: times the link left L0 to retrain.", "", BATCH, NVML_FI_DEV_PCIE_L0_TO_RECOVERY_COUNTER, \
-	  MODEL, COL(22, "prcv", "pcie_recoveries", "errs", 0, 5, VALUE, 1, "PCIe link recoveries (--columns only)"), \
-	  INFO(PCIE, 7, "Link Recoveries", U, "")) \
+	  MODEL) \
 	/* profiling metrics from NVML GPM (Hopper and later; docs/metrics.md: their DCGM_FI_PROF_* \
 	 * equivalents), each between this sample and the previous one: n/a until there are two */ \
 	X(prof_sm_active_pct, GPM, PCT, NULL, FAMILY, "gpuctl_gpu_sm_active_ratio", GAUGE, "", \
 	  "Fraction of the time an SM had a warp resident, averaged over all SMs (0-1; DCGM_FI_PROF_SM_ACTIVE).", "", CODE, 0, \
-	  GPM(SM_ACTIVE), COL(23, "smact", "sm_active_pct", "%", 'g', 5, VALUE, 1, "SM activity: share of SMs busy, time-averaged (GPM)"), \
-	  INFO(PROFILING, 0, "SM Active", U, "%")) \
+	  GPM(SM_ACTIVE)) \
 	X(prof_sm_occupancy_pct, GPM, PCT, NULL, FAMILY, "gpuctl_gpu_sm_occupancy_ratio", GAUGE, "", \
 	  "Resident warps over the most an SM can hold, averaged over time and SMs (0-1; DCGM_FI_PROF_SM_OCCUPANCY).", "", CODE, 0, \
-	  GPM(SM_OCCUPANCY), COL(24, "smocc", "sm_occupancy_pct", "%", 'g', 5, VALUE, 1, "SM occupancy: resident warps over the maximum (GPM)"), \
-	  INFO(PROFILING, 1, "SM Occupancy", U, "%")) \
+	  GPM(SM_OCCUPANCY)) \
 	X(prof_tensor_active_pct, GPM, PCT, NULL, FAMILY, "gpuctl_gpu_tensor_active_ratio", GAUGE, "", \
 	  "Fraction of the time the tensor pipes (any type) were busy (0-1; DCGM_FI_PROF_PIPE_TENSOR_ACTIVE).", "", CODE, 0, \
-	  GPM(TENSOR), COL(25, "tensor", "tensor_active_pct", "%", 'g', 6, VALUE, 1, "tensor pipe activity, any type (GPM)"), \
-	  INFO(PROFILING, 2, "Tensor Active", U, "%")) \
+	  GPM(TENSOR)) \
 	X(prof_dram_active_pct, GPM, PCT, NULL, FAMILY, "gpuctl_gpu_dram_active_ratio", GAUGE, "", \
 	  "Device memory bandwidth used over its peak (0-1; DCGM_FI_PROF_DRAM_ACTIVE).", "", CODE, 0, \
-	  GPM(DRAM), COL(26, "dram", "dram_active_pct", "%", 'g', 5, VALUE, 1, "DRAM activity: memory bandwidth used over the peak (GPM)"), \
-	  INFO(PROFILING, 3, "DRAM Active", U, "%")) \
+	  GPM(DRAM)) \
 	X(prof_fp64_active_pct, GPM, PCT, NULL, FAMILY, "gpuctl_gpu_pipe_active_ratio", GAUGE, "pipe", \
 	  "Fraction of the time a non-tensor pipe was busy, by pipe (fp64, fp32, fp16; 0-1; DCGM_FI_PROF_PIPE_FP64/FP32/FP16_ACTIVE).", "pipe=\"fp64\"", CODE, 0, \
-	  GPM(FP64), COL(27, "fp64", "fp64_active_pct", "%", 'g', 5, VALUE, 1, "FP64 pipe activity (GPM)"), \
-	  INFO(PROFILING, 4, "FP64 Active", U, "%")) \
+	  GPM(FP64)) \
 	X(prof_fp32_active_pct, GPM, PCT, NULL, SERIES, "gpuctl_gpu_pipe_active_ratio", GAUGE, NULL, \
 	  NULL, "pipe=\"fp32\"", CODE, 0, \
-	  GPM(FP32), COL(28, "fp32", "fp32_active_pct", "%", 'g', 5, VALUE, 1, "FP32 pipe activity (GPM)"), \
-	  INFO(PROFILING, 5, "FP32 Active", U, "%")) \
+	  GPM(FP32)) \
 	X(prof_fp16_active_pct, GPM, PCT, NULL, SERIES, "gpuctl_gpu_pipe_active_ratio", GAUGE, NULL, \
 	  NULL, "pipe=\"fp16\"", CODE, 0, \
-	  GPM(FP16), COL(29, "fp16", "fp16_active_pct", "%", 'g', 5, VALUE, 1, "FP16 pipe activity (GPM)"), \
-	  INFO(PROFILING, 6, "FP16 Active", U, "%")) \
+	  GPM(FP16)) \
 	X(prof_pcie_tx_kbps, GPM, KIBPS, NULL, FAMILY, "gpuctl_gpu_prof_pcie_bytes_per_second", GAUGE, "direction", \
 	  "PCIe throughput by direction (tx, rx), GPM (DCGM_FI_PROF_PCIE_TX_BYTES, _RX_BYTES).", "direction=\"tx\"", CODE, 0, \
-	  GPM(PCIE_TX), COL(30, "gpcitx", "gpm_pcie_tx_mbs", "MB/s", 0, 7, VALUE, 1024.0 / 1e6, "PCIe transmit throughput, GPM (--columns only)"), \
-	  NOINFO) \
+	  GPM(PCIE_TX)) \
 	X(prof_pcie_rx_kbps, GPM, KIBPS, NULL, SERIES, "gpuctl_gpu_prof_pcie_bytes_per_second", GAUGE, NULL, \
 	  NULL, "direction=\"rx\"", CODE, 0, \
-	  GPM(PCIE_RX), COL(31, "gpcirx", "gpm_pcie_rx_mbs", "MB/s", 0, 7, VALUE, 1024.0 / 1e6, "PCIe receive throughput, GPM (--columns only)"), \
-	  NOINFO) \
+	  GPM(PCIE_RX)) \
 	X(prof_nvlink_tx_kbps, GPM, KIBPS, NULL, FAMILY, "gpuctl_gpu_prof_nvlink_bytes_per_second", GAUGE, "direction", \
 	  "NVLink throughput of all links by direction (tx, rx), GPM (DCGM_FI_PROF_NVLINK_TX_BYTES, _RX_BYTES).", "direction=\"tx\"", CODE, 0, \
-	  GPM(NVLINK_TX), COL(32, "gnvtx", "gpm_nvlink_tx_mbs", "MB/s", 0, 7, VALUE, 1024.0 / 1e6, "NVLink transmit throughput, all links, GPM (--columns only)"), \
-	  NOINFO) \
+	  GPM(NVLINK_TX)) \
 	X(prof_nvlink_rx_kbps, GPM, KIBPS, NULL, SERIES, "gpuctl_gpu_prof_nvlink_bytes_per_second", GAUGE, NULL, \
 	  NULL, "direction=\"rx\"", CODE, 0, \
-	  GPM(NVLINK_RX), COL(33, "gnvrx", "gpm_nvlink_rx_mbs", "MB/s", 0, 7, VALUE, 1024.0 / 1e6, "NVLink receive throughput, all links, GPM (--columns only)"), \
-	  NOINFO)
+	  GPM(NVLINK_RX))
 
 #endif

@@ -237,22 +237,6 @@ static void sample_basic(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, stru
 	GET_U64(s->clock_event_reasons, DeviceGetCurrentClocksEventReasons, "clock events", h);
 }
 
-static unsigned want_ecc(struct gpu_sample *s, struct nvml_fv_want *w)
-{
-	const struct nvml_fv_want list[] = {
-		{ FVS_ECC_VOL_COR, &s->ecc_vol_corrected }, { FVS_ECC_VOL_UNC, &s->ecc_vol_uncorrected },
-		{ FVS_ECC_AGG_COR, &s->ecc_agg_corrected }, { FVS_ECC_AGG_UNC, &s->ecc_agg_uncorrected },
-		{ FVS_ECC_DRAM_UNC, &s->ecc_dram_uncorrected },
-		/* page retirement (before Ampere) and row remapping (Ampere on): a GPU has one of them */
-		{ FVS_RETIRED_SBE, &s->retired_pages_sbe }, { FVS_RETIRED_DBE, &s->retired_pages_dbe },
-		{ FVS_RETIRED_PENDING, &s->retired_pages_pending },
-		{ FVS_REMAP_COR, &s->remap_corrected }, { FVS_REMAP_UNC, &s->remap_uncorrected },
-		{ FVS_REMAP_PENDING, &s->remap_pending }, { FVS_REMAP_FAILURE, &s->remap_failure },
-	};
-	memcpy(w, list, sizeof(list));
-	return sizeof(list) / sizeof(list[0]);
-}
-
 /* SRAM errors have no field id: their own call. */
 static void sample_ecc_sram(struct nvml_priv *p, nvmlDevice_t h, struct gpu_sample *s, struct rd *rd)
 {
@@ -321,31 +305,15 @@ int nvml_sample(struct gpu_backend *be, unsigned gpu, unsigned groups, struct gp
 	/* everything of the asked groups that has a field id: one batch */
 	struct nvml_fv_want want[FVS_COUNT];
 	unsigned nw = 0;
-	if (groups & GPU_GRP_BASIC) {
-		want[nw++] = (struct nvml_fv_want){ FVS_MEM_TEMP, &out->temp_mem_c };
-		want[nw++] = (struct nvml_fv_want){ FVS_POWER, &out->power_mw };
-	}
-	if (groups & GPU_GRP_ENERGY)
-		want[nw++] = (struct nvml_fv_want){ FVS_ENERGY, &out->energy_mj };
-	if (groups & GPU_GRP_ECC)
-		nw += want_ecc(out, want + nw);
-	if (groups & GPU_GRP_PCIE)
-		want[nw++] = (struct nvml_fv_want){ FVS_PCIE_REPLAY, &out->pcie_replays };
-	/* the field table's BATCH rows of the asked groups */
+	/* the field table's BATCH and FLAG rows of the asked groups */
 #define WANT_TABLE(member, group, unit, api_key, role, metric, type, labels, help, series, read, field, ...) \
 	WANT_TABLE_##read(member, group)
 #define WANT_TABLE_BATCH(member, group) \
 	if (groups & GPU_GRP_##group) \
 		want[nw++] = (struct nvml_fv_want){ FVS_F_##member, &out->member };
+#define WANT_TABLE_FLAG WANT_TABLE_BATCH
 #define WANT_TABLE_CODE(member, group)
 	GPU_SAMPLE_FIELDS(WANT_TABLE)
-	if (groups & GPU_GRP_VIOL) {
-		/* in nvmlPerfPolicyType_t order */
-		u64v *viol[6] = { &out->viol_power_ns, &out->viol_thermal_ns, &out->viol_sync_boost_ns,
-				  &out->viol_board_limit_ns, &out->viol_low_util_ns, &out->viol_reliability_ns };
-		for (unsigned k = 0; k < 6; k++)
-			want[nw++] = (struct nvml_fv_want){ FVS_VIOL_BASE + k, viol[k] };
-	}
 	if (groups & GPU_GRP_BASIC)
 		sample_basic(p, gpu, h, out, &rd);
 	if ((groups & GPU_GRP_NVLINK) && !rd.lost)

@@ -77,42 +77,30 @@ static unsigned link_field(unsigned kind, unsigned link, unsigned *scope)
 	return 0;
 }
 
-/* Pure: the field id and scope of a slot; false if none. */
-static bool nvml_fv_slot_field(unsigned slot, unsigned *id, unsigned *scope)
-{
-	static const unsigned fixed[FVS_NVL_BASE] = {
-		[FVS_MEM_TEMP] = NVML_FI_DEV_MEMORY_TEMP,
-		[FVS_POWER] = NVML_FI_DEV_POWER_AVERAGE,
-		[FVS_ENERGY] = NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION,
-		[FVS_ECC_VOL_COR] = NVML_FI_DEV_ECC_SBE_VOL_TOTAL,
-		[FVS_ECC_VOL_UNC] = NVML_FI_DEV_ECC_DBE_VOL_TOTAL,
-		[FVS_ECC_AGG_COR] = NVML_FI_DEV_ECC_SBE_AGG_TOTAL,
-		[FVS_ECC_AGG_UNC] = NVML_FI_DEV_ECC_DBE_AGG_TOTAL,
-		[FVS_ECC_DRAM_UNC] = NVML_FI_DEV_ECC_DBE_AGG_DEV,
-		[FVS_RETIRED_SBE] = NVML_FI_DEV_RETIRED_SBE,
-		[FVS_RETIRED_DBE] = NVML_FI_DEV_RETIRED_DBE,
-		[FVS_RETIRED_PENDING] = NVML_FI_DEV_RETIRED_PENDING,
-		[FVS_REMAP_COR] = NVML_FI_DEV_REMAPPED_COR,
-		[FVS_REMAP_UNC] = NVML_FI_DEV_REMAPPED_UNC,
-		[FVS_REMAP_PENDING] = NVML_FI_DEV_REMAPPED_PENDING,
-		[FVS_REMAP_FAILURE] = NVML_FI_DEV_REMAPPED_FAILURE,
-		[FVS_PCIE_REPLAY] = NVML_FI_DEV_PCIE_REPLAY_COUNTER,
+/* The field table's BATCH and FLAG rows: the field id of each slot. */
 #define FVS_TABLE_ID(member, group, unit, api_key, role, metric, type, labels, help, series, read, field, ...) \
 	FVS_TABLE_ID_##read(member, field)
 #define FVS_TABLE_ID_BATCH(member, field) [FVS_F_##member] = field,
+#define FVS_TABLE_ID_FLAG(member, field) [FVS_F_##member] = field,
 #define FVS_TABLE_ID_CODE(member, field)
-		GPU_SAMPLE_FIELDS(FVS_TABLE_ID)
-	};
+static const unsigned table_field[FVS_NVL_BASE + 1] = { GPU_SAMPLE_FIELDS(FVS_TABLE_ID) };
+
+/* The field table's FLAG rows: read as 1/0, whatever non-zero value the driver uses. */
+#define FVS_TABLE_FLAG(member, group, unit, api_key, role, metric, type, labels, help, series, read, field, ...) \
+	FVS_TABLE_FLAG_##read(member)
+#define FVS_TABLE_FLAG_BATCH(member)
+#define FVS_TABLE_FLAG_FLAG(member) [FVS_F_##member] = true,
+#define FVS_TABLE_FLAG_CODE(member)
+static const bool table_flag[FVS_NVL_BASE + 1] = { GPU_SAMPLE_FIELDS(FVS_TABLE_FLAG) };
+
+/* Pure: the field id and scope of a slot; false if none. */
+static bool nvml_fv_slot_field(unsigned slot, unsigned *id, unsigned *scope)
+{
 	if (slot >= FVS_COUNT)
 		return false;
-	if (slot >= FVS_VIOL_BASE && slot < FVS_NVL_BASE) {
-		*id = NVML_FI_DEV_PERF_POLICY_POWER + (slot - FVS_VIOL_BASE);
-		*scope = 0;
-		return true;
-	}
 	if (slot < FVS_NVL_BASE) {
-		*id = fixed[slot];
-		*scope = 0; /* FVS_POWER: the GPU alone */
+		*id = table_field[slot];
+		*scope = 0; /* FVS_F_power_mw: the GPU alone */
 		return *id != 0;
 	}
 	unsigned k = slot - FVS_NVL_BASE;
@@ -123,8 +111,7 @@ static bool nvml_fv_slot_field(unsigned slot, unsigned *id, unsigned *scope)
 /* Flags read as 1/0, whatever non-zero value the driver uses. */
 static uint64_t slot_value(unsigned slot, uint64_t v)
 {
-	bool flag = slot == FVS_RETIRED_PENDING || slot == FVS_REMAP_PENDING || slot == FVS_REMAP_FAILURE ||
-		    (slot >= FVS_NVL_BASE && (slot - FVS_NVL_BASE) % NVL_KINDS == NVL_STATE);
+	bool flag = slot < FVS_NVL_BASE ? table_flag[slot] : (slot - FVS_NVL_BASE) % NVL_KINDS == NVL_STATE;
 	return flag ? v != 0 : v;
 }
 
@@ -142,71 +129,79 @@ static nvmlReturn_t slot_call(struct nvml_api *api, nvmlDevice_t h, unsigned slo
 	unsigned int u = 0;
 	unsigned long long ull = 0;
 	nvmlReturn_t r;
+	int policy = -1;
 	switch (slot) {
-	case FVS_MEM_TEMP:
-		return NVML_ERROR_NOT_SUPPORTED; /* a field only */
-	case FVS_POWER:
+	case FVS_F_power_mw:
 		r = NVML_CALL(api, DeviceGetPowerUsage, h, &u);
 		*v = u;
 		return r;
-	case FVS_ENERGY:
+	case FVS_F_energy_mj:
 		r = NVML_CALL(api, DeviceGetTotalEnergyConsumption, h, &ull);
 		*v = ull;
 		return r;
-	case FVS_ECC_VOL_COR:
-	case FVS_ECC_VOL_UNC:
-	case FVS_ECC_AGG_COR:
-	case FVS_ECC_AGG_UNC: {
-		int type = slot == FVS_ECC_VOL_COR || slot == FVS_ECC_AGG_COR ? NVML_MEMORY_ERROR_TYPE_CORRECTED
-									      : NVML_MEMORY_ERROR_TYPE_UNCORRECTED;
-		int counter = slot == FVS_ECC_VOL_COR || slot == FVS_ECC_VOL_UNC ? NVML_VOLATILE_ECC : NVML_AGGREGATE_ECC;
+	case FVS_F_ecc_vol_corrected:
+	case FVS_F_ecc_vol_uncorrected:
+	case FVS_F_ecc_agg_corrected:
+	case FVS_F_ecc_agg_uncorrected: {
+		int type = slot == FVS_F_ecc_vol_corrected || slot == FVS_F_ecc_agg_corrected
+				   ? NVML_MEMORY_ERROR_TYPE_CORRECTED
+				   : NVML_MEMORY_ERROR_TYPE_UNCORRECTED;
+		int counter = slot == FVS_F_ecc_vol_corrected || slot == FVS_F_ecc_vol_uncorrected ? NVML_VOLATILE_ECC
+											   : NVML_AGGREGATE_ECC;
 		r = NVML_CALL(api, DeviceGetTotalEccErrors, h, type, counter, &ull);
 		*v = ull;
 		return r;
 	}
-	case FVS_ECC_DRAM_UNC:
+	case FVS_F_ecc_dram_uncorrected:
 		r = NVML_CALL(api, DeviceGetMemoryErrorCounter, h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC,
 			      NVML_MEMORY_LOCATION_DRAM, &ull);
 		*v = ull;
 		return r;
-	case FVS_RETIRED_SBE:
-	case FVS_RETIRED_DBE:
+	case FVS_F_retired_pages_sbe:
+	case FVS_F_retired_pages_dbe:
 		r = NVML_CALL(api, DeviceGetRetiredPages, h,
-			      slot == FVS_RETIRED_SBE ? NVML_PAGE_RETIREMENT_CAUSE_SBE : NVML_PAGE_RETIREMENT_CAUSE_DBE,
+			      slot == FVS_F_retired_pages_sbe ? NVML_PAGE_RETIREMENT_CAUSE_SBE : NVML_PAGE_RETIREMENT_CAUSE_DBE,
 			      &u, NULL);
 		*v = u;
 		return r == NVML_ERROR_INSUFFICIENT_SIZE ? NVML_SUCCESS : r; /* u holds how many there are */
-	case FVS_RETIRED_PENDING: {
+	case FVS_F_retired_pages_pending: {
 		int pend = 0;
 		r = NVML_CALL(api, DeviceGetRetiredPagesPendingStatus, h, &pend);
 		*v = (uint64_t)pend;
 		return r;
 	}
-	case FVS_REMAP_COR:
-	case FVS_REMAP_UNC:
-	case FVS_REMAP_PENDING:
-	case FVS_REMAP_FAILURE:
+	case FVS_F_remap_corrected:
+	case FVS_F_remap_uncorrected:
+	case FVS_F_remap_pending:
+	case FVS_F_remap_failure:
 		if (!rm->done) {
 			rm->done = true;
 			rm->r = NVML_CALL(api, DeviceGetRemappedRows, h, &rm->v[0], &rm->v[1], &rm->v[2], &rm->v[3]);
 		}
-		*v = rm->v[slot - FVS_REMAP_COR];
+		/* corrected, uncorrected, pending, failure */
+		*v = rm->v[slot == FVS_F_remap_corrected ? 0 : slot == FVS_F_remap_uncorrected ? 1 : slot == FVS_F_remap_pending ? 2 : 3];
 		return rm->r;
-	case FVS_PCIE_REPLAY:
+	case FVS_F_pcie_replays:
 		r = NVML_CALL(api, DeviceGetPcieReplayCounter, h, &u);
 		*v = u;
 		return r;
+	case FVS_F_viol_power_ns: policy = NVML_PERF_POLICY_POWER; break;
+	case FVS_F_viol_thermal_ns: policy = NVML_PERF_POLICY_THERMAL; break;
+	case FVS_F_viol_sync_boost_ns: policy = NVML_PERF_POLICY_SYNC_BOOST; break;
+	case FVS_F_viol_board_limit_ns: policy = NVML_PERF_POLICY_BOARD_LIMIT; break;
+	case FVS_F_viol_low_util_ns: policy = NVML_PERF_POLICY_LOW_UTILIZATION; break;
+	case FVS_F_viol_reliability_ns: policy = NVML_PERF_POLICY_RELIABILITY; break;
 	default:
 		break;
 	}
-	if (slot > FVS_PCIE_REPLAY && slot < FVS_VIOL_BASE)
-		return NVML_ERROR_NOT_SUPPORTED; /* the field table's BATCH rows: a field only */
-	if (slot < FVS_NVL_BASE) {
+	if (policy >= 0) {
 		nvmlViolationTime_t vt = { 0, 0 };
-		r = NVML_CALL(api, DeviceGetViolationStatus, h, (int)(slot - FVS_VIOL_BASE), &vt);
+		r = NVML_CALL(api, DeviceGetViolationStatus, h, policy, &vt);
 		*v = vt.violationTime;
 		return r;
 	}
+	if (slot < FVS_NVL_BASE)
+		return NVML_ERROR_NOT_SUPPORTED; /* a field only (temp_mem_c, power_instant_mw, ...) */
 	unsigned k = slot - FVS_NVL_BASE, link = k / NVL_KINDS;
 	static const int counter[NVL_KINDS] = { 0, NVML_NVLINK_ERROR_DL_REPLAY, NVML_NVLINK_ERROR_DL_RECOVERY,
 						NVML_NVLINK_ERROR_DL_CRC_FLIT, NVML_NVLINK_ERROR_DL_CRC_DATA };

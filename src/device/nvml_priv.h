@@ -25,22 +25,17 @@ extern _Thread_local unsigned long nvml_thread_calls;
 #define NVML_CALL(api, fn, ...) \
 	((api)->fn ? (nvml_thread_calls++, (api)->fn(__VA_ARGS__)) : NVML_ERROR_FUNCTION_NOT_FOUND)
 
-/* Metrics that nvmlDeviceGetFieldValues can deliver in one call (nvml_fields.c).
- * Per NVLink: NVL_KINDS slots from FVS_NVL_BASE + link * NVL_KINDS. */
+/* Metrics that nvmlDeviceGetFieldValues can deliver in one call (nvml_fields.c):
+ * the field table's BATCH and FLAG rows (device/gpu_fields.h), FVS_F_<member>,
+ * then per NVLink NVL_KINDS slots from FVS_NVL_BASE + link * NVL_KINDS. */
 enum nvml_fv_slot {
-	FVS_MEM_TEMP, FVS_POWER, FVS_ENERGY,
-	FVS_ECC_VOL_COR, FVS_ECC_VOL_UNC, FVS_ECC_AGG_COR, FVS_ECC_AGG_UNC, FVS_ECC_DRAM_UNC,
-	FVS_RETIRED_SBE, FVS_RETIRED_DBE, FVS_RETIRED_PENDING,
-	FVS_REMAP_COR, FVS_REMAP_UNC, FVS_REMAP_PENDING, FVS_REMAP_FAILURE,
-	FVS_PCIE_REPLAY,
-	/* the field table's BATCH rows (device/gpu_fields.h): FVS_F_<member> */
 #define FVS_TABLE_SLOT(member, group, unit, api_key, role, metric, type, labels, help, series, read, field, ...) \
 	FVS_TABLE_SLOT_##read(member)
 #define FVS_TABLE_SLOT_BATCH(member) FVS_F_##member,
+#define FVS_TABLE_SLOT_FLAG(member) FVS_F_##member,
 #define FVS_TABLE_SLOT_CODE(member)
 	GPU_SAMPLE_FIELDS(FVS_TABLE_SLOT)
-	FVS_VIOL_BASE, /* + nvmlPerfPolicyType_t 0..5 (power ... reliability) */
-	FVS_NVL_BASE = FVS_VIOL_BASE + 6,
+	FVS_NVL_BASE,
 };
 enum { NVL_STATE, NVL_REPLAY, NVL_RECOVERY, NVL_CRC_FLIT, NVL_CRC_DATA, NVL_KINDS };
 #define FVS_COUNT (FVS_NVL_BASE + GPU_MAX_NVLINKS * NVL_KINDS)

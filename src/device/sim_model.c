@@ -636,8 +636,7 @@ void sim_model_sample(const struct sim_state *st, unsigned gpu, unsigned groups,
 	/* each row of an asked group, by its sim column: SIM_##sim(member)
 	 * pastes MODEL into SIM_MODEL(member), and FAULT_SUM(...) into
 	 * SIM_FAULT_SUM(...)(member), whose SIM_MEMBER takes the (member) */
-#define SIM_ROW(member, group, unit, api_key, role, metric, type, labels, help, series, nvml_read, nvml_field, sim, \
-		moncol, info) \
+#define SIM_ROW(member, group, unit, api_key, role, metric, type, labels, help, series, nvml_read, nvml_field, sim) \
 	if (groups & GPU_GRP_##group) \
 		out->member = SIM_##sim(member);
 #define SIM_MEMBER(member)

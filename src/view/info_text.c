@@ -358,8 +358,8 @@ static void detail_static(FILE *out, const struct gpu_static *st)
 	kv(out, "CPU Affinity", fmt_str(&st->cpu_affinity));
 }
 
-/* The sample's sections of -q, in order; a field's INFO(section, ...) in the
- * field table (device/gpu_fields.h) puts its line in one. */
+/* The sample's sections of -q, in order; an INFO_SAMPLE(section, ...) row
+ * below puts a field's line in one. */
 #define INFO_SECTION_TABLE(X) \
 	X(MEMORY, "Memory") \
 	X(UTILIZATION, "Utilization") \
@@ -392,21 +392,66 @@ struct info_line {
 	size_t off;
 };
 
-/* The lines of each section by rank: the field table's INFO(...) rows, and
- * the static facts shown beside them. INFO_ROW_##info(member) pastes a row's
- * INFO(...) into INFO_ROW_INFO(...)(member), which INFO_SAMPLE_OFF ends. */
+/* The lines of each section by rank: INFO_SAMPLE(section, rank, label, fmt,
+ * unit, member) shows a field of the sample (device/gpu_fields.h), in section
+ * INFO_SEC_<section> at rank (0 first), written as INFO_FMT_<fmt> (U: the
+ * integer and unit; MIB, WATTS, JOULES, SECONDS, PSTATE, REASONS, YESNO,
+ * LANES); INFO_STATIC one of the static facts beside them. */
 #define INFO_MAX_RANK 8
-#define INFO_ROW(member, group, unit, api_key, role, metric, type, labels, help, series, nvml_read, nvml_field, sim, \
-		 moncol, info) \
-	INFO_ROW_##info(member)
-#define INFO_ROW_NOINFO(member)
-#define INFO_ROW_INFO(sec, rank, label, fmt, unit) \
-	[INFO_SEC_##sec][rank] = { label, INFO_FMT_##fmt, unit, false, INFO_SAMPLE_OFF
-#define INFO_SAMPLE_OFF(member) offsetof(struct gpu_sample, member) },
+#define INFO_SAMPLE(sec, rank, label, fmt, unit, member) \
+	[INFO_SEC_##sec][rank] = { label, INFO_FMT_##fmt, unit, false, offsetof(struct gpu_sample, member) }
 #define INFO_STATIC(sec, rank, label, fmt, unit, member) \
 	[INFO_SEC_##sec][rank] = { label, INFO_FMT_##fmt, unit, true, offsetof(struct gpu_static, member) }
 static const struct info_line info_lines[INFO_SECTIONS][INFO_MAX_RANK] = {
-	GPU_SAMPLE_FIELDS(INFO_ROW)
+	INFO_SAMPLE(UTILIZATION, 0, "GPU", U, "%", util_gpu_pct),
+	INFO_SAMPLE(UTILIZATION, 1, "Memory", U, "%", util_mem_pct),
+	INFO_SAMPLE(MEMORY, 1, "Used", MIB, "", mem_used_bytes),
+	INFO_SAMPLE(MEMORY, 2, "Free", MIB, "", mem_free_bytes),
+	INFO_SAMPLE(MEMORY, 0, "Total", MIB, "", mem_total_bytes),
+	INFO_SAMPLE(TEMPERATURE, 0, "GPU Current Temp", U, "C", temp_c),
+	INFO_SAMPLE(TEMPERATURE, 1, "Memory Current Temp", U, "C", temp_mem_c),
+	INFO_SAMPLE(TEMPERATURE, 2, "GPU Slowdown Temp", U, "C", temp_slowdown_c),
+	INFO_SAMPLE(TEMPERATURE, 3, "GPU Shutdown Temp", U, "C", temp_shutdown_c),
+	INFO_SAMPLE(TEMPERATURE, 4, "Fan Speed", U, "%", fan_pct),
+	INFO_SAMPLE(POWER, 0, "Power Draw", WATTS, "", power_mw),
+	INFO_SAMPLE(POWER, 1, "Current Power Limit", WATTS, "", power_limit_mw),
+	INFO_SAMPLE(POWER, 5, "Energy Since Driver Load", JOULES, "", energy_mj),
+	INFO_SAMPLE(CLOCKS, 0, "SM", U, "MHz", sm_clock_mhz),
+	INFO_SAMPLE(CLOCKS, 1, "Memory", U, "MHz", mem_clock_mhz),
+	INFO_SAMPLE(CLOCKS, 4, "Performance State", PSTATE, "", pstate),
+	INFO_SAMPLE(CLOCKS, 5, "Clocks Event Reasons", REASONS, "", clock_event_reasons),
+	INFO_SAMPLE(CLOCK_EVENT_TIME, 0, "Power Cap", SECONDS, "", viol_power_ns),
+	INFO_SAMPLE(CLOCK_EVENT_TIME, 1, "Thermal", SECONDS, "", viol_thermal_ns),
+	INFO_SAMPLE(CLOCK_EVENT_TIME, 2, "Sync Boost", SECONDS, "", viol_sync_boost_ns),
+	INFO_SAMPLE(CLOCK_EVENT_TIME, 3, "Board Limit", SECONDS, "", viol_board_limit_ns),
+	INFO_SAMPLE(CLOCK_EVENT_TIME, 4, "Low Utilization", SECONDS, "", viol_low_util_ns),
+	INFO_SAMPLE(CLOCK_EVENT_TIME, 5, "Reliability", SECONDS, "", viol_reliability_ns),
+	INFO_SAMPLE(ECC, 0, "Volatile Corrected", U, "", ecc_vol_corrected),
+	INFO_SAMPLE(ECC, 1, "Volatile Uncorrected", U, "", ecc_vol_uncorrected),
+	INFO_SAMPLE(ECC, 2, "Aggregate Corrected", U, "", ecc_agg_corrected),
+	INFO_SAMPLE(ECC, 3, "Aggregate Uncorrected", U, "", ecc_agg_uncorrected),
+	INFO_SAMPLE(ECC, 4, "Aggregate Uncorrected SRAM", U, "", ecc_sram_uncorrected),
+	INFO_SAMPLE(ECC, 5, "Aggregate Uncorrected DRAM", U, "", ecc_dram_uncorrected),
+	INFO_SAMPLE(RETIRED_PAGES, 0, "Single Bit ECC", U, "pages", retired_pages_sbe),
+	INFO_SAMPLE(RETIRED_PAGES, 1, "Double Bit ECC", U, "pages", retired_pages_dbe),
+	INFO_SAMPLE(RETIRED_PAGES, 2, "Pending Page Blacklist", YESNO, "", retired_pages_pending),
+	INFO_SAMPLE(REMAPPED_ROWS, 0, "Correctable Error", U, "rows", remap_corrected),
+	INFO_SAMPLE(REMAPPED_ROWS, 1, "Uncorrectable Error", U, "rows", remap_uncorrected),
+	INFO_SAMPLE(REMAPPED_ROWS, 2, "Pending", YESNO, "", remap_pending),
+	INFO_SAMPLE(REMAPPED_ROWS, 3, "Remapping Failure Occurred", YESNO, "", remap_failure),
+	INFO_SAMPLE(PCIE, 0, "Generation Current", U, "", pcie_gen),
+	INFO_SAMPLE(PCIE, 2, "Link Width Current", LANES, "", pcie_width),
+	INFO_SAMPLE(PCIE, 4, "Tx Throughput", U, "KiB/s", pcie_tx_kbps),
+	INFO_SAMPLE(PCIE, 5, "Rx Throughput", U, "KiB/s", pcie_rx_kbps),
+	INFO_SAMPLE(PCIE, 6, "Replays", U, "", pcie_replays),
+	INFO_SAMPLE(PCIE, 7, "Link Recoveries", U, "", pcie_l0_recoveries),
+	INFO_SAMPLE(PROFILING, 0, "SM Active", U, "%", prof_sm_active_pct),
+	INFO_SAMPLE(PROFILING, 1, "SM Occupancy", U, "%", prof_sm_occupancy_pct),
+	INFO_SAMPLE(PROFILING, 2, "Tensor Active", U, "%", prof_tensor_active_pct),
+	INFO_SAMPLE(PROFILING, 3, "DRAM Active", U, "%", prof_dram_active_pct),
+	INFO_SAMPLE(PROFILING, 4, "FP64 Active", U, "%", prof_fp64_active_pct),
+	INFO_SAMPLE(PROFILING, 5, "FP32 Active", U, "%", prof_fp32_active_pct),
+	INFO_SAMPLE(PROFILING, 6, "FP16 Active", U, "%", prof_fp16_active_pct),
 	INFO_STATIC(MEMORY, 3, "Bus Width", U, "bits", mem_bus_width_bits),
 	INFO_STATIC(POWER, 2, "Requested Power Limit", WATTS, "", power_limit_mw),
 	INFO_STATIC(POWER, 3, "Default Power Limit", WATTS, "", power_default_limit_mw),
@@ -416,10 +461,7 @@ static const struct info_line info_lines[INFO_SECTIONS][INFO_MAX_RANK] = {
 	INFO_STATIC(PCIE, 1, "Generation Max", U, "", pcie_gen_max),
 	INFO_STATIC(PCIE, 3, "Link Width Max", LANES, "", pcie_width_max),
 };
-#undef INFO_ROW
-#undef INFO_ROW_NOINFO
-#undef INFO_ROW_INFO
-#undef INFO_SAMPLE_OFF
+#undef INFO_SAMPLE
 #undef INFO_STATIC
 
 static u64v line_value(const struct info_line *l, const struct gpu_static *st, const struct gpu_sample *s)

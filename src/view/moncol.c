@@ -148,10 +148,17 @@ static void get_nvrx(const struct moncol *col, const struct gpu_view *c, const s
 	set_rate(nvlink_rx, col, c, p, o);
 }
 
-/* The columns, in the order of the places the field table's COL(pos, ...)
- * and the rows below give them. MC_##moncol(member, group) pastes a row's
- * COL(...) into MC_COL(...)(member, group): MC_COL ends in MC_FIELD, which
- * takes the (member, group) that follows. */
+/* The columns, in order: a field's column is FCOL(member, name, key, unit,
+ * grp, width, calc, scale, help), keyed by its member in the field table
+ * (device/gpu_fields.h), which gives its offset and sampler group; name,
+ * key, unit, grp (dmon -s's letter, 0: --columns only), width and help as
+ * struct moncol says; calc: VALUE (value * scale), RATE_PCT (a nanosecond
+ * counter's growth per second * scale: a share of the interval, at most
+ * 100), PSTATE ("P0"), THROTTLE (moncol_throttle_short). The others are
+ * values that are not one field. */
+#define MC_GROUP(member, group, ...) MC_GRP_##member = GPU_GRP_##group,
+enum mc_field_group { GPU_SAMPLE_FIELDS(MC_GROUP) };
+#undef MC_GROUP
 #define MC_KIND_VALUE MONCOL_NUM
 #define MC_KIND_RATE_PCT MONCOL_NUM
 #define MC_KIND_PSTATE MONCOL_TEXT
@@ -160,33 +167,58 @@ static void get_nvrx(const struct moncol *col, const struct gpu_view *c, const s
 #define MC_GET_RATE_PCT get_rate_pct
 #define MC_GET_PSTATE get_pstate
 #define MC_GET_THROTTLE get_throttle
-#define MC_ROW(member, group, unit, api_key, role, metric, type, labels, help, series, nvml_read, nvml_field, sim, \
-	       moncol, info) \
-	MC_##moncol(member, group)
-#define MC_NOCOL(member, group)
-#define MC_COL(pos, name, key, unit, grp, width, calc, factor, help) \
-	[pos] = { name, key, unit, grp, MC_KIND_##calc, width, 0, help, MC_GET_##calc, .scale = factor, MC_FIELD_##calc
-#define MC_FIELD(member, group) .field = offsetof(struct gpu_sample, member), .groups = GPU_GRP_##group },
+#define FCOL(member, name, key, unit, grp, width, calc, factor, help) \
+	{ name, key, unit, grp, MC_KIND_##calc, width, 0, help, MC_GET_##calc, .scale = factor, MC_FIELD_##calc(member) }
+#define MC_FIELD(member) .field = offsetof(struct gpu_sample, member), .groups = MC_GRP_##member
 /* a column that shows the value as it is has the value's sample key, and so
  * has pstate ("P0" in text and CSV, the sample's integer in JSON) */
-#define MC_FIELD_VALUE(member, group) .sample_key = #member, MC_FIELD(member, group)
+#define MC_FIELD_VALUE(member) .sample_key = #member, MC_FIELD(member)
 #define MC_FIELD_RATE_PCT MC_FIELD
 #define MC_FIELD_PSTATE MC_FIELD_VALUE
 #define MC_FIELD_THROTTLE MC_FIELD
 #define NUM MONCOL_NUM
 const struct moncol moncols[] = {
-	GPU_SAMPLE_FIELDS(MC_ROW)
-	[10] = { "fbpct", "fb_used_pct", "%", 'm', NUM, 5, 0, "GPU memory used, share of total", get_fbpct, 0, 1,
+	FCOL(power_mw, "pwr", "power_w", "W", 'p', 6, VALUE, 1e-3, "power draw"),
+	FCOL(temp_c, "gtemp", "gpu_temp_c", "C", 'p', 5, VALUE, 1, "GPU temperature"),
+	FCOL(temp_mem_c, "mtemp", "mem_temp_c", "C", 'p', 5, VALUE, 1, "memory (HBM) temperature"),
+	FCOL(util_gpu_pct, "sm", "sm_util_pct", "%", 'u', 4, VALUE, 1, "GPU (SM) utilization"),
+	FCOL(util_mem_pct, "mem", "mem_util_pct", "%", 'u', 4, VALUE, 1, "memory controller utilization"),
+	FCOL(mem_clock_mhz, "mclk", "mem_clock_mhz", "MHz", 'c', 5, VALUE, 1, "memory clock"),
+	FCOL(sm_clock_mhz, "pclk", "sm_clock_mhz", "MHz", 'c', 5, VALUE, 1, "SM clock"),
+	FCOL(viol_power_ns, "pviol", "power_viol_pct", "%", 'v', 5, RATE_PCT, 100.0 / 1e9, "share of the interval throttled for power"),
+	FCOL(viol_thermal_ns, "tviol", "thermal_viol_pct", "%", 'v', 5, RATE_PCT, 100.0 / 1e9,
+	     "share of the interval throttled for temperature"),
+	FCOL(mem_used_bytes, "fb", "fb_used_mib", "MiB", 'm', 7, VALUE, 1.0 / 1048576, "GPU memory used"),
+	{ "fbpct", "fb_used_pct", "%", 'm', NUM, 5, 0, "GPU memory used, share of total", get_fbpct, 0, 1,
 		 GPU_GRP_BASIC, NULL },
-	[16] = { "nvrx", "nvlink_rx_mbs", "MB/s", 'n', NUM, 7, 0, "NVLink receive throughput, all links", get_nvrx, 0,
+	FCOL(ecc_vol_corrected, "sbecc", "ecc_corrected", "errs", 'e', 5, VALUE, 1, "corrected ECC errors since driver load"),
+	FCOL(ecc_vol_uncorrected, "dbecc", "ecc_uncorrected", "errs", 'e', 5, VALUE, 1, "uncorrected ECC errors since driver load"),
+	FCOL(pcie_replays, "pci", "pcie_replays", "errs", 'e', 5, VALUE, 1, "PCIe replays"),
+	FCOL(pcie_rx_kbps, "rxpci", "pcie_rx_mbs", "MB/s", 't', 6, VALUE, 1024.0 / 1e6, "PCIe receive throughput"),
+	FCOL(pcie_tx_kbps, "txpci", "pcie_tx_mbs", "MB/s", 't', 6, VALUE, 1024.0 / 1e6, "PCIe transmit throughput"),
+	{ "nvrx", "nvlink_rx_mbs", "MB/s", 'n', NUM, 7, 0, "NVLink receive throughput, all links", get_nvrx, 0,
 		 1e-6, GPU_GRP_NVLINK | GPU_GRP_NVLINK_ERR, NULL },
-	[17] = { "nvtx", "nvlink_tx_mbs", "MB/s", 'n', NUM, 7, 0, "NVLink transmit throughput, all links", get_nvtx, 0,
+	{ "nvtx", "nvlink_tx_mbs", "MB/s", 'n', NUM, 7, 0, "NVLink transmit throughput, all links", get_nvtx, 0,
 		 1e-6, GPU_GRP_NVLINK | GPU_GRP_NVLINK_ERR, NULL },
+	FCOL(pstate, "pst", "pstate", "", 's', 3, PSTATE, 1, "performance state"),
+	FCOL(clock_event_reasons, "thr", "throttle", "", 's', 8, THROTTLE, 1, "main clock-event (throttle) reason, + if more"),
+	FCOL(power_limit_mw, "plim", "power_limit_w", "W", 0, 5, VALUE, 1e-3, "power limit (--columns only)"),
+	FCOL(energy_mj, "energy", "energy_j", "J", 0, 10, VALUE, 1e-3, "energy since driver load (--columns only)"),
+	FCOL(pcie_l0_recoveries, "prcv", "pcie_recoveries", "errs", 0, 5, VALUE, 1, "PCIe link recoveries (--columns only)"),
+	FCOL(prof_sm_active_pct, "smact", "sm_active_pct", "%", 'g', 5, VALUE, 1, "SM activity: share of SMs busy, time-averaged (GPM)"),
+	FCOL(prof_sm_occupancy_pct, "smocc", "sm_occupancy_pct", "%", 'g', 5, VALUE, 1, "SM occupancy: resident warps over the maximum (GPM)"),
+	FCOL(prof_tensor_active_pct, "tensor", "tensor_active_pct", "%", 'g', 6, VALUE, 1, "tensor pipe activity, any type (GPM)"),
+	FCOL(prof_dram_active_pct, "dram", "dram_active_pct", "%", 'g', 5, VALUE, 1, "DRAM activity: memory bandwidth used over the peak (GPM)"),
+	FCOL(prof_fp64_active_pct, "fp64", "fp64_active_pct", "%", 'g', 5, VALUE, 1, "FP64 pipe activity (GPM)"),
+	FCOL(prof_fp32_active_pct, "fp32", "fp32_active_pct", "%", 'g', 5, VALUE, 1, "FP32 pipe activity (GPM)"),
+	FCOL(prof_fp16_active_pct, "fp16", "fp16_active_pct", "%", 'g', 5, VALUE, 1, "FP16 pipe activity (GPM)"),
+	FCOL(prof_pcie_tx_kbps, "gpcitx", "gpm_pcie_tx_mbs", "MB/s", 0, 7, VALUE, 1024.0 / 1e6, "PCIe transmit throughput, GPM (--columns only)"),
+	FCOL(prof_pcie_rx_kbps, "gpcirx", "gpm_pcie_rx_mbs", "MB/s", 0, 7, VALUE, 1024.0 / 1e6, "PCIe receive throughput, GPM (--columns only)"),
+	FCOL(prof_nvlink_tx_kbps, "gnvtx", "gpm_nvlink_tx_mbs", "MB/s", 0, 7, VALUE, 1024.0 / 1e6, "NVLink transmit throughput, all links, GPM (--columns only)"),
+	FCOL(prof_nvlink_rx_kbps, "gnvrx", "gpm_nvlink_rx_mbs", "MB/s", 0, 7, VALUE, 1024.0 / 1e6, "NVLink receive throughput, all links, GPM (--columns only)"),
 };
 #undef NUM
-#undef MC_ROW
-#undef MC_NOCOL
-#undef MC_COL
+#undef FCOL
 #undef MC_FIELD
 #undef MC_FIELD_VALUE
 #undef MC_FIELD_RATE_PCT

@@ -63,16 +63,18 @@ for ep in gpus health history; do
 done
 
 checks=$((checks + 1))
-python3 - "$src/src/device/gpu_fields.h" "$src/docs/metrics.md" "$out_dir" "$tmp/exposition.txt" <<'EOF' || fail "the vocabulary"
+python3 - "$src/src/device/gpu_fields.h" "$src/docs/metrics.md" "$out_dir" "$tmp/exposition.txt" \
+	"$src/src/view/moncol.c" <<'EOF' || fail "the vocabulary"
 import json, os, re, sys
-fields_h, metrics_md, out_dir, expo = sys.argv[1:5]
+fields_h, metrics_md, out_dir, expo, moncol_c = sys.argv[1:6]
 text = open(fields_h).read()
 rows = re.findall(r'X\((\w+), (\w+), (\w+), (NULL|"[^"]*"), (FAMILY|SERIES|NONE), (NULL|"[^"]*")', text)
 assert len(rows) > 40, "the field table did not parse: %d rows" % len(rows)
 members = {r[0] for r in rows}
 table_metrics = {r[5].strip('"') for r in rows if r[5] != "NULL"}
 old_api = {r[3].strip('"') for r in rows if r[3] != "NULL"} - members
-cols = re.findall(r'COL\(\d+, "[^"]*", "(\w+)", "[^"]*", [^,]+, \d+, (\w+),', text)
+# the dmon/top columns of one field: view/moncol.c's FCOL(member, name, key, unit, grp, width, calc, ...)
+cols = re.findall(r'FCOL\(\w+, "[^"]*", "(\w+)", "[^"]*", [^,]+, \d+, (\w+),', open(moncol_c).read())
 assert len(cols) > 15, "the columns did not parse"
 old_cols = {key for key, calc in cols if calc in ("VALUE", "PSTATE")} - members
 derived_cols = {key for key, calc in cols if calc not in ("VALUE", "PSTATE")}

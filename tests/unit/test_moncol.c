@@ -148,8 +148,8 @@ static void test_select(void **state)
 	assert_string_equal(cols[8]->name, "fbpct");
 }
 
-/* The column table, part from the field table (COL(pos, ...)) and part from
- * moncol.c: every place is taken (a gap would be a column without a name),
+/* The column table (moncol.c: FCOL rows keyed by a field's member, and rows
+ * of their own): every column has a name, a key, a getter and a width,
  * names and keys are unique, and a field's column reads in its field's group. */
 static void test_column_table(void **state)
 {

@@ -338,6 +338,30 @@ static void test_field_values_refused(void **state)
 	gpu_backend_close(&other);
 }
 
+/* Every BATCH and FLAG row of the field table is asked for by a sample of its
+ * group alone (the want list, slots and ids are expansions of the table): each
+ * is answered, in the batch or by the row's own call (the fake has no retired
+ * pages: "not supported" both ways), none left unread. */
+static void test_table_rows_read(void **state)
+{
+	struct gpu_backend *be = *state;
+	struct gpu_sample s;
+	unsigned rows = 0;
+#define ROW_READ(member, group, unit, api_key, role, metric, type, labels, help, series, read, field, ...) \
+	ROW_READ_##read(member, group)
+#define ROW_READ_BATCH(member, group) \
+	calls_for(be, GPU_GRP_##group, &s); \
+	if (s.member.st != VAL_OK && s.member.st != VAL_UNSUPPORTED) \
+		fail_msg("%s: status %d", #member, (int)s.member.st); \
+	rows++;
+#define ROW_READ_FLAG(member, group) \
+	ROW_READ_BATCH(member, group) \
+	assert_true(s.member.v <= 1);
+#define ROW_READ_CODE(member, group)
+	GPU_SAMPLE_FIELDS(ROW_READ)
+	assert_int_equal(rows, FVS_NVL_BASE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +371,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_field_status, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_field_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_field_values_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_table_rows_read, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
