@@ -457,7 +457,7 @@ def bench_get(results, suite, test, variant, size=None):
 def check_bench(quick, pcie):
     path = os.path.join(OUT, "bench.json")
     suites = ["-s", "copy,memory,compute"] if quick else []  # --quick: no apps, no training step
-    rc, so, se = gpuctl("bench", "--quick", "-i", "0", *suites, "--save", path, "-q", timeout=600)
+    rc, so, se = gpuctl("bench", "--quick", "-i", "0", *suites, "--save", path, "--quiet", timeout=600)
     if not os.path.exists(path):
         row("bench", "bench --quick", rc, 0, "a results file", False, se.strip()[-200:])
         return
