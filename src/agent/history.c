@@ -65,7 +65,7 @@ uint16_t history_quantize(unsigned series, uint64_t value, bool present)
 }
 
 /* Series i of a point: stored 16 or 8 bits wide (HISTORY_MISSING for none). */
-static uint16_t point_get(const struct history_point *p, unsigned i)
+static uint16_t point_get(const struct history_vals *p, unsigned i)
 {
 	if (i < HISTORY_WIDE)
 		return p->v[i];
@@ -73,7 +73,7 @@ static uint16_t point_get(const struct history_point *p, unsigned i)
 	return b == 0xFFu ? (uint16_t)HISTORY_MISSING : b;
 }
 
-static void point_set(struct history_point *p, unsigned i, uint16_t q)
+static void point_set(struct history_vals *p, unsigned i, uint16_t q)
 {
 	if (i < HISTORY_WIDE)
 		p->v[i] = q;
@@ -111,9 +111,8 @@ void history_tiers_for(uint64_t duration_ns, uint64_t interval_ns, unsigned *ful
 	*coarse = (unsigned)(c > room ? room : c);
 }
 
-static void point_clear(struct history_point *p)
+static void point_clear(struct history_vals *p)
 {
-	p->t = 0;
 	for (unsigned i = 0; i < HISTORY_SERIES; i++)
 		point_set(p, i, HISTORY_MISSING);
 }
@@ -137,10 +136,13 @@ struct history *history_new_tiered(unsigned ngpus, unsigned full, unsigned coars
 	}
 	/* every slot written now (a slot nobody filled has no values), so the
 	 * footprint is the full one from the start, not an hour later */
-	for (size_t k = 0; k < n; k++)
-		point_clear(&h->all[k]);
+	for (size_t k = 0; k < n; k++) {
+		h->all[k].t = 0;
+		point_clear(&h->all[k].x);
+	}
 	for (size_t k = 0; k < nc; k++) {
-		point_clear(&h->call[k].mean);
+		h->call[k].mean.t = 0;
+		point_clear(&h->call[k].mean.x);
 		point_clear(&h->call[k].lo);
 		point_clear(&h->call[k].hi);
 	}
@@ -187,10 +189,10 @@ unsigned history_slots(const struct history *h)
 /* The bucket's mean (rounded), least and greatest of each series; missing where no point had it. */
 static void acc_point(const struct acc *a, struct history_coarse *c)
 {
-	c->mean.t = c->lo.t = c->hi.t = a->t;
+	c->mean.t = a->t;
 	for (unsigned i = 0; i < HISTORY_SERIES; i++) {
 		bool has = a->n[i] > 0;
-		point_set(&c->mean, i, has ? (uint16_t)((a->sum[i] + a->n[i] / 2) / a->n[i]) : HISTORY_MISSING);
+		point_set(&c->mean.x, i, has ? (uint16_t)((a->sum[i] + a->n[i] / 2) / a->n[i]) : HISTORY_MISSING);
 		point_set(&c->lo, i, has ? a->lo[i] : HISTORY_MISSING);
 		point_set(&c->hi, i, has ? a->hi[i] : HISTORY_MISSING);
 	}
@@ -212,7 +214,7 @@ static void fold(struct history *h, struct ring *r, const struct history_point *
 	a->bucket = bucket;
 	a->t = p->t;
 	for (unsigned i = 0; i < HISTORY_SERIES; i++) {
-		uint16_t q = point_get(p, i);
+		uint16_t q = point_get(&p->x, i);
 		if (q == HISTORY_MISSING)
 			continue;
 		a->lo[i] = a->n[i] == 0 || q < a->lo[i] ? q : a->lo[i];
@@ -232,7 +234,7 @@ void history_add(struct history *h, unsigned gpu, const struct gpu_sample *s)
 	struct history_point p = { .t = (uint32_t)steps };
 	for (unsigned i = 0; i < HISTORY_SERIES; i++) {
 		const u64v *val = (const u64v *)((const char *)s + history_series[i].field);
-		point_set(&p, i, history_quantize(i, val->v, VAL_HAS(*val)));
+		point_set(&p.x, i, history_quantize(i, val->v, VAL_HAS(*val)));
 	}
 	pthread_mutex_lock(&h->mu);
 	struct ring *r = &h->ring[gpu];
@@ -291,8 +293,8 @@ static unsigned copy_points(struct history_cursor *c, unsigned g, unsigned *ncoa
 			}
 			if (all || cp->mean.t > since_steps) {
 				c->pts[n] = cp->mean;
-				c->lo[n] = cp->lo;
-				c->hi[n++] = cp->hi;
+				c->lo[n].x = cp->lo;
+				c->hi[n++].x = cp->hi;
 			}
 		}
 	}
@@ -348,7 +350,7 @@ static void put_column(struct abuf *out, unsigned i, const struct history_point 
 	for (unsigned k = 0; k < n; k++) {
 		if (k)
 			abuf_putc(out, ',');
-		put_value(out, i, point_get(&pts[k], i));
+		put_value(out, i, point_get(&pts[k].x, i));
 	}
 	abuf_putc(out, ']');
 }

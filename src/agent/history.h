@@ -10,8 +10,8 @@
  * history's start, six 16-bit quantized values and four 8-bit percentages).
  * Two tiers, as RRD or Prometheus downsampling: the last HISTORY_FULL_NS at
  * the sampling interval, and before that one point per 10 s (mean, least and
- * greatest of each series, 60 bytes), folded from the points the full tier
- * lets go; so an hour at 1 s of 64 GPUs takes 1.6 MiB (4.4 MiB at full
+ * greatest of each series, 52 bytes), folded from the points the full tier
+ * lets go; so an hour at 1 s of 64 GPUs takes 1.25 MiB (4.4 MiB at full
  * resolution). The render thread adds a snapshot per tick; HTTP
  * threads render the JSON. Both take the history's own lock, the renderer
  * only while it copies the points it needs. Nothing here prints.
@@ -34,21 +34,27 @@
 #define HISTORY_Q_MAX 0xFFFEu      /* larger values are stored as this (saturated) */
 #define HISTORY_NARROW_Q_MAX 0xFEu /* the same for an 8-bit series (0xFF: missing) */
 
-#define HISTORY_FULL_NS (300ull * 1000000000ull)  /* the last 5 min at the sampling interval */
+#define HISTORY_FULL_NS (120ull * 1000000000ull)  /* the last 2 min at the sampling interval */
 #define HISTORY_COARSE_NS (10ull * 1000000000ull) /* then one point per 10 s */
 
-/* One stored sample. t: 10 ms steps from struct history's base_ns. */
-struct history_point {
-	uint32_t t;
+/* A sample's values, quantized. */
+struct history_vals {
 	uint16_t v[HISTORY_WIDE];
 	uint8_t p[HISTORY_NARROW];
 };
 
-/* One 10 s point of the coarse tier: the mean (rounded), least and greatest
- * of each series over the bucket's points that had it; t (the same in all
- * three): the newest of them. */
+/* One stored sample. t: 10 ms steps from struct history's base_ns. */
+struct history_point {
+	uint32_t t;
+	struct history_vals x;
+};
+
+/* One 10 s point of the coarse tier (52 bytes): the mean (rounded), least and
+ * greatest of each series over the bucket's points that had it; mean.t: the
+ * newest of them. */
 struct history_coarse {
-	struct history_point mean, lo, hi;
+	struct history_point mean;
+	struct history_vals lo, hi;
 };
 
 /* The series, in the order of history_point.v (the one table of them). Each

@@ -55,8 +55,8 @@ import json, sys, urllib.request
 d = json.load(urllib.request.urlopen(sys.argv[1]))
 g = d["gpus"]
 assert len(g) == 1 and g[0]["index"] == 2 and d["simulated"] is True, d
-# the default hour at 1 s: 300 points at 1 s, 330 of 10 s and the bucket being filled (docs/agent.md)
-assert d["capacity"] == 631 and d["window_seconds"] == 3600, d
+# the default hour at 1 s: 120 points at 1 s, 348 of 10 s and the bucket being filled (docs/agent.md)
+assert d["capacity"] == 469 and d["window_seconds"] == 3600, d
 assert len(g[0]["t"]) >= 1, g[0]
 # a fresh agent: no 10 s point yet, and min/max have a column of that many per series
 assert g[0]["coarse"] == 0 and all(g[0][m][k] == [] for m in ("min", "max") for k in g[0]["min"]), g[0]

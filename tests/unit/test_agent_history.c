@@ -134,7 +134,7 @@ static void test_slots(void **state)
 	assert_null(history_new(2, HISTORY_MAX_SLOTS + 1, 0));
 }
 
-/* The default (1 h at 1 s) at 64 GPUs: 5 min at 1 s and 55 min in 10 s points, under 1.6 MiB
+/* The default (1 h at 1 s) at 64 GPUs: 2 min at 1 s and 58 min in 10 s points, under 1.3 MiB
  * (4.4 MiB at full resolution). */
 static void test_memory_bound(void **state)
 {
@@ -144,9 +144,10 @@ static void test_memory_bound(void **state)
 	history_tiers_for(3600 * SEC, SEC, &full, &coarse);
 	struct history *h = history_new_tiered(64, full, coarse, history_base_ns(T0));
 	assert_non_null(h);
-	assert_true(history_bytes(h) < (16u << 20) / 10);
-	assert_true(history_bytes(h) >= 64u * (300u * 20u + 330u * 60u));
-	assert_int_equal(history_slots(h), 300 + 330 + 1);
+	assert_int_equal(sizeof(struct history_coarse), 52);
+	assert_true(history_bytes(h) < (13u << 20) / 10);
+	assert_true(history_bytes(h) >= 64u * (120u * 20u + 348u * 52u));
+	assert_int_equal(history_slots(h), 120 + 348 + 1);
 	history_free(h);
 }
 
@@ -155,20 +156,20 @@ static void test_tiers_for(void **state)
 	(void)state;
 	unsigned full, coarse;
 	history_tiers_for(3600 * SEC, SEC, &full, &coarse);
-	assert_int_equal(full, 300);
-	assert_int_equal(coarse, 330);
-	history_tiers_for(300 * SEC, SEC, &full, &coarse); /* no longer than the full tier */
-	assert_int_equal(full, 300);
+	assert_int_equal(full, 120);
+	assert_int_equal(coarse, 348);
+	history_tiers_for(120 * SEC, SEC, &full, &coarse); /* no longer than the full tier */
+	assert_int_equal(full, 120);
 	assert_int_equal(coarse, 0);
 	history_tiers_for(3600 * SEC, 10 * SEC, &full, &coarse); /* an interval of 10 s: nothing to fold */
 	assert_int_equal(full, 360);
 	assert_int_equal(coarse, 0);
-	history_tiers_for(3605 * SEC, 2 * SEC, &full, &coarse); /* 3305 s in 10 s points, rounded up */
-	assert_int_equal(full, 150);
-	assert_int_equal(coarse, 331);
+	history_tiers_for(3605 * SEC, 2 * SEC, &full, &coarse); /* 3485 s in 10 s points, rounded up */
+	assert_int_equal(full, 60);
+	assert_int_equal(coarse, 349);
 	history_tiers_for(86400 * SEC, SEC, &full, &coarse); /* 24 h whole */
-	assert_int_equal(full, 300);
-	assert_int_equal(coarse, 8610);
+	assert_int_equal(full, 120);
+	assert_int_equal(coarse, 8628);
 	history_tiers_for(86400 * SEC, SEC / 1000, &full, &coarse); /* at most HISTORY_MAX_SLOTS */
 	assert_int_equal(full, HISTORY_MAX_SLOTS);
 	assert_int_equal(coarse, 0);
