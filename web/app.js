@@ -284,7 +284,7 @@ function refreshDetail() {
     var h = state.detailHist || (state.detailHist = { t: [] });
     h.t = h.t.concat(g.t);
     SERIES.forEach(function (s) { h[s.key] = (h[s.key] || []).concat(g[s.key]); });
-    var span = doc.capacity * doc.interval_seconds, t1 = h.t.length ? h.t[h.t.length - 1] : 0;
+    var span = doc.window_seconds || doc.capacity * doc.interval_seconds, t1 = h.t.length ? h.t[h.t.length - 1] : 0;
     var cut = 0;
     while (cut < h.t.length && h.t[cut] < t1 - span) cut++;
     if (cut) { h.t.splice(0, cut); SERIES.forEach(function (s) { h[s.key].splice(0, cut); }); }

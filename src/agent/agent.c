@@ -659,9 +659,10 @@ int agent_start(struct agent **out, struct gpu_backend *be, const struct agent_c
 		return -1;
 	}
 	agent_start_klog(a);
+	unsigned full = 0, coarse = 0;
+	history_tiers_for(a->cfg.history_ns, a->cfg.interval_ns, &full, &coarse);
 	if (a->cfg.history_ns && be->gpu_count &&
-	    !(a->history = history_new(be->gpu_count, history_slots_for(a->cfg.history_ns, a->cfg.interval_ns),
-				       history_base_ns(gpu_backend_now_ns(be))))) {
+	    !(a->history = history_new_tiered(be->gpu_count, full, coarse, history_base_ns(gpu_backend_now_ns(be))))) {
 		snprintf(err, errlen, "out of memory for the history");
 		agent_stop(a);
 		return -1;

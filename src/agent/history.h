@@ -7,8 +7,12 @@
  * docs/agent.md).
  *
  * Compact: a point is 20 bytes (a 32-bit time in 10 ms steps from the
- * history's start, six 16-bit quantized values and four 8-bit percentages),
- * so an hour at 1 s of 64 GPUs takes 4.4 MiB. The render thread adds a snapshot per tick; HTTP
+ * history's start, six 16-bit quantized values and four 8-bit percentages).
+ * Two tiers, as RRD or Prometheus downsampling: the last HISTORY_FULL_NS at
+ * the sampling interval, and before that one point per 10 s (mean, least and
+ * greatest of each series, 52 bytes), folded from the points the full tier
+ * lets go; so an hour at 1 s of 64 GPUs takes 1.25 MiB (4.4 MiB at full
+ * resolution). The render thread adds a snapshot per tick; HTTP
  * threads render the JSON. Both take the history's own lock, the renderer
  * only while it copies the points it needs. Nothing here prints.
  */
@@ -30,11 +34,27 @@
 #define HISTORY_Q_MAX 0xFFFEu      /* larger values are stored as this (saturated) */
 #define HISTORY_NARROW_Q_MAX 0xFEu /* the same for an 8-bit series (0xFF: missing) */
 
+#define HISTORY_FULL_NS (120ull * 1000000000ull)  /* the last 2 min at the sampling interval */
+#define HISTORY_COARSE_NS (10ull * 1000000000ull) /* then one point per 10 s */
+
+/* A sample's values, quantized. */
+struct history_vals {
+	uint16_t v[HISTORY_WIDE];
+	uint8_t p[HISTORY_NARROW];
+};
+
 /* One stored sample. t: 10 ms steps from struct history's base_ns. */
 struct history_point {
 	uint32_t t;
-	uint16_t v[HISTORY_WIDE];
-	uint8_t p[HISTORY_NARROW];
+	struct history_vals x;
+};
+
+/* One 10 s point of the coarse tier (52 bytes): the mean (rounded), least and
+ * greatest of each series over the bucket's points that had it; mean.t: the
+ * newest of them. */
+struct history_coarse {
+	struct history_point mean;
+	struct history_vals lo, hi;
 };
 
 /* The series, in the order of history_point.v (the one table of them). Each
@@ -56,18 +76,28 @@ struct history;
 /* The origin of a history started at now_ns (the backend's clock): an hour
  * earlier, so that the samples taken before it started fit too. Pure. */
 uint64_t history_base_ns(uint64_t now_ns);
-/* A history of ngpus GPUs, slots points each (at most HISTORY_MAX_SLOTS;
- * its memory is touched at once, so the resident size is what it will be
- * full). base_ns: CLOCK_REALTIME origin of the stored times. NULL: out of
- * memory, or slots or ngpus 0. */
+/* A history of ngpus GPUs, full points at the interval each and coarse 10 s
+ * points before them (full + coarse at most HISTORY_MAX_SLOTS; its memory is
+ * touched at once, so the resident size is what it will be full). base_ns:
+ * CLOCK_REALTIME origin of the stored times. NULL: out of memory, or full or
+ * ngpus 0. */
+struct history *history_new_tiered(unsigned ngpus, unsigned full, unsigned coarse, uint64_t base_ns);
+/* history_new_tiered without a coarse tier: slots points at the interval. */
 struct history *history_new(unsigned ngpus, unsigned slots, uint64_t base_ns);
 void history_free(struct history *h);
 /* Bytes it holds (points and bookkeeping). */
 size_t history_bytes(const struct history *h);
+/* The most points a GPU's document can have: the full tier's, the coarse
+ * tier's and its bucket being filled (`capacity` in /api/v1/history). */
 unsigned history_slots(const struct history *h);
 /* The number of points needed for `duration_ns` at `interval_ns` (rounded
  * up, at least 1, at most HISTORY_MAX_SLOTS). Pure. */
 unsigned history_slots_for(uint64_t duration_ns, uint64_t interval_ns);
+/* The tiers for `duration_ns` at `interval_ns`: the last HISTORY_FULL_NS at
+ * the interval, the rest in 10 s points (none when the interval is 10 s or
+ * more, or the duration no longer than HISTORY_FULL_NS: all at the
+ * interval); together at most HISTORY_MAX_SLOTS. Pure. */
+void history_tiers_for(uint64_t duration_ns, uint64_t interval_ns, unsigned *full, unsigned *coarse);
 
 /* Stores GPU gpu's sample if it is newer than the last one stored (a GPU
  * that is down adds nothing: its chart has a gap). Thread-safe. */

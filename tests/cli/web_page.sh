@@ -54,8 +54,13 @@ check "history of GPU 2 is JSON" python3 -c '
 import json, sys, urllib.request
 d = json.load(urllib.request.urlopen(sys.argv[1]))
 g = d["gpus"]
-assert len(g) == 1 and g[0]["index"] == 2 and d["capacity"] == 3600 and d["simulated"] is True, d
+assert len(g) == 1 and g[0]["index"] == 2 and d["simulated"] is True, d
+# the default hour at 1 s: 120 points at 1 s, 348 of 10 s and the bucket being filled (docs/agent.md)
+assert d["capacity"] == 469 and d["window_seconds"] == 3600, d
 assert len(g[0]["t"]) >= 1, g[0]
+# a fresh agent: no 10 s point yet, and min/max have a column of that many per series
+assert g[0]["coarse"] == 0 and all(g[0][m][k] == [] for m in ("min", "max") for k in g[0]["min"]), g[0]
+assert len(g[0]["min"]) == 10 and sorted(g[0]["min"]) == sorted(g[0]["max"]), g[0]
 # the series are --json sample keys in their units (docs/json.md): power an integer of mW
 for k in ("util_gpu_pct", "util_mem_pct", "mem_used_bytes", "power_mw", "temp_c", "sm_clock_mhz",
           "prof_sm_active_pct", "prof_sm_occupancy_pct", "prof_tensor_active_pct", "prof_dram_active_pct"):

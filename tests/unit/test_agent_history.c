@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_agent_history.c - the agent's history (history.h): quantization, the
  * ring buffer's order and wrap, duplicates and down GPUs, ?since= and ?gpu=
- * in the JSON, the memory bound at 64 GPUs; the /api/v1/history request
+ * in the JSON, the 10 s tier (mean, min, max, wrap, n/a), the memory bound at 64 GPUs; the /api/v1/history request
  * parameters (httpreq.h) and the `history` setting (agent_config.h). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -134,15 +134,120 @@ static void test_slots(void **state)
 	assert_null(history_new(2, HISTORY_MAX_SLOTS + 1, 0));
 }
 
-/* The default (1 h at 1 s) at 64 GPUs stays under 4.5 MiB. */
+/* The default (1 h at 1 s) at 64 GPUs: 2 min at 1 s and 58 min in 10 s points, under 1.3 MiB
+ * (4.4 MiB at full resolution). */
 static void test_memory_bound(void **state)
 {
 	(void)state;
 	assert_int_equal(sizeof(struct history_point), 20);
-	struct history *h = history_new(64, history_slots_for(3600 * SEC, SEC), history_base_ns(T0));
+	unsigned full, coarse;
+	history_tiers_for(3600 * SEC, SEC, &full, &coarse);
+	struct history *h = history_new_tiered(64, full, coarse, history_base_ns(T0));
 	assert_non_null(h);
-	assert_true(history_bytes(h) < 9u << 19);
-	assert_true(history_bytes(h) >= 64u * 3600u * 20u);
+	assert_int_equal(sizeof(struct history_coarse), 52);
+	assert_true(history_bytes(h) < (13u << 20) / 10);
+	assert_true(history_bytes(h) >= 64u * (120u * 20u + 348u * 52u));
+	assert_int_equal(history_slots(h), 120 + 348 + 1);
+	history_free(h);
+}
+
+static void test_tiers_for(void **state)
+{
+	(void)state;
+	unsigned full, coarse;
+	history_tiers_for(3600 * SEC, SEC, &full, &coarse);
+	assert_int_equal(full, 120);
+	assert_int_equal(coarse, 348);
+	history_tiers_for(120 * SEC, SEC, &full, &coarse); /* no longer than the full tier */
+	assert_int_equal(full, 120);
+	assert_int_equal(coarse, 0);
+	history_tiers_for(3600 * SEC, 10 * SEC, &full, &coarse); /* an interval of 10 s: nothing to fold */
+	assert_int_equal(full, 360);
+	assert_int_equal(coarse, 0);
+	history_tiers_for(3605 * SEC, 2 * SEC, &full, &coarse); /* 3485 s in 10 s points, rounded up */
+	assert_int_equal(full, 60);
+	assert_int_equal(coarse, 349);
+	history_tiers_for(86400 * SEC, SEC, &full, &coarse); /* 24 h whole */
+	assert_int_equal(full, 120);
+	assert_int_equal(coarse, 8628);
+	history_tiers_for(86400 * SEC, SEC / 1000, &full, &coarse); /* at most HISTORY_MAX_SLOTS */
+	assert_int_equal(full, HISTORY_MAX_SLOTS);
+	assert_int_equal(coarse, 0);
+	assert_null(history_new_tiered(1, 10, HISTORY_MAX_SLOTS - 9, 0));
+	assert_null(history_new_tiered(1, 0, 10, 0));
+}
+
+static json_int_t at(json_t *obj, const char *key, size_t k)
+{
+	json_t *v = json_array_get(json_object_get(obj, key), k);
+	if (!json_is_integer(v))
+		fail_msg("%s[%zu] is not a number", key, k);
+	return json_integer_value(v);
+}
+
+/* util of sample k is k; sample 19 has none. full 5, coarse 3: the points the
+ * full tier lets go make 10 s points (mean, min, max), the bucket being
+ * filled comes after them, then the full tier's. */
+static void test_coarse_tier(void **state)
+{
+	(void)state;
+	struct history *h = history_new_tiered(1, 5, 3, history_base_ns(T0));
+	for (unsigned k = 0; k < 30; k++) {
+		struct gpu_sample s = sample_at(T0 + k * SEC, k);
+		if (k == 19)
+			VAL_MARK(s.util_gpu_pct, VAL_ERROR);
+		history_add(h, 0, &s);
+	}
+	json_t *root = render(h, ~0ull, 0);
+	assert_int_equal(json_integer_value(json_object_get(root, "capacity")), 9);
+	assert_int_equal(json_number_value(json_object_get(root, "window_seconds")), 35);
+	json_t *g = json_array_get(json_object_get(root, "gpus"), 0);
+	json_t *t = json_object_get(g, "t"), *lo = json_object_get(g, "min"), *hi = json_object_get(g, "max");
+	assert_int_equal(json_array_size(t), 3 + 5);
+	assert_int_equal(json_integer_value(json_object_get(g, "coarse")), 3);
+	static const double times[] = { 9, 19, 24, 25, 26, 27, 28, 29 }; /* a bucket's: its newest point's */
+	static const json_int_t mean[] = { 5, 14, 22, 25, 26, 27, 28, 29 }; /* 4.5 rounds to 5; 126 / 9 */
+	for (size_t k = 0; k < 8; k++) {
+		assert_int_equal(json_number_value(json_array_get(t, k)), T0 / SEC + times[k]);
+		assert_int_equal(at(g, "util_gpu_pct", k), mean[k]);
+		assert_int_equal(at(g, "power_mw", k), 641000);
+		assert_true(json_is_null(json_array_get(json_object_get(g, "util_mem_pct"), k)));
+	}
+	static const json_int_t least[] = { 0, 10, 20 }, most[] = { 9, 18, 24 };
+	for (size_t k = 0; k < 3; k++) {
+		assert_int_equal(at(lo, "util_gpu_pct", k), least[k]);
+		assert_int_equal(at(hi, "util_gpu_pct", k), most[k]);
+		assert_int_equal(at(hi, "temp_c", k), 65);
+		assert_true(json_is_null(json_array_get(json_object_get(lo, "util_mem_pct"), k))); /* n/a all along */
+		assert_true(json_is_null(json_array_get(json_object_get(hi, "prof_sm_active_pct"), k)));
+	}
+	assert_int_equal(json_array_size(json_object_get(lo, "temp_c")), 3);
+	json_decref(root);
+
+	/* wrap-around: 5 buckets let go, the 3 newest kept */
+	for (unsigned k = 30; k < 60; k++) {
+		struct gpu_sample s = sample_at(T0 + k * SEC, k);
+		history_add(h, 0, &s);
+	}
+	root = render(h, ~0ull, 0);
+	g = json_array_get(json_object_get(root, "gpus"), 0);
+	assert_int_equal(json_integer_value(json_object_get(g, "coarse")), 4);
+	static const json_int_t mean2[] = { 25, 35, 45, 52, 55, 56, 57, 58, 59 };
+	assert_int_equal(json_array_size(json_object_get(g, "t")), 9);
+	for (size_t k = 0; k < 9; k++)
+		assert_int_equal(at(g, "util_gpu_pct", k), mean2[k]);
+	assert_int_equal(at(json_object_get(g, "min"), "util_gpu_pct", 0), 20);
+	assert_int_equal(at(json_object_get(g, "max"), "util_gpu_pct", 3), 54);
+	json_decref(root);
+
+	/* ?since= counts a 10 s point by its time */
+	root = render(h, ~0ull, T0 + 39 * SEC);
+	g = json_array_get(json_object_get(root, "gpus"), 0);
+	assert_int_equal(json_integer_value(json_object_get(g, "coarse")), 2);
+	assert_int_equal(json_array_size(json_object_get(g, "t")), 7);
+	assert_int_equal(at(g, "util_gpu_pct", 0), 45);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(g, "max"), "power_mw")), 2);
+	json_decref(root);
 	history_free(h);
 }
 
@@ -281,6 +386,8 @@ int main(void)
 		cmocka_unit_test(test_series_are_fields),
 		cmocka_unit_test(test_slots),
 		cmocka_unit_test(test_memory_bound),
+		cmocka_unit_test(test_tiers_for),
+		cmocka_unit_test(test_coarse_tier),
 		cmocka_unit_test(test_ring_order_and_wrap),
 		cmocka_unit_test(test_snapshot_down_gpu),
 		cmocka_unit_test(test_request_params),
