@@ -3,8 +3,7 @@
  * topo.c - `gpuctl topo`: the GPU-to-GPU matrix as `nvidia-smi topo -m`
  * prints it (X, NV#, PIX, PXB, PHB, NODE, SYS) with each GPU's CPU and NUMA
  * affinity and the legend, then the RDMA NICs (NIC0..) and how each reaches
- * the GPUs, read from sysfs (--sysfs DIR; not for a simulated server unless
- * given); --json for scripts (docs/json.md); -i to pick GPUs.
+ * the GPUs, read from sysfs (--sysfs DIR) or a simulated server's model; --json for scripts (docs/json.md); -i to pick GPUs.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include "help.h"
 #include "core/gpu_select.h"
 #include "device/nic.h"
+#include "device/sim.h"
 #include "view/json_util.h"
 #include "core/table.h"
 #include "sampler/sampler.h"
@@ -26,7 +26,7 @@ static const struct opt_spec topo_opts[] = {
 	/* nvidia-smi's spelling; the matrix is what topo shows anyway */
 	[OPT_TOPO_MATRIX] = { "matrix", 'm', OPT_FLAG, NULL, NULL, NULL, 0, 0, NULL },
 	[OPT_TOPO_SYSFS] = { "sysfs", 0, OPT_STRING, "DIR",
-			     "read RDMA NICs and PCI paths under DIR (a simulated server: none unless given)", "/sys",
+			     "read RDMA NICs and PCI paths under DIR (a simulated server: its model unless given)", "/sys",
 			     0, 0, NULL },
 };
 
@@ -221,12 +221,15 @@ static int print_json(struct cmd_ctx *ctx, const struct snapshot *snap, uint64_t
 	return rc == 0 ? EXIT_OK : EXIT_IOERR;
 }
 
-/* NICs from sysfs: the real machine's (/sys), or DIR's; none for a
- * simulated server unless --sysfs names a tree. */
+/* NICs from sysfs: the real machine's (/sys), or DIR's; a simulated
+ * server's from its model ("nics") unless --sysfs names a tree. */
 static int read_nics(struct cmd_ctx *ctx, const struct snapshot *snap, const char *sysfs, struct nic_topo *nt)
 {
-	if (!sysfs && snap->sys.simulated)
+	if (!sysfs && snap->sys.simulated) {
+		int n = sim_nics(ctx->be, nt->nic, NIC_MAX, nt->gpu_path);
+		nt->n = n > 0 ? (unsigned)n : 0;
 		return EXIT_OK;
+	}
 	const char *root = sysfs ? sysfs : "/sys";
 	struct stat sb;
 	if (sysfs && (stat(sysfs, &sb) != 0 || !S_ISDIR(sb.st_mode))) {

@@ -692,6 +692,19 @@ int sim_inject(struct gpu_backend *be, const struct sim_fault *f, struct gpu_err
 	return rc;
 }
 
+int sim_nics(struct gpu_backend *be, struct nic *out, unsigned max, char (*gpu_path)[NIC_PATH_LEN])
+{
+	struct sim_state *st = state_of(be);
+	if (!st)
+		return -1;
+	const struct sim_server *srv = st->srv; /* not changed after open */
+	unsigned n = srv->nnic < max ? srv->nnic : max;
+	memcpy(out, srv->nic, n * sizeof(*out));
+	for (unsigned g = 0; g < srv->ngpu && g < GPU_MAX_GPUS; g++)
+		memcpy(gpu_path[g], srv->gpu[g].pci_path, NIC_PATH_LEN);
+	return (int)n;
+}
+
 int sim_clear(struct gpu_backend *be, int fault_id)
 {
 	struct sim_state *st = state_of(be);

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "gpu.h"
+#include "nic.h"
 
 struct cat_gpu;
 struct catalog;
@@ -79,6 +80,10 @@ int sim_clear(struct gpu_backend *be, int fault_id);
 void sim_clear_all(struct gpu_backend *be);
 /* The last problem with the run-time fault file ("" if none); 1 if there is one. */
 int sim_fault_file_error(struct gpu_backend *be, char *buf, size_t len);
+/* The server file's RDMA NICs ("nics") and each GPU's PCI path ("pci_path",
+ * "" when not given) into gpu_path[GPU_MAX_GPUS]: the count, at most max;
+ * -1 when be is not a sim backend. */
+int sim_nics(struct gpu_backend *be, struct nic *out, unsigned max, char (*gpu_path)[NIC_PATH_LEN]);
 /* How many events (XIDs) poll_events has delivered so far. */
 uint64_t sim_events_delivered(struct gpu_backend *be);
 /* How many times poll_events went to sleep so far (each wake-up starts one). */
@@ -119,6 +124,7 @@ enum sim_tri { SIM_DEFAULT = 0, SIM_YES, SIM_NO };
 struct sim_gpu_desc {
 	char model[32];          /* catalog key */
 	char bus_id[32], uuid[48], serial[32], vbios[32], board_part[32];
+	char pci_path[NIC_PATH_LEN]; /* below /sys/devices, for the NIC cells; "": not modelled */
 	int numa_node;           /* -1: none */
 	double power_limit_w;    /* 0: the catalog TDP */
 	enum sim_tri persistence, ecc, mig, fan;
@@ -151,6 +157,8 @@ struct sim_server {
 	unsigned nvlinks[GPU_MAX_GPUS][GPU_MAX_GPUS];
 	enum gpu_link_kind pcie[GPU_MAX_GPUS][GPU_MAX_GPUS];
 	bool p2p_pcie;                /* P2P allowed over PCIe (false on GeForce) */
+	unsigned nnic;                /* RDMA NICs ("nics") */
+	struct nic nic[NIC_MAX];
 	uint64_t latency_us;
 	uint64_t seed;
 	unsigned nfault;

@@ -163,6 +163,16 @@ static int check_keys(const struct pctx *p, const json_t *obj, const char *where
 }
 
 /* Bus ids as NVML prints them: "00000000:18:00.0" (domain:bus:device.function, hex). */
+/* A PCI path below /sys/devices ("pci0000:17/0000:17:01.0/.../0000:18:00.0"):
+ * what nic_path_class() can place (a root complex and a device). */
+static int rd_pci_path(const struct pctx *p, const json_t *v, const char *field, char *dst)
+{
+	int rc = rd_str(p, v, field, dst, NIC_PATH_LEN);
+	if (!rc && (strncmp(dst, "pci", 3) || nic_path_class(dst, 0, dst, 0) == LINK_UNKNOWN))
+		rc = fail(p, field, "'%s' is not a PCI path like \"pci0000:17/0000:17:01.0/0000:18:00.0\"", dst);
+	return rc;
+}
+
 static bool valid_bus_id(const char *s)
 {
 	unsigned dom, bus, dev, fn;
@@ -469,7 +479,7 @@ static int parse_gpu(const struct pctx *p, const json_t *o, const char *where, s
 	static const char *const keys[] = { "model", "bus_id", "uuid", "serial", "vbios", "board_part_number",
 		"numa_node", "power_limit_w", "persistence", "ecc", "mig", "fan", "idle_power_w", "idle_temp_c",
 		"load_temp_c", "temp_slowdown_c", "temp_shutdown_c", "load", "load_period_s", "mig_instances",
-		"processes", "workload", "comment", NULL };
+		"processes", "workload", "pci_path", "comment", NULL };
 	char field[160];
 	int rc;
 	if (!json_is_object(o))
@@ -498,6 +508,8 @@ static int parse_gpu(const struct pctx *p, const json_t *o, const char *where, s
 			rc = rd_str(p, v, field, g->serial, sizeof(g->serial));
 		else if (!strcmp(key, "vbios"))
 			rc = rd_str(p, v, field, g->vbios, sizeof(g->vbios));
+		else if (!strcmp(key, "pci_path"))
+			rc = rd_pci_path(p, v, field, g->pci_path);
 		else if (!strcmp(key, "board_part_number"))
 			rc = rd_str(p, v, field, g->board_part, sizeof(g->board_part));
 		else if (!strcmp(key, "numa_node")) {
@@ -701,11 +713,49 @@ static int parse_numa(const struct pctx *p, const json_t *arr, struct sim_server
 	return 0;
 }
 
+static int parse_nics(const struct pctx *p, const json_t *arr, struct sim_server *srv)
+{
+	static const char *const keys[] = { "name", "pci_path", "numa_node", "comment", NULL };
+	char where[32], field[64];
+	int rc;
+	if (!json_is_array(arr))
+		return fail(p, "nics", "expected an array");
+	if (json_array_size(arr) > NIC_MAX)
+		return fail(p, "nics", "more than %d NICs", NIC_MAX);
+	size_t i;
+	const json_t *o;
+	json_array_foreach(arr, i, o) {
+		struct nic *n = &srv->nic[i];
+		double d = -1;
+		fieldf(where, sizeof(where), "nics[%zu]", i);
+		if (!json_is_object(o))
+			return fail(p, where, "expected an object");
+		if ((rc = check_keys(p, o, where, keys)))
+			return rc;
+		const json_t *name = json_object_get(o, "name"), *path = json_object_get(o, "pci_path"),
+			     *numa = json_object_get(o, "numa_node");
+		if (!name || !path)
+			return fail(p, where, "needs a name and a pci_path");
+		fieldf(field, sizeof(field), "%s.name", where);
+		if ((rc = rd_str(p, name, field, n->name, sizeof(n->name))))
+			return rc;
+		fieldf(field, sizeof(field), "%s.pci_path", where);
+		if ((rc = rd_pci_path(p, path, field, n->pci_path)))
+			return rc;
+		fieldf(field, sizeof(field), "%s.numa_node", where);
+		if (numa && (rc = rd_num(p, numa, field, &d, -1, 4095)))
+			return rc;
+		n->numa_node = (int)d;
+	}
+	srv->nnic = (unsigned)json_array_size(arr);
+	return 0;
+}
+
 static int parse_server(const struct pctx *p, const json_t *root, struct sim_server *srv)
 {
 	static const char *const keys[] = { "name", "description", "comment", "hostname", "driver_version",
 		"cuda_version", "nvml_version", "fabric_manager", "nvswitches", "numa_nodes", "gpus",
-		"topology", "latency_us", "seed", "faults", NULL };
+		"topology", "latency_us", "seed", "faults", "nics", NULL };
 	int rc;
 	if (!json_is_object(root))
 		return fail(p, "(top level)", "expected an object");
@@ -757,6 +807,8 @@ static int parse_server(const struct pctx *p, const json_t *root, struct sim_ser
 		}
 		srv->nswitch = (unsigned)json_array_size(v);
 	}
+	if ((v = json_object_get(root, "nics")) && (rc = parse_nics(p, v, srv)))
+		return rc;
 	if ((v = json_object_get(root, "numa_nodes")) && (rc = parse_numa(p, v, srv)))
 		return rc;
 	if ((v = json_object_get(root, "latency_us")) && (rc = rd_uint(p, v, "latency_us", &srv->latency_us, 10000000)))

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# topo_nics.sh - `gpuctl topo` with RDMA NICs read from a fake sysfs tree
+# topo_nics.sh - `gpuctl topo` with RDMA NICs: the simulated h200x8's model,
+# and read from a fake sysfs tree
 # (--sysfs DIR): the simulated h200x8's bus ids laid out as an HGX H200, each
 # GPU behind its own PCIe switch with one ConnectX-7 (mlx5_N), GPUs 0-3 on
 # NUMA node 0 and 4-7 on node 1; plus a second function of mlx5_0 and a NIC
@@ -79,9 +80,20 @@ assert n[0]["nics"][0] == "X" and len(n[0]["nics"]) == 11
 assert n[1]["gpus"] == ["NODE", "PIX"], n[1]
 PY
 
-# a simulated server reads no NICs unless --sysfs names a tree; no RDMA: no NIC columns
+# without --sysfs a simulated server's NICs are its model's: h200x8 has one
+# ConnectX-7 behind each GPU's switch; l40sx4 has none
 expect_exit 0 "$GPUCTL" "$sim" topo
-grep -q NIC <<<"$out" && fail "simulated topo without --sysfs shows NICs"
+row=$(grep '^GPU6 ' <<<"$out" | awk '{ print $10, $11, $12, $13, $14, $15, $16, $17, $18 }')
+[ "$row" = "SYS SYS SYS SYS NODE NODE PIX NODE 56-111,168-223" ] || fail "h200x8 model, GPU6's NIC cells: '$row'"
+out_has "  NIC7: mlx5_7"
+expect_exit 0 "$GPUCTL" --sim=l40sx4,seed=1,time_s=0 topo
+grep -q NIC <<<"$out" && fail "l40sx4 (no nics in its model) shows NICs"
+# the model's errors: one line naming the field, exit 65
+sed 's|"pci_path": "pci0000:97/0000:97:01.0/0000:98:00.0/0000:99:01.0/0000:9b:00.0"|"pci_path": "0000:9b:00.0"|' \
+	"$GPUCTL_DATA_DIR/sim/h200x8.json" >"$tmp/badnic.json"
+cmp -s "$GPUCTL_DATA_DIR/sim/h200x8.json" "$tmp/badnic.json" && fail "badnic.json: the sed changed nothing"
+expect_exit 65 "$GPUCTL" --sim "$tmp/badnic.json" topo
+err_has "nics\[4\].pci_path: '0000:9b:00.0' is not a PCI path"
 mkdir -p "$tmp/empty"
 expect_exit 0 "$GPUCTL" "$sim" topo --sysfs "$tmp/empty"
 grep -q NIC <<<"$out" && fail "topo --sysfs EMPTY shows NICs"
