@@ -16,13 +16,15 @@ struct train_opts {
 	struct plan_train t;
 	const char *gpu, *bench, *instance;
 	double tokens, mfu, spot_overhead;
+	unsigned lora_rank;       /* --lora-rank R; 0: full fine-tuning */
+	bool qlora;
 };
 
 enum {
 	TRAIN_PRECISION = MODEL_OPT_END, TRAIN_OPTIMIZER, TRAIN_CHECKPOINTING, TRAIN_ATTENTION, TRAIN_FRAMEWORK,
 	TRAIN_OFFLOAD, TRAIN_MICRO_BATCH, TRAIN_SEQ, TRAIN_GRAD_ACCUM, TRAIN_DP, TRAIN_TP, TRAIN_PP, TRAIN_ZERO,
 	TRAIN_TOKENS, TRAIN_MFU, TRAIN_SPOT_OVERHEAD, TRAIN_FRAGMENTATION, TRAIN_CUDA_CONTEXT, TRAIN_GPU,
-	TRAIN_BENCH_RESULTS, TRAIN_INSTANCE, TRAIN_DROPOUT, TRAIN_SP,
+	TRAIN_BENCH_RESULTS, TRAIN_INSTANCE, TRAIN_DROPOUT, TRAIN_SP, TRAIN_LORA_RANK, TRAIN_QLORA,
 };
 const struct opt_spec plan_train_opts[] = {
 	PLAN_COMMON_SPECS,
@@ -57,6 +59,8 @@ const struct opt_spec plan_train_opts[] = {
 	[TRAIN_INSTANCE] = { "instance", 0, OPT_STRING, "NAME", "cost: instance types matching NAME", "all", 0, 0, NULL },
 	PLAN_FLAG_SPEC(TRAIN_DROPOUT, "dropout", "store dropout masks"),
 	PLAN_FLAG_SPEC(TRAIN_SP, "sp", "sequence parallelism (with --tp)"),
+	PLAN_COUNT_SPEC(TRAIN_LORA_RANK, "lora-rank", "LoRA: model states of rank-R adapters on a frozen BF16 base", 65536),
+	PLAN_FLAG_SPEC(TRAIN_QLORA, "qlora", "with --lora-rank: the base's block weights in 4-bit NF4"),
 };
 const size_t plan_train_nopts = sizeof(plan_train_opts) / sizeof(plan_train_opts[0]);
 
@@ -114,6 +118,8 @@ static int train_take(struct pctx *p, int opt, const struct opt_value *v, void *
 	case TRAIN_INSTANCE: o->instance = v->text; return 0;
 	case TRAIN_DROPOUT: t->dropout = true; return 0;
 	case TRAIN_SP: t->sp = true; return 0;
+	case TRAIN_LORA_RANK: return puint(p, flag, v, &o->lora_rank, false);
+	case TRAIN_QLORA: o->qlora = true; return 0;
 	}
 	if (bad) /* an enum's row: its value word lists the choices */
 		perr(p, "%s must be one of %s, not '%s'", flag, plan_train_opts[opt].arg, v->text);
@@ -266,6 +272,33 @@ static json_t *mem_json(const struct plan_mem *o)
 	return j;
 }
 
+static json_t *lora_json(const struct plan_lora_mem *l, unsigned rank, bool qlora)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "rank", json_integer(rank));
+	json_object_set_new(o, "qlora", json_boolean(qlora));
+	json_object_set_new(o, "adapter_params", json_real(l->adapter_params));
+	json_object_set_new(o, "base_bytes", json_real(l->base_bytes));
+	json_object_set_new(o, "adapter_bytes", json_real(l->adapter_bytes));
+	json_object_set_new(o, "grads_bytes", json_real(l->grads));
+	json_object_set_new(o, "optimizer_bytes", json_real(l->optimizer));
+	json_object_set_new(o, "model_states_bytes", json_real(l->total));
+	json_object_set_new(o, "measured", json_false());
+	return o;
+}
+
+static void print_lora(FILE *f, const struct plan_lora_mem *l, unsigned rank, bool qlora)
+{
+	fprintf(f, "\n%s rank %u: %.4g M trainable parameters (adapters on every block's linear layers)\n",
+		qlora ? "QLoRA" : "LoRA", rank, l->adapter_params / 1e6);
+	fprintf(f, "  frozen base            %8.2f GB (%s)\n", l->base_bytes / 1e9, qlora ? "NF4 block weights, BF16 rest" : "BF16");
+	fprintf(f, "  adapters (FP32)        %8.2f GB\n", l->adapter_bytes / 1e9);
+	fprintf(f, "  adapter gradients      %8.2f GB\n", l->grads / 1e9);
+	fprintf(f, "  AdamW states           %8.2f GB\n", l->optimizer / 1e9);
+	fprintf(f, "  model states           %8.2f GB (replace weights, gradients and optimizer above;\n"
+		   "  activations as above; not yet checked against a measured run)\n", l->total / 1e9);
+}
+
 int plan_train_cmd(struct pctx *p, int argc, char **argv)
 {
 	struct train_opts o = { .mfu = NAN, .spot_overhead = 0.10 }; /* NAN: not given */
@@ -288,6 +321,15 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 	char err[256];
 	if (plan_train_memory(&m, &o.t, &mem, err, sizeof(err))) {
 		perr(p, "%s", err);
+		return EXIT_USAGE;
+	}
+	struct plan_lora_mem lora;
+	if (o.qlora && !o.lora_rank) {
+		perr(p, "--qlora needs --lora-rank R");
+		return EXIT_USAGE;
+	}
+	if (o.lora_rank && plan_lora_memory(&m, o.lora_rank, o.qlora, &lora)) {
+		perr(p, "--lora-rank needs the model's architecture (--model, --hf-config or --layers ...), not --params");
 		return EXIT_USAGE;
 	}
 	struct train_plan_rates rates = { .gemm_tflops = NAN, .step_tflops = NAN };
@@ -318,6 +360,8 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 	json_object_set_new(cfg, "gpus", json_integer(gpus));
 	json_object_set_new(root, "config", cfg);
 	json_object_set_new(root, "memory_per_gpu", mem_json(&mem));
+	if (o.lora_rank)
+		json_object_set_new(root, "lora", lora_json(&lora, o.lora_rank, o.qlora));
 
 	/* which catalog GPUs fit, and with how many */
 	struct plan_train z3 = o.t;
@@ -435,6 +479,8 @@ int plan_train_cmd(struct pctx *p, int argc, char **argv)
 			o.t.micro_batch, o.t.seq, o.t.grad_accum, o.t.dp, o.t.tp, o.t.pp, o.t.sp ? " +sp" : "", o.t.zero,
 			plan_offload_name(o.t.offload), plan_ckpt_name(o.t.ckpt), plan_attn_name(o.t.attn));
 		print_mem(p, &mem, &o.t);
+		if (o.lora_rank)
+			print_lora(f, &lora, o.lora_rank, o.qlora);
 		fprintf(f, "\n");
 		table_print(tb, f);
 		if (g) {

@@ -64,6 +64,16 @@ unsigned plan_model_head_dim(const struct plan_model *m);
  * biases unless attention_bias/mlp_bias). 0, or -1 with a one-line message. */
 int plan_hf_config_parse(const char *json, size_t len, struct plan_model *m, char *err, size_t errlen);
 
+/* LoRA / QLoRA fine-tuning's model states (lora.c): adapters of rank r on every
+ * block's linear layers, FP32 with AdamW; the base frozen in BF16, or (qlora) its
+ * block linears in NF4 with double quantization. Bytes per GPU without parallelism.
+ * Not yet checked against a measured run. -1 without the architecture or with r = 0. */
+struct plan_lora_mem {
+	double adapter_params, base_linear_params, base_other_params;
+	double base_bytes, adapter_bytes, grads, optimizer, total;
+};
+int plan_lora_memory(const struct plan_model *m, unsigned rank, bool qlora, struct plan_lora_mem *o);
+
 struct plan_presets { size_t n; struct plan_model *m; };
 int plan_presets_parse(struct plan_presets *p, const char *json, size_t len, char *err, size_t errlen);
 void plan_presets_free(struct plan_presets *p);
