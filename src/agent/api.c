@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "metrics.h"
+#include "health/json.h"
 #include "view/json_util.h"
 
 void api_doc_init(struct api_doc *d)
@@ -163,29 +164,6 @@ int api_render_gpus(struct api_doc *d, const struct snapshot *snap, const char *
 	return oom || d->tail.oom ? -1 : 0;
 }
 
-static json_t *entity_object(const struct health_entity *e, enum health_verdict verdict, enum health_action action)
-{
-	json_t *o = json_object();
-	json_object_set_new(o, "verdict", json_string(health_verdict_name(verdict)));
-	json_object_set_new(o, "action", json_string(health_action_name(action)));
-	json_t *f = json_array();
-	for (unsigned k = 0; k < e->nfind && k < HEALTH_MAX_FINDINGS; k++) {
-		const struct health_finding *h = &e->find[k];
-		json_t *fo = json_object();
-		json_object_set_new(fo, "rule", json_string(h->rule_id));
-		json_object_set_new(fo, "subsystem", json_string(health_subsys_name(h->subsys)));
-		json_object_set_new(fo, "verdict", json_string(health_verdict_name(h->verdict)));
-		json_object_set_new(fo, "action", json_string(health_action_name(h->action)));
-		json_object_set_new(fo, "reason", json_string(h->reason));
-		json_object_set_new(fo, "evidence", json_string(h->evidence));
-		if (h->hint[0])
-			json_object_set_new(fo, "hint", json_string(h->hint));
-		json_array_append_new(f, fo);
-	}
-	json_object_set_new(o, "findings", f);
-	return o;
-}
-
 static json_t *leaks_of(const struct api_leak_watch *lw, unsigned gpu)
 {
 	json_t *a = json_array();
@@ -231,7 +209,8 @@ int api_render_health_watch(struct api_doc *d, const struct snapshot *snap, cons
 	if (rep) {
 		json_object_set_new(root, "verdict", json_string(health_verdict_name(rep->verdict)));
 		json_object_set_new(root, "action", json_string(health_action_name(rep->action)));
-		json_object_set_new(root, "system", entity_object(&rep->system, rep->system.verdict, rep->system.action));
+		json_t *sys = health_entity_json(&rep->system, rep->system.verdict, rep->system.action, HEALTH_JSON_BRIEF);
+		json_object_set_new(root, "system", sys);
 	}
 	if (lw) {
 		json_t *w = json_object();
@@ -248,7 +227,8 @@ int api_render_health_watch(struct api_doc *d, const struct snapshot *snap, cons
 		const struct gpu_view *v = &snap->gpu[i];
 		json_t *g;
 		if (rep && i < rep->n) {
-			g = entity_object(&rep->gpu[i], health_gpu_verdict(rep, i), health_gpu_action(rep, i));
+			g = health_entity_json(&rep->gpu[i], health_gpu_verdict(rep, i), health_gpu_action(rep, i),
+					       HEALTH_JSON_BRIEF);
 		} else {
 			g = json_object();
 			json_object_set_new(g, "verdict", json_string(v->up ? "PASS" : "FAIL"));

@@ -15,6 +15,7 @@
 #include "core/units.h"
 #include "core/data_path.h"
 #include "core/gpu_select.h"
+#include "health/json.h"
 #include "view/json_util.h"
 #include "core/table.h"
 #include "core/cudaver.h"
@@ -121,39 +122,6 @@ void health_print_table(const struct cmd_ctx *ctx, const struct health_run *hr, 
 	fprintf(out, "%s)\n", hr->xids_collected ? "" : "; XID events not available");
 }
 
-static json_t *entity_json(const struct health_entity *e)
-{
-	json_t *o = json_object();
-	json_object_set_new(o, "verdict", json_string(health_verdict_name(e->verdict)));
-	json_object_set_new(o, "action", json_string(health_action_name(e->action)));
-	json_t *subs = json_object();
-	for (unsigned s = 0; s < HS_COUNT; s++)
-		json_object_set_new(subs, health_subsys_name((enum health_subsys)s),
-				    json_string(health_verdict_name(e->sub[s])));
-	json_object_set_new(o, "subsystems", subs);
-	unsigned checked = 0;
-	for (unsigned s = 0; s < HS_COUNT; s++)
-		checked += e->checked[s];
-	json_object_set_new(o, "rules_checked", json_integer(checked));
-	json_object_set_new(o, "rules_skipped", json_integer(e->skipped));
-	json_t *fs = json_array();
-	for (unsigned k = 0; k < e->nfind; k++) {
-		const struct health_finding *f = &e->find[k];
-		json_t *jf = json_object();
-		json_object_set_new(jf, "rule", json_string(f->rule_id));
-		json_object_set_new(jf, "subsystem", json_string(health_subsys_name(f->subsys)));
-		json_object_set_new(jf, "verdict", json_string(health_verdict_name(f->verdict)));
-		json_object_set_new(jf, "action", json_string(health_action_name(f->action)));
-		json_object_set_new(jf, "reason", json_string(f->reason));
-		json_object_set_new(jf, "evidence", json_string(f->evidence));
-		json_object_set_new(jf, "hint", json_string(f->hint));
-		json_array_append_new(fs, jf);
-	}
-	json_object_set_new(o, "findings", fs);
-	json_object_set_new(o, "findings_truncated", json_boolean(e->truncated));
-	return o;
-}
-
 json_t *health_report_json(const struct health_run *hr)
 {
 	const struct health_report *rep = &hr->rep;
@@ -168,7 +136,7 @@ json_t *health_report_json(const struct health_run *hr)
 	/* the window as measured between the two snapshots (it can exceed --window) */
 	json_object_set_new(o, "window_s", hr->have_prev ? json_real((double)rep->window_ns / 1e9) : json_null());
 	json_object_set_new(o, "xid_events_watched", json_boolean(hr->xids_collected));
-	json_t *sys = entity_json(&rep->system);
+	json_t *sys = health_entity_json(&rep->system, rep->system.verdict, rep->system.action, HEALTH_JSON_FULL);
 	json_object_set_new(sys, "info", json_gpu_system(&hr->now.sys));
 	json_object_set_new(o, "system", sys);
 	json_t *gpus = json_array();
@@ -176,7 +144,7 @@ json_t *health_report_json(const struct health_run *hr)
 		if (!gpu_select_has(hr->mask, i))
 			continue;
 		const struct gpu_static *st = &hr->now.gpu[i].st;
-		json_t *g = entity_json(&rep->gpu[i]);
+		json_t *g = health_entity_json(&rep->gpu[i], rep->gpu[i].verdict, rep->gpu[i].action, HEALTH_JSON_FULL);
 		json_object_set_new(g, "index", json_integer(i));
 		json_put_strv(g, "name", &st->name);
 		json_put_strv(g, "uuid", &st->uuid);
