@@ -9,25 +9,20 @@
 #include "slurm_sweep.h"
 #include "slurm_sweep_int.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/abuf.h"
 #include "core/opts.h"
-#include "core/readfile.h"
 #include "core/units.h"
 #include "help.h"
 #include "slurm/fleet.h"
 #include "slurm/gres.h"
-#include "slurm/node.h"
-#include "slurm/scontrol.h"
 #include "slurm/sweep.h"
+#include "slurm/sweep_files.h"
 
 #define POLL_NS 500000000LL
 
@@ -107,64 +102,15 @@ static int list_nodes(struct cmd_ctx *ctx, const struct sweep_args *a, struct sw
 	return rc;
 }
 
-static int submit(struct cmd_ctx *ctx, const struct sweep_args *a, const char *name, struct sweep_job *j)
+static int submit(const struct sweep_args *a, const char *name, struct sweep_job *j)
 {
-	char wrap[9000], outlog[4200];
-	char window[32];
-	snprintf(window, sizeof(window), "%.3fs", (double)a->window_ns / SEC);
-	snprintf(wrap, sizeof(wrap), "exec '%s' slurm sweep --run-node --level %s --window %s --out '%s'", a->gpuctl,
-		 sweep_levels[a->level], window, a->out);
-	snprintf(outlog, sizeof(outlog), "%s/logs/%s.out", a->out, j->node);
-	char *argv[20];
-	unsigned k = 0;
-	argv[k++] = (char *)"sbatch";
-	argv[k++] = (char *)"--parsable";
-	argv[k++] = (char *)"--exclusive";
-	argv[k++] = (char *)"-N1";
-	argv[k++] = (char *)"-J";
-	argv[k++] = (char *)name;
-	argv[k++] = (char *)"-w";
-	argv[k++] = j->node;
-	argv[k++] = (char *)"-o";
-	argv[k++] = outlog;
-	if (a->partition) {
-		argv[k++] = (char *)"-p";
-		argv[k++] = (char *)a->partition;
-	}
-	argv[k++] = (char *)"--wrap";
-	argv[k++] = wrap;
-	argv[k] = NULL;
+	struct sweep_sbatch sb;
+	sweep_sbatch_argv(&sb, a->gpuctl, sweep_levels[a->level], a->window_ns, a->out, a->partition, name, j->node);
 	char *out = NULL, err[300];
-	int rc = sweep_spawn_read(argv, &out, err, sizeof(err));
+	int rc = sweep_spawn_read(sb.argv, &out, err, sizeof(err));
 	bool ok = sweep_job_submitted(j, rc, out, err);
 	free(out);
-	(void)ctx;
 	return ok ? 0 : -1;
-}
-
-static bool result_exists(const struct sweep_args *a, const char *node)
-{
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/nodes/%s.json", a->out, node);
-	return access(path, F_OK) == 0;
-}
-
-/* The last line of a job's log, for the report of a job that failed. */
-static void log_tail(const struct sweep_args *a, const char *node, char *out, size_t len)
-{
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/logs/%s.out", a->out, node);
-	size_t n;
-	char err[300];
-	char *text = read_whole_file(path, SWEEP_LOG_MAX, &n, err, sizeof(err));
-	out[0] = '\0';
-	if (!text)
-		return;
-	while (n && (text[n - 1] == '\n' || text[n - 1] == ' '))
-		text[--n] = '\0';
-	char *last = strrchr(text, '\n');
-	snprintf(out, len, "%s", last ? last + 1 : text);
-	free(text);
 }
 
 static void cancel(struct sweep_job *j)
@@ -189,12 +135,12 @@ static int poll_jobs(struct cmd_ctx *ctx, const struct sweep_args *a, const char
 		struct sweep_job *j = &jobs[i];
 		if (j->state >= SWEEP_JOB_DONE)
 			continue;
-		enum sweep_action act = sweep_job_step(j, out, result_exists(a, j->node), waited_ns, a->start_timeout_ns);
+		enum sweep_action act = sweep_job_step(j, out, sweep_result_exists(a->out, j->node), waited_ns, a->start_timeout_ns);
 		if (act == SWEEP_CANCEL) {
 			cancel(j);
 		} else if (act == SWEEP_ENDED) {
 			char tail[160];
-			log_tail(a, j->node, tail, sizeof(tail));
+			sweep_log_tail(a->out, j->node, tail, sizeof(tail));
 			sweep_job_ended(j, tail);
 		}
 	}
@@ -205,39 +151,20 @@ static int poll_jobs(struct cmd_ctx *ctx, const struct sweep_args *a, const char
 static void write_text_cb(const void *f, FILE *o) { fleet_write_text(f, o); }
 static void write_html_cb(const void *f, FILE *o) { fleet_write_html(f, o); }
 
+static void warn_cb(void *ctx, const char *msg)
+{
+	cmd_error(ctx, CMD_NAME, "%s", msg);
+}
+
 /* Reads every node's result into the fleet (nodes without one as not swept). */
 static int gather(struct cmd_ctx *ctx, const struct sweep_args *a, const struct sweep_job *jobs, size_t n, struct fleet *f)
 {
 	fleet_init(f, a->gather ? "" : sweep_levels[a->level], a->threshold);
-	for (size_t i = 0; i < n; i++) {
-		const struct sweep_job *j = &jobs[i];
-		char path[4200], err[300];
-		snprintf(path, sizeof(path), "%s/nodes/%s.json", a->out, j->node);
-		size_t len;
-		char note[400] = "";
-		char *text = NULL;
-		if (j->state == SWEEP_JOB_DONE && !(text = read_whole_file(path, SWEEP_NODE_RESULT_MAX, &len, err, sizeof(err)))) {
-			/* a device, a FIFO, a result too large: that node failed, said once here */
-			cmd_error(ctx, CMD_NAME, "node '%s': %s", j->node, err);
-			snprintf(note, sizeof(note), "its result cannot be read: %.180s", err);
-		}
-		int rc = 0;
-		if (text)
-			(void)fleet_add_result(f, j->node, text, len, err, sizeof(err));
-		else
-			rc = fleet_add_missing(f, j->node, j->state == SWEEP_JOB_NOT_STARTED ? FLEET_NOT_STARTED : FLEET_FAILED,
-					       note[0] ? note : j->note[0] ? j->note : "its result could not be read");
-		free(text);
-		if (rc) {
-			cmd_error(ctx, CMD_NAME, "out of memory");
-			return EXIT_SOFTWARE;
-		}
-	}
-	if (fleet_analyze(f) != 0) {
-		cmd_error(ctx, CMD_NAME, "out of memory");
-		return EXIT_SOFTWARE;
-	}
-	return EXIT_OK;
+	char err[300];
+	int rc = sweep_gather(f, a->out, jobs, n, warn_cb, ctx, err, sizeof(err));
+	if (rc)
+		cmd_error(ctx, CMD_NAME, "%s", err);
+	return rc;
 }
 
 static int write_reports(struct cmd_ctx *ctx, const struct sweep_args *a, const struct fleet *f)
@@ -275,44 +202,40 @@ static int drain_nodes(struct cmd_ctx *ctx, const struct sweep_args *a, const st
 	(void)fleet_drain_plan(f, cap, plan);
 	int rc = EXIT_OK;
 	for (size_t i = 0; i < f->n; i++) {
-		char reason[SLURM_REASON_LEN];
+		struct sweep_drain_result r;
 		const char *name = f->node[i].name;
-		if (plan[i] == FLEET_KEEP || !fleet_drain_reason(f, i, reason, sizeof(reason)))
-			continue;
-		if (plan[i] == FLEET_OVER_CAP || plan[i] == FLEET_LAST_OF_MODEL) {
-			if (plan[i] == FLEET_OVER_CAP)
-				fprintf(ctx->out, "not drained %s: the drain cap is reached (%zu of %zu nodes; --max-drain N): %s\n",
-					name, cap, f->n, reason);
-			else
-				fprintf(ctx->out, "not drained %s: the last node of its GPU model in service: %s\n", name,
-					reason);
-			continue;
-		}
-		if (!slurm_host_name_ok(name)) { /* checked where it came from; checked again before scontrol */
+		sweep_drain_node(f, i, plan[i], &r);
+		switch (r.outcome) {
+		case SWEEP_DRAIN_NONE:
+			break;
+		case SWEEP_DRAIN_OVER_CAP:
+			fprintf(ctx->out, "not drained %s: the drain cap is reached (%zu of %zu nodes; --max-drain N): %s\n",
+				name, cap, f->n, r.reason);
+			break;
+		case SWEEP_DRAIN_LAST_OF_MODEL:
+			fprintf(ctx->out, "not drained %s: the last node of its GPU model in service: %s\n", name, r.reason);
+			break;
+		case SWEEP_DRAIN_BAD_NAME:
 			cmd_error(ctx, CMD_NAME, "not drained: bad node name '%s'", name);
 			rc = EXIT_DATAERR;
-			continue;
-		}
-		struct slurm_node_info ni;
-		char err[400];
-		if (scontrol_show_node("scontrol", name, &ni, err, sizeof(err)) != 0) {
-			cmd_error(ctx, CMD_NAME, "cannot read node '%s' (scontrol show node: %s)", name, err);
+			break;
+		case SWEEP_DRAIN_UNREADABLE:
+			cmd_error(ctx, CMD_NAME, "cannot read node '%s' (scontrol show node: %s)", name, r.err);
 			rc = EXIT_UNAVAILABLE;
-			continue;
-		}
-		enum slurm_hc_action act = fleet_drain_decide(reason, &ni);
-		if (act == SLURM_HC_DRAIN) {
-			if (scontrol_node_action("scontrol", name, act, reason, err, sizeof(err)) != 0) {
-				cmd_error(ctx, CMD_NAME, "%s", err);
-				rc = EXIT_UNAVAILABLE;
-				continue;
-			}
-			fprintf(ctx->out, "drained %s: %s\n", name, reason);
-		} else if (act == SLURM_HC_KEEP_OTHERS) {
-			fprintf(ctx->out, "left %s as it is: drained by someone else (%s)\n", name,
-				term_clean(ni.reason, sizeof(ni.reason), ni.reason)); /* anyone's words */
-		} else {
+			break;
+		case SWEEP_DRAIN_FAILED:
+			cmd_error(ctx, CMD_NAME, "%s", r.err);
+			rc = EXIT_UNAVAILABLE;
+			break;
+		case SWEEP_DRAIN_DRAINED:
+			fprintf(ctx->out, "drained %s: %s\n", name, r.reason);
+			break;
+		case SWEEP_DRAIN_OTHERS:
+			fprintf(ctx->out, "left %s as it is: drained by someone else (%s)\n", name, r.other);
+			break;
+		case SWEEP_DRAIN_ALREADY:
 			fprintf(ctx->out, "left %s as it is: drained by a sweep already for the same reason\n", name);
+			break;
 		}
 	}
 	free(plan);
@@ -323,15 +246,9 @@ static int report(struct cmd_ctx *ctx, const struct sweep_args *a, struct sweep_
 
 static int sweep(struct cmd_ctx *ctx, struct sweep_args *a)
 {
-	char sub[4200];
-	snprintf(sub, sizeof(sub), "%s/logs", a->out);
-	if ((mkdir(a->out, 0755) != 0 && errno != EEXIST) || (mkdir(sub, 0755) != 0 && errno != EEXIST)) {
-		cmd_error(ctx, CMD_NAME, "cannot create '%s': %s", sub, strerror(errno));
-		return EXIT_IOERR;
-	}
-	snprintf(sub, sizeof(sub), "%s/nodes", a->out);
-	if (mkdir(sub, 0755) != 0 && errno != EEXIST) {
-		cmd_error(ctx, CMD_NAME, "cannot create '%s': %s", sub, strerror(errno));
+	char err[4400];
+	if (sweep_dir_make(a->out, err, sizeof(err)) != 0) {
+		cmd_error(ctx, CMD_NAME, "%s", err);
 		return EXIT_IOERR;
 	}
 	struct sweep_job *jobs = NULL;
@@ -339,17 +256,13 @@ static int sweep(struct cmd_ctx *ctx, struct sweep_args *a)
 	int rc = list_nodes(ctx, a, &jobs, &n);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < n; i++) { /* a result left from an earlier sweep in DIR is not this one's */
-		char path[4200];
-		snprintf(path, sizeof(path), "%s/nodes/%s.json", a->out, jobs[i].node);
-		unlink(path);
-	}
+	sweep_results_forget(a->out, jobs, n); /* a result left from an earlier sweep in DIR is not this one's */
 	char name[64];
 	snprintf(name, sizeof(name), "gpuctl-sweep-%ld", (long)getpid());
 	long long t0 = now_ns();
 	size_t submitted = 0;
 	for (size_t i = 0; i < n; i++)
-		submitted += submit(ctx, a, name, &jobs[i]) == 0;
+		submitted += submit(a, name, &jobs[i]) == 0;
 	if (!submitted) {
 		cmd_error(ctx, CMD_NAME, "sbatch failed for every node (%s)", jobs[0].note);
 		free(jobs);
@@ -413,57 +326,18 @@ static int report(struct cmd_ctx *ctx, const struct sweep_args *a, struct sweep_
 	return rc;
 }
 
-static int by_node(const void *x, const void *y)
-{
-	return strcmp(((const struct sweep_job *)x)->node, ((const struct sweep_job *)y)->node);
-}
-
 /* --gather: the report of the results already in DIR/nodes (a sweep that was
  * interrupted, or results copied together by hand), without Slurm. */
 static int gather_dir(struct cmd_ctx *ctx, const struct sweep_args *a)
 {
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/nodes", a->out);
-	DIR *d = opendir(path);
-	if (!d) {
-		cmd_error(ctx, CMD_NAME, "cannot read '%s': %s", path, strerror(errno));
-		return EXIT_NOINPUT;
-	}
 	struct sweep_job *jobs = NULL;
 	size_t n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		size_t len = strlen(e->d_name);
-		if (len <= 5 || strcmp(e->d_name + len - 5, ".json") != 0)
-			continue;
-		/* the node's name is the file's: it reaches scontrol, so it is one node's name or no node */
-		char name[FLEET_NAME_LEN];
-		snprintf(name, sizeof(name), "%.*s", (int)(len - 5 < sizeof(name) - 1 ? len - 5 : sizeof(name) - 1), e->d_name);
-		if (len - 5 >= FLEET_NAME_LEN || !slurm_host_name_ok(name)) {
-			char q[48];
-			cmd_error(ctx, CMD_NAME, "ignored '%s/%s': not a node's name (letters, digits, '.', '-', '_'; "
-				  "not ALL, no host list)", path, units_quoted(e->d_name, q));
-			continue;
-		}
-		struct sweep_job *p = realloc(jobs, (n + 1) * sizeof(*p));
-		if (!p) {
-			closedir(d);
-			free(jobs);
-			cmd_error(ctx, CMD_NAME, "out of memory");
-			return EXIT_SOFTWARE;
-		}
-		jobs = p;
-		memset(&jobs[n], 0, sizeof(jobs[n]));
-		snprintf(jobs[n].node, sizeof(jobs[n].node), "%s", name);
-		jobs[n++].state = SWEEP_JOB_DONE;
+	char err[4400];
+	int rc = sweep_jobs_from_dir(a->out, &jobs, &n, warn_cb, ctx, err, sizeof(err));
+	if (rc) {
+		cmd_error(ctx, CMD_NAME, "%s", err);
+		return rc;
 	}
-	closedir(d);
-	if (!n) {
-		free(jobs);
-		cmd_error(ctx, CMD_NAME, "no node result (NODE.json) in '%s'", path);
-		return EXIT_NOINPUT;
-	}
-	qsort(jobs, n, sizeof(*jobs), by_node);
 	return report(ctx, a, jobs, n, now_ns());
 }
 
@@ -471,20 +345,11 @@ static int gather_dir(struct cmd_ctx *ctx, const struct sweep_args *a)
 
 static int load_fleet(struct cmd_ctx *ctx, const char *path, struct fleet *f)
 {
-	size_t len;
-	char err[400];
-	char *text = read_whole_file(path, SWEEP_FLEET_MAX, &len, err, sizeof(err));
-	if (!text) {
+	char err[4600];
+	int rc = sweep_fleet_load(path, f, err, sizeof(err));
+	if (rc)
 		cmd_error(ctx, CMD_NAME, "%s", err);
-		return EXIT_NOINPUT;
-	}
-	int rc = fleet_from_json(f, text, len, err, sizeof(err));
-	free(text);
-	if (rc) {
-		cmd_error(ctx, CMD_NAME, "'%s': %s", path, err);
-		return EXIT_DATAERR;
-	}
-	return EXIT_OK;
+	return rc;
 }
 
 static int compare(struct cmd_ctx *ctx, const struct sweep_args *a)

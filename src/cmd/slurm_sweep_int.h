@@ -13,11 +13,7 @@
 
 #define CMD_NAME "slurm sweep"
 #define SEC 1000000000LL
-/* The caps of what the sweep reads whole (core/readfile.h): a node's result,
- * fleet.json (4096 nodes of 64 GPUs), a job's log, a program's output. */
-#define SWEEP_NODE_RESULT_MAX (16u << 20)
-#define SWEEP_FLEET_MAX (512u << 20)
-#define SWEEP_LOG_MAX (1u << 20)
+/* The cap of a program's output the sweep reads (the files': slurm/sweep_files.h). */
 #define SWEEP_OUTPUT_MAX (64u << 20)
 
 extern const char *const sweep_levels[]; /* --level's values, NULL-terminated */

@@ -125,3 +125,30 @@ void sweep_counts(const struct sweep_job *jobs, size_t n, size_t c[SWEEP_JOB_NST
 	for (size_t i = 0; i < n; i++)
 		c[jobs[i].state]++;
 }
+
+void sweep_sbatch_argv(struct sweep_sbatch *s, const char *gpuctl, const char *level, long long window_ns,
+		       const char *dir, const char *partition, const char *name, const char *node)
+{
+	snprintf(s->wrap, sizeof(s->wrap), "exec '%s' slurm sweep --run-node --level %s --window %.3fs --out '%s'", gpuctl,
+		 level, (double)window_ns / 1e9, dir);
+	snprintf(s->outlog, sizeof(s->outlog), "%s/logs/%s.out", dir, node);
+	char **argv = s->argv;
+	unsigned k = 0;
+	argv[k++] = (char *)"sbatch";
+	argv[k++] = (char *)"--parsable";
+	argv[k++] = (char *)"--exclusive";
+	argv[k++] = (char *)"-N1";
+	argv[k++] = (char *)"-J";
+	argv[k++] = (char *)name;
+	argv[k++] = (char *)"-w";
+	argv[k++] = (char *)node;
+	argv[k++] = (char *)"-o";
+	argv[k++] = s->outlog;
+	if (partition) {
+		argv[k++] = (char *)"-p";
+		argv[k++] = (char *)partition;
+	}
+	argv[k++] = (char *)"--wrap";
+	argv[k++] = s->wrap;
+	argv[k] = NULL;
+}

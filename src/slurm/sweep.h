@@ -60,6 +60,16 @@ void sweep_job_ended(struct sweep_job *j, const char *log_tail);
  * running FAILED, each with its note; returns true for such a job (cancel it). */
 bool sweep_job_timeout(struct sweep_job *j, long long timeout_ns);
 
+/* The sbatch command of one node's job (a job named name on node, its log
+ * DIR/logs/NODE.out) running `GPUCTL slurm sweep --run-node` at level with
+ * the health check's window; argv points into the struct. */
+struct sweep_sbatch {
+	char wrap[9000], outlog[4200];
+	char *argv[20];
+};
+void sweep_sbatch_argv(struct sweep_sbatch *s, const char *gpuctl, const char *level, long long window_ns,
+		       const char *dir, const char *partition, const char *name, const char *node);
+
 /* How many jobs are in each state. */
 void sweep_counts(const struct sweep_job *jobs, size_t n, size_t c[SWEEP_JOB_NSTATES]);
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_slurm_sweep.c - the fleet sweep's state machine (src/slurm/sweep.h):
  * the node list, sbatch's answer, each look at squeue and the result files,
- * the start timeout and the sweep's timeout. */
+ * the start timeout and the sweep's timeout; the sbatch command; the result
+ * directory (src/slurm/sweep_files.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,10 @@
 
 #include "core/exitcodes.h"
 #include "slurm/sweep.h"
+#include "slurm/sweep_files.h"
+
+#include <stdio.h>
+#include <unistd.h>
 
 #define SEC 1000000000LL
 
@@ -123,6 +128,83 @@ static void test_timeout_counts(void **state)
 	assert_int_equal(c[SWEEP_JOB_FAILED], 1);
 }
 
+static void test_sbatch_argv(void **state)
+{
+	(void)state;
+	struct sweep_sbatch sb;
+	sweep_sbatch_argv(&sb, "/opt/gpuctl", "diag1", 1500000000LL, "/shared/sw", "gpu", "gpuctl-sweep-7", "n01");
+	const char *want[] = { "sbatch", "--parsable", "--exclusive", "-N1", "-J", "gpuctl-sweep-7", "-w", "n01", "-o",
+			       "/shared/sw/logs/n01.out", "-p", "gpu", "--wrap",
+			       "exec '/opt/gpuctl' slurm sweep --run-node --level diag1 --window 1.500s --out '/shared/sw'",
+			       NULL };
+	for (unsigned k = 0; want[k]; k++)
+		assert_string_equal(sb.argv[k], want[k]);
+	assert_null(sb.argv[14]);
+	sweep_sbatch_argv(&sb, "g", "health", 0, "d", NULL, "j", "n"); /* no partition: no -p */
+	assert_string_equal(sb.argv[10], "--wrap");
+	assert_null(sb.argv[12]);
+}
+
+static void warned(void *arg, const char *msg)
+{
+	snprintf(arg, 200, "%s", msg);
+}
+
+static void put(const char *dir, const char *file, const char *text)
+{
+	char path[600];
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_result_dir(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_slurm_sweep_XXXXXX", err[4400], said[200] = "";
+	assert_non_null(mkdtemp(dir));
+	struct sweep_job *jobs = NULL;
+	size_t n = 0;
+	assert_int_equal(sweep_jobs_from_dir(dir, &jobs, &n, warned, said, err, sizeof(err)), EXIT_NOINPUT);
+	assert_int_equal(sweep_dir_make(dir, err, sizeof(err)), 0);
+	assert_int_equal(sweep_dir_make(dir, err, sizeof(err)), 0); /* there already: fine */
+	assert_int_equal(sweep_jobs_from_dir(dir, &jobs, &n, warned, said, err, sizeof(err)), EXIT_NOINPUT);
+	assert_non_null(strstr(err, "no node result (NODE.json) in"));
+	put(dir, "nodes/n2.json", "{}");
+	put(dir, "nodes/n1.json", "{}");
+	put(dir, "nodes/a,b.json", "{}"); /* not one node's name: skipped, said */
+	put(dir, "logs/n1.out", "first\nlast line\n\n");
+	assert_int_equal(sweep_jobs_from_dir(dir, &jobs, &n, warned, said, err, sizeof(err)), EXIT_OK);
+	assert_int_equal(n, 2);
+	assert_string_equal(jobs[0].node, "n1"); /* sorted */
+	assert_string_equal(jobs[1].node, "n2");
+	assert_int_equal(jobs[0].state, SWEEP_JOB_DONE);
+	assert_non_null(strstr(said, "not a node's name"));
+	assert_true(sweep_result_exists(dir, "n1"));
+	char tail[64];
+	sweep_log_tail(dir, "n1", tail, sizeof(tail));
+	assert_string_equal(tail, "last line");
+	sweep_log_tail(dir, "n2", tail, sizeof(tail));
+	assert_string_equal(tail, "");
+	sweep_results_forget(dir, jobs, n);
+	assert_false(sweep_result_exists(dir, "n1"));
+	assert_false(sweep_result_exists(dir, "n2"));
+	free(jobs);
+	struct fleet f;
+	char path[600];
+	snprintf(path, sizeof(path), "%s/none.json", dir);
+	assert_int_equal(sweep_fleet_load(path, &f, err, sizeof(err)), EXIT_NOINPUT);
+	put(dir, "bad.json", "[1]");
+	snprintf(path, sizeof(path), "%s/bad.json", dir);
+	assert_int_equal(sweep_fleet_load(path, &f, err, sizeof(err)), EXIT_DATAERR);
+	assert_non_null(strstr(err, "bad.json': "));
+	char cmd[700];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -130,6 +212,8 @@ int main(void)
 		cmocka_unit_test(test_submitted),
 		cmocka_unit_test(test_step),
 		cmocka_unit_test(test_timeout_counts),
+		cmocka_unit_test(test_sbatch_argv),
+		cmocka_unit_test(test_result_dir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
