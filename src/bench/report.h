@@ -55,6 +55,20 @@ struct report {
 	const struct claim_eval *evals;   /* claims->n entries */
 };
 
+/* Assembling the report (report_build.c); the command reads the GPUs and files. */
+struct plan_presets;
+/* The planning rows of rep (rep->n, rep->plan_mem_bytes set) for the preset
+ * models the report plans that pre holds: training on one GPU and on all,
+ * serving on g (NULL: no serving figures). */
+void report_plan_rows(struct report *rep, const struct plan_presets *pre, const struct cat_gpu *g);
+/* The inventory a results file (path) recorded, run: its host, driver, CUDA
+ * and each GPU's name, UUID, bus id and catalog model (st and cat_for, rep's
+ * arrays, filled); memory from the catalog; no topology or health (not
+ * recorded: health_note says so). */
+void report_recorded_inventory(struct report *rep, const struct bench_run *run, const char *path,
+			       const struct catalog *cat, struct gpu_static st[GPU_MAX_GPUS],
+			       const struct cat_gpu *cat_for[GPU_MAX_GPUS]);
+
 /* One headline figure of a run: the best result of a kind. */
 struct report_highlight {
 	const char *label;                /* "device memory copy" */

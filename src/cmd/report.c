@@ -157,50 +157,14 @@ static void inventory(struct cmd_ctx *ctx, struct report_state *s)
 	rep->link = links ? (const struct gpu_link(*)[GPU_MAX_GPUS])s->link : NULL;
 }
 
-static void set_strv(strv *v, const char *s)
-{
-	if (!s[0])
-		return; /* not recorded: stays unknown */
-	snprintf(v->s, sizeof(v->s), "%s", s);
-	v->st = VAL_OK;
-}
-
-/* The inventory a results file recorded (s->run, loaded): its host, driver,
- * CUDA and each GPU's name, UUID, bus id and catalog model; memory from the
- * catalog; no topology or health (not recorded). */
+/* The inventory a results file recorded (s->run, loaded; bench/report.h). */
 static void recorded_inventory(struct cmd_ctx *ctx, const char *path, struct report_state *s)
 {
-	const struct bench_run *run = &s->run;
 	struct report *rep = &s->rep;
 	char msg[256];
 	if (catalog_load_dir(&s->cat, ctx->data_dir, msg, sizeof(msg)) != 0)
 		cmd_error(ctx, "report", "no datasheet figures: %s", msg);
-	snprintf(rep->sys.backend, sizeof(rep->sys.backend), "results");
-	snprintf(rep->sys.server_name, sizeof(rep->sys.server_name), "%s", run->host[0] ? run->host : "unknown host");
-	set_strv(&rep->sys.hostname, run->host);
-	set_strv(&rep->sys.driver_version, run->driver_version);
-	set_strv(&rep->sys.cuda_driver_version, run->cuda_version);
-	rep->n = run->ngpus > GPU_MAX_GPUS ? GPU_MAX_GPUS : run->ngpus;
-	rep->sys.gpu_count = rep->n;
-	for (unsigned i = 0; i < rep->n; i++) {
-		const struct bench_gpu_info *g = &run->gpu[i];
-		struct gpu_static *st = &s->st[i];
-		st->index = g->index >= 0 ? (unsigned)g->index : i;
-		set_strv(&st->name, g->name);
-		set_strv(&st->uuid, g->uuid);
-		set_strv(&st->pci_bus_id, g->pci_bus_id);
-		s->cat_for[i] = g->catalog_model[0] ? catalog_find(&s->cat, g->catalog_model)
-						    : catalog_match(&s->cat, g->name, 0);
-		if (s->cat_for[i] && s->cat_for[i]->mem_bytes)
-			VAL_SET(st->mem_total_bytes, s->cat_for[i]->mem_bytes);
-	}
-	rep->st = s->st;
-	rep->cat = s->cat_for;
-	rep->link = NULL;
-	snprintf(rep->inventory_source, sizeof(rep->inventory_source), "results file '%.100s' (host %.40s, %.32s)",
-		 path, run->host[0] ? run->host : "unknown", run->started_utc[0] ? run->started_utc : "time unknown");
-	snprintf(rep->health_note, sizeof(rep->health_note),
-		 "the results file holds no health data; run gpuctl health on the server (or report --results FILE --live there)");
+	report_recorded_inventory(rep, &s->run, path, &s->cat, s->st, s->cat_for);
 }
 
 static void health(struct cmd_ctx *ctx, struct report_state *s)
@@ -229,7 +193,6 @@ static void health(struct cmd_ctx *ctx, struct report_state *s)
 /* What the preset models need here: training on one GPU and on all, serving. */
 static void planning(struct cmd_ctx *ctx, struct report_state *s)
 {
-	static const char *const models[] = { "gpt2-xl", "llama-3-8b", "llama-2-13b", "mixtral-8x7b", "llama-3-70b" };
 	struct report *rep = &s->rep;
 	const struct cat_gpu *g = rep->n ? s->cat_for[0] : NULL;
 	char err[256];
@@ -248,36 +211,7 @@ static void planning(struct cmd_ctx *ctx, struct report_state *s)
 		return;
 	}
 	data_file_free(&f);
-	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]) && rep->nplan < REPORT_MAX_PLAN; i++) {
-		const struct plan_model *m = plan_presets_find(&pre, models[i]);
-		if (!m)
-			continue;
-		struct report_plan_row *row = &rep->plan[rep->nplan];
-		struct plan_train t;
-		struct plan_mem mem;
-		struct plan_serve sv;
-		struct plan_serve_result sr;
-		snprintf(row->model, sizeof(row->model), "%s", m->name);
-		row->params = plan_model_params(m);
-		plan_train_defaults(&t);
-		row->train1_bytes = plan_train_memory(m, &t, &mem, err, sizeof(err)) == 0 ? mem.total : NAN;
-		t.fw = FW_DEEPSPEED;
-		t.zero = 3;
-		t.dp = rep->n;
-		row->trainn_bytes = plan_train_memory(m, &t, &mem, err, sizeof(err)) == 0 ? mem.total : NAN;
-		plan_serve_defaults(&sv);
-		sv.tp = rep->n;
-		sv.batch = 1; /* what one sequence needs; plan_serve_fit counts how many fit */
-		row->serve_bytes = NAN;
-		struct plan_serve_fit fit;
-		if (g && plan_serve_compute(m, &sv, g, rep->plan_mem_bytes, 0, &sr, err, sizeof(err)) == 0 &&
-		    plan_serve_fit(m, &sv, g, rep->plan_mem_bytes, &fit, err, sizeof(err)) == 0) {
-			row->serve_bytes = sr.total;
-			row->serve_fits = fit.fits;
-			plan_serve_fit_text(&fit, &sv, row->serve_fit, sizeof(row->serve_fit));
-		}
-		rep->nplan++;
-	}
+	report_plan_rows(rep, &pre, g);
 	plan_presets_free(&pre);
 }
 

@@ -17,6 +17,8 @@
 #include "bench/limits.h"
 #include "bench/report.h"
 #include "bench/results_file.h"
+#include "core/data_path.h"
+#include "plan/plan.h"
 #include "bench_fixture.h"
 
 struct fixture {
@@ -417,6 +419,64 @@ static void test_html(void **state)
 	free(s);
 }
 
+/* The inventory a results file recorded (report_build.c): its host, driver and GPUs. */
+static void test_recorded_inventory(void **state)
+{
+	struct fixture *f = *state;
+	struct report *rep = calloc(1, sizeof(*rep));
+	struct gpu_static st[GPU_MAX_GPUS];
+	const struct cat_gpu *cat_for[GPU_MAX_GPUS];
+	assert_non_null(rep);
+	memset(st, 0, sizeof(st));
+	report_recorded_inventory(rep, &f->run, "r.json", &f->cat, st, cat_for);
+	assert_string_equal(rep->sys.backend, "results");
+	assert_int_equal(rep->n, f->run.ngpus);
+	assert_int_equal(rep->sys.gpu_count, f->run.ngpus);
+	assert_ptr_equal(rep->st, st);
+	assert_null(rep->link); /* topology not recorded */
+	for (unsigned i = 0; i < rep->n; i++) {
+		assert_string_equal(st[i].name.s, f->run.gpu[i].name);
+		assert_non_null(cat_for[i]); /* the fixture's H200 is in the catalog */
+		assert_true(VAL_HAS(st[i].mem_total_bytes));
+	}
+	assert_non_null(strstr(rep->inventory_source, "results file 'r.json'"));
+	assert_non_null(strstr(rep->health_note, "no health data"));
+	free(rep);
+}
+
+/* The planning rows (report_build.c) for the shipped presets on two H200s. */
+static void test_plan_rows(void **state)
+{
+	struct fixture *f = *state;
+	struct report *rep = calloc(1, sizeof(*rep));
+	assert_non_null(rep);
+	rep->n = rep->plan_gpus = 2;
+	rep->plan_mem_bytes = 150.8e9;
+	char err[256];
+	struct data_file df;
+	struct plan_presets pre = { 0 };
+	assert_int_equal(data_file_read(getenv("GPUCTL_DATA_DIR"), "plan/models.json", 1 << 20, &df, err, sizeof(err)),
+			 DATA_OK);
+	assert_int_equal(plan_presets_parse(&pre, df.text, df.len, err, sizeof(err)), 0);
+	data_file_free(&df);
+	report_plan_rows(rep, &pre, f->cats[0]);
+	assert_int_equal(rep->nplan, 5);
+	assert_string_equal(rep->plan[0].model, plan_presets_find(&pre, "gpt2-xl")->name);
+	for (unsigned i = 0; i < rep->nplan; i++) {
+		assert_true(rep->plan[i].params > 1e9);
+		assert_true(rep->plan[i].train1_bytes > rep->plan[i].trainn_bytes); /* ZeRO-3 over 2 GPUs needs less */
+	}
+	/* GPT-2 XL's 25 heads do not split over 2 GPUs: not served; Llama 3 8B fits two H200s */
+	assert_true(isnan(rep->plan[0].serve_bytes));
+	assert_string_equal(rep->plan[1].model, plan_presets_find(&pre, "llama-3-8b")->name);
+	assert_false(isnan(rep->plan[1].serve_bytes));
+	assert_true(rep->plan[1].serve_fits);
+	report_plan_rows(rep, &pre, NULL);     /* no GPU: no serving figures */
+	assert_true(isnan(rep->plan[5].serve_bytes));
+	plan_presets_free(&pre);
+	free(rep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -428,6 +488,8 @@ int main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_latency_and_variants),
+		cmocka_unit_test(test_recorded_inventory),
+		cmocka_unit_test(test_plan_rows),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
