@@ -200,14 +200,7 @@ static int do_gres_conf(int argc, char **argv, struct cmd_ctx *ctx)
 	struct abuf out;
 	abuf_init(&out);
 	char err[256];
-	abuf_printf(&out, "# gres.conf for %s%s, written by gpuctl slurm gres-conf\n",
-		    o.node && o.node[0] ? o.node : ctx->sys.server_name, ctx->sys.simulated ? " (SIMULATED server)" : "");
-	abuf_puts(&out, "# Links: NVLinks to GPU 0,1,... (-1 itself); the pool's placement ranks pairs the same way\n");
-	rc = slurm_gres_conf(snap, &o, &out, err, sizeof(err));
-	if (!rc && fragment) {
-		abuf_puts(&out, "# slurm.conf (GresTypes=gpu; merge with the node's CPUs, memory...):\n# ");
-		rc = slurm_gres_node_line(snap, &o, &out, err, sizeof(err));
-	}
+	rc = slurm_gres_conf_file(snap, &o, ctx->sys.server_name, ctx->sys.simulated, fragment, &out, err, sizeof(err));
 	if (rc)
 		cmd_error(ctx, "slurm gres-conf", "%s", err);
 	else

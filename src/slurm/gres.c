@@ -242,3 +242,17 @@ int slurm_gres_node_line(const struct snapshot *snap, const struct slurm_gres_op
 	}
 	return 0;
 }
+
+int slurm_gres_conf_file(const struct snapshot *snap, const struct slurm_gres_opts *o, const char *server,
+			 bool simulated, bool fragment, struct abuf *out, char *err, size_t errlen)
+{
+	abuf_printf(out, "# gres.conf for %s%s, written by gpuctl slurm gres-conf\n",
+		    o->node && o->node[0] ? o->node : server, simulated ? " (SIMULATED server)" : "");
+	abuf_puts(out, "# Links: NVLinks to GPU 0,1,... (-1 itself); the pool's placement ranks pairs the same way\n");
+	int rc = slurm_gres_conf(snap, o, out, err, errlen);
+	if (!rc && fragment) {
+		abuf_puts(out, "# slurm.conf (GresTypes=gpu; merge with the node's CPUs, memory...):\n# ");
+		rc = slurm_gres_node_line(snap, o, out, err, errlen);
+	}
+	return rc;
+}

@@ -72,5 +72,10 @@ int slurm_gres_conf(const struct snapshot *snap, const struct slurm_gres_opts *o
 /* Only the slurm.conf fragment: "NodeName=n1 Gres=gpu:nvidia_h200:8". */
 int slurm_gres_node_line(const struct snapshot *snap, const struct slurm_gres_opts *o, struct abuf *out, char *err,
 			 size_t errlen);
+/* What `gpuctl slurm gres-conf` prints: a header naming the node (o->node,
+ * else server; "(SIMULATED server)" when simulated), slurm_gres_conf's lines
+ * and, with fragment, the slurm.conf line as a comment. 0, or -1 with err. */
+int slurm_gres_conf_file(const struct snapshot *snap, const struct slurm_gres_opts *o, const char *server,
+			 bool simulated, bool fragment, struct abuf *out, char *err, size_t errlen);
 
 #endif

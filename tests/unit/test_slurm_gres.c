@@ -115,6 +115,34 @@ static void test_nvlink_pairs_server(void **state)
 	free(s);
 }
 
+/* The whole file gres-conf prints: header, gres.conf lines, the slurm.conf line as a comment. */
+static void test_conf_file(void **state)
+{
+	(void)state;
+	struct snapshot *s = load_test_server();
+	struct slurm_gres_opts o = { .dev_dir = "/tmp/c/dev" };
+	struct abuf b, lines;
+	abuf_init(&b);
+	abuf_init(&lines);
+	char err[200];
+	assert_int_equal(slurm_gres_conf_file(s, &o, "srv", true, true, &b, err, sizeof(err)), 0);
+	assert_int_equal(slurm_gres_conf(s, &o, &lines, err, sizeof(err)), 0);
+	const char *head = "# gres.conf for srv (SIMULATED server), written by gpuctl slurm gres-conf\n"
+			   "# Links: NVLinks to GPU 0,1,... (-1 itself); the pool's placement ranks pairs the same way\n";
+	assert_memory_equal(b.p, head, strlen(head));
+	assert_memory_equal(b.p + strlen(head), lines.p, lines.len);
+	const char *tail = b.p + strlen(head) + lines.len;
+	assert_non_null(strstr(tail, "# slurm.conf (GresTypes=gpu; merge with the node's CPUs, memory...):\n# NodeName="));
+	abuf_reset(&b);
+	o.node = "n7"; /* the node given names it; no fragment: the gres.conf lines end it */
+	assert_int_equal(slurm_gres_conf_file(s, &o, "srv", false, false, &b, err, sizeof(err)), 0);
+	assert_non_null(strstr(b.p, "# gres.conf for n7, written by"));
+	assert_null(strstr(b.p, "slurm.conf"));
+	abuf_free(&b);
+	abuf_free(&lines);
+	free(s);
+}
+
 static void test_mig_multiple_files(void **state)
 {
 	(void)state;
@@ -252,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_node_names),
 		cmocka_unit_test(test_links_agree_with_pair_scores),
 		cmocka_unit_test(test_nvlink_pairs_server),
+		cmocka_unit_test(test_conf_file),
 		cmocka_unit_test(test_mig_multiple_files),
 		cmocka_unit_test(test_mig_minors),
 		cmocka_unit_test(test_type_names),
