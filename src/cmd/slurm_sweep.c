@@ -75,30 +75,10 @@ static long long now_ns(void)
 /* The nodes to sweep: scontrol show hostnames LIST, or sinfo's (in the partition). */
 static int list_nodes(struct cmd_ctx *ctx, const struct sweep_args *a, struct sweep_job **jobs, size_t *n)
 {
-	char *out = NULL, err[300];
-	int rc;
-	if (a->nodes) {
-		char *argv[] = { (char *)"scontrol", (char *)"show", (char *)"hostnames", (char *)a->nodes, NULL };
-		rc = sweep_spawn_read(argv, &out, err, sizeof(err));
-	} else {
-		char *argv[] = { (char *)"sinfo", (char *)"-h", (char *)"-N", (char *)"-o", (char *)"%N",
-				 (char *)(a->partition ? "-p" : NULL), (char *)a->partition, NULL };
-		rc = sweep_spawn_read(argv, &out, err, sizeof(err));
-	}
-	if (rc != 0 || !out) {
-		cmd_error(ctx, CMD_NAME, "cannot list the nodes (%s failed%s%s)", a->nodes ? "scontrol show hostnames" : "sinfo",
-			  err[0] ? ": " : "", err);
-		free(out);
-		return EXIT_UNAVAILABLE;
-	}
-	rc = sweep_jobs_parse(out, jobs, n, err, sizeof(err));
-	if (rc != EXIT_OK)
+	char err[400];
+	int rc = sweep_list_nodes(a->nodes, a->partition, jobs, n, err, sizeof(err));
+	if (rc)
 		cmd_error(ctx, CMD_NAME, "%s", err);
-	free(out);
-	if (!rc && *n == 0) {
-		cmd_error(ctx, CMD_NAME, "no node to sweep");
-		rc = EXIT_USAGE;
-	}
 	return rc;
 }
 
@@ -113,39 +93,15 @@ static int submit(const struct sweep_args *a, const char *name, struct sweep_job
 	return ok ? 0 : -1;
 }
 
-static void cancel(struct sweep_job *j)
-{
-	char err[200];
-	char *argv[] = { (char *)"scancel", j->id, NULL };
-	(void)sweep_spawn_read(argv, NULL, err, sizeof(err));
-}
-
 /* One look at the jobs: squeue by the sweep's job name, then the result files. */
 static int poll_jobs(struct cmd_ctx *ctx, const struct sweep_args *a, const char *name, struct sweep_job *jobs, size_t n,
 		     long long waited_ns)
 {
-	char *out = NULL, err[300];
-	char *argv[] = { (char *)"squeue", (char *)"-h", (char *)"-n", (char *)name, (char *)"-o", (char *)"%i %T %r", NULL };
-	if (sweep_spawn_read(argv, &out, err, sizeof(err)) != 0 || !out) {
-		free(out);
-		cmd_error(ctx, CMD_NAME, "squeue failed%s%s", err[0] ? ": " : "", err);
-		return EXIT_UNAVAILABLE;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct sweep_job *j = &jobs[i];
-		if (j->state >= SWEEP_JOB_DONE)
-			continue;
-		enum sweep_action act = sweep_job_step(j, out, sweep_result_exists(a->out, j->node), waited_ns, a->start_timeout_ns);
-		if (act == SWEEP_CANCEL) {
-			cancel(j);
-		} else if (act == SWEEP_ENDED) {
-			char tail[160];
-			sweep_log_tail(a->out, j->node, tail, sizeof(tail));
-			sweep_job_ended(j, tail);
-		}
-	}
-	free(out);
-	return EXIT_OK;
+	char err[400];
+	int rc = sweep_poll(a->out, name, jobs, n, waited_ns, a->start_timeout_ns, err, sizeof(err));
+	if (rc)
+		cmd_error(ctx, CMD_NAME, "%s", err);
+	return rc;
 }
 
 static void write_text_cb(const void *f, FILE *o) { fleet_write_text(f, o); }
@@ -286,7 +242,7 @@ static int sweep(struct cmd_ctx *ctx, struct sweep_args *a)
 		if (waited >= a->timeout_ns) {
 			for (size_t i = 0; i < n; i++)
 				if (sweep_job_timeout(&jobs[i], a->timeout_ns))
-					cancel(&jobs[i]);
+					sweep_cancel(&jobs[i]);
 			break;
 		}
 		struct timespec ts = { 0, POLL_NS };
@@ -295,7 +251,7 @@ static int sweep(struct cmd_ctx *ctx, struct sweep_args *a)
 	if (rc) {
 		for (size_t i = 0; i < n; i++)
 			if (jobs[i].state == SWEEP_JOB_PENDING || jobs[i].state == SWEEP_JOB_RUNNING)
-				cancel(&jobs[i]);
+				sweep_cancel(&jobs[i]);
 		free(jobs);
 		return rc;
 	}

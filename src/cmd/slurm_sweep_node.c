@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * slurm_sweep_node.c - `gpuctl slurm sweep`: running programs, the result
+ * slurm_sweep_node.c - `gpuctl slurm sweep`: writing the result
  * files, and what each node's job runs (--run-node): the health check at the
  * sweep's window, the links, and at diagN `gpuctl diag -r N --json`, at
  * bench-quick `gpuctl bench --quick --json` (measured) or, on a simulated
@@ -16,24 +16,13 @@
 
 #include "core/catalog.h"
 #include "core/readfile.h"
-#include "core/spawn.h"
 #include "health_cmd.h"
 #include "sampler/sampler.h"
 #include "slurm/fleet.h"
 #include "slurm/gres.h"
 #include "view/json_util.h"
 
-/* ---- running programs ------------------------------------------------------------------ */
-
-/* Runs argv (PATH searched), its stdout into *out (heap, NUL-terminated;
- * out NULL: thrown away; at most SWEEP_OUTPUT_MAX bytes), the first line of
- * its stderr into errline. Returns its exit status, or -1 (errline says why)
- * when it did not exit or wrote more than the cap. */
-int sweep_spawn_read(char *const argv[], char **out, char *errline, size_t errlen)
-{
-	struct spawn_opts o = { .out_max = SWEEP_OUTPUT_MAX };
-	return spawn_run(argv, &o, out, NULL, errline, errlen);
-}
+/* ---- writing files ----------------------------------------------------------------------- */
 
 /* Writes path atomically (path.tmp, then rename) with writer(arg, FILE*). 0, or -1 with errno. */
 int sweep_write_file(const char *path, void (*writer)(const void *, FILE *), const void *arg)

@@ -14,6 +14,7 @@
 #include "core/abuf.h"
 #include "core/exitcodes.h"
 #include "core/readfile.h"
+#include "core/spawn.h"
 #include "core/units.h"
 #include "slurm/gres.h"
 #include "slurm/scontrol.h"
@@ -194,4 +195,72 @@ void sweep_drain_node(const struct fleet *f, size_t i, enum fleet_drain_plan pla
 	} else {
 		r->outcome = SWEEP_DRAIN_ALREADY;
 	}
+}
+
+int sweep_spawn_read(char *const argv[], char **out, char *errline, size_t errlen)
+{
+	struct spawn_opts o = { .out_max = SWEEP_OUTPUT_MAX };
+	return spawn_run(argv, &o, out, NULL, errline, errlen);
+}
+
+int sweep_list_nodes(const char *nodes, const char *partition, struct sweep_job **jobs, size_t *n, char *err,
+		     size_t errlen)
+{
+	char *out = NULL, why[300];
+	int rc;
+	if (nodes) {
+		char *argv[] = { (char *)"scontrol", (char *)"show", (char *)"hostnames", (char *)nodes, NULL };
+		rc = sweep_spawn_read(argv, &out, why, sizeof(why));
+	} else {
+		char *argv[] = { (char *)"sinfo", (char *)"-h", (char *)"-N", (char *)"-o", (char *)"%N",
+				 (char *)(partition ? "-p" : NULL), (char *)partition, NULL };
+		rc = sweep_spawn_read(argv, &out, why, sizeof(why));
+	}
+	if (rc != 0 || !out) {
+		snprintf(err, errlen, "cannot list the nodes (%s failed%s%s)", nodes ? "scontrol show hostnames" : "sinfo",
+			 why[0] ? ": " : "", why);
+		free(out);
+		return EXIT_UNAVAILABLE;
+	}
+	rc = sweep_jobs_parse(out, jobs, n, err, errlen);
+	free(out);
+	if (!rc && *n == 0) {
+		snprintf(err, errlen, "no node to sweep");
+		rc = EXIT_USAGE;
+	}
+	return rc;
+}
+
+void sweep_cancel(const struct sweep_job *j)
+{
+	char err[200];
+	char *argv[] = { (char *)"scancel", (char *)j->id, NULL };
+	(void)sweep_spawn_read(argv, NULL, err, sizeof(err));
+}
+
+int sweep_poll(const char *dir, const char *name, struct sweep_job *jobs, size_t n, long long waited_ns,
+	       long long start_timeout_ns, char *err, size_t errlen)
+{
+	char *out = NULL, why[300];
+	char *argv[] = { (char *)"squeue", (char *)"-h", (char *)"-n", (char *)name, (char *)"-o", (char *)"%i %T %r", NULL };
+	if (sweep_spawn_read(argv, &out, why, sizeof(why)) != 0 || !out) {
+		free(out);
+		snprintf(err, errlen, "squeue failed%s%s", why[0] ? ": " : "", why);
+		return EXIT_UNAVAILABLE;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct sweep_job *j = &jobs[i];
+		if (j->state >= SWEEP_JOB_DONE)
+			continue;
+		enum sweep_action act = sweep_job_step(j, out, sweep_result_exists(dir, j->node), waited_ns, start_timeout_ns);
+		if (act == SWEEP_CANCEL) {
+			sweep_cancel(j);
+		} else if (act == SWEEP_ENDED) {
+			char tail[160];
+			sweep_log_tail(dir, j->node, tail, sizeof(tail));
+			sweep_job_ended(j, tail);
+		}
+	}
+	free(out);
+	return EXIT_OK;
 }

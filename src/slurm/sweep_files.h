@@ -4,7 +4,9 @@
  * "Fleet sweep"): DIR/nodes/NODE.json (a node's result), DIR/logs/NODE.out
  * (its job's log); reading the results into the fleet, listing them for
  * --gather, loading a fleet.json for --compare, and --drain's decision for one
- * node (scontrol). The command (cmd/slurm_sweep.c) parses, calls and prints.
+ * node (scontrol); and the sweep's calls to Slurm (sinfo, scontrol show
+ * hostnames, sbatch, squeue, scancel). The command (cmd/slurm_sweep.c)
+ * parses, calls, waits and prints.
  */
 #ifndef GPUCTL_SLURM_SWEEP_FILES_H
 #define GPUCTL_SLURM_SWEEP_FILES_H
@@ -21,6 +23,29 @@
 #define SWEEP_NODE_RESULT_MAX (16u << 20)
 #define SWEEP_FLEET_MAX (512u << 20)
 #define SWEEP_LOG_MAX (1u << 20)
+
+/* The cap of a program's output the sweep reads. */
+#define SWEEP_OUTPUT_MAX (64u << 20)
+
+/* Runs argv (PATH searched), its stdout into *out (heap, NUL-terminated;
+ * out NULL: thrown away; at most SWEEP_OUTPUT_MAX bytes), the first line of
+ * its stderr into errline. Returns its exit status, or -1 (errline says why)
+ * when it did not exit or wrote more than the cap. */
+int sweep_spawn_read(char *const argv[], char **out, char *errline, size_t errlen);
+/* The nodes to sweep: `scontrol show hostnames nodes` (nodes a host list),
+ * else sinfo's (in partition, NULL: every node), as *n jobs (heap). EXIT_OK,
+ * or with err EXIT_UNAVAILABLE (the program failed), EXIT_DATAERR (a bad
+ * name), EXIT_SOFTWARE or EXIT_USAGE ("no node to sweep"). */
+int sweep_list_nodes(const char *nodes, const char *partition, struct sweep_job **jobs, size_t *n, char *err,
+		     size_t errlen);
+/* scancel the job (its outcome is the next look's). */
+void sweep_cancel(const struct sweep_job *j);
+/* One look at the jobs of the sweep named name, results in dir: squeue,
+ * then each job not yet over stepped (sweep_job_step), cancelled past the
+ * start timeout, or ended with its log's last line. EXIT_OK, or
+ * EXIT_UNAVAILABLE with err (squeue failed). */
+int sweep_poll(const char *dir, const char *name, struct sweep_job *jobs, size_t n, long long waited_ns,
+	       long long start_timeout_ns, char *err, size_t errlen);
 
 /* Told one line (no newline) about a file that is skipped or a node that failed. */
 typedef void (*sweep_warn_fn)(void *arg, const char *msg);
