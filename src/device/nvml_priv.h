@@ -52,6 +52,16 @@ enum nvml_fv_route {
 	FV_NONE,      /* neither: "not supported", no call any more */
 };
 
+/* Two GPM sample buffers used in turn: the previous reading in
+ * buf[cur ^ 1] once have_prev. For a MIG instance: its GI id, once used. */
+struct nvml_gpm_pair {
+	nvmlGpmSample_t buf[2];
+	unsigned cur;
+	bool have_prev;
+	bool used;
+	unsigned gi_id;
+};
+
 struct nvml_gpu {
 	nvmlDevice_t h;
 	nvmlReturn_t handle_rc;   /* why h is NULL */
@@ -79,13 +89,12 @@ struct nvml_gpu {
 	uint64_t link_own_val[GPU_MAX_NVLINKS * NVL_KINDS];
 	nvmlReturn_t link_own_rc[GPU_MAX_NVLINKS * NVL_KINDS];
 	bool link_own_have[GPU_MAX_NVLINKS * NVL_KINDS];
-	/* GPM (nvml_gpm.c): learnt on the first GPM sample; two sample buffers,
-	 * the previous reading in gpm_buf[gpm_cur ^ 1] once gpm_have_prev. Only
+	/* GPM (nvml_gpm.c): learnt on the first GPM sample; two sample buffers
+	 * for the GPU, and two for each MIG GPU instance read (by GI id). Only
 	 * the thread that samples this GPU touches them. */
 	enum { GPM_UNTRIED = 0, GPM_ON, GPM_OFF } gpm_state;
-	nvmlGpmSample_t gpm_buf[2];
-	unsigned gpm_cur;
-	bool gpm_have_prev;
+	struct nvml_gpm_pair gpm;
+	struct nvml_gpm_pair gpm_mig[GPU_MAX_MIG];
 };
 
 /* How often the NVLink error counters without a field id are read (docs/metrics.md). */
@@ -155,6 +164,9 @@ int nvml_mig_instances(struct gpu_backend *be, unsigned gpu, struct gpu_mig *out
  * previous call's reading and this one's (the first: none yet, VAL_UNKNOWN);
  * "not supported" where the driver or the GPU has no GPM. */
 void nvml_gpm_sample(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, struct gpu_sample *out);
+/* nvml_gpm.c: the profiling figures of MIG GPU instance out->gi_id of the
+ * GPU (nvmlGpmMigSampleGet), as nvml_gpm_sample for the GPU. */
+void nvml_gpm_mig_sample(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, struct gpu_mig *out);
 /* frees the GPU's GPM sample buffers (at close) */
 void nvml_gpm_free(struct nvml_priv *p, unsigned gpu);
 /* nvml_topo.c */
