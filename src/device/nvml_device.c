@@ -484,5 +484,7 @@ int nvml_mig_instances(struct gpu_backend *be, unsigned gpu, struct gpu_mig *out
 		nvml_gpm_mig_sample(p, gpu, h, g);
 		(*n)++;
 	}
+	if (*n < max) /* every instance listed */
+		nvml_gpm_mig_prune(p, gpu, out, *n);
 	return GPU_OK;
 }

@@ -181,3 +181,15 @@ void nvml_gpm_mig_sample(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, stru
 	}
 	measure(api, pair, NVML_CALL(api, GpmMigSampleGet, h, out->gi_id, pair->buf[pair->cur]), out, true);
 }
+
+void nvml_gpm_mig_prune(struct nvml_priv *p, unsigned gpu, const struct gpu_mig *seen, unsigned n)
+{
+	struct nvml_gpu *g = &p->gpu[gpu];
+	for (unsigned k = 0; k < GPU_MAX_MIG; k++) {
+		bool listed = false;
+		for (unsigned i = 0; i < n && !listed; i++)
+			listed = seen[i].gi_id == g->gpm_mig[k].gi_id;
+		if (g->gpm_mig[k].used && !listed)
+			pair_free(&p->api, &g->gpm_mig[k]); /* a new instance of that id starts over */
+	}
+}

@@ -167,6 +167,9 @@ void nvml_gpm_sample(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, struct g
 /* nvml_gpm.c: the profiling figures of MIG GPU instance out->gi_id of the
  * GPU (nvmlGpmMigSampleGet), as nvml_gpm_sample for the GPU. */
 void nvml_gpm_mig_sample(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, struct gpu_mig *out);
+/* nvml_gpm.c: frees the buffers of the GPU instances not among seen[0..n)
+ * (a complete instance list): one destroyed and created again starts over. */
+void nvml_gpm_mig_prune(struct nvml_priv *p, unsigned gpu, const struct gpu_mig *seen, unsigned n);
 /* frees the GPU's GPM sample buffers (at close) */
 void nvml_gpm_free(struct nvml_priv *p, unsigned gpu);
 /* nvml_topo.c */

@@ -86,9 +86,10 @@ static nvmlReturn_t f_penforced(nvmlDevice_t d, unsigned *v) { CHECK(d); *v = 65
 static nvmlReturn_t f_persist(nvmlDevice_t d, int *v) { CHECK(d); *v = 1; return NVML_SUCCESS; }
 static nvmlReturn_t f_compute(nvmlDevice_t d, int *v) { CHECK(d); *v = 3; return NVML_SUCCESS; }
 static nvmlReturn_t f_ecc(nvmlDevice_t d, int *c, int *p) { CHECK(d); *c = 1; *p = 0; return NVML_SUCCESS; }
-/* MIG: off, unless fake_mig_on: then GPU 0 has two instances, GPU instance
- * ids 3 and 5, whose handles are 100 + index. */
+/* MIG: off, unless fake_mig_on: then GPU 0 has fake_mig_n (two, or one)
+ * instances, GPU instance ids 3 and 5, whose handles are 100 + index. */
 static bool fake_mig_on;
+static unsigned fake_mig_n;
 static nvmlReturn_t f_mig(nvmlDevice_t d, unsigned *c, unsigned *p)
 {
 	CHECK(d);
@@ -99,7 +100,7 @@ static nvmlReturn_t f_mig_count(nvmlDevice_t d, unsigned *n) { CHECK(d); *n = gp
 static nvmlReturn_t f_mig_handle(nvmlDevice_t d, unsigned i, nvmlDevice_t *m)
 {
 	CHECK(d);
-	if (gpu_of(d) != 0 || i >= 2)
+	if (gpu_of(d) != 0 || i >= fake_mig_n)
 		return NVML_ERROR_NOT_FOUND; /* an empty slot */
 	*m = (nvmlDevice_t)(intptr_t)(100 + i);
 	return NVML_SUCCESS;
@@ -455,6 +456,7 @@ static int setup(void **state)
 	mem_v2_mismatch = false;
 	gpm_seq = gpm_live = gpm_metrics_calls = gpm_mig_gets = 0;
 	fake_mig_on = false;
+	fake_mig_n = 2;
 	gpm_get_rc = NVML_SUCCESS;
 	memset(&be, 0, sizeof(be));
 	if (nvml_open_with_api(&be, &api, &err) != GPU_OK)

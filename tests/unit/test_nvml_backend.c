@@ -261,6 +261,16 @@ static void test_gpm_mig(void **state)
 	gpm_get_rc = NVML_SUCCESS;
 	assert_int_equal(be->ops->mig_instances(be, 0, m, 4, &n, &err), GPU_OK);
 	assert_int_equal(m[0].prof_sm_active_pct.st, VAL_UNKNOWN);
+	/* GPU instance 5 destroyed: its buffers given back; created again, it starts over */
+	fake_mig_n = 1;
+	assert_int_equal(be->ops->mig_instances(be, 0, m, 4, &n, &err), GPU_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(gpm_live, 2);
+	fake_mig_n = 2;
+	assert_int_equal(be->ops->mig_instances(be, 0, m, 4, &n, &err), GPU_OK);
+	assert_int_equal(m[0].prof_sm_active_pct.st, VAL_OK);
+	assert_int_equal(m[1].prof_sm_active_pct.st, VAL_UNKNOWN);
+	assert_int_equal(gpm_live, 4);
 	/* a GPU without GPM: not supported, no buffers, no call */
 	struct gpu_mig one = { .gi_id = 1 };
 	unsigned gets = gpm_mig_gets;
