@@ -168,10 +168,18 @@ static struct nvml_gpm_pair *mig_pair(struct nvml_api *api, struct nvml_gpu *g, 
 	return free_slot;
 }
 
-void nvml_gpm_mig_sample(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, struct gpu_mig *out)
+void nvml_gpm_mig_sample(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, struct gpu_mig *list, unsigned i)
 {
 	struct nvml_api *api = &p->api;
 	struct nvml_gpu *g = &p->gpu[gpu];
+	struct gpu_mig *out = &list[i];
+	for (unsigned k = 0; k < i; k++)
+		if (list[k].gi_id == out->gi_id) { /* another compute instance of a GPU instance read now */
+#define GPM_COPY(member) out->member = list[k].member;
+			GPU_MIG_PROF_FIELDS(GPM_COPY)
+#undef GPM_COPY
+			return;
+		}
 	if (g->gpm_state == GPM_UNTRIED)
 		g->gpm_state = gpm_start(p, h) ? GPM_ON : GPM_OFF;
 	struct nvml_gpm_pair *pair = g->gpm_state == GPM_ON && api->GpmMigSampleGet ? mig_pair(api, g, out->gi_id) : NULL;

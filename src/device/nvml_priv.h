@@ -164,9 +164,11 @@ int nvml_mig_instances(struct gpu_backend *be, unsigned gpu, struct gpu_mig *out
  * previous call's reading and this one's (the first: none yet, VAL_UNKNOWN);
  * "not supported" where the driver or the GPU has no GPM. */
 void nvml_gpm_sample(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, struct gpu_sample *out);
-/* nvml_gpm.c: the profiling figures of MIG GPU instance out->gi_id of the
- * GPU (nvmlGpmMigSampleGet), as nvml_gpm_sample for the GPU. */
-void nvml_gpm_mig_sample(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, struct gpu_mig *out);
+/* nvml_gpm.c: the profiling figures of MIG instance list[i] of the GPU, its
+ * GPU instance's (nvmlGpmMigSampleGet), as nvml_gpm_sample for the GPU; a
+ * compute instance of a GPU instance already in list[0..i) gets its figures
+ * (one reading per GPU instance and tick). */
+void nvml_gpm_mig_sample(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, struct gpu_mig *list, unsigned i);
 /* nvml_gpm.c: frees the buffers of the GPU instances not among seen[0..n)
  * (a complete instance list): one destroyed and created again starts over. */
 void nvml_gpm_mig_prune(struct nvml_priv *p, unsigned gpu, const struct gpu_mig *seen, unsigned n);

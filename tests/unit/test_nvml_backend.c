@@ -271,10 +271,19 @@ static void test_gpm_mig(void **state)
 	assert_int_equal(m[0].prof_sm_active_pct.st, VAL_OK);
 	assert_int_equal(m[1].prof_sm_active_pct.st, VAL_UNKNOWN);
 	assert_int_equal(gpm_live, 4);
+	/* two compute instances of GPU instance 3: one reading, the same figures */
+	struct gpu_mig two[2] = { { .gi_id = 3, .ci_id = 0 }, { .gi_id = 3, .ci_id = 1 } };
+	unsigned before = gpm_mig_gets;
+	nvml_gpm_mig_sample(nvml_priv_of(be), 0, (nvmlDevice_t)(intptr_t)1, two, 0);
+	nvml_gpm_mig_sample(nvml_priv_of(be), 0, (nvmlDevice_t)(intptr_t)1, two, 1);
+	assert_int_equal(gpm_mig_gets, before + 1);
+	assert_int_equal(two[0].prof_sm_active_pct.st, VAL_OK);
+	assert_int_equal(two[1].prof_sm_active_pct.st, VAL_OK);
+	assert_int_equal(two[1].prof_sm_active_pct.v, 93);
 	/* a GPU without GPM: not supported, no buffers, no call */
 	struct gpu_mig one = { .gi_id = 1 };
 	unsigned gets = gpm_mig_gets;
-	nvml_gpm_mig_sample(nvml_priv_of(be), 1, (nvmlDevice_t)(intptr_t)2, &one);
+	nvml_gpm_mig_sample(nvml_priv_of(be), 1, (nvmlDevice_t)(intptr_t)2, &one, 0);
 	assert_int_equal(one.prof_sm_active_pct.st, VAL_UNSUPPORTED);
 	assert_int_equal(one.prof_tensor_active_pct.st, VAL_UNSUPPORTED);
 	assert_int_equal(gpm_mig_gets, gets);
