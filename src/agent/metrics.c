@@ -32,6 +32,7 @@ enum metric_id {
 	M_XID, M_XID_LAST,
 	M_PROC_MEM,
 	M_MIG_MEM_USED, M_MIG_MEM_TOTAL, M_MIG_SM,
+	M_MIG_SM_ACTIVE, M_MIG_SM_OCCUPANCY, M_MIG_TENSOR, M_MIG_DRAM, M_MIG_PIPE,
 	M_HEALTH,
 	M_PROC_LEAK,
 	M_COUNT
@@ -96,6 +97,18 @@ const struct metric_desc metric_table[M_COUNT] = {
 			      "Device memory of a MIG instance."),
 	[M_MIG_SM] = G("gpuctl_gpu_mig_sm_count", MG_MIG, "gpu_instance, compute_instance, profile, mig_uuid",
 		       "Streaming multiprocessors of a MIG instance."),
+#define MIG_LABELS "gpu_instance, compute_instance, profile, mig_uuid"
+	[M_MIG_SM_ACTIVE] = G("gpuctl_gpu_mig_sm_active_ratio", MG_MIG, MIG_LABELS,
+			      "SM activity of a MIG instance (0-1; DCGM_FI_PROF_SM_ACTIVE with GPU_I_ID)."),
+	[M_MIG_SM_OCCUPANCY] = G("gpuctl_gpu_mig_sm_occupancy_ratio", MG_MIG, MIG_LABELS,
+				 "SM occupancy of a MIG instance (0-1; DCGM_FI_PROF_SM_OCCUPANCY with GPU_I_ID)."),
+	[M_MIG_TENSOR] = G("gpuctl_gpu_mig_tensor_active_ratio", MG_MIG, MIG_LABELS,
+			   "Tensor pipe activity of a MIG instance (0-1; DCGM_FI_PROF_PIPE_TENSOR_ACTIVE with GPU_I_ID)."),
+	[M_MIG_DRAM] = G("gpuctl_gpu_mig_dram_active_ratio", MG_MIG, MIG_LABELS,
+			 "DRAM activity of a MIG instance (0-1; DCGM_FI_PROF_DRAM_ACTIVE with GPU_I_ID)."),
+	[M_MIG_PIPE] = G("gpuctl_gpu_mig_pipe_active_ratio", MG_MIG, MIG_LABELS ", pipe",
+			 "FP64/FP32/FP16 pipe activity of a MIG instance (0-1; DCGM_FI_PROF_PIPE_FP*_ACTIVE with GPU_I_ID)."),
+#undef MIG_LABELS
 	[M_HEALTH] = G("gpuctl_gpu_health_status", MG_HEALTH, "", "Health verdict of the GPU: 0 healthy, 1 warning, 2 failure."),
 	[M_PROC_LEAK] = G("gpuctl_process_memory_growth_bytes_per_second", MG_HEALTH, "pid, user, comm",
 			  "Growth rate of the device memory of a process the leak watch flags (absent for the others)."),
@@ -600,32 +613,64 @@ static void render_processes(struct render *r)
 	}
 }
 
+/* The MIG instances' families: a field of struct gpu_mig each (its value *
+ * mul / 10^dec), and the pipe label where a family has several. */
+static const struct mig_metric {
+	enum metric_id id;
+	size_t off;
+	uint64_t mul;
+	unsigned dec;
+	const char *pipe;
+} mig_metrics[] = {
+#define MIG_ROW(id, member, unit, pipe) \
+	{ id, offsetof(struct gpu_mig, member), GPU_UNIT_##unit##_MUL, GPU_UNIT_##unit##_DEC, pipe }
+	MIG_ROW(M_MIG_MEM_USED, mem_used_bytes, BYTES, NULL),
+	MIG_ROW(M_MIG_MEM_TOTAL, mem_total_bytes, BYTES, NULL),
+	MIG_ROW(M_MIG_SM, sm_count, COUNT, NULL),
+	MIG_ROW(M_MIG_SM_ACTIVE, prof_sm_active_pct, PCT, NULL),
+	MIG_ROW(M_MIG_SM_OCCUPANCY, prof_sm_occupancy_pct, PCT, NULL),
+	MIG_ROW(M_MIG_TENSOR, prof_tensor_active_pct, PCT, NULL),
+	MIG_ROW(M_MIG_DRAM, prof_dram_active_pct, PCT, NULL),
+	MIG_ROW(M_MIG_PIPE, prof_fp64_active_pct, PCT, "fp64"),
+	MIG_ROW(M_MIG_PIPE, prof_fp32_active_pct, PCT, "fp32"),
+	MIG_ROW(M_MIG_PIPE, prof_fp16_active_pct, PCT, "fp16"),
+#undef MIG_ROW
+};
+
 static void render_mig(struct render *r)
 {
 	if (!wanted(r, M_MIG_MEM_USED))
 		return;
-	const enum metric_id ids[] = { M_MIG_MEM_USED, M_MIG_MEM_TOTAL, M_MIG_SM };
 	char gi[16], ci[16];
-	for (size_t f = 0; f < 3; f++) {
+	size_t f = 0;
+	while (f < sizeof(mig_metrics) / sizeof(mig_metrics[0])) {
+		size_t end = f + 1; /* the rows of one family, together */
+		while (end < sizeof(mig_metrics) / sizeof(mig_metrics[0]) && mig_metrics[end].id == mig_metrics[f].id)
+			end++;
 		for (unsigned i = 0; i < r->snap->n; i++) {
 			const struct gpu_view *v = &r->snap->gpu[i];
 			if (!v->up)
 				continue;
-			for (unsigned k = 0; k < v->nmig && k < GPU_MAX_MIG; k++) {
-				const struct gpu_mig *m = &v->mig[k];
-				const u64v *x = f == 0 ? &m->mem_used_bytes : f == 1 ? &m->mem_total_bytes : &m->sm_count;
-				if (!VAL_HAS(*x))
-					continue;
-				snprintf(gi, sizeof(gi), "%u", m->gi_id);
-				snprintf(ci, sizeof(ci), "%u", m->ci_id);
-				open_sample(r, ids[f], i);
-				more(r, "gpu_instance", gi);
-				more(r, "compute_instance", ci);
-				more(r, "profile", m->profile);
-				more(r, "mig_uuid", m->uuid);
-				val(r, x->v, 0);
-			}
+			for (unsigned k = 0; k < v->nmig && k < GPU_MAX_MIG; k++)
+				for (size_t row = f; row < end; row++) {
+					const struct mig_metric *mm = &mig_metrics[row];
+					const struct gpu_mig *m = &v->mig[k];
+					const u64v *x = (const u64v *)(const void *)((const char *)m + mm->off);
+					if (!VAL_HAS(*x))
+						continue;
+					snprintf(gi, sizeof(gi), "%u", m->gi_id);
+					snprintf(ci, sizeof(ci), "%u", m->ci_id);
+					open_sample(r, mm->id, i);
+					more(r, "gpu_instance", gi);
+					more(r, "compute_instance", ci);
+					more(r, "profile", m->profile);
+					more(r, "mig_uuid", m->uuid);
+					if (mm->pipe)
+						more(r, "pipe", mm->pipe);
+					val(r, x->v * mm->mul, mm->dec);
+				}
 		}
+		f = end;
 	}
 }
 

@@ -66,6 +66,46 @@ static void sample(struct abuf *b, const char *name, const struct abuf *lab, siz
 	abuf_putc(b, '\n');
 }
 
+/* The field of MIG instance m that row's gpu_sample member is for, or NULL
+ * (a row the instances do not have). */
+static const u64v *mig_field(const struct gpu_mig *m, size_t sample_off)
+{
+#define MIG_FIELD(member) \
+	if (sample_off == offsetof(struct gpu_sample, member)) \
+		return &m->member;
+	GPU_MIG_PROF_FIELDS(MIG_FIELD)
+#undef MIG_FIELD
+	return NULL;
+}
+
+/* The row's series of GPU i's MIG instances, as dcgm-exporter writes them
+ * with MIG on: the GPU's labels and GPU_I_PROFILE, GPU_I_ID. */
+static bool render_mig_rows(struct abuf *out, const struct dcgm_compat_row *row, const struct snapshot *snap,
+			    unsigned i, const struct abuf *lab, size_t from, size_t to, bool headed,
+			    const struct metrics_opts *o)
+{
+	const struct gpu_view *v = &snap->gpu[i];
+	for (unsigned k = 0; v->mig && k < v->nmig && k < GPU_MAX_MIG; k++) {
+		const u64v *x = mig_field(&v->mig[k], row->off);
+		if (!x || !VAL_HAS(*x))
+			continue;
+		if (!headed)
+			family_head(out, row->name, row->type, row->help, o->openmetrics);
+		headed = true;
+		char gi[16];
+		snprintf(gi, sizeof(gi), "%u", v->mig[k].gi_id);
+		abuf_puts(out, row->name);
+		abuf_putc(out, '{');
+		abuf_put(out, lab->p + from, to - from);
+		metrics_put_label(out, false, "GPU_I_PROFILE", v->mig[k].profile);
+		metrics_put_label(out, false, "GPU_I_ID", gi);
+		abuf_put(out, "} ", 2);
+		abuf_put_scaled(out, x->v * row->mul / row->div, row->dec);
+		abuf_putc(out, '\n');
+	}
+	return headed;
+}
+
 /* The code of the XID seen last on GPU v, or 0. */
 static uint64_t last_xid(const struct gpu_view *v)
 {
@@ -96,6 +136,8 @@ void metrics_dcgm_render(struct abuf *out, const struct snapshot *snap, const st
 		for (unsigned i = 0; i < snap->n; i++) {
 			const struct gpu_view *v = &snap->gpu[i];
 			const u64v *x = (const u64v *)(const void *)((const char *)&v->s + row->off);
+			if (v->up && v->nmig)
+				headed = render_mig_rows(out, row, snap, i, &lab, off[i], off[i + 1], headed, o);
 			if (!v->up || !VAL_HAS(*x))
 				continue;
 			if (!headed)

@@ -178,12 +178,24 @@ struct gpu_link {
 };
 _Static_assert(sizeof(struct gpu_link) == 4, "a GPU pair's link in 4 bytes");
 
+/* The profiling figures a MIG instance has, by the names of gpu_sample's
+ * members for the GPU: X(member) each. */
+#define GPU_MIG_PROF_FIELDS(X) \
+	X(prof_sm_active_pct) X(prof_sm_occupancy_pct) X(prof_tensor_active_pct) X(prof_dram_active_pct) \
+	X(prof_fp64_active_pct) X(prof_fp32_active_pct) X(prof_fp16_active_pct) X(prof_pcie_tx_kbps) \
+	X(prof_pcie_rx_kbps) X(prof_nvlink_tx_kbps) X(prof_nvlink_rx_kbps)
+#define GPU_MIG_PROF_MEMBER(member) u64v member;
+
 struct gpu_mig {
 	unsigned gi_id, ci_id;
 	char profile[MIG_PROFILE_LEN]; /* "1g.18gb" */
 	char uuid[96];           /* "MIG-..." */
 	u64v mem_total_bytes, mem_used_bytes;
 	u64v sm_count;
+	/* the instance's profiling figures (GPM between this reading and the
+	 * previous one, as the GPU's prof_* in struct gpu_sample): n/a where the
+	 * driver or the GPU has no GPM for MIG instances, and on the first reading */
+	GPU_MIG_PROF_FIELDS(GPU_MIG_PROF_MEMBER)
 };
 
 enum gpu_event_kind { EVT_XID = 1, EVT_ECC_SBE, EVT_ECC_DBE, EVT_PSTATE, EVT_CLOCK };

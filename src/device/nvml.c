@@ -119,6 +119,7 @@ static const struct {
 	SYM(GpmSampleFree, "nvmlGpmSampleFree"),
 	SYM(GpmSampleGet, "nvmlGpmSampleGet"),
 	SYM(GpmMetricsGet, "nvmlGpmMetricsGet"),
+	SYM(GpmMigSampleGet, "nvmlGpmMigSampleGet"),
 };
 #undef SYM
 

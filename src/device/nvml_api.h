@@ -372,6 +372,8 @@ struct nvml_api {
 	nvmlReturn_t (*GpmSampleFree)(nvmlGpmSample_t);
 	nvmlReturn_t (*GpmSampleGet)(nvmlDevice_t, nvmlGpmSample_t);
 	nvmlReturn_t (*GpmMetricsGet)(nvmlGpmMetricsGet_t *);
+	/* (device, gpuInstanceId, sample): a MIG GPU instance's counters */
+	nvmlReturn_t (*GpmMigSampleGet)(nvmlDevice_t, unsigned int, nvmlGpmSample_t);
 };
 
 #endif

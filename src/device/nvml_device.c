@@ -449,7 +449,10 @@ int nvml_mig_instances(struct gpu_backend *be, unsigned gpu, struct gpu_mig *out
 		memset(&at, 0, sizeof(at));
 		r = NVML_CALL(api, DeviceGetAttributes, m, &at);
 		nvml_put_u64(rd, &g->sm_count, r, at.multiprocessorCount, "MIG attributes");
+		nvml_gpm_mig_sample(p, gpu, h, out, *n);
 		(*n)++;
 	}
+	if (*n < max) /* every instance listed */
+		nvml_gpm_mig_prune(p, gpu, out, *n);
 	return GPU_OK;
 }

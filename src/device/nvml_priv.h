@@ -47,6 +47,16 @@ enum nvml_fv_route {
 	FV_NONE,      /* neither: "not supported", no call any more */
 };
 
+/* Two GPM sample buffers used in turn: the previous reading in
+ * buf[cur ^ 1] once have_prev. For a MIG instance: its GI id, once used. */
+struct nvml_gpm_pair {
+	nvmlGpmSample_t buf[2];
+	unsigned cur;
+	bool have_prev;
+	bool used;
+	unsigned gi_id;
+};
+
 struct nvml_gpu {
 	nvmlDevice_t h;
 	nvmlReturn_t handle_rc;   /* why h is NULL */
@@ -74,13 +84,12 @@ struct nvml_gpu {
 	uint64_t link_own_val[GPU_MAX_NVLINKS * NVL_KINDS];
 	nvmlReturn_t link_own_rc[GPU_MAX_NVLINKS * NVL_KINDS];
 	bool link_own_have[GPU_MAX_NVLINKS * NVL_KINDS];
-	/* GPM (nvml_gpm.c): learnt on the first GPM sample; two sample buffers,
-	 * the previous reading in gpm_buf[gpm_cur ^ 1] once gpm_have_prev. Only
+	/* GPM (nvml_gpm.c): learnt on the first GPM sample; two sample buffers
+	 * for the GPU, and two for each MIG GPU instance read (by GI id). Only
 	 * the thread that samples this GPU touches them. */
 	enum { GPM_UNTRIED = 0, GPM_ON, GPM_OFF } gpm_state;
-	nvmlGpmSample_t gpm_buf[2];
-	unsigned gpm_cur;
-	bool gpm_have_prev;
+	struct nvml_gpm_pair gpm;
+	struct nvml_gpm_pair gpm_mig[GPU_MAX_MIG];
 };
 
 /* How often the NVLink error counters without a field id are read (docs/metrics.md). */
@@ -150,6 +159,14 @@ int nvml_mig_instances(struct gpu_backend *be, unsigned gpu, struct gpu_mig *out
  * previous call's reading and this one's (the first: none yet, VAL_UNKNOWN);
  * "not supported" where the driver or the GPU has no GPM. */
 void nvml_gpm_sample(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, struct gpu_sample *out);
+/* nvml_gpm.c: the profiling figures of MIG instance list[i] of the GPU, its
+ * GPU instance's (nvmlGpmMigSampleGet), as nvml_gpm_sample for the GPU; a
+ * compute instance of a GPU instance already in list[0..i) gets its figures
+ * (one reading per GPU instance and tick). */
+void nvml_gpm_mig_sample(struct nvml_priv *p, unsigned gpu, nvmlDevice_t h, struct gpu_mig *list, unsigned i);
+/* nvml_gpm.c: frees the buffers of the GPU instances not among seen[0..n)
+ * (a complete instance list): one destroyed and created again starts over. */
+void nvml_gpm_mig_prune(struct nvml_priv *p, unsigned gpu, const struct gpu_mig *seen, unsigned n);
 /* frees the GPU's GPM sample buffers (at close) */
 void nvml_gpm_free(struct nvml_priv *p, unsigned gpu);
 /* nvml_topo.c */

@@ -108,8 +108,6 @@ struct sim_proc_desc {
 
 struct sim_load_step { double t_s, util_pct; };
 
-struct sim_mig_desc { char profile[MIG_PROFILE_LEN]; unsigned gi_id, ci_id; char uuid[48]; };
-
 /* What a GPU runs, for the profiling (GPM) model (sim_gpm.c): each sets the
  * load when the file gives none, and how SM, tensor and DRAM activity follow
  * it. SIM_WL_NONE: a generic mix. */
@@ -117,6 +115,10 @@ enum sim_workload { SIM_WL_NONE = 0, SIM_WL_GEMM, SIM_WL_MEMORY, SIM_WL_IDLE, SI
 /* "gemm", "memory-bound", "idle-allocated", "dataloader-starved": the enum, or -1 */
 int sim_workload_parse(const char *name);
 const char *sim_workload_name(enum sim_workload w);
+
+/* A MIG instance; workload: what runs on it (SIM_WL_NONE: the GPU's load
+ * while a process is on it, else idle), for its profiling figures. */
+struct sim_mig_desc { char profile[MIG_PROFILE_LEN]; unsigned gi_id, ci_id; char uuid[48]; enum sim_workload workload; };
 
 /* A per-GPU feature setting: the model's default, or forced on/off. */
 enum sim_tri { SIM_DEFAULT = 0, SIM_YES, SIM_NO };

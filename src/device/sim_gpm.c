@@ -61,11 +61,10 @@ static double pcie_dir_kbps(const struct cat_gpu *c)
 	return lane_kbps * c->pcie_width;
 }
 
-u64v sim_gpm_value(const struct sim_gpu *g, double util, enum sim_gpm_metric m)
+/* Metric m of workload wl at util percent on GPU g. */
+static u64v gpm_of(const struct sim_gpu *g, enum sim_workload wl, double util, enum sim_gpm_metric m)
 {
-	if (!g->caps.gpm || (unsigned)m >= SIM_GPM_COUNT)
-		return (u64v){ 0, VAL_UNSUPPORTED };
-	const struct wl_profile *p = &profiles[(unsigned)g->d->workload < SIM_WL_COUNT ? g->d->workload : 0];
+	const struct wl_profile *p = &profiles[(unsigned)wl < SIM_WL_COUNT ? wl : 0];
 	double share = p->pct[m] * util / 100.0; /* percent */
 	double v;
 	switch (m) {
@@ -86,4 +85,26 @@ u64v sim_gpm_value(const struct sim_gpu *g, double util, enum sim_gpm_metric m)
 		break;
 	}
 	return (u64v){ (uint64_t)lround(v), VAL_OK };
+}
+
+u64v sim_gpm_value(const struct sim_gpu *g, double util, enum sim_gpm_metric m)
+{
+	if (!g->caps.gpm || (unsigned)m >= SIM_GPM_COUNT)
+		return (u64v){ 0, VAL_UNSUPPORTED };
+	return gpm_of(g, g->d->workload, util, m);
+}
+
+void sim_gpm_mig(const struct sim_gpu *g, const struct sim_mig_desc *md, double gpu_util, bool busy, struct gpu_mig *o)
+{
+	u64v *dst[SIM_GPM_COUNT] = { &o->prof_sm_active_pct, &o->prof_sm_occupancy_pct, &o->prof_tensor_active_pct,
+				     &o->prof_dram_active_pct, &o->prof_fp64_active_pct, &o->prof_fp32_active_pct,
+				     &o->prof_fp16_active_pct, &o->prof_pcie_tx_kbps, &o->prof_pcie_rx_kbps,
+				     &o->prof_nvlink_tx_kbps, &o->prof_nvlink_rx_kbps };
+	/* an instance's own workload sets its load; none: the GPU's while a process runs on it */
+	double util = md->workload != SIM_WL_NONE ? profiles[md->workload].default_load : busy ? gpu_util : 0;
+	for (unsigned m = 0; m < SIM_GPM_COUNT; m++) {
+		bool link = m >= SIM_GPM_PCIE_TX; /* the links are the GPU's, not the instance's */
+		*dst[m] = g->caps.gpm_mig && !link ? gpm_of(g, md->workload, util, (enum sim_gpm_metric)m)
+						     : (u64v){ 0, VAL_UNSUPPORTED };
+	}
 }

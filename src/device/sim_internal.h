@@ -27,6 +27,7 @@ struct sim_caps {
 	bool mig_capable, mig_on;
 	bool viol;           /* violation (throttle) time counters */
 	bool gpm;            /* profiling metrics (GPM): Hopper and later, MIG off */
+	bool gpm_mig;        /* the same per MIG instance: Hopper and later, MIG on */
 	unsigned nvlinks;    /* links the GPU has and uses; 0: NVLink not supported */
 };
 
@@ -122,6 +123,10 @@ enum sim_gpm_metric {
 };
 struct sim_gpu;
 u64v sim_gpm_value(const struct sim_gpu *g, double util, enum sim_gpm_metric m);
+/* The profiling figures of MIG instance md of g (n/a unless caps.gpm_mig;
+ * the link rates n/a: the links are the GPU's); gpu_util: the GPU's load,
+ * busy: a process runs on the instance. */
+void sim_gpm_mig(const struct sim_gpu *g, const struct sim_mig_desc *md, double gpu_util, bool busy, struct gpu_mig *o);
 /* The load of a workload when the file gives none (percent). */
 double sim_workload_default_load(enum sim_workload w);
 

@@ -711,6 +711,9 @@ unsigned sim_model_mig(const struct sim_state *st, unsigned gpu, uint64_t now_ns
 	const struct sim_gpu *g = &st->gpu[gpu];
 	struct gpu_process procs[GPU_MAX_PROCS];
 	unsigned np = sim_model_processes(st, gpu, now_ns, procs, GPU_MAX_PROCS);
+	struct sim_tick tick = { .st = st, .g = g, .gpu = gpu, .t = secs(st, now_ns), .now_ns = now_ns };
+	tick_basic(&tick);
+	double util = tick.util;
 	unsigned n = 0;
 	for (unsigned m = 0; m < g->d->nmig && n < max; m++) {
 		const struct sim_mig_desc *md = &g->d->mig_inst[m];
@@ -738,6 +741,10 @@ unsigned sim_model_mig(const struct sim_state *st, unsigned gpu, uint64_t now_ns
 		if (prof && !sms)
 			sms = g->cat->sm_count * prof->slices / 7 / 2 * 2;
 		set_u64_or(&o->sm_count, sms > 0, sms);
+		bool busy = false;
+		for (unsigned i = 0; i < np; i++)
+			busy |= procs[i].mig_gi == (int)md->gi_id;
+		sim_gpm_mig(g, md, util, busy, o);
 	}
 	return n;
 }

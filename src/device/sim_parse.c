@@ -429,6 +429,18 @@ static int parse_proc(const struct pctx *p, const json_t *o, const char *where, 
 	return 0;
 }
 
+/* A workload's name: gemm, memory-bound, idle-allocated or dataloader-starved. */
+static int rd_workload(const struct pctx *p, const json_t *v, const char *field, enum sim_workload *out)
+{
+	char w[32] = "";
+	int rc;
+	int wl = (rc = rd_str(p, v, field, w, sizeof(w))) ? 0 : sim_workload_parse(w);
+	if (wl < 0)
+		rc = fail(p, field, "'%s' is not gemm, memory-bound, idle-allocated or dataloader-starved", w);
+	*out = (enum sim_workload)(wl > 0 ? wl : 0);
+	return rc;
+}
+
 static int parse_mig(const struct pctx *p, const json_t *arr, const char *where, struct sim_gpu_desc *g)
 {
 	char field[160];
@@ -440,7 +452,7 @@ static int parse_mig(const struct pctx *p, const json_t *arr, const char *where,
 	size_t i;
 	json_t *o;
 	json_array_foreach(arr, i, o) {
-		static const char *const keys[] = { "profile", "gi_id", "ci_id", "uuid", NULL };
+		static const char *const keys[] = { "profile", "gi_id", "ci_id", "uuid", "workload", NULL };
 		struct sim_mig_desc *m = &g->mig_inst[i];
 		fieldf(field, sizeof(field), "%s[%zu]", where, i);
 		if (!json_is_object(o))
@@ -469,6 +481,9 @@ static int parse_mig(const struct pctx *p, const json_t *arr, const char *where,
 			return rc;
 		if (m->uuid[0] && strncmp(m->uuid, "MIG-", 4) != 0)
 			return fail(p, field, "a MIG UUID starts with \"MIG-\"");
+		fieldf(field, sizeof(field), "%s[%zu].workload", where, i);
+		if ((v = json_object_get(o, "workload")) && (rc = rd_workload(p, v, field, &m->workload)))
+			return rc;
 	}
 	g->nmig = (unsigned)json_array_size(arr);
 	return 0;
@@ -541,13 +556,8 @@ static int parse_gpu(const struct pctx *p, const json_t *o, const char *where, s
 			rc = rd_num(p, v, field, &g->load_period_s, 1, 1e9);
 		else if (!strcmp(key, "mig_instances"))
 			rc = parse_mig(p, v, field, g);
-		else if (!strcmp(key, "workload")) {
-			char w[32] = "";
-			int wl = (rc = rd_str(p, v, field, w, sizeof(w))) ? 0 : sim_workload_parse(w);
-			if (wl < 0)
-				rc = fail(p, field, "'%s' is not gemm, memory-bound, idle-allocated or dataloader-starved", w);
-			g->workload = (enum sim_workload)(wl > 0 ? wl : 0);
-		}
+		else if (!strcmp(key, "workload"))
+			rc = rd_workload(p, v, field, &g->workload);
 		else if (!strcmp(key, "processes")) {
 			if (!json_is_array(v))
 				rc = fail(p, field, "expected an array");

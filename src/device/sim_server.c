@@ -213,6 +213,7 @@ static void derive_caps(const struct sim_server *srv, unsigned i, const struct c
 	caps->mig_on = caps->mig_capable && g->mig == SIM_YES;
 	caps->viol = !caps->geforce;
 	caps->gpm = c->cc_major >= 9 && !caps->mig_on; /* GPM: Hopper and later, per GPU without MIG */
+	caps->gpm_mig = c->cc_major >= 9 && caps->mig_on; /* and per instance with MIG */
 	unsigned peers = 0;
 	for (unsigned b = 0; b < srv->ngpu; b++)
 		peers += srv->nvlinks[i][b];

@@ -135,6 +135,8 @@ int snapshot_copy(struct snapshot *dst, const struct snapshot *src);
 /* Copies one view, its tables up to their counts, into dst's tables (room
  * for them: see struct gpu_view; none when dst's are NULL). */
 void snapshot_copy_view(struct gpu_view *dst, const struct gpu_view *src);
+/* The view's MIG instance with GPU instance id gi_id, or NULL. */
+const struct gpu_mig *gpu_view_mig(const struct gpu_view *v, unsigned gi_id);
 /* A view on its own with room for its tables, in one block (free() releases
  * it), zeroed; NULL when out of memory. */
 struct gpu_view *gpu_view_new(void);

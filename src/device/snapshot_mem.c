@@ -209,3 +209,11 @@ u64v gpu_rate_base_field(const struct gpu_rate_base *b, size_t sample_offset)
 #undef RATE_BASE_FIELD
 	return (u64v){ 0, VAL_UNKNOWN };
 }
+
+const struct gpu_mig *gpu_view_mig(const struct gpu_view *v, unsigned gi_id)
+{
+	for (unsigned k = 0; v->mig && k < v->nmig && k < GPU_MAX_MIG; k++)
+		if (v->mig[k].gi_id == gi_id)
+			return &v->mig[k];
+	return NULL;
+}

@@ -60,9 +60,10 @@ const char *acct_gpm_key(enum acct_gpm m)
 	return (unsigned)m < ACCT_GPM_COUNT ? keys[m] : "";
 }
 
-static void fold(struct acct_gpu *g, const struct gpu_view *v)
+static void fold(const struct acct_job *a, struct acct_gpu *g, const struct gpu_view *v)
 {
 	const struct gpu_sample *s = &v->s;
+	const struct gpu_mig *inst = a->mig ? gpu_view_mig(v, a->mig_gi) : NULL;
 	g->samples++;
 	g->last_sample_ns = s->timestamp_ns;
 	if (VAL_HAS(s->util_gpu_pct)) {
@@ -77,7 +78,12 @@ static void fold(struct acct_gpu *g, const struct gpu_view *v)
 		if (s->mem_used_bytes.v > g->mem_peak_bytes)
 			g->mem_peak_bytes = s->mem_used_bytes.v;
 	}
-	const u64v gpm[ACCT_GPM_COUNT] = { s->prof_sm_active_pct, s->prof_tensor_active_pct, s->prof_dram_active_pct };
+	const u64v none = { 0, VAL_UNKNOWN };
+	const u64v gpm[ACCT_GPM_COUNT] = {
+		a->mig ? (inst ? inst->prof_sm_active_pct : none) : s->prof_sm_active_pct,
+		a->mig ? (inst ? inst->prof_tensor_active_pct : none) : s->prof_tensor_active_pct,
+		a->mig ? (inst ? inst->prof_dram_active_pct : none) : s->prof_dram_active_pct,
+	};
 	for (unsigned m = 0; m < ACCT_GPM_COUNT; m++)
 		if (VAL_HAS(gpm[m])) {
 			g->gpm_sum[m] += gpm[m].v;
@@ -125,7 +131,7 @@ void acct_update(struct acct_job *a, const struct snapshot *snap)
 		if (!v->up || v->s.lost || v->s.timestamp_ns <= g->last_sample_ns ||
 		    v->s.timestamp_ns < a->not_before_ns)
 			continue;
-		fold(g, v);
+		fold(a, g, v);
 	}
 }
 
@@ -158,10 +164,17 @@ void acct_summarize(const struct acct_job *a, unsigned i, uint64_t wall_ns, stru
 	memcpy(out->xid, g->xid, sizeof(out->xid));
 }
 
+void acct_set_mig(struct acct_job *a, int gi)
+{
+	a->mig = gi >= 0;
+	a->mig_gi = gi >= 0 ? (unsigned)gi : 0;
+}
+
 void acct_free(struct acct_job *a)
 {
 	free(a->g);
 	a->g = NULL;
 	a->n = 0;
 	a->not_before_ns = 0;
+	acct_set_mig(a, -1);
 }

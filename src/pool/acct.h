@@ -50,6 +50,8 @@ struct acct_job {
 	unsigned n;
 	struct acct_gpu *g;            /* heap, n entries (NULL before acct_begin) */
 	uint64_t not_before_ns;        /* samples taken before this (the job's start) are not its */
+	bool mig;                      /* a MIG slice: the GPM figures are GPU instance mig_gi's */
+	unsigned mig_gi;
 };
 
 /* What a job's accounting says about one GPU, ready to print or store. */
@@ -78,6 +80,9 @@ int acct_begin(struct acct_job *a, const unsigned *gpus, unsigned n, const struc
  * not folded in: the sampler's GPUs are read apart, so a snapshot read after
  * the start can still hold a sample from before it (the previous job's memory). */
 void acct_set_start(struct acct_job *a, uint64_t start_ns);
+/* A job on a MIG slice (gi >= 0): its GPM means are those of its GPU
+ * instance (gpu_mig's prof_*), not the GPU's; gi < 0: whole GPUs. */
+void acct_set_mig(struct acct_job *a, int gi);
 /* Folds a snapshot in (each GPU's sample at most once). */
 void acct_update(struct acct_job *a, const struct snapshot *snap);
 /* GPU i's summary for a job that ran wall_ns. */

@@ -41,6 +41,20 @@ bool idle_job_sample(const struct snapshot *snap, const unsigned *gpus, unsigned
 	return true;
 }
 
+bool idle_mig_sample(const struct snapshot *snap, unsigned gpu, unsigned gi, uint64_t not_before_ns, double *sm_pct)
+{
+	if (!snap || gpu >= snap->n)
+		return false;
+	const struct gpu_view *v = &snap->gpu[gpu];
+	if (!v->up || v->s.lost || v->s.timestamp_ns < not_before_ns)
+		return false;
+	const struct gpu_mig *m = gpu_view_mig(v, gi);
+	if (!m || !VAL_HAS(m->prof_sm_active_pct))
+		return false;
+	*sm_pct = (double)m->prof_sm_active_pct.v;
+	return true;
+}
+
 void idle_describe(const struct idle_params *p, char *out, size_t len)
 {
 	char window[32];

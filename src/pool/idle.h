@@ -6,9 +6,11 @@
  * state machine is tested with an injected clock.
  *
  * A job's observation is the highest SM activity of its GPUs: it is idle only
- * when every GPU it holds is. An observation without a figure (a GPU without
- * GPM, a MIG slice, a GPU that could not be read) never counts as idle: it
- * ends the idle stretch, so an older GPU never flags.
+ * when every GPU it holds is; a job on a MIG slice is observed by its GPU
+ * instance's own figure (gpu_mig's prof_sm_active_pct). An observation
+ * without a figure (a GPU without GPM, a GPU that could not be read, an
+ * instance that is gone) never counts as idle: it ends the idle stretch, so
+ * an older GPU never flags.
  */
 #ifndef GPUCTL_POOL_IDLE_H
 #define GPUCTL_POOL_IDLE_H
@@ -43,6 +45,11 @@ bool idle_observe(struct idle_watch *w, const struct idle_params *p, uint64_t no
  * snapshot), or the samples are older than not_before_ns (the job's start). */
 bool idle_job_sample(const struct snapshot *snap, const unsigned *gpus, unsigned n, uint64_t not_before_ns,
 		     double *sm_pct);
+
+/* The same for a job on MIG GPU instance gi of GPU gpu: the instance's SM
+ * activity, false when it has none (n/a, the GPU not up, no such instance,
+ * samples older than not_before_ns). */
+bool idle_mig_sample(const struct snapshot *snap, unsigned gpu, unsigned gi, uint64_t not_before_ns, double *sm_pct);
 
 /* "idle allocation: SM activity < 5% for 30m": the warning, and the reason
  * recorded when the pool ends such a job. */

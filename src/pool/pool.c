@@ -365,16 +365,17 @@ static bool proc_foreign(const struct pool *p, int pid, const int *shims, unsign
 	return !proc_in_jobs(pid, shims, nshim) && !pool_proc_in_job_cgroup(p, pid);
 }
 
-/* Idle allocations (idle.h): the job's GPUs in the new snapshot; with
- * pool_idle_cancel, a flagged job of the pool's own is stopped as cancelled
- * with the reason. A MIG slice's figures are its whole GPU's: n/a. p->mu held. */
+/* Idle allocations (idle.h): the job's GPUs in the new snapshot (a MIG
+ * slice: its GPU instance's figures); with pool_idle_cancel, a flagged job
+ * of the pool's own is stopped as cancelled with the reason. p->mu held. */
 static void watch_idle(struct pool *p, struct pool_job *j)
 {
 	unsigned gpus[GPU_MAX_GPUS], n = 0;
 	for (unsigned i = 0; i < j->acct.n && n < GPU_MAX_GPUS; i++)
 		gpus[n++] = j->acct.g[i].gpu;
 	double sm = 0;
-	bool have = j->mig_gpu < 0 && idle_job_sample(p->snap, gpus, n, j->start_ns, &sm);
+	bool have = j->mig_gpu < 0 ? idle_job_sample(p->snap, gpus, n, j->start_ns, &sm)
+				   : idle_mig_sample(p->snap, (unsigned)j->mig_gpu, (unsigned)j->mig_gi, j->start_ns, &sm);
 	if (!idle_observe(&j->idle, &p->cfg.idle, pool_now(p), have, sm)) {
 		j->idle_note[0] = '\0';
 		return;
@@ -645,8 +646,10 @@ static void start_job(struct pool *p, struct pool_job *j, const struct sched_dec
 	pool_save(p, j);
 	if (p->cfg.on_job)
 		p->cfg.on_job(p->cfg.on_job_arg, j);
-	if (acct_begin(&j->acct, gpus, ng, p->have_snap ? p->snap : NULL) == 0)
+	if (acct_begin(&j->acct, gpus, ng, p->have_snap ? p->snap : NULL) == 0) {
 		acct_set_start(&j->acct, j->start_ns);
+		acct_set_mig(&j->acct, j->mig_gi);
+	}
 }
 
 void pool_place_view(const struct pool *p, struct place_gpu *out)

@@ -132,8 +132,10 @@ static void attach(struct pool *p, struct pool_job *j)
 			gpus[ng++] = g;
 	if (j->mig_gpu >= 0)
 		gpus[ng++] = (unsigned)j->mig_gpu;
-	if (acct_begin(&j->acct, gpus, ng, p->have_snap ? p->snap : NULL) == 0)
+	if (acct_begin(&j->acct, gpus, ng, p->have_snap ? p->snap : NULL) == 0) {
 		acct_set_start(&j->acct, pool_now(p)); /* what ran while no agent watched is not known */
+		acct_set_mig(&j->acct, j->mig_gpu >= 0 ? j->mig_gi : -1);
+	}
 	j->state = JOB_RUNNING;
 	snprintf(j->reason, sizeof(j->reason), "re-attached after an agent restart (accounting from then)");
 	pool_save(p, j);

@@ -305,6 +305,10 @@ json_t *json_gpu_mig(const struct gpu_mig *m)
 	json_put_u64v(o, "mem_total_bytes", m->mem_total_bytes);
 	json_put_u64v(o, "mem_used_bytes", m->mem_used_bytes);
 	json_put_u64v(o, "sm_count", m->sm_count);
+	/* the instance's profiling figures, under the sample's keys */
+#define JSON_MIG_PROF(member) json_put_u64v(o, #member, m->member);
+	GPU_MIG_PROF_FIELDS(JSON_MIG_PROF)
+#undef JSON_MIG_PROF
 	json_unavailable_last(o);
 	return o;
 }

@@ -7,7 +7,8 @@
 # the job on GPU 2 is flagged in `queue` (text and --json), in the page's
 # /api/v1/pool and in gpuctl_pool_job_idle_allocation; the others never are.
 # `jobs` (and --json, the store after the jobs end) has each job's mean SM,
-# tensor and DRAM activity, "not read" on the A100. With pool_idle_cancel on,
+# tensor and DRAM activity, "not read" on the A100; a job on a MIG slice has
+# its GPU instance's (and is flagged by them). With pool_idle_cancel on,
 # the idle job ends cancelled with the reason. Jobs are held by files the
 # test removes; the waits are bounded polls of states the pool reports.
 #
@@ -115,6 +116,22 @@ check "the busy job still runs" is_state "$busy" running
 release busy
 release idle2
 check "busy job done" wait_state "$busy" done
+stop_agent
+
+# --- a job on a MIG slice: its GPU instance's figures (h100pcie-mig: the free
+# 1g.10gb slice is GI 10, which runs nothing: SM activity a measured 0)
+rm -rf "$tmp/state"
+start_agent h100pcie-mig --config "$tmp/idle.conf" || exit 1
+slice=$("$G" submit --id-only --mig 1g.10gb --name slice -- sh -c "$(hold slice)")
+check "MIG job running" wait_state "$slice" running
+slice_flagged() { [ "$(warning_of "$slice")" = "idle allocation: SM activity < 5% for 1s" ]; }
+check "the idle MIG job is flagged by its instance's SM activity" wait_until 60 slice_flagged
+check "MIG job sampled" wait_until 60 sampled "$slice"
+"$G" jobs --json >"$tmp/mig_jobs.json"
+check "MIG job: its instance's mean, a measured 0 (not n/a)" test \
+	"$(jq -r --argjson id "$slice" '.jobs[] | select(.id == $id) | .accounting[0].sm_active_avg_pct' "$tmp/mig_jobs.json")" = 0
+release slice
+check "MIG job done" wait_state "$slice" done
 stop_agent
 
 # --- bad settings: one line, the agent does not start

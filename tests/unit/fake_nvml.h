@@ -86,7 +86,27 @@ static nvmlReturn_t f_penforced(nvmlDevice_t d, unsigned *v) { CHECK(d); *v = 65
 static nvmlReturn_t f_persist(nvmlDevice_t d, int *v) { CHECK(d); *v = 1; return NVML_SUCCESS; }
 static nvmlReturn_t f_compute(nvmlDevice_t d, int *v) { CHECK(d); *v = 3; return NVML_SUCCESS; }
 static nvmlReturn_t f_ecc(nvmlDevice_t d, int *c, int *p) { CHECK(d); *c = 1; *p = 0; return NVML_SUCCESS; }
-static nvmlReturn_t f_mig(nvmlDevice_t d, unsigned *c, unsigned *p) { CHECK(d); *c = 0; *p = 0; return NVML_SUCCESS; }
+/* MIG: off, unless fake_mig_on: then GPU 0 has fake_mig_n (two, or one)
+ * instances, GPU instance ids 3 and 5, whose handles are 100 + index. */
+static bool fake_mig_on;
+static unsigned fake_mig_n;
+static nvmlReturn_t f_mig(nvmlDevice_t d, unsigned *c, unsigned *p)
+{
+	CHECK(d);
+	*c = *p = fake_mig_on && gpu_of(d) == 0;
+	return NVML_SUCCESS;
+}
+static nvmlReturn_t f_mig_count(nvmlDevice_t d, unsigned *n) { CHECK(d); *n = gpu_of(d) == 0 ? 7 : 0; return NVML_SUCCESS; }
+static nvmlReturn_t f_mig_handle(nvmlDevice_t d, unsigned i, nvmlDevice_t *m)
+{
+	CHECK(d);
+	if (gpu_of(d) != 0 || i >= fake_mig_n)
+		return NVML_ERROR_NOT_FOUND; /* an empty slot */
+	*m = (nvmlDevice_t)(intptr_t)(100 + i);
+	return NVML_SUCCESS;
+}
+static nvmlReturn_t f_mig_gi(nvmlDevice_t m, unsigned *id) { *id = (intptr_t)m == 100 ? 3 : 5; return NVML_SUCCESS; }
+static nvmlReturn_t f_mig_ci(nvmlDevice_t m, unsigned *id) { (void)m; *id = 0; return NVML_SUCCESS; }
 static nvmlReturn_t f_gen_max(nvmlDevice_t d, unsigned *v) { CHECK(d); *v = 5; return NVML_SUCCESS; }
 static nvmlReturn_t f_width_max(nvmlDevice_t d, unsigned *v) { CHECK(d); *v = 16; return NVML_SUCCESS; }
 static nvmlReturn_t f_gen(nvmlDevice_t d, unsigned *v) { CHECK(d); *v = 4; return NVML_SUCCESS; }
@@ -340,6 +360,19 @@ static nvmlReturn_t f_gpm_get(nvmlDevice_t d, nvmlGpmSample_t s)
 	s->seq = ++gpm_seq;
 	return NVML_SUCCESS;
 }
+/* A MIG instance's sample: its GPU and instance in .gpu (GPU * 100 + gi), so
+ * that the metrics refuse two samples of different instances. */
+static unsigned gpm_mig_gets;
+static nvmlReturn_t f_gpm_mig_get(nvmlDevice_t d, unsigned gi, nvmlGpmSample_t s)
+{
+	CHECK(d);
+	gpm_mig_gets++;
+	if (gpm_get_rc)
+		return gpm_get_rc;
+	s->gpu = gpu_of(d) * 100 + (int)gi;
+	s->seq = ++gpm_seq;
+	return NVML_SUCCESS;
+}
 static nvmlReturn_t f_gpm_metrics(nvmlGpmMetricsGet_t *m)
 {
 	gpm_metrics_calls++;
@@ -365,7 +398,7 @@ static nvmlReturn_t f_gpm_metrics(nvmlGpmMetricsGet_t *m)
 	return NVML_SUCCESS;
 }
 
-/* GPU instance queries, the NVML version and the rest stay NULL: a driver
+/* The GPU instance profile queries, the NVML version and the rest stay NULL: a driver
  * without them, whose values must read "not supported". */
 static struct nvml_api fake(void)
 {
@@ -402,7 +435,9 @@ static struct nvml_api fake(void)
 	a.EventSetCreate = f_evset_create; a.DeviceRegisterEvents = f_register;
 	a.EventSetWait = f_wait; a.EventSetFree = f_evset_free;
 	a.GpmQueryDeviceSupport = f_gpm_support; a.GpmSampleAlloc = f_gpm_alloc; a.GpmSampleFree = f_gpm_free;
-	a.GpmSampleGet = f_gpm_get; a.GpmMetricsGet = f_gpm_metrics;
+	a.GpmSampleGet = f_gpm_get; a.GpmMetricsGet = f_gpm_metrics; a.GpmMigSampleGet = f_gpm_mig_get;
+	a.DeviceGetMaxMigDeviceCount = f_mig_count; a.DeviceGetMigDeviceHandleByIndex = f_mig_handle;
+	a.DeviceGetGpuInstanceId = f_mig_gi; a.DeviceGetComputeInstanceId = f_mig_ci;
 	return a;
 }
 
@@ -419,7 +454,9 @@ static int setup(void **state)
 	field_calls = field_values_asked = 0;
 	legacy_link_ids_unsupported = false;
 	mem_v2_mismatch = false;
-	gpm_seq = gpm_live = gpm_metrics_calls = 0;
+	gpm_seq = gpm_live = gpm_metrics_calls = gpm_mig_gets = 0;
+	fake_mig_on = false;
+	fake_mig_n = 2;
 	gpm_get_rc = NVML_SUCCESS;
 	memset(&be, 0, sizeof(be));
 	if (nvml_open_with_api(&be, &api, &err) != GPU_OK)

@@ -119,6 +119,13 @@ static void fill_gpu(struct gpu_view *v, unsigned i)
 	OK(v->mig[0].mem_total_bytes, 19000000000ull);
 	OK(v->mig[0].mem_used_bytes, 1000);
 	OK(v->mig[0].sm_count, 16);
+	OK(v->mig[0].prof_sm_active_pct, 93);
+	OK(v->mig[0].prof_sm_occupancy_pct, 15);
+	OK(v->mig[0].prof_tensor_active_pct, 88);
+	OK(v->mig[0].prof_dram_active_pct, 17);
+	OK(v->mig[0].prof_fp64_active_pct, 0);
+	OK(v->mig[0].prof_fp32_active_pct, 3);
+	OK(v->mig[0].prof_fp16_active_pct, 1);
 	v->nxid = 1;
 	v->xid[0].code = 79;
 	v->xid[0].count = 2;
@@ -195,6 +202,8 @@ static void test_exact_values(void **state)
 		{ "gpuctl_gpu_xid_last_seen_timestamp_seconds", ",xid=\"79\"", "999" },
 		{ "gpuctl_gpu_process_memory_used_bytes", ",pid=\"4242\",user=\"alice\",comm=\"python3\"", "8589934592" },
 		{ "gpuctl_gpu_mig_memory_total_bytes", ",gpu_instance=\"1\",compute_instance=\"0\",profile=\"1g.18gb\",mig_uuid=\"MIG-abc\"", "19000000000" },
+		{ "gpuctl_gpu_mig_sm_active_ratio", ",gpu_instance=\"1\",compute_instance=\"0\",profile=\"1g.18gb\",mig_uuid=\"MIG-abc\"", "0.93" },
+		{ "gpuctl_gpu_mig_pipe_active_ratio", ",gpu_instance=\"1\",compute_instance=\"0\",profile=\"1g.18gb\",mig_uuid=\"MIG-abc\",pipe=\"fp32\"", "0.03" },
 		{ "gpuctl_gpu_health_status", "", "0" },
 		{ "gpuctl_process_memory_growth_bytes_per_second", ",pid=\"4242\",user=\"alice\",comm=\"python3\"", "1572864.5" },
 		{ "gpuctl_gpu_up", "", "1" },

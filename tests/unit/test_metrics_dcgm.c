@@ -113,6 +113,49 @@ static void test_exact_values(void **state)
 	snapshot_free(sn);
 }
 
+/* With MIG on: a DCGM_FI_PROF_* series per GPU instance, with GPU_I_PROFILE
+ * and GPU_I_ID after the GPU's labels; one family head; none for an
+ * instance without the figure. */
+static void test_mig_instances(void **state)
+{
+	(void)state;
+	struct snapshot *sn = snap2();
+	struct gpu_view *v = &sn->gpu[0];
+	v->s.prof_sm_active_pct.st = VAL_UNSUPPORTED; /* MIG on: per instance only */
+	v->s.prof_tensor_active_pct.st = VAL_UNSUPPORTED;
+	v->nmig = 2;
+	memset(v->mig, 0, 2 * sizeof(v->mig[0]));
+	v->mig[0].gi_id = 2;
+	snprintf(v->mig[0].profile, sizeof(v->mig[0].profile), "3g.71gb");
+	VAL_SET(v->mig[0].prof_sm_active_pct, 93);
+	VAL_SET(v->mig[0].prof_tensor_active_pct, 88);
+	v->mig[1].gi_id = 9;
+	snprintf(v->mig[1].profile, sizeof(v->mig[1].profile), "1g.18gb");
+	VAL_SET(v->mig[1].prof_sm_active_pct, 0);
+	v->mig[1].prof_tensor_active_pct.st = VAL_UNSUPPORTED;
+	char *t = render(sn, true, false);
+#define LM(gi, prof) \
+	"{gpu=\"0\",UUID=\"GPU-0000\",pci_bus_id=\"00000000:18:00.0\",device=\"nvidia0\",modelName=\"NVIDIA H200\"," \
+	"Hostname=\"node1\",container=\"\",namespace=\"\",pod=\"\",GPU_I_PROFILE=\"" prof "\",GPU_I_ID=\"" gi "\"}"
+	const char *want[] = {
+		"DCGM_FI_PROF_SM_ACTIVE" LM("2", "3g.71gb") " 0.93\n",
+		"DCGM_FI_PROF_SM_ACTIVE" LM("9", "1g.18gb") " 0\n",
+		"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE" LM("2", "3g.71gb") " 0.88\n",
+		"DCGM_FI_PROF_SM_ACTIVE" L1 " 0.92\n", /* GPU 1 without MIG: as before */
+	};
+#undef LM
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(t, want[i]))
+			fail_msg("missing: %s", want[i]);
+	assert_null(strstr(t, "DCGM_FI_PROF_SM_ACTIVE" L0));                    /* no GPU-wide series */
+	assert_null(strstr(t, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu=\"0\",UUID=\"GPU-0000\",pci_bus_id=\"00000000:18:00.0\",device=\"nvidia0\",modelName=\"NVIDIA H200\",Hostname=\"node1\",container=\"\",namespace=\"\",pod=\"\",GPU_I_PROFILE=\"1g.18gb\""));
+	const char *head = strstr(t, "# TYPE DCGM_FI_PROF_SM_ACTIVE ");
+	assert_non_null(head);
+	assert_null(strstr(head + 1, "# TYPE DCGM_FI_PROF_SM_ACTIVE ")); /* one family head */
+	free(t);
+	snapshot_free(sn);
+}
+
 static void test_off_by_default(void **state)
 {
 	(void)state;
@@ -268,6 +311,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exact_values),
+		cmocka_unit_test(test_mig_instances),
 		cmocka_unit_test(test_off_by_default),
 		cmocka_unit_test(test_down_gpu_and_groups),
 		cmocka_unit_test(test_extra_labels),

@@ -217,6 +217,96 @@ static void test_gpm(void **state)
 	assert_int_equal(gpm_live, 0);
 }
 
+/* GPM per MIG instance: each GPU instance's own samples (nvmlGpmMigSampleGet
+ * with its id) and buffers, read with the instance list; n/a on an
+ * instance's first reading, on a GPU without GPM and with a driver without
+ * nvmlGpmMigSampleGet, never 0. */
+static void test_gpm_mig(void **state)
+{
+	struct gpu_backend *be = *state;
+	struct gpu_mig m[4];
+	unsigned n = 0;
+	struct gpu_err err = { "" };
+	fake_mig_on = true;
+	assert_int_equal(be->ops->mig_instances(be, 0, m, 4, &n, &err), GPU_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(m[0].gi_id, 3);
+	assert_int_equal(m[1].gi_id, 5);
+	assert_int_equal(gpm_mig_gets, 2);
+	for (unsigned k = 0; k < 2; k++) { /* one reading each: nothing between yet */
+		assert_int_equal(m[k].prof_sm_active_pct.st, VAL_UNKNOWN);
+		assert_int_equal(m[k].prof_dram_active_pct.st, VAL_UNKNOWN);
+	}
+	assert_int_equal(gpm_live, 4); /* two buffers per instance */
+	for (int tick = 0; tick < 2; tick++) {
+		assert_int_equal(be->ops->mig_instances(be, 0, m, 4, &n, &err), GPU_OK);
+		for (unsigned k = 0; k < 2; k++) {
+			assert_int_equal(m[k].prof_sm_active_pct.st, VAL_OK);
+			assert_int_equal(m[k].prof_sm_active_pct.v, 93);
+			assert_int_equal(m[k].prof_sm_occupancy_pct.v, 15);
+			assert_int_equal(m[k].prof_tensor_active_pct.v, 89);
+			assert_int_equal(m[k].prof_dram_active_pct.v, 17);
+			assert_int_equal(m[k].prof_fp64_active_pct.st, VAL_OK); /* a real 0 */
+			assert_int_equal(m[k].prof_fp64_active_pct.v, 0);
+			assert_int_equal(m[k].prof_nvlink_tx_kbps.st, VAL_UNSUPPORTED);
+		}
+	}
+	/* the fake refuses samples of two instances or out of order */
+	assert_int_equal(gpm_metrics_calls, 4);
+	assert_int_equal(gpm_live, 4);
+	/* a failed reading: an error for the instance, and it starts over */
+	gpm_get_rc = NVML_ERROR_UNKNOWN;
+	assert_int_equal(be->ops->mig_instances(be, 0, m, 4, &n, &err), GPU_OK);
+	assert_int_equal(m[0].prof_sm_active_pct.st, VAL_ERROR);
+	gpm_get_rc = NVML_SUCCESS;
+	assert_int_equal(be->ops->mig_instances(be, 0, m, 4, &n, &err), GPU_OK);
+	assert_int_equal(m[0].prof_sm_active_pct.st, VAL_UNKNOWN);
+	/* GPU instance 5 destroyed: its buffers given back; created again, it starts over */
+	fake_mig_n = 1;
+	assert_int_equal(be->ops->mig_instances(be, 0, m, 4, &n, &err), GPU_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(gpm_live, 2);
+	fake_mig_n = 2;
+	assert_int_equal(be->ops->mig_instances(be, 0, m, 4, &n, &err), GPU_OK);
+	assert_int_equal(m[0].prof_sm_active_pct.st, VAL_OK);
+	assert_int_equal(m[1].prof_sm_active_pct.st, VAL_UNKNOWN);
+	assert_int_equal(gpm_live, 4);
+	/* two compute instances of GPU instance 3: one reading, the same figures */
+	struct gpu_mig two[2] = { { .gi_id = 3, .ci_id = 0 }, { .gi_id = 3, .ci_id = 1 } };
+	unsigned before = gpm_mig_gets;
+	nvml_gpm_mig_sample(nvml_priv_of(be), 0, (nvmlDevice_t)(intptr_t)1, two, 0);
+	nvml_gpm_mig_sample(nvml_priv_of(be), 0, (nvmlDevice_t)(intptr_t)1, two, 1);
+	assert_int_equal(gpm_mig_gets, before + 1);
+	assert_int_equal(two[0].prof_sm_active_pct.st, VAL_OK);
+	assert_int_equal(two[1].prof_sm_active_pct.st, VAL_OK);
+	assert_int_equal(two[1].prof_sm_active_pct.v, 93);
+	/* a GPU without GPM: not supported, no buffers, no call */
+	struct gpu_mig one = { .gi_id = 1 };
+	unsigned gets = gpm_mig_gets;
+	nvml_gpm_mig_sample(nvml_priv_of(be), 1, (nvmlDevice_t)(intptr_t)2, &one, 0);
+	assert_int_equal(one.prof_sm_active_pct.st, VAL_UNSUPPORTED);
+	assert_int_equal(one.prof_tensor_active_pct.st, VAL_UNSUPPORTED);
+	assert_int_equal(gpm_mig_gets, gets);
+	assert_int_equal(gpm_live, 4);
+	gpu_backend_close(be); /* frees the instances' buffers */
+	assert_int_equal(gpm_live, 0);
+	memset(be, 0, sizeof(*be));
+
+	/* a driver without nvmlGpmMigSampleGet */
+	struct nvml_api api = fake();
+	api.GpmMigSampleGet = NULL;
+	assert_int_equal(nvml_open_with_api(be, &api, &err), GPU_OK);
+	gets = gpm_mig_gets;
+	for (int tick = 0; tick < 2; tick++) {
+		assert_int_equal(be->ops->mig_instances(be, 0, m, 4, &n, &err), GPU_OK);
+		assert_int_equal(n, 2);
+		assert_int_equal(m[1].prof_sm_active_pct.st, VAL_UNSUPPORTED);
+		assert_int_equal(m[1].prof_dram_active_pct.st, VAL_UNSUPPORTED);
+	}
+	assert_int_equal(gpm_mig_gets, gets);
+	assert_int_equal(gpm_live, 0); /* no buffers for instances it cannot read */
+}
+
 static void test_memory_v1_fallback(void **state)
 {
 	struct gpu_backend *be = *state;
@@ -376,6 +466,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_static, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sample_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gpm, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gpm_mig, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_memory_v1_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sample_groups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_links, setup, teardown),

@@ -186,6 +186,44 @@ static void test_gpm(void **state)
 	free(snap);
 }
 
+/* A job on a MIG slice: its GPM means are its GPU instance's, not the GPU's
+ * (n/a with MIG on); an instance missing from a snapshot adds nothing. */
+static void test_gpm_mig(void **state)
+{
+	(void)state;
+	snap = snapshot_new(GPU_MAX_GPUS);
+	snap->n = 1;
+	sample(0, 10, 0, 4, 1000, 0);
+	struct acct_job a = { 0 };
+	unsigned g = 0;
+	assert_int_equal(acct_begin(&a, &g, 1, snap), 0);
+	acct_set_mig(&a, 9);
+	struct gpu_view *v = &snap->gpu[0];
+	uint64_t sm[] = { 20, 30, 0 };
+	for (unsigned k = 0; k < 3; k++) {
+		sample(0, 11 + k, 98, 4, 1000, 0);
+		v->s.prof_sm_active_pct.st = VAL_UNSUPPORTED;
+		v->nmig = k < 2 ? 2 : 1; /* the last snapshot lacks the instance */
+		memset(v->mig, 0, 2 * sizeof(v->mig[0]));
+		v->mig[0].gi_id = 2;
+		VAL_SET(v->mig[0].prof_sm_active_pct, 95);
+		v->mig[1].gi_id = 9;
+		VAL_SET(v->mig[1].prof_sm_active_pct, sm[k]);
+		VAL_SET(v->mig[1].prof_tensor_active_pct, 14);
+		v->mig[1].prof_dram_active_pct.st = VAL_UNSUPPORTED;
+		acct_update(&a, snap);
+	}
+	struct acct_summary s;
+	acct_summarize(&a, 0, 1, &s);
+	assert_true(s.gpm_ok[ACCT_GPM_SM] && s.gpm_ok[ACCT_GPM_TENSOR]);
+	assert_true(s.gpm_avg_pct[ACCT_GPM_SM] == 25);
+	assert_true(s.gpm_avg_pct[ACCT_GPM_TENSOR] == 14);
+	assert_false(s.gpm_ok[ACCT_GPM_DRAM]);
+	acct_free(&a); /* whole GPUs again */
+	assert_false(a.mig);
+	free(snap);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -193,6 +231,7 @@ int main(void)
 		cmocka_unit_test(test_unknowns),
 		cmocka_unit_test(test_not_before_start),
 		cmocka_unit_test(test_gpm),
+		cmocka_unit_test(test_gpm_mig),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

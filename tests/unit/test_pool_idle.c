@@ -106,6 +106,37 @@ static void test_job_sample(void **state)
 	free(snap);
 }
 
+/* A job on a MIG slice: its GPU instance's own SM activity, n/a when the
+ * instance has none or is gone. */
+static void test_mig_sample(void **state)
+{
+	(void)state;
+	struct snapshot *snap = snapshot_new(GPU_MAX_GPUS);
+	assert_non_null(snap);
+	snap->n = 1;
+	gpu(snap, 0, 10, -1); /* MIG on: the GPU has no figure of its own */
+	struct gpu_view *v = &snap->gpu[0];
+	v->nmig = 2;
+	memset(v->mig, 0, 2 * sizeof(v->mig[0]));
+	v->mig[0].gi_id = 2;
+	VAL_SET(v->mig[0].prof_sm_active_pct, 1);
+	v->mig[1].gi_id = 9;
+	VAL_SET(v->mig[1].prof_sm_active_pct, 60);
+	double sm = -1;
+	assert_true(idle_mig_sample(snap, 0, 2, 0, &sm));
+	assert_true(sm == 1);
+	assert_true(idle_mig_sample(snap, 0, 9, 0, &sm));
+	assert_true(sm == 60);
+	assert_false(idle_mig_sample(snap, 0, 5, 0, &sm));      /* no such instance */
+	assert_false(idle_mig_sample(snap, 1, 2, 0, &sm));      /* not in the snapshot */
+	assert_false(idle_mig_sample(snap, 0, 2, 11 * S, &sm)); /* samples from before the job */
+	v->mig[0].prof_sm_active_pct.st = VAL_UNSUPPORTED;
+	assert_false(idle_mig_sample(snap, 0, 2, 0, &sm)); /* no GPM for the instance: n/a, never idle */
+	v->up = false;
+	assert_false(idle_mig_sample(snap, 0, 9, 0, &sm));
+	free(snap);
+}
+
 static void test_describe(void **state)
 {
 	(void)state;
@@ -124,6 +155,7 @@ int main(void)
 		cmocka_unit_test(test_na_never_idle),
 		cmocka_unit_test(test_off_and_clock),
 		cmocka_unit_test(test_job_sample),
+		cmocka_unit_test(test_mig_sample),
 		cmocka_unit_test(test_describe),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

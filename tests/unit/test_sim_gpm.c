@@ -2,7 +2,8 @@
 /* test_sim_gpm.c - the simulator's profiling metrics (issue 32): each
  * workload's figures as shares of its utilization (device/sim_gpm.c), the
  * workload's own load when the file gives none, "not supported" (never 0)
- * before Hopper and with MIG on, and the file's "workload" checked. */
+ * before Hopper and, for the GPU, with MIG on, each MIG instance's own
+ * figures, and the file's "workload" checked. */
 #include "test_sim_util.h"
 
 static void sample_gpm(struct gpu_backend *be, unsigned gpu, struct gpu_sample *s)
@@ -137,6 +138,74 @@ static void test_parse(void **state)
 	unlink(path);
 }
 
+static struct gpu_mig *mig_by_gi(struct gpu_mig *m, unsigned n, unsigned gi)
+{
+	for (unsigned k = 0; k < n; k++)
+		if (m[k].gi_id == gi)
+			return &m[k];
+	fail_msg("no GPU instance %u", gi);
+	return NULL;
+}
+
+/* With MIG on, each instance has its own figures (its "workload", or the
+ * GPU's load while a process runs on it); the GPU's are "not supported",
+ * and so are the instances' link rates and every figure before Hopper. */
+static void test_mig(void **state)
+{
+	(void)state;
+	struct gpu_backend be;
+	struct test_clock clk;
+	struct gpu_err err = { "" };
+	open_sim(&be, &clk, "h100pcie-mig");
+	struct gpu_sample s;
+	sample_gpm(&be, 0, &s);
+	assert_int_equal(s.prof_sm_active_pct.st, VAL_UNSUPPORTED);
+	struct gpu_mig m[GPU_MAX_MIG];
+	unsigned n = 0;
+	for (int tick = 0; tick < 3; tick++, clk.now += 7 * SEC) {
+		assert_int_equal(be.ops->mig_instances(&be, 0, m, GPU_MAX_MIG, &n, &err), GPU_OK);
+		assert_int_equal(n, 4);
+		const struct gpu_mig *gemm = mig_by_gi(m, n, 2), *idle = mig_by_gi(m, n, 3);
+		const struct gpu_mig *starved = mig_by_gi(m, n, 9), *unused = mig_by_gi(m, n, 10);
+		assert_share(gemm->prof_sm_active_pct, 95, 98); /* gemm at its own 98 % */
+		assert_share(gemm->prof_tensor_active_pct, 90, 98);
+		assert_share(gemm->prof_sm_occupancy_pct, 15.5, 98);
+		assert_share(gemm->prof_dram_active_pct, 17, 98);
+		assert_int_equal(gemm->prof_pcie_tx_kbps.st, VAL_UNSUPPORTED);
+		assert_int_equal(gemm->prof_nvlink_rx_kbps.st, VAL_UNSUPPORTED);
+		assert_int_equal(idle->prof_sm_active_pct.st, VAL_OK); /* a measured 0 */
+		assert_int_equal(idle->prof_sm_active_pct.v, 0);
+		assert_int_equal(idle->prof_tensor_active_pct.v, 0);
+		assert_share(starved->prof_sm_active_pct, 60, 30);
+		assert_share(starved->prof_tensor_active_pct, 45, 30);
+		assert_int_equal(unused->prof_sm_active_pct.st, VAL_OK); /* no process: 0 */
+		assert_int_equal(unused->prof_sm_active_pct.v, 0);
+	}
+	gpu_backend_close(&be);
+
+	/* an A100 with MIG on: every instance figure "not supported"; an
+	 * instance without a workload follows the GPU's load: checked above */
+	char path[64];
+	write_temp(path, ".json",
+		   "{\"name\": \"x\", \"gpus\": [{\"model\": \"A100 PCIe 40GB\", \"mig\": true, \"load\": 50,"
+		   " \"mig_instances\": [{\"profile\": \"3g.20gb\", \"gi_id\": 1, \"workload\": \"gemm\"}]}]}");
+	open_sim(&be, &clk, path);
+	assert_int_equal(be.ops->mig_instances(&be, 0, m, GPU_MAX_MIG, &n, &err), GPU_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(m[0].prof_sm_active_pct.st, VAL_UNSUPPORTED);
+	assert_int_equal(m[0].prof_dram_active_pct.st, VAL_UNSUPPORTED);
+	gpu_backend_close(&be);
+	unlink(path);
+
+	/* an instance's workload is checked as the GPU's */
+	const char *bad = "{\"name\": \"x\", \"gpus\": [{\"model\": \"H100 PCIe\", \"mig\": true,"
+			  " \"mig_instances\": [{\"profile\": \"1g.10gb\", \"gi_id\": 9, \"workload\": \"x\"}]}]}";
+	struct sim_server *srv = NULL;
+	assert_int_equal(sim_server_parse(bad, strlen(bad), "test.json", &srv, &err), GPU_EDATA);
+	assert_non_null(strstr(err.msg, "mig_instances[0].workload"));
+	free(srv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -144,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_group_off),
 		cmocka_unit_test(test_unsupported),
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_mig),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
