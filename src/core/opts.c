@@ -106,8 +106,9 @@ static int parse_hours(const struct opt_spec *s, const char *name, const char *t
 	double lo = (double)s->min / 1000.0, hi = (double)s->max / 1000.0;
 	if (units_parse_duration(text, 0, UINT64_MAX, &ns, why, sizeof(why)) || (double)ns / 3.6e12 < lo ||
 	    (double)ns / 3.6e12 > hi) {
-		snprintf(err, errlen, "option '%s': '%s' is not a number of hours from %g to %g nor a duration (2h, 90m, 1d)",
-			 name, units_quoted(text, q), lo, hi);
+		char l[48], h[48];
+		snprintf(err, errlen, "option '%s': '%s' is not a number of hours from %s to %s nor a duration (2h, 90m, 1d)",
+			 name, units_quoted(text, q), numfmt(l, sizeof(l), lo, 6), numfmt(h, sizeof(h), hi, 6));
 		return -1;
 	}
 	*out = (double)ns / 3.6e12;

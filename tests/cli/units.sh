@@ -48,9 +48,9 @@ same_out "${cost[@]}" --hours 2h -- "${cost[@]}" --hours 2
 same_out "${cost[@]}" --hours 90m -- "${cost[@]}" --hours 1.5
 same_out "${cost[@]}" --hours 1d12h -- "${cost[@]}" --hours 36
 expect_exit 64 "$GPUCTL" "${cost[@]}" --hours 1h30
-err_has "^gpuctl plan cost: option '--hours': '1h30' is not a number from 0 to 1e+06$"
+err_has "^gpuctl plan cost: option '--hours': '1h30' is not a number from 0 to 1M$"
 expect_exit 64 "$GPUCTL" "${cost[@]}" --hours 30m1h
-err_has "is not a number of hours from 0 to 1e+06 nor a duration (2h, 90m, 1d)$"
+err_has "is not a number of hours from 0 to 1M nor a duration (2h, 90m, 1d)$"
 one_line
 
 # ---- a number alone where it meant minutes: refused with the fix (before any pool is asked) ----

@@ -300,7 +300,7 @@ static void test_length_and_hours(void **state)
 	assert_int_equal(opt_value_parse(&hours, "1h30", &v, err, sizeof(err)), -1);
 	assert_int_equal(opt_value_parse(&hours, "2x", &v, err, sizeof(err)), -1);
 	assert_int_equal(opt_value_parse(&hours, "100000000h", &v, err, sizeof(err)), -1);
-	assert_string_equal(err, "option '--hours': '100000000h' is not a number of hours from 0 to 1e+06 nor a duration "
+	assert_string_equal(err, "option '--hours': '100000000h' is not a number of hours from 0 to 1M nor a duration "
 				 "(2h, 90m, 1d)");
 }
 
