@@ -19,10 +19,11 @@ static int run(char *const argv[], char **out, char *err, size_t errlen)
 		free(*out);
 		*out = NULL;
 	}
+	/* scontrol's first stderr line, cut to what a one-line error holds */
 	if (rc > 0)
-		snprintf(err, errlen, "exit status %d%s%s", rc, line[0] ? ": " : "", line);
+		snprintf(err, errlen, "exit status %d%s%.240s", rc, line[0] ? ": " : "", line);
 	else
-		snprintf(err, errlen, "%s", line);
+		snprintf(err, errlen, "%.240s", line);
 	return -1;
 }
 
