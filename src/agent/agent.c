@@ -302,7 +302,6 @@ static int render_into(struct agent *a, struct render_scratch *s, struct publish
 	s->tick = k;
 	s->snap = k->snap;
 	history_add_snapshot(a->history, s->snap);
-	evlog_gpus(&a->evlog, s->snap, a->rules, agent_log_push, a);
 	struct leakwatch_leak *leaks = a->notes.leaks;
 	unsigned nleaks = a->notes.nleaks;
 	int fault_file_bad = a->notes.fault_file_bad;

@@ -52,14 +52,15 @@ static void note_fault_file(struct health_report *rep, const char *why)
 	snprintf(f->hint, sizeof(f->hint), "fix the file (faults=); the faults it gave before, if any, stay until then");
 }
 
-/* The ticker's hook (on the render thread, before the tick is published):
- * the leak watch and the simulated server's fault file, and their findings
- * in the tick's health report. */
+/* The ticker's hook (on the render thread, before the tick is published), once
+ * a tick: the agent's log of GPUs lost or back and new XIDs, the leak watch and
+ * the simulated server's fault file, and their findings in the tick's health report. */
 static void agent_annotate(void *arg, struct tick *k)
 {
 	struct agent *a = arg;
 	struct tick_notes *s = &a->notes;
 	const struct snapshot *snap = k->snap;
+	evlog_gpus(&a->evlog, snap, a->rules, agent_log_push, a);
 	s->fault_file[0] = '\0';
 	s->fault_file_bad = snap->sys.simulated ? sim_fault_file_error(a->be, s->fault_file, sizeof(s->fault_file)) : -1;
 	pthread_mutex_lock(&a->mu);
